@@ -1,0 +1,21 @@
+"""ASGI entry point: HTTP (including SSE) through Django, WebSockets through Channels."""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+django_asgi_app = get_asgi_application()  # sets Django up before consumers are imported
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+
+from jobs.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        # Origin is checked in the consumer: API-key clients send none, browsers must match.
+        "websocket": AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
+    }
+)

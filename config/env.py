@@ -1,0 +1,54 @@
+"""Typed reads of environment variables; a bad value raises ImproperlyConfigured at start-up."""
+
+from __future__ import annotations
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name)
+    return default if value is None else value
+
+
+def env_required(name: str) -> str:
+    value = os.environ.get(name)
+    if not value:
+        raise ImproperlyConfigured(f"The environment variable {name} must be set.")
+    return value
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean (use true or false).")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a whole number.") from None
+    if minimum is not None and number < minimum:
+        raise ImproperlyConfigured(f"{name}={number} is below the minimum of {minimum}.")
+    return number
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]

@@ -1,0 +1,29 @@
+"""The test suite: real Redis (embedded when REDIS_URL is unset) and the configured database."""
+
+import os
+from pathlib import Path
+
+from config import embedded_redis
+
+_var = Path(__file__).resolve().parents[2] / "var" / "test"
+if not os.environ.get("REDIS_URL"):
+    embedded_redis.start(_var / "redis")
+os.environ.setdefault("VAR_DIR", str(_var))
+
+from config.settings.base import *  # noqa: E402
+
+DEBUG = False
+SECRET_KEY = "test-secret-key-not-for-production"  # noqa: S105
+ALLOWED_HOSTS = ["*"]
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A file, not :memory:, so that worker and web processes started by tests share it.
+    DATABASES["default"]["TEST"] = {"NAME": str(_var / "test-db.sqlite3")}
+# Fast retries in tests; the production defaults are in base.py.
+PDF_RETRY_BACKOFF_SECONDS = 1
+PDF_RETRY_BACKOFF_MAX_SECONDS = 2
+SSE_HEARTBEAT_SECONDS = 2
+# Static files straight from the app and static/ directories; no collectstatic needed.
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

@@ -1,0 +1,76 @@
+"""ws/jobs/{id}/: the WebSocket twin of the SSE endpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+
+from jobs import selectors
+from jobs.caller import caller_resolve
+from jobs.exceptions import NotFound
+from jobs.links import with_links
+from jobs.subscriptions import job_follow
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+
+
+def _origin_allowed(scope: dict[str, Any]) -> bool:
+    from channels.security.websocket import AllowedHostsOriginValidator
+
+    validator = AllowedHostsOriginValidator(None)
+    headers = dict(scope.get("headers", []))
+    origin = headers.get(b"origin")
+    if origin is None:
+        return False
+    return validator.valid_origin(validator.parse_origin(origin.decode("latin1")))  # type: ignore[attr-defined]
+
+
+class JobEventsConsumer(AsyncJsonWebsocketConsumer):
+    follower: asyncio.Task[None] | None = None
+
+    async def connect(self) -> None:
+        headers = dict(self.scope.get("headers", []))
+        api_key = headers.get(b"x-api-key", b"").decode("latin1") or None
+        if api_key is None and not _origin_allowed(self.scope):
+            # Session cookies ride along cross-site; only our own pages may use them.
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        user = await database_sync_to_async(caller_resolve)(
+            api_key=api_key, session_user=self.scope.get("user")
+        )
+        if user is None:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        try:
+            job = await database_sync_to_async(selectors.job_get)(
+                owner=user, job_id=self.scope["url_route"]["kwargs"]["job_id"]
+            )
+        except NotFound:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        await self.accept()
+        self.follower = asyncio.create_task(self._follow(str(job.job_id)))
+
+    def _absolute(self, path: str) -> str:
+        headers = dict(self.scope.get("headers", []))
+        host = headers.get(b"host", b"localhost").decode("latin1")
+        scheme = "https" if self.scope.get("scheme") in ("wss", "https") else "http"
+        return f"{scheme}://{host}{path}"
+
+    async def _follow(self, job_id: str) -> None:
+        async for event in job_follow(job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS):
+            if event is not None:
+                await self.send_json(with_links(event, self._absolute))
+        await self.close()
+
+    async def disconnect(self, code: int) -> None:
+        if self.follower is not None:
+            self.follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.follower

@@ -1,0 +1,48 @@
+"""Public URLs of a job: its status URL and a signed, expiring PDF download link."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.core import signing
+from django.urls import reverse
+
+from jobs.models import JobStatus
+
+_SALT = "jobs.pdf-download"
+UrlBuilder = Callable[[str], str]
+
+
+def pdf_download_token(job_id: UUID | str) -> str:
+    return signing.dumps(str(job_id), salt=_SALT)
+
+
+def pdf_download_token_valid(token: str, job_id: UUID | str) -> bool:
+    try:
+        signed = signing.loads(token, salt=_SALT, max_age=settings.PDF_URL_TTL_SECONDS)
+    except signing.BadSignature:  # includes SignatureExpired
+        return False
+    return signed == str(job_id)
+
+
+def status_path(job_id: UUID | str) -> str:
+    return reverse("api:job-detail", kwargs={"job_id": str(job_id)})
+
+
+def pdf_path(job_id: UUID | str) -> str:
+    base = reverse("api:job-pdf", kwargs={"job_id": str(job_id)})
+    return f"{base}?token={pdf_download_token(job_id)}"
+
+
+def with_links(payload: dict[str, Any], absolute: UrlBuilder) -> dict[str, Any]:
+    """Add status_url and (once completed) pdf_url, absolute for the caller's host."""
+    job_id = payload["job_id"]
+    completed = payload["status"] == JobStatus.COMPLETED
+    return {
+        **payload,
+        "status_url": absolute(status_path(job_id)),
+        "pdf_url": absolute(pdf_path(job_id)) if completed else None,
+    }

@@ -1,0 +1,39 @@
+"""manage.py seed_demo: the demo user, its API key (kept in var/) and the sample templates."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from jobs.api_keys import api_key_authenticate, api_key_create, user_get_or_create
+from reports.samples import template_sync_samples
+
+DEMO_USERNAME = "demo"
+DEMO_PASSWORD = "demo"  # noqa: S105 - a local demo account, printed to the person running it
+
+
+class Command(BaseCommand):
+    help = "Create the demo user (password 'demo'), print its API key, sync sample templates."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        user = user_get_or_create(username=DEMO_USERNAME)
+        if not user.has_usable_password():
+            user.set_password(DEMO_PASSWORD)
+            user.is_staff = True
+            user.is_superuser = True
+            user.save()
+        key_file = Path(settings.VAR_DIR) / "demo-api-key"
+        raw_key = key_file.read_text().strip() if key_file.exists() else ""
+        if not raw_key or api_key_authenticate(raw_key) is None:
+            _, raw_key = api_key_create(user=user, name="demo (make run)")
+            key_file.parent.mkdir(parents=True, exist_ok=True)
+            key_file.write_text(raw_key + "\n")
+            os.chmod(key_file, 0o600)
+        templates = template_sync_samples()
+        self.stdout.write(f"Sample templates: {', '.join(t.slug for t in templates)}")
+        self.stdout.write(f"Demo user: {DEMO_USERNAME} / password {DEMO_PASSWORD}")
+        self.stdout.write(f"Demo API key: {raw_key}")

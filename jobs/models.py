@@ -1,0 +1,118 @@
+"""PdfJob (one requested report), DeadLetter (a job that ran out of retries), ApiKey."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from reports.models import Engine, ReportTemplate
+
+
+class JobStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    PROCESSING = "processing", "Processing"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+TERMINAL_STATUSES = frozenset({JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED})
+
+
+class PdfJob(models.Model):
+    job_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pdf_jobs"
+    )
+    template = models.ForeignKey(
+        ReportTemplate, on_delete=models.SET_NULL, null=True, blank=True, related_name="jobs"
+    )
+    html_template = models.TextField(blank=True, help_text="Inline template source.")
+    engine = models.CharField(max_length=20, choices=Engine.choices)
+    data = models.JSONField(default=dict, blank=True)
+    options = models.JSONField(default=dict, blank=True)
+    callback_url = models.URLField(max_length=2000, blank=True)
+
+    # Written only by jobs.transitions.
+    status = models.CharField(
+        max_length=20, choices=JobStatus.choices, default=JobStatus.QUEUED, db_index=True
+    )
+    progress = models.PositiveSmallIntegerField(default=0)
+    stage = models.CharField(max_length=40, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    event_seq = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    error_code = models.CharField(max_length=40, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+
+    pdf_file = models.CharField(max_length=500, blank=True, help_text="Key in report storage.")
+    page_count = models.PositiveIntegerField(null=True, blank=True)
+    size_bytes = models.PositiveBigIntegerField(null=True, blank=True)
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["owner", "-created_at"], name="job_owner_created_idx"),
+            models.Index(fields=["status", "updated_at"], name="job_status_updated_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.job_id} ({self.status})"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in TERMINAL_STATUSES
+
+    @property
+    def filename(self) -> str:
+        return str(self.options.get("filename") or "report.pdf")
+
+
+class DeadLetter(models.Model):
+    """A job that exhausted its retries, kept for inspection and re-drive."""
+
+    job = models.ForeignKey(PdfJob, on_delete=models.CASCADE, related_name="dead_letters")
+    task_id = models.CharField(max_length=255, blank=True)
+    task_name = models.CharField(max_length=255, blank=True)
+    error = models.TextField()
+    traceback = models.TextField(blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    retry_count = models.PositiveIntegerField(default=0)
+    last_retry_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["retry_count", "created_at"], name="dlq_retry_created_idx")]
+
+    def __str__(self) -> str:
+        return f"dead letter for {self.job.job_id}"
+
+
+class ApiKey(models.Model):
+    """An integrator key; only a SHA-256 digest of the secret is stored."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys"
+    )
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=16, unique=True)
+    digest = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"

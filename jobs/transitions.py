@@ -1,0 +1,131 @@
+"""The job state machine: the only module that writes PdfJob.status.
+
+Every transition is one guarded UPDATE (compare-and-set on the current status), stamps
+its time and publishes one event after the transaction commits. A transition that finds
+the job in another state changes nothing and returns None: someone else got there first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from jobs.events import job_event_payload, job_event_publish
+from jobs.models import JobStatus, PdfJob
+
+Q, P, C, X, D = (
+    JobStatus.QUEUED,
+    JobStatus.PROCESSING,
+    JobStatus.COMPLETED,
+    JobStatus.FAILED,
+    JobStatus.CANCELLED,
+)
+
+
+def _transition(
+    job_id: UUID | str,
+    *,
+    sources: tuple[str, ...],
+    extra: dict[str, Any] | None = None,
+    **fields: Any,
+) -> PdfJob | None:
+    with transaction.atomic():
+        changed = PdfJob.objects.filter(job_id=job_id, status__in=sources, **(extra or {})).update(
+            event_seq=F("event_seq") + 1, updated_at=timezone.now(), **fields
+        )
+        if not changed:
+            return None
+        job = PdfJob.objects.get(job_id=job_id)
+        payload = job_event_payload(job)
+        transaction.on_commit(lambda: job_event_publish(payload))
+    return job
+
+
+def job_claim(*, job_id: UUID | str, worker: str) -> PdfJob | None:
+    """queued -> processing, counting an attempt. None if the job is not queued."""
+    return _transition(
+        job_id,
+        sources=(Q,),
+        status=P,
+        started_at=timezone.now(),
+        attempts=F("attempts") + 1,
+        progress=5,
+        stage="started",
+        worker=worker[:200],
+        completed_at=None,
+    )
+
+
+def job_progress(*, job_id: UUID | str, stage: str, progress: int) -> PdfJob | None:
+    """Record a stage of a processing job; progress never goes backwards within an attempt."""
+    return _transition(
+        job_id, sources=(P,), extra={"progress__lt": progress}, progress=progress, stage=stage
+    )
+
+
+def job_complete(
+    *, job_id: UUID | str, pdf_file: str, page_count: int, size_bytes: int, warnings: list[str]
+) -> PdfJob | None:
+    return _transition(
+        job_id,
+        sources=(P,),
+        status=C,
+        progress=100,
+        stage="done",
+        pdf_file=pdf_file,
+        page_count=page_count,
+        size_bytes=size_bytes,
+        warnings=warnings,
+        error="",
+        error_code="",
+        completed_at=timezone.now(),
+    )
+
+
+def job_fail(*, job_id: UUID | str, error: str, code: str) -> PdfJob | None:
+    return _transition(
+        job_id,
+        sources=(Q, P),
+        status=X,
+        stage="failed",
+        error=error[:5000],
+        error_code=code,
+        completed_at=timezone.now(),
+    )
+
+
+def job_retry(*, job_id: UUID | str, error: str, code: str) -> PdfJob | None:
+    """processing -> queued: a transient error, another attempt is scheduled."""
+    return _transition(
+        job_id,
+        sources=(P,),
+        status=Q,
+        progress=0,
+        stage="retry_scheduled",
+        error=error[:5000],
+        error_code=code,
+    )
+
+
+def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
+    """failed -> queued: an operator or the dead-letter re-drive tries again."""
+    return _transition(
+        job_id,
+        sources=(X,),
+        status=Q,
+        progress=0,
+        stage="redriven",
+        error="",
+        error_code="",
+        completed_at=None,
+    )
+
+
+def job_cancel(*, job_id: UUID | str) -> PdfJob | None:
+    return _transition(
+        job_id, sources=(Q, P), status=D, stage="cancelled", completed_at=timezone.now()
+    )

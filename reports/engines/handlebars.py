@@ -1,0 +1,119 @@
+"""Handlebars: the official handlebars.js inside an embedded V8 isolate (mini-racer).
+
+pybars3 compiles templates to Python source and exec()s it, so an untrusted template
+would run as Python in the worker. Here the template only ever runs as JavaScript in an
+isolate that has no file, network or process access, with a time and a memory limit, and
+each render gets a fresh isolate so one tenant's template cannot leave state for another.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from py_mini_racer import JSEvalException, JSOOMException, JSTimeoutException, MiniRacer
+
+from reports.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
+
+_VENDOR = Path(__file__).with_name("vendor")
+_HANDLEBARS_JS = (_VENDOR / "handlebars.min.js").read_text(encoding="utf-8")
+_HELPERS_JS = (_VENDOR.parent / "handlebars_helpers.js").read_text(encoding="utf-8")
+
+# Results cross the boundary as JSON text so no JS object proxy outlives the isolate.
+_RENDER_JS = """
+(function (source, data) {
+  function failure(e, syntax) {
+    return JSON.stringify({ok: false, syntax: syntax, message: String((e && e.message) || e),
+      line: (e && e.lineNumber) || null});
+  }
+  var ast;
+  try { ast = Handlebars.parse(source); } catch (e) { return failure(e, true); }
+  try { return JSON.stringify({ok: true, html: Handlebars.compile(ast)(data)}); }
+  catch (e) { return failure(e, /doesn't match|Parse error/.test(String(e && e.message))); }
+})
+"""
+_PARSE_JS = """
+(function (source) {
+  try { Handlebars.parse(source); return JSON.stringify({ok: true}); }
+  catch (e) { return JSON.stringify({ok: false, message: String((e && e.message) || e),
+    line: (e && e.lineNumber) || null}); }
+})
+"""
+
+_parser = threading.local()
+# Isolates stopped by a time limit: V8 reports the termination asynchronously, and closing
+# one before that report lands makes mini-racer call into a closed event loop. Each is
+# closed at the next render instead, long after its report arrived.
+_terminated: list[MiniRacer] = []
+
+
+def _close_terminated() -> None:
+    while _terminated:
+        _terminated.pop().close()
+
+
+def _new_isolate() -> MiniRacer:
+    ctx = MiniRacer()
+    ctx.eval(_HANDLEBARS_JS)
+    ctx.eval(_HELPERS_JS)
+    return ctx
+
+
+def _parser_isolate() -> MiniRacer:
+    # Parsing runs no template code, so one isolate per thread is safe to reuse and
+    # keeps the syntax check at submit time off the ~15 ms isolate start-up.
+    ctx = getattr(_parser, "ctx", None)
+    if ctx is None:
+        ctx = _parser.ctx = _new_isolate()
+    return ctx
+
+
+def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
+    first = message.strip().splitlines()[0] if message.strip() else "invalid template"
+    if line is None:
+        for token in first.replace("-", " ").split():
+            if ":" in token and token.split(":")[0].isdigit():
+                line = int(token.split(":")[0])
+                break
+    where = f" on line {line}" if line and "line" not in first else ""
+    return TemplateSyntaxError(f"Template syntax error{where}: {first}", line=line)
+
+
+class HandlebarsEngine:
+    name = "handlebars"
+
+    def check(self, source: str) -> None:
+        result = json.loads(_parser_isolate().call(_PARSE_JS, source, timeout_sec=5))
+        if not result["ok"]:
+            raise _syntax_error(result["message"], result["line"])
+
+    def render(self, source: str, data: dict[str, Any]) -> str:
+        _close_terminated()
+        ctx = _new_isolate()
+        ctx.set_hard_memory_limit(settings.PDF_TEMPLATE_MAX_MEMORY_MB * 1024 * 1024)
+        try:
+            raw = ctx.call(
+                _RENDER_JS, source, data, timeout_sec=settings.PDF_TEMPLATE_TIMEOUT_MS / 1000
+            )
+        except JSTimeoutException:
+            _terminated.append(ctx)
+            raise LimitExceeded(
+                f"The template took longer than {settings.PDF_TEMPLATE_TIMEOUT_MS} ms to render."
+            ) from None
+        except JSOOMException:
+            raise LimitExceeded(
+                f"The template used more than {settings.PDF_TEMPLATE_MAX_MEMORY_MB} MB to render."
+            ) from None
+        except JSEvalException as exc:
+            ctx.close()
+            raise TemplateRuntimeError(f"Template error: {str(exc).splitlines()[0]}") from None
+        ctx.close()
+        result = json.loads(raw)
+        if result["ok"]:
+            return str(result["html"])
+        if result["syntax"]:
+            raise _syntax_error(result["message"], result["line"])
+        raise TemplateRuntimeError(f"Template error: {result['message'].splitlines()[0]}")

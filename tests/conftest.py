@@ -1,0 +1,50 @@
+"""Fixtures shared by the whole suite: temporary report storage, users, API clients."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+from rest_framework.test import APIClient
+
+from jobs.api_keys import api_key_create
+from tests.factories import UserFactory
+
+
+@pytest.fixture(autouse=True)
+def report_storage(settings, tmp_path: Path) -> Path:
+    """Every test writes PDFs to its own temporary directory."""
+    location = tmp_path / "reports"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "reports": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": location, "allow_overwrite": True},
+        },
+    }
+    return location
+
+
+@pytest.fixture
+def user(db):
+    return UserFactory()
+
+
+@pytest.fixture
+def api_key(user) -> str:
+    return api_key_create(user=user, name="test")[1]
+
+
+@pytest.fixture
+def api(api_key) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=api_key)
+    return client
+
+
+def pdf_text(content: bytes) -> tuple[int, str]:
+    """Read a PDF back: its page count and all of its text."""
+    reader = PdfReader(io.BytesIO(content))
+    return len(reader.pages), "\n".join(page.extract_text() or "" for page in reader.pages)

@@ -1,0 +1,119 @@
+"""HTML to PDF: page options, limits, locked-down resources, and the shipped samples."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from reports.errors import LimitExceeded, TemplateSyntaxError
+from reports.options import parse_options
+from reports.rendering import build_document, html_to_pdf, report_render
+from reports.samples import SAMPLES, sample_files
+from tests.conftest import pdf_text
+
+PNG_1PX = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+        "0000000d4944415478da63f8cfc0f01f0005000201a5f0c7e50000000049454e44ae426082"
+    )
+).decode()
+
+
+def _render(html: str, data: dict | None = None, **options: str):
+    return report_render(
+        engine="handlebars", source=html, css="", data=data or {}, options=parse_options(options)
+    )
+
+
+def test_render_puts_data_into_the_pdf_text():
+    pages, text = pdf_text(
+        _render("<h1>Quarter {{q}}</h1><p>{{who}}</p>", {"q": 3, "who": "Ada"}).content
+    )
+    assert pages == 1
+    assert "Quarter 3" in text
+    assert "Ada" in text
+
+
+def test_page_size_and_orientation_options_set_the_media_box():
+    import io
+
+    from pypdf import PdfReader
+
+    rendered = _render("<p>x</p>", page_size="Letter", orientation="landscape")
+    box = PdfReader(io.BytesIO(rendered.content)).pages[0].mediabox
+    assert (round(float(box.width)), round(float(box.height))) == (792, 612)
+
+
+def test_options_keep_the_templates_own_margins_and_frames():
+    css = "@page { margin: 3cm; @frame f { -pdf-frame-content: foot; bottom: 1cm; height: 1cm; } }"
+    document = build_document(
+        body_html='<div id="foot">FOOTER-MARK</div><p>body</p>',
+        css=css,
+        options=parse_options({"page_size": "A5"}),
+    )
+    assert document.count("@page") == 1
+    assert "size: a5 portrait;" in document
+    _, text = pdf_text(html_to_pdf(document).content)
+    assert "FOOTER-MARK" in text
+
+
+def test_forced_page_breaks_make_pages():
+    html = "{{#each pages}}<p>Page body {{this}}</p><pdf:nextpage />{{/each}}<p>end</p>"
+    pages, text = pdf_text(_render(html, {"pages": [1, 2, 3]}).content)
+    assert pages == 4
+    assert "Page body 3" in text
+
+
+def test_page_limit_is_a_permanent_error(settings):
+    settings.PDF_MAX_PAGES = 2
+    with pytest.raises(LimitExceeded, match="3 pages; the limit is 2"):
+        _render("{{#each p}}<p>x</p><pdf:nextpage />{{/each}}<p>y</p>", {"p": [1, 2]})
+
+
+def test_html_size_limit(settings):
+    settings.PDF_MAX_HTML_BYTES = 2048
+    with pytest.raises(LimitExceeded, match="larger than the 2048 bytes"):
+        _render("{{#each r}}<p>row {{this}}</p>{{/each}}", {"r": list(range(500))})
+
+
+def test_syntax_error_surfaces_from_report_render():
+    with pytest.raises(TemplateSyntaxError):
+        _render("{{#if x}}never closed")
+
+
+def test_local_files_and_network_are_not_read_but_the_job_renders(tmp_path):
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(base64.b64decode(PNG_1PX))
+    html = (
+        f'<img src="{secret}"><img src="file:///etc/passwd"><img src="http://127.0.0.1:9/x.png">'
+        f'<img src="data:image/png;base64,{PNG_1PX}"><p>still here</p>'
+    )
+    rendered = _render(html)
+    _, text = pdf_text(rendered.content)
+    assert "still here" in text
+    joined = " ".join(rendered.warnings)
+    assert "secret.png" in joined
+    assert "passwd" in joined
+    assert "127.0.0.1" in joined or "remote resources are not allowed" in joined
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.slug)
+def test_shipped_samples_render_with_their_sample_data(sample):
+    html, css, data = sample_files(sample.slug)
+    rendered = report_render(
+        engine=sample.engine, source=html, css=css, data=data, options=parse_options({})
+    )
+    pages, text = pdf_text(rendered.content)
+    assert rendered.warnings == []
+    assert "[object Object]" not in text
+    if sample.slug == "invoice":
+        assert pages == 1
+        assert data["invoice"]["number"] in text
+        assert "$3,248.10" in text  # subtotal 3,007.50 plus 8% tax
+        assert "Page 1 of 1" in text
+    else:
+        assert pages >= 6
+        assert data["title"] in text
+        assert data["transactions"][-1]["ref"] in text
+        assert f"Page {pages} of {pages}" in text
