@@ -39,23 +39,29 @@ class JobEventsConsumer(AsyncJsonWebsocketConsumer):
         api_key = headers.get(b"x-api-key", b"").decode("latin1") or None
         if api_key is None and not _origin_allowed(self.scope):
             # Session cookies ride along cross-site; only our own pages may use them.
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self._refuse(CLOSE_UNAUTHENTICATED)
             return
         user = await database_sync_to_async(caller_resolve)(
             api_key=api_key, session_user=self.scope.get("user")
         )
         if user is None:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self._refuse(CLOSE_UNAUTHENTICATED)
             return
         try:
             job = await database_sync_to_async(selectors.job_get)(
                 owner=user, job_id=self.scope["url_route"]["kwargs"]["job_id"]
             )
         except NotFound:
-            await self.close(code=CLOSE_NOT_FOUND)
+            await self._refuse(CLOSE_NOT_FOUND)
             return
         await self.accept()
         self.follower = asyncio.create_task(self._follow(str(job.job_id)))
+
+    async def _refuse(self, code: int) -> None:
+        # Accept, then close with an application code: a bare handshake 403 tells a client
+        # nothing, while 4401/4404 say "who are you" and "no such job" apart.
+        await self.accept()
+        await self.close(code=code)
 
     def _absolute(self, path: str) -> str:
         headers = dict(self.scope.get("headers", []))
