@@ -1,9 +1,9 @@
-# The verbs people expect: run, test, lint, format, bench. Everything installs into .venv.
+# The verbs people expect: run, test, lint, format. Everything installs into .venv.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint format bench clean migrate
+.PHONY: run test lint format clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,10 +32,6 @@ lint: $(VENV)/.installed-test
 format: $(VENV)/.installed-test
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
-
-## bench: submit latency and render throughput against the bare baselines
-bench: $(VENV)/.installed-test
-	$(BIN)/python -m tests.bench.run
 
 clean:
 	rm -rf $(VENV) var

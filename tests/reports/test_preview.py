@@ -1,0 +1,37 @@
+"""PDF pages rasterised to PNG for thumbnails and previews."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from reports.errors import RenderError
+from reports.options import parse_options
+from reports.preview import pdf_page_png
+from reports.rendering import report_render
+
+
+def test_first_page_becomes_a_png_of_the_requested_width():
+    pdf = report_render(
+        engine="raw",
+        source='<h1 style="color:#ff0000">RED</h1>',
+        css="",
+        data={},
+        options=parse_options({}),
+    ).content
+    image = Image.open(io.BytesIO(pdf_page_png(pdf, width=300)))
+    assert image.format == "PNG"
+    assert image.width == 300
+    assert image.height == round(300 * 297 / 210) or abs(image.height - 424) <= 1
+    colours = set(image.convert("RGB").get_flattened_data())
+    assert any(r > 200 and g < 80 and b < 80 for r, g, b in colours)  # the heading's red
+
+
+def test_missing_page_is_a_render_error():
+    pdf = report_render(
+        engine="raw", source="<p>x</p>", css="", data={}, options=parse_options({})
+    ).content
+    with pytest.raises(RenderError, match="no page 3"):
+        pdf_page_png(pdf, page=2)
