@@ -152,11 +152,26 @@ SPECTACULAR_SETTINGS = {
 }
 
 # ---------------------------------------------------------------- PDF jobs
-PDF_MAX_RETRIES = env_int("PDF_MAX_RETRIES", 5, minimum=0)
+PDF_MAX_RETRIES = env_int("PDF_MAX_RETRIES", 3, minimum=0)
+# Attempts of any kind (a killed worker counts) before a job is failed as poison.
+PDF_MAX_ATTEMPTS = env_int("PDF_MAX_ATTEMPTS", 5, minimum=1)
 PDF_RETRY_BACKOFF_SECONDS = env_int("PDF_RETRY_BACKOFF_SECONDS", 2, minimum=1)
 PDF_RETRY_BACKOFF_MAX_SECONDS = env_int("PDF_RETRY_BACKOFF_MAX_SECONDS", 300, minimum=1)
 PDF_SOFT_TIME_LIMIT = env_int("PDF_SOFT_TIME_LIMIT", 120, minimum=1)
 PDF_HARD_TIME_LIMIT = env_int("PDF_HARD_TIME_LIMIT", 150, minimum=2)
+# A running attempt stamps heartbeat_at this often; one silent for STALE seconds is dead.
+PDF_HEARTBEAT_SECONDS = env_int("PDF_HEARTBEAT_SECONDS", 5, minimum=1)
+PDF_HEARTBEAT_STALE_SECONDS = env_int("PDF_HEARTBEAT_STALE_SECONDS", 30, minimum=2)
+# The reconciler re-sends queued jobs older than this that have no message in the broker.
+RECONCILE_QUEUED_AFTER_SECONDS = env_int("RECONCILE_QUEUED_AFTER_SECONDS", 60, minimum=1)
+# ...and takes back processing jobs whose heartbeat is older than the hard limit plus this.
+RECONCILE_PROCESSING_MARGIN_SECONDS = env_int("RECONCILE_PROCESSING_MARGIN_SECONDS", 30, minimum=0)
+RECONCILE_INTERVAL_SECONDS = env_int("RECONCILE_INTERVAL_SECONDS", 60, minimum=1)
+DLQ_MAX_AGE_SECONDS = env_int("DLQ_MAX_AGE", 24 * 3600, minimum=60)
+DLQ_MAX_RETRIES = env_int("DLQ_MAX_RETRIES", 3, minimum=0)
+DLQ_REDRIVE_INTERVAL_SECONDS = env_int("DLQ_REDRIVE_INTERVAL", 3600, minimum=1)
+# Test-only fault points (sleep, kill the child) read from a job's data; never in production.
+PDF_FAULT_INJECTION = env_bool("PDF_FAULT_INJECTION", False)
 PDF_URL_TTL_SECONDS = env_int("PDF_URL_TTL_SECONDS", 3600, minimum=60)
 PDF_MAX_TEMPLATE_BYTES = env_int("PDF_MAX_TEMPLATE_BYTES", 512 * 1024, minimum=1024)
 PDF_MAX_DATA_BYTES = env_int("PDF_MAX_DATA_BYTES", 5 * 1024 * 1024, minimum=1024)
@@ -177,6 +192,11 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_DEFAULT_QUEUE = "pdf"
+# Periodic repair gets a queue of its own so it never waits behind long renders.
+CELERY_TASK_ROUTES = {
+    "jobs.reconcile": {"queue": "maintenance"},
+    "jobs.redrive_dead_letters": {"queue": "maintenance"},
+}
 # A job is only acknowledged once rendered, so a crashed worker's job is redelivered.
 CELERY_TASK_ACKS_LATE = True
 # ...including when the pool child is killed mid-render (OOM, SIGKILL).
@@ -186,6 +206,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Soft limit raises in the task so it can fail cleanly; the hard limit kills a stuck child.
 CELERY_TASK_SOFT_TIME_LIMIT = PDF_SOFT_TIME_LIMIT
 CELERY_TASK_TIME_LIMIT = PDF_HARD_TIME_LIMIT
+# Warm shutdown (SIGTERM) waits this long for running renders, then stops them; their
+# late-acked messages go back to the broker and another worker takes the job over.
+CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = float(env_int("WORKER_SOFT_SHUTDOWN_SECONDS", 20, minimum=0))
+CELERY_WORKER_ENABLE_SOFT_SHUTDOWN_ON_IDLE = True
 # Unacked messages return to the queue after this; it must outlast the longest render.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": PDF_HARD_TIME_LIMIT + PDF_RETRY_BACKOFF_MAX_SECONDS + 600,
@@ -195,9 +219,24 @@ CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD",
 # On a lost broker connection, stop late-ack tasks rather than finish work nobody can ack.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A submit must answer fast even with the broker down: fail the publish quickly, keep the
+# row queued, and let the reconciler send it when the broker is back.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_SEND_TASK_EVENTS = True
-CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
+CELERY_BEAT_SCHEDULE = {
+    "reconcile-jobs": {"task": "jobs.reconcile", "schedule": RECONCILE_INTERVAL_SECONDS},
+    "redrive-dead-letters": {
+        "task": "jobs.redrive_dead_letters",
+        "schedule": DLQ_REDRIVE_INTERVAL_SECONDS,
+    },
+}
 
 # ---------------------------------------------------------------- Channels
 CHANNEL_LAYERS = {

@@ -27,3 +27,6 @@ SSE_HEARTBEAT_SECONDS = 2
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# Chaos tests run workers whose report storage fails on purpose.
+if os.environ.get("TEST_REPORT_STORAGE_BACKEND"):
+    STORAGES["reports"]["BACKEND"] = os.environ["TEST_REPORT_STORAGE_BACKEND"]
