@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint format clean
+.PHONY: run test lint format clean chaos
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,3 +35,7 @@ format: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) var
+
+## chaos: soak test, 500 jobs while worker children are SIGKILLed (not in CI)
+chaos: $(VENV)/.installed-test
+	$(BIN)/python -m tests.chaos.soak
