@@ -35,6 +35,8 @@ class PdfJob(models.Model):
     options = models.JSONField(default=dict, blank=True)
     callback_url = models.URLField(max_length=2000, blank=True)
     callback_sent_at = models.DateTimeField(null=True, blank=True)
+    callback_attempts = models.PositiveSmallIntegerField(default=0)
+    callback_error = models.TextField(blank=True)
     # Idempotency-Key of the submit, and a digest of the request it came with.
     idempotency_key = models.CharField(max_length=255, blank=True)
     request_digest = models.CharField(max_length=64, blank=True)

@@ -7,7 +7,7 @@ died, and re-drives young dead letters.
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Q
@@ -15,8 +15,9 @@ from django.utils import timezone
 
 from jobs import services
 from jobs.broker import jobs_in_flight
+from jobs.callbacks import callback_enqueue
 from jobs.liveness import attempt_is_dead
-from jobs.models import DeadLetter, JobStatus, PdfJob
+from jobs.models import TERMINAL_STATUSES, DeadLetter, JobStatus, PdfJob
 
 logger = logging.getLogger(__name__)
 BATCH = 500
@@ -25,7 +26,7 @@ BATCH = 500
 def jobs_reconcile() -> dict[str, int]:
     """Re-enqueue what has no live message or no live attempt; returns what it did."""
     now = timezone.now()
-    resent = {"queued": 0, "processing": 0}
+    resent = {"queued": 0, "processing": 0, "callbacks": 0}
     in_flight = jobs_in_flight()
     if in_flight is None:
         return resent  # broker down: sending would fail too; the next run tries again
@@ -57,9 +58,27 @@ def jobs_reconcile() -> dict[str, int]:
         # The new delivery takes the job over (or fails it as poison) in job_start.
         if dead and services.job_enqueue(job_id=job.job_id):
             resent["processing"] += 1
+    resent["callbacks"] = _callbacks_resend(now)
     if any(resent.values()):
         logger.warning("reconciler re-sent %s", resent)
     return resent
+
+
+def _callbacks_resend(now: datetime) -> int:
+    """Finished jobs whose callback was never sent (its message lost) get it sent again."""
+    waiting = (
+        PdfJob.objects.filter(
+            status__in=TERMINAL_STATUSES,
+            callback_sent_at__isnull=True,
+            callback_attempts=0,
+            completed_at__lt=now - timedelta(seconds=settings.RECONCILE_QUEUED_AFTER_SECONDS),
+        )
+        .exclude(callback_url="")
+        .values_list("job_id", flat=True)[:BATCH]
+    )
+    for job_id in waiting:
+        callback_enqueue(job_id=job_id)
+    return len(waiting)
 
 
 def dead_letters_redrive_due() -> int:

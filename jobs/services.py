@@ -16,6 +16,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from jobs import transitions
+from jobs.callbacks import callback_url_check
 from jobs.exceptions import ApplicationError, Conflict
 from jobs.execution import RENDER_TASK
 from jobs.models import DeadLetter, PdfJob
@@ -141,6 +142,8 @@ def job_create(
     else:
         engine, source = engine or "handlebars", str(html_template)
         _check_size("html_template", source, settings.PDF_MAX_TEMPLATE_BYTES)
+    if callback_url and (problem := callback_url_check(callback_url)):
+        raise ApplicationError(problem, code="invalid_callback_url")
     parsed_options = parse_options(options)
     get_engine(engine).check(source)  # a syntax error is a 400 now, not a failed job later
 

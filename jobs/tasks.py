@@ -8,7 +8,7 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
-from jobs import execution, reconciler
+from jobs import callbacks, execution, reconciler
 from jobs.execution import RENDER_TASK, Defer
 
 
@@ -55,3 +55,12 @@ def reconcile() -> dict[str, int]:
 @shared_task(name="jobs.redrive_dead_letters")
 def redrive_dead_letters() -> int:
     return reconciler.dead_letters_redrive_due()
+
+
+@shared_task(bind=True, name=callbacks.CALLBACK_TASK, max_retries=None)
+def deliver_callback(self: Task, job_id: str) -> None:
+    try:
+        callbacks.callback_deliver(job_id=job_id)
+    except callbacks.CallbackError as exc:
+        countdown = execution.retry_countdown(attempt=self.request.retries + 1)
+        raise self.retry(countdown=countdown, exc=exc) from exc

@@ -1,7 +1,8 @@
 """The job state machine: the only module that writes PdfJob.status.
 
 Every transition is one guarded UPDATE (compare-and-set on the current status), stamps
-its time and publishes one event after the transaction commits. A transition that finds
+its time and publishes one event after the transaction commits (and, on reaching a final
+status, queues the job's completion callback). A transition that finds
 the job in another state changes nothing and returns None: someone else got there first.
 """
 
@@ -14,6 +15,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from jobs.callbacks import callback_enqueue
 from jobs.events import job_event_payload, job_event_publish
 from jobs.models import JobStatus, PdfJob
 
@@ -43,6 +45,8 @@ def _transition(
         job = PdfJob.objects.get(job_id=job_id)
         payload = job_event_payload(job)
         transaction.on_commit(lambda: job_event_publish(payload))
+        if job.callback_url and job.is_terminal:
+            transaction.on_commit(lambda: callback_enqueue(job_id=job_id))
     return job
 
 

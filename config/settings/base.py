@@ -170,6 +170,13 @@ RECONCILE_INTERVAL_SECONDS = env_int("RECONCILE_INTERVAL_SECONDS", 60, minimum=1
 DLQ_MAX_AGE_SECONDS = env_int("DLQ_MAX_AGE", 24 * 3600, minimum=60)
 DLQ_MAX_RETRIES = env_int("DLQ_MAX_RETRIES", 3, minimum=0)
 DLQ_REDRIVE_INTERVAL_SECONDS = env_int("DLQ_REDRIVE_INTERVAL", 3600, minimum=1)
+# Completion callbacks (POST to the job's callback_url).
+CALLBACK_MAX_ATTEMPTS = env_int("CALLBACK_MAX_ATTEMPTS", 6, minimum=1)
+CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
+# Callbacks to loopback/private addresses are refused unless allowed (SSRF from a tenant).
+CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)
+# Absolute links (pdf_url in callbacks) need the public address of the web service.
+PUBLIC_BASE_URL = (env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000") or "").rstrip("/")
 # Test-only fault points (sleep, kill the child) read from a job's data; never in production.
 PDF_FAULT_INJECTION = env_bool("PDF_FAULT_INJECTION", False)
 PDF_URL_TTL_SECONDS = env_int("PDF_URL_TTL_SECONDS", 3600, minimum=60)
@@ -194,6 +201,7 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_DEFAULT_QUEUE = "pdf"
 # Periodic repair gets a queue of its own so it never waits behind long renders.
 CELERY_TASK_ROUTES = {
+    "jobs.deliver_callback": {"queue": "maintenance"},
     "jobs.reconcile": {"queue": "maintenance"},
     "jobs.redrive_dead_letters": {"queue": "maintenance"},
 }

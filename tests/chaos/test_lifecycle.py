@@ -240,3 +240,19 @@ def test_two_concurrent_redrives_enqueue_each_job_once(chaos):
     sent = [json.loads(raw)["headers"]["argsrepr"] for raw in client.lrange("pdf", 0, -1)]
     assert sorted(sent) == sorted(f"['{job.job_id}']" for job in jobs)
     assert set(DeadLetter.objects.values_list("retry_count", flat=True)) == {1}
+
+
+def test_cancelling_a_processing_job_stops_it_and_discards_the_result(chaos):
+    from jobs import transitions
+
+    chaos.worker("w1")
+    job = slow_job(3)
+    with EventRecorder(chaos.redis.url, [job]) as recorder:
+        chaos.send(job)
+        wait_processing(chaos, job)
+        assert transitions.job_cancel(job_id=job.job_id) is not None
+        time.sleep(3.5)  # past the render's own length: it would have completed by now
+    job.refresh_from_db()
+    assert (job.status, job.attempts) == (JobStatus.CANCELLED, 1)
+    assert chaos.stored_objects() == []
+    assert recorder.completions(job) == 0

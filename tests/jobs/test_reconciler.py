@@ -35,7 +35,7 @@ def test_lost_queued_job_is_sent_again_and_then_counts_as_in_flight(settings):
     fresh = PdfJobFactory()
     _age(lost, settings.RECONCILE_QUEUED_AFTER_SECONDS + 5)
     assert str(lost.job_id) not in jobs_in_flight()
-    assert reconciler.jobs_reconcile() == {"queued": 1, "processing": 0}
+    assert reconciler.jobs_reconcile() == {"queued": 1, "processing": 0, "callbacks": 0}
     assert jobs_in_flight() >= {str(lost.job_id)}
     assert str(fresh.job_id) not in jobs_in_flight()
     _age(
@@ -61,7 +61,7 @@ def test_processing_job_of_a_dead_worker_is_sent_again(settings):
         worker="other-host:7",
         heartbeat_at=timezone.now() - timedelta(seconds=settings.PDF_HARD_TIME_LIMIT + 3600),
     )
-    assert reconciler.jobs_reconcile() == {"queued": 0, "processing": 2}
+    assert reconciler.jobs_reconcile() == {"queued": 0, "processing": 2, "callbacks": 0}
     assert jobs_in_flight() == {str(dead.job_id), str(quiet.job_id)}
     assert str(alive.job_id) not in jobs_in_flight()
 
