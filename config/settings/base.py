@@ -80,7 +80,18 @@ DATABASES = {
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+    "DATABASE_POOL", True
+):
+    # A per-process pool (Django 5.1+) instead of a new connection per request: under ASGI
+    # persistent connections do not carry across requests, a pool does.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": env_int("DATABASE_POOL_MAX_SIZE", 10, minimum=1),
+        "timeout": 10,
+    }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat share one file: WAL lets readers run beside the writer,
     # IMMEDIATE transactions queue writers instead of failing with "database is locked".
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -177,6 +188,10 @@ CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
 CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)
 # Absolute links (pdf_url in callbacks) need the public address of the web service.
 PUBLIC_BASE_URL = (env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000") or "").rstrip("/")
+# Bearer token required by /metrics; empty leaves it open (keep it on a private network).
+METRICS_TOKEN = env_str("METRICS_TOKEN", "") or ""
+# Completed jobs slower than this (submit to completion) are logged as a warning.
+PDF_SLOW_JOB_SECONDS = env_int("PDF_SLOW_JOB_SECONDS", 30, minimum=1)
 # Test-only fault points (sleep, kill the child) read from a job's data; never in production.
 PDF_FAULT_INJECTION = env_bool("PDF_FAULT_INJECTION", False)
 PDF_URL_TTL_SECONDS = env_int("PDF_URL_TTL_SECONDS", 3600, minimum=60)
