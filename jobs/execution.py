@@ -143,13 +143,13 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
                 options=parse_options(job.options),
                 on_stage=on_stage,
             )
+            on_stage("storing", 90)
         except RenderError as exc:
             return job_fail_permanently(
                 job_id=job.job_id, error=exc.message, code=exc.code, dead_letter=False
             )
         except JobAbandoned:
             return None
-        on_stage("storing", 90)
         storage = storages["reports"]
         key = storage.save(storage_key(job.job_id), ContentFile(rendered.content))
     done = transitions.job_complete(

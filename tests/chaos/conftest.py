@@ -37,8 +37,8 @@ TERMINAL = {"completed", "failed", "cancelled"}
 # Small limits so every failure mode shows within seconds.
 CHAOS_SETTINGS = {
     "PDF_FAULT_INJECTION": "1",
-    "PDF_SOFT_TIME_LIMIT": "4",
-    "PDF_HARD_TIME_LIMIT": "6",
+    "PDF_SOFT_TIME_LIMIT": "5",
+    "PDF_HARD_TIME_LIMIT": "7",
     "PDF_HEARTBEAT_SECONDS": "1",
     "PDF_HEARTBEAT_STALE_SECONDS": "3",
     "PDF_MAX_ATTEMPTS": "3",

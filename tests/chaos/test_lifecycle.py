@@ -93,7 +93,7 @@ def _child_of(parent: int, pid: int) -> bool:
 
 def test_sigterm_mid_render_restores_the_message_and_completes_after_restart(chaos):
     worker = chaos.worker("w1")
-    job = slow_job(3)
+    job = slow_job(2.5)
     with EventRecorder(chaos.redis.url, [job]) as recorder:
         chaos.send(job)
         wait_processing(chaos, job)
@@ -124,8 +124,8 @@ def test_poison_job_is_dead_lettered_after_max_attempts(chaos):
 
 def test_render_past_the_hard_limit_fails_with_timeout_and_is_not_redelivered(chaos):
     chaos.worker("w1")
-    stuck = slow_job(30, ignore_soft_limit=True)  # only the hard limit (6 s) can stop it
-    slow = slow_job(30)  # the soft limit (4 s) stops this one
+    stuck = slow_job(30, ignore_soft_limit=True)  # only the hard limit (7 s) can stop it
+    slow = slow_job(30)  # the soft limit (5 s) stops this one
     with EventRecorder(chaos.redis.url, [stuck, slow]):
         chaos.send(stuck)
         chaos.send(slow)
@@ -246,12 +246,12 @@ def test_cancelling_a_processing_job_stops_it_and_discards_the_result(chaos):
     from jobs import transitions
 
     chaos.worker("w1")
-    job = slow_job(3)
+    job = slow_job(2.5)
     with EventRecorder(chaos.redis.url, [job]) as recorder:
         chaos.send(job)
         wait_processing(chaos, job)
         assert transitions.job_cancel(job_id=job.job_id) is not None
-        time.sleep(3.5)  # past the render's own length: it would have completed by now
+        time.sleep(3)  # past the render's own length: it would have completed by now
     job.refresh_from_db()
     assert (job.status, job.attempts) == (JobStatus.CANCELLED, 1)
     assert chaos.stored_objects() == []
