@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from typing import Any
+from urllib.parse import urlsplit
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -21,14 +22,16 @@ CLOSE_NOT_FOUND = 4404
 
 
 def _origin_allowed(scope: dict[str, Any]) -> bool:
-    from channels.security.websocket import AllowedHostsOriginValidator
-
-    validator = AllowedHostsOriginValidator(None)
+    """Same origin as the page's host, or one of CSRF_TRUSTED_ORIGINS (behind a proxy):
+    the WebSocket twin of Django's CSRF origin check."""
     headers = dict(scope.get("headers", []))
-    origin = headers.get(b"origin")
-    if origin is None:
+    origin = headers.get(b"origin", b"").decode("latin1").lower().rstrip("/")
+    host = headers.get(b"host", b"").decode("latin1").lower()
+    if not origin or not host:
         return False
-    return validator.valid_origin(validator.parse_origin(origin.decode("latin1")))  # type: ignore[attr-defined]
+    if urlsplit(origin).netloc == host:
+        return True
+    return origin in {trusted.lower().rstrip("/") for trusted in settings.CSRF_TRUSTED_ORIGINS}
 
 
 class JobEventsConsumer(AsyncJsonWebsocketConsumer):
@@ -74,6 +77,13 @@ class JobEventsConsumer(AsyncJsonWebsocketConsumer):
             if event is not None:
                 await self.send_json(with_links(event, self._absolute))
         await self.close()
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        # Client keep-alive: a browser cannot see WebSocket pings, so it sends its own and
+        # treats a missing pong as a dead connection. The traffic also keeps idle proxies
+        # from closing the socket. Anything else a client sends is ignored.
+        if isinstance(content, dict) and content.get("type") == "ping":
+            await self.send_json({"type": "pong"})
 
     async def disconnect(self, code: int) -> None:
         if self.follower is not None:
