@@ -21,7 +21,7 @@ const STAGE_LABELS = {
   laying_out: "Laying out pages",
   storing: "Saving the PDF",
   done: "Done",
-  failed: "Failed",
+  failed: "Stopped by an error",
   cancelled: "Cancelled",
   retry_scheduled: "A temporary error: trying again shortly",
   redriven: "Queued again, waiting for a worker",
@@ -298,6 +298,7 @@ export class JobFollower {
         if (response.status === 401 || response.status === 403) return this.onGone("signed-out");
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
         this.handle(await response.json());
+        if (this.done) return;
         this.onTransport("polling");
         this.timer = setTimeout(poll, 1000);
       } catch {
