@@ -16,10 +16,6 @@ import pytest
 
 from tests.factories import UserFactory
 
-# Playwright's sync API keeps an event loop in this thread; the test's own ORM calls are
-# still plain synchronous code, so Django's async-context guard must not refuse them.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SHOTS = Path(os.environ.get("UI_SHOTS_DIR") or Path(tempfile.gettempdir()) / "ui-shots")
@@ -28,16 +24,27 @@ NARROW = {"width": 400, "height": 860}
 PASSWORD = "correct horse battery"
 
 
-@pytest.fixture(scope="session")
-def chromium() -> Iterator[Any]:
+@pytest.fixture(scope="package")
+def chromium(live_stack) -> Iterator[Any]:
+    """One browser for this package only: Playwright's sync API keeps an event loop running
+    in this thread, which other tests (asyncio.run, mini-racer timeouts) must not see."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium to run the browser tests")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    # The tests' own ORM calls are plain synchronous code despite that loop.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            yield browser
+            browser.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture
