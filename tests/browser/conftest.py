@@ -83,4 +83,7 @@ def shoot(page: Any, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}-desktop.png"), full_page=True)
     page.set_viewport_size(NARROW)
     page.screenshot(path=str(SHOTS / f"{name}-narrow.png"), full_page=True)
+    # Readable in a narrow window: nothing makes the whole page scroll sideways.
+    width = page.evaluate("document.documentElement.scrollWidth")
     page.set_viewport_size(DESKTOP)
+    assert width <= NARROW["width"], f"{name} is {width}px wide in a {NARROW['width']}px window"
