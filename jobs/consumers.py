@@ -35,6 +35,9 @@ def _origin_allowed(scope: dict[str, Any]) -> bool:
 
 
 class JobEventsConsumer(AsyncJsonWebsocketConsumer):
+    # job_follow subscribes on its own; without this every socket would also keep an idle
+    # channel-layer read of its own (a second Redis receive per subscriber for nothing).
+    channel_layer_alias = "__job_events_consumer_needs_none__"
     follower: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
@@ -73,10 +76,13 @@ class JobEventsConsumer(AsyncJsonWebsocketConsumer):
         return f"{scheme}://{host}{path}"
 
     async def _follow(self, job_id: str) -> None:
-        async for event in job_follow(job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS):
-            if event is not None:
-                await self.send_json(with_links(event, self._absolute))
-        await self.close()
+        try:
+            async for event in job_follow(job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS):
+                if event is not None:
+                    await self.send_json(with_links(event, self._absolute))
+            await self.close()
+        except OSError:
+            pass  # the client went away mid-send (uvicorn's ClientDisconnected); nothing to do
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         # Client keep-alive: a browser cannot see WebSocket pings, so it sends its own and
