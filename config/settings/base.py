@@ -202,10 +202,19 @@ CELERY_WORKER_SEND_TASK_EVENTS = True
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
 
 # ---------------------------------------------------------------- Channels
+# redis-py's pool holds 100 connections and then raises instead of waiting; a web process
+# with 1,000 live followers needs more (measured by `make bench-push`, see the README).
+CHANNEL_LAYER_MAX_CONNECTIONS = env_int("CHANNEL_LAYER_MAX_CONNECTIONS", 2000, minimum=10)
+
+
+def channel_layer_hosts(url: str) -> list[dict[str, object]]:
+    return [{"address": url, "max_connections": CHANNEL_LAYER_MAX_CONNECTIONS}]
+
+
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "capacity": 500, "expiry": 60},
+        "CONFIG": {"hosts": channel_layer_hosts(REDIS_URL), "capacity": 500, "expiry": 60},
     }
 }
 
