@@ -6,13 +6,24 @@ import asyncio
 import json
 
 import pytest
+from asgiref.sync import sync_to_async
 from asgiref.testing import ApplicationCommunicator
 from channels.routing import URLRouter
+from django.db import connections
 
 from jobs.routing import websocket_urlpatterns
 from tests.factories import PdfJobFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _closing(scenario):
+    """Run a scenario, then close the connections its ORM calls opened in asgiref's
+    worker thread, so the test database can be dropped at the end."""
+    try:
+        return await scenario
+    finally:
+        await sync_to_async(connections.close_all)()
 
 
 class _Socket(ApplicationCommunicator):
@@ -62,7 +73,7 @@ def test_session_user_follows_own_job_and_ping_gets_pong():
         await ws.disconnect()
         return first, pong
 
-    first, pong = asyncio.run(scenario())
+    first, pong = asyncio.run(_closing(scenario()))
     assert first["job_id"] == str(job.job_id)
     assert first["status"] == "queued"
     assert pong == {"type": "pong"}
@@ -79,7 +90,7 @@ def test_session_user_cannot_follow_someone_elses_job():
         await ws.disconnect()
         return closed
 
-    assert asyncio.run(scenario()) == {"type": "websocket.close", "code": 4404}
+    assert asyncio.run(_closing(scenario())) == {"type": "websocket.close", "code": 4404}
 
 
 @pytest.mark.parametrize("origin", [b"http://evil.example", None])
@@ -95,4 +106,4 @@ def test_session_socket_from_another_origin_is_refused(origin):
         await ws.disconnect()
         return closed
 
-    assert asyncio.run(scenario()) == {"type": "websocket.close", "code": 4401}
+    assert asyncio.run(_closing(scenario())) == {"type": "websocket.close", "code": 4401}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from asgiref.sync import sync_to_async
+from django.db import connections
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from jobs import subscriptions
@@ -12,6 +14,15 @@ from jobs.models import JobStatus, PdfJob
 from tests.factories import PdfJobFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _closing(scenario):
+    """Run a scenario, then close the connections its ORM calls opened in asgiref's
+    worker thread, so the test database can be dropped at the end."""
+    try:
+        return await scenario
+    finally:
+        await sync_to_async(connections.close_all)()
 
 
 class _FlakyLayer:
@@ -52,7 +63,7 @@ def test_a_channel_layer_error_does_not_end_the_stream(monkeypatch):
         await follow.aclose()
         return [first, second]
 
-    first, second = asyncio.run(scenario())
+    first, second = asyncio.run(_closing(scenario()))
     assert (first["seq"], first["status"]) == (0, "queued")
     assert (second["seq"], second["status"], second["progress"]) == (1, "processing", 20)
     assert layer.receives == 1
