@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint format clean chaos bench
+.PHONY: run test lint format clean chaos bench bench-push
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ run: $(VENV)/.installed-local
 ## test: the whole suite on embedded defaults (or DATABASE_URL / REDIS_URL when set)
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## bench-push: 1,000 WebSocket then 1,000 SSE followers of one job on one web process (not in CI)
+bench-push: $(VENV)/.installed-test
+	$(BIN)/python tests/bench/push_fanout.py $(BENCH_ARGS)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

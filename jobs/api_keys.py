@@ -28,6 +28,18 @@ def api_key_create(*, user: AbstractBaseUser, name: str = "") -> tuple[ApiKey, s
     return key, raw_key
 
 
+def api_key_revoke(*, user: AbstractBaseUser, key_id: int) -> ApiKey | None:
+    """Revoke one of the user's keys; None if it is not theirs. Revoking twice keeps the
+    first revocation time."""
+    key = ApiKey.objects.filter(pk=key_id, user=user).first()
+    if key is None:
+        return None
+    if key.revoked_at is None:
+        key.revoked_at = timezone.now()
+        key.save(update_fields=["revoked_at"])
+    return key
+
+
 def api_key_authenticate(raw_key: str) -> AbstractBaseUser | None:
     """Return the active user a raw key belongs to, or None for an unknown or revoked key."""
     parts = raw_key.strip().split("_", 2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from typing import Any
+from urllib.parse import urlsplit
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -21,17 +22,22 @@ CLOSE_NOT_FOUND = 4404
 
 
 def _origin_allowed(scope: dict[str, Any]) -> bool:
-    from channels.security.websocket import AllowedHostsOriginValidator
-
-    validator = AllowedHostsOriginValidator(None)
+    """Same origin as the page's host, or one of CSRF_TRUSTED_ORIGINS (behind a proxy):
+    the WebSocket twin of Django's CSRF origin check."""
     headers = dict(scope.get("headers", []))
-    origin = headers.get(b"origin")
-    if origin is None:
+    origin = headers.get(b"origin", b"").decode("latin1").lower().rstrip("/")
+    host = headers.get(b"host", b"").decode("latin1").lower()
+    if not origin or not host:
         return False
-    return validator.valid_origin(validator.parse_origin(origin.decode("latin1")))  # type: ignore[attr-defined]
+    if urlsplit(origin).netloc == host:
+        return True
+    return origin in {trusted.lower().rstrip("/") for trusted in settings.CSRF_TRUSTED_ORIGINS}
 
 
 class JobEventsConsumer(AsyncJsonWebsocketConsumer):
+    # job_follow subscribes on its own; without this every socket would also keep an idle
+    # channel-layer read of its own (a second Redis receive per subscriber for nothing).
+    channel_layer_alias = "__job_events_consumer_needs_none__"
     follower: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
@@ -70,10 +76,20 @@ class JobEventsConsumer(AsyncJsonWebsocketConsumer):
         return f"{scheme}://{host}{path}"
 
     async def _follow(self, job_id: str) -> None:
-        async for event in job_follow(job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS):
-            if event is not None:
-                await self.send_json(with_links(event, self._absolute))
-        await self.close()
+        try:
+            async for event in job_follow(job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS):
+                if event is not None:
+                    await self.send_json(with_links(event, self._absolute))
+            await self.close()
+        except OSError:
+            pass  # the client went away mid-send (uvicorn's ClientDisconnected); nothing to do
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        # Client keep-alive: a browser cannot see WebSocket pings, so it sends its own and
+        # treats a missing pong as a dead connection. The traffic also keeps idle proxies
+        # from closing the socket. Anything else a client sends is ignored.
+        if isinstance(content, dict) and content.get("type") == "ping":
+            await self.send_json({"type": "pong"})
 
     async def disconnect(self, code: int) -> None:
         if self.follower is not None:

@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from jobs.exceptions import NotFound
-from jobs.models import PdfJob
+from jobs.models import ApiKey, PdfJob
 from reports.models import ReportTemplate
 
 
@@ -41,3 +41,17 @@ def template_get_visible(*, owner: Any, slug: str) -> ReportTemplate | None:
 
 def template_list_visible(*, owner: Any) -> QuerySet[ReportTemplate]:
     return ReportTemplate.objects.filter(Q(owner=owner) | Q(owner__isnull=True))
+
+
+def template_list_for_gallery(*, owner: Any) -> list[ReportTemplate]:
+    """What the caller can submit by slug: their own templates shadow built-ins of the
+    same slug, exactly as template_get_visible resolves them."""
+    chosen: dict[str, ReportTemplate] = {}
+    for template in template_list_visible(owner=owner).order_by("name"):
+        if template.slug not in chosen or template.owner_id is not None:
+            chosen[template.slug] = template
+    return sorted(chosen.values(), key=lambda template: template.name.lower())
+
+
+def api_key_list(*, user: Any) -> QuerySet[ApiKey]:
+    return ApiKey.objects.filter(user=user)

@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from jobs.api_keys import api_key_create
 from tests.factories import UserFactory
+from tests.livestack import live_stack, stack_env  # noqa: F401 - session fixtures for e2e and browser tests
 
 
 @pytest.fixture(autouse=True)

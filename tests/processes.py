@@ -50,6 +50,20 @@ def start(args: list[str], *, env: dict[str, str], log: Path) -> subprocess.Pope
     )
 
 
+def web_args(port: int) -> list[str]:
+    return [
+        "-m",
+        "uvicorn",
+        "config.asgi:application",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+    ]
+
+
 def worker_args(*, name: str, concurrency: int = 1, queues: str = "pdf,maintenance") -> list[str]:
     return [
         "-m",

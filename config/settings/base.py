@@ -70,7 +70,9 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
 
 # ---------------------------------------------------------------- database
 _default_db = f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
@@ -262,10 +264,19 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # ---------------------------------------------------------------- Channels
+# redis-py's pool holds 100 connections and then raises instead of waiting; a web process
+# with 1,000 live followers needs more (measured by `make bench-push`, see the README).
+CHANNEL_LAYER_MAX_CONNECTIONS = env_int("CHANNEL_LAYER_MAX_CONNECTIONS", 2000, minimum=10)
+
+
+def channel_layer_hosts(url: str) -> list[dict[str, object]]:
+    return [{"address": url, "max_connections": CHANNEL_LAYER_MAX_CONNECTIONS}]
+
+
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "capacity": 500, "expiry": 60},
+        "CONFIG": {"hosts": channel_layer_hosts(REDIS_URL), "capacity": 500, "expiry": 60},
     }
 }
 

@@ -7,7 +7,7 @@ SECRET_KEY = env_required("DJANGO_SECRET_KEY")
 DEBUG = False
 REDIS_URL = env_required("REDIS_URL")
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL
-CHANNEL_LAYERS["default"]["CONFIG"]["hosts"] = [REDIS_URL]
+CHANNEL_LAYERS["default"]["CONFIG"]["hosts"] = channel_layer_hosts(REDIS_URL)
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)

@@ -29,6 +29,7 @@ from tests.processes import (
     start,
     tail,
     wait_for_worker,
+    web_args,
     worker_args,
 )
 
@@ -129,21 +130,7 @@ class Chaos:
 
     def web(self) -> str:
         port = free_port()
-        proc = start(
-            [
-                "-m",
-                "uvicorn",
-                "config.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--log-level",
-                "warning",
-            ],
-            env=self.env,
-            log=self.logs / "web.log",
-        )
+        proc = start(web_args(port), env=self.env, log=self.logs / "web.log")
         self.procs.append(proc)
         return f"http://127.0.0.1:{port}"
 

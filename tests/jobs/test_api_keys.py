@@ -46,3 +46,15 @@ def test_create_api_key_command_creates_the_user_and_prints_a_working_key():
     user = api_key_authenticate(raw)
     assert user is not None
     assert user.username == "integrator"
+
+
+def test_revoke_is_scoped_to_the_owner_and_keeps_the_first_time(user):
+    from jobs.api_keys import api_key_revoke
+    from tests.factories import UserFactory
+
+    key, raw = api_key_create(user=user)
+    assert api_key_revoke(user=UserFactory(username="intruder"), key_id=key.pk) is None
+    assert api_key_authenticate(raw) == user
+    first = api_key_revoke(user=user, key_id=key.pk).revoked_at
+    assert api_key_authenticate(raw) is None
+    assert api_key_revoke(user=user, key_id=key.pk).revoked_at == first

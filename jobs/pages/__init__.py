@@ -1,0 +1,1 @@
+"""Browser pages: thin views over the same services and selectors as the API."""

@@ -1,0 +1,21 @@
+"""The dashboard: my recent jobs, each following its status live."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from jobs.pages.present import job_state
+from jobs.selectors import job_list
+
+DASHBOARD_JOBS = 25
+
+
+@login_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    jobs = list(job_list(owner=request.user)[:DASHBOARD_JOBS])
+    rows = [(job, job_state(request, job)) for job in jobs]
+    return render(
+        request, "jobs/dashboard.html", {"rows": rows, "states": [state for _, state in rows]}
+    )

@@ -1,0 +1,59 @@
+"""A job's page (live progress, error, retry, cancel, download); only its owner sees it."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from jobs import selectors, services, transitions
+from jobs.exceptions import NotFound
+from jobs.links import pdf_path
+from jobs.models import JobStatus, PdfJob
+from jobs.pages.present import job_state
+
+
+def _own_job(request: HttpRequest, job_id: str) -> PdfJob:
+    try:
+        return selectors.job_get(owner=request.user, job_id=job_id)
+    except NotFound:
+        raise Http404("No such job.") from None  # another user's job looks the same
+
+
+@login_required
+def job_page(request: HttpRequest, job_id: str) -> HttpResponse:
+    job = _own_job(request, job_id)
+    return render(request, "jobs/job.html", {"job": job, "state": job_state(request, job)})
+
+
+@login_required
+@require_POST
+def job_retry(request: HttpRequest, job_id: str) -> HttpResponse:
+    job = _own_job(request, job_id)
+    if services.job_redrive(job_id=job.job_id) is None:
+        messages.warning(request, "Only a failed job can be retried; this one is not failed.")
+    else:
+        messages.success(request, "The job is queued again.")
+    return redirect("job-page", job_id=job.job_id)
+
+
+@login_required
+@require_POST
+def job_cancel(request: HttpRequest, job_id: str) -> HttpResponse:
+    job = _own_job(request, job_id)
+    if transitions.job_cancel(job_id=job.job_id) is None:
+        messages.warning(request, "The job had already finished, so it was not cancelled.")
+    else:
+        messages.success(request, "The job is cancelled.")
+    return redirect("job-page", job_id=job.job_id)
+
+
+@login_required
+def job_download(request: HttpRequest, job_id: str) -> HttpResponse:
+    """A stable link for the page; hands out a fresh signed link so it never goes stale."""
+    job = _own_job(request, job_id)
+    if job.status != JobStatus.COMPLETED:
+        raise Http404("This job has no PDF yet.")
+    return HttpResponseRedirect(pdf_path(job.job_id))

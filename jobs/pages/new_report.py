@@ -1,0 +1,88 @@
+"""New report: a gallery of templates with thumbnails, then a data form for the one chosen."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
+
+from jobs import selectors, services
+from jobs.exceptions import ApplicationError
+from jobs.pages.forms import ReportRequestForm
+from jobs.thumbnails import template_thumbnail
+from reports.errors import RenderError
+from reports.models import ReportTemplate
+
+# An image that says "no preview" rather than a broken-image icon.
+_NO_PREVIEW = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="360" height="509" viewBox="0 0 360 509">'
+    '<rect width="360" height="509" fill="#f5f7fa"/><text x="180" y="254" font-family="sans-serif"'
+    ' font-size="20" fill="#7b8794" text-anchor="middle">No preview</text></svg>'
+)
+
+
+def _visible_template(request: HttpRequest, slug: str) -> ReportTemplate:
+    template = selectors.template_get_visible(owner=request.user, slug=slug)
+    if template is None:
+        raise Http404("No such template.")
+    return template
+
+
+def _schema(template: ReportTemplate) -> dict[str, Any] | None:
+    # The schema field arrives with the template-schema work; until then, no schema.
+    schema = getattr(template, "schema", None)
+    return schema if isinstance(schema, dict) and schema else None
+
+
+@login_required
+def template_gallery(request: HttpRequest) -> HttpResponse:
+    templates = selectors.template_list_for_gallery(owner=request.user)
+    return render(request, "jobs/gallery.html", {"templates": templates})
+
+
+@login_required
+def report_new(request: HttpRequest, slug: str) -> HttpResponse:
+    template = _visible_template(request, slug)
+    schema = _schema(template)
+    if request.method == "POST":
+        form = ReportRequestForm(request.POST, schema=schema)
+        if form.is_valid():
+            try:
+                job, _ = services.job_create(
+                    owner=request.user,
+                    template_slug=template.slug,
+                    data=form.cleaned_data["data"],
+                    options=form.options(),
+                )
+            except (ApplicationError, RenderError) as exc:
+                form.add_error(None, exc.message)
+            else:
+                return redirect("job-page", job_id=job.job_id)
+    else:
+        form = ReportRequestForm(
+            initial={"data": json.dumps(template.sample_data or {}, indent=2)}, schema=schema
+        )
+    return render(
+        request,
+        "jobs/new_report.html",
+        {"template": template, "form": form, "schema": schema},
+        status=400 if form.errors else 200,
+    )
+
+
+@login_required
+@require_GET
+def template_thumbnail_png(request: HttpRequest, slug: str) -> HttpResponse:
+    template = _visible_template(request, slug)
+    png = template_thumbnail(template=template)
+    if png is None:
+        response = HttpResponse(_NO_PREVIEW, content_type="image/svg+xml")
+    else:
+        response = HttpResponse(png, content_type="image/png")
+    # Private: a user's own template must not sit in a shared cache.
+    response["Cache-Control"] = "private, max-age=300"
+    return response

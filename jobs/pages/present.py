@@ -1,0 +1,19 @@
+"""What the pages hand their scripts: a job's public state, the same shape as live events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from django.urls import reverse
+
+from jobs.events import job_event_payload
+from jobs.links import with_links
+from jobs.models import PdfJob
+
+
+def job_state(request: HttpRequest, job: PdfJob) -> dict[str, Any]:
+    state = with_links(job_event_payload(job), request.build_absolute_uri)
+    state["page_url"] = reverse("job-page", kwargs={"job_id": job.job_id})
+    state["template_name"] = job.template.name if job.template_id and job.template else "Inline"
+    return state

@@ -1,0 +1,97 @@
+// New report: validate the JSON before it is sent; with a schema, offer a generated form.
+import { buildSchemaForm } from "./schema_form.js";
+
+const form = document.querySelector("[data-report-form]");
+const textarea = document.getElementById("id_data");
+const status = document.querySelector("[data-json-status]");
+const sample = JSON.parse(document.getElementById("sample-data").textContent);
+const schema = JSON.parse(document.getElementById("template-schema").textContent);
+const schemaPanel = document.querySelector("[data-schema-form]");
+const jsonPanel = document.querySelector("[data-json-panel]");
+let collect = null;
+
+/** Parse the editor: {value} for a JSON object, else {error} saying what is wrong. */
+function parseEditor() {
+  let value;
+  try {
+    value = JSON.parse(textarea.value);
+  } catch (error) {
+    return { error: `Not valid JSON: ${error.message}` };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { error: "The data must be a JSON object, in braces: { … }." };
+  }
+  return { value };
+}
+
+function showValidity() {
+  const { value, error } = parseEditor();
+  textarea.setAttribute("aria-invalid", error ? "true" : "false");
+  status.replaceChildren();
+  const note = document.createElement("span");
+  note.className = error ? "error-text" : "ok-text";
+  note.textContent = error || `Valid JSON object with ${Object.keys(value).length} top-level fields.`;
+  status.append(note);
+  return !error;
+}
+
+let pending;
+textarea.addEventListener("input", () => {
+  clearTimeout(pending);
+  pending = setTimeout(showValidity, 250);
+});
+document.querySelector("[data-format-json]").addEventListener("click", () => {
+  const { value } = parseEditor();
+  if (value) textarea.value = JSON.stringify(value, null, 2);
+  showValidity();
+});
+document.querySelector("[data-reset-json]").addEventListener("click", () => {
+  textarea.value = JSON.stringify(sample, null, 2);
+  if (collect) collect = buildSchemaForm(schemaPanel, schema, sample);
+  showValidity();
+});
+
+function selectTab(name) {
+  for (const tab of document.querySelectorAll("[data-tab]")) {
+    tab.setAttribute("aria-selected", String(tab.dataset.tab === name));
+  }
+  if (name === "json") {
+    textarea.value = JSON.stringify(collect(), null, 2);
+    showValidity();
+  } else {
+    const { value } = parseEditor();
+    if (!value) return selectTab("json");
+    collect = buildSchemaForm(schemaPanel, schema, value);
+  }
+  schemaPanel.hidden = name !== "form";
+  jsonPanel.hidden = name !== "json";
+}
+
+if (schema && schemaPanel) {
+  const { value } = parseEditor();
+  collect = buildSchemaForm(schemaPanel, schema, value || sample);
+  for (const tab of document.querySelectorAll("[data-tab]")) {
+    tab.addEventListener("click", () => selectTab(tab.dataset.tab));
+  }
+}
+
+form.addEventListener("submit", (event) => {
+  if (collect && !schemaPanel.hidden) {
+    const invalid = [...schemaPanel.querySelectorAll("input, select, textarea")].find(
+      (input) => !input.checkValidity(),
+    );
+    if (invalid) {
+      event.preventDefault();
+      invalid.reportValidity();
+      return;
+    }
+    textarea.value = JSON.stringify(collect());
+  }
+  if (!showValidity()) {
+    event.preventDefault();
+    if (collect) selectTab("json");
+    textarea.focus();
+  }
+});
+
+if (textarea.value) showValidity();

@@ -1,0 +1,85 @@
+"""A real stack started once per test session: an ASGI web server (uvicorn) and a Celery
+worker, separate processes on the test database and the same Redis as the tests. Used by
+the end-to-end tests (tests/e2e) and the browser tests (tests/browser)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from django.conf import settings
+
+from config.celery_app import app as celery_app
+from tests.processes import (
+    database_url_for_tests,
+    free_port,
+    start,
+    stop,
+    tail,
+    wait_for_worker,
+    web_args,
+    worker_args,
+)
+
+
+@dataclass
+class Stack:
+    base_url: str
+    logs: Path
+
+    def url(self, path: str) -> str:
+        return f"{self.base_url}{path}"
+
+    def ws_url(self, path: str) -> str:
+        return self.base_url.replace("http://", "ws://") + path
+
+
+def wait_for_web(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"web server exited:\n{tail(log)}")
+        try:
+            if httpx.get(url, timeout=1).status_code < 500:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    raise RuntimeError(f"web server did not start:\n{tail(log)}")
+
+
+@pytest.fixture(scope="session")
+def stack_env(django_db_setup, tmp_path_factory) -> dict[str, str]:
+    media = tmp_path_factory.mktemp("e2e-media")
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DATABASE_URL": database_url_for_tests(),
+        "REDIS_URL": settings.REDIS_URL,
+        "MEDIA_ROOT": str(media),
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+@pytest.fixture(scope="session")
+def live_stack(stack_env, tmp_path_factory) -> Iterator[Stack]:
+    """Start uvicorn and one Celery worker for the whole session."""
+    logs = tmp_path_factory.mktemp("e2e-logs")
+    port = free_port()
+    web_log, worker_log = logs / "web.log", logs / "worker.log"
+    celery_app.control.purge()  # leftovers of an earlier run must not reach this worker
+    web = start(web_args(port), env=stack_env, log=web_log)
+    name = f"e2e-{port}"
+    worker = start(worker_args(name=name, concurrency=2), env=stack_env, log=worker_log)
+    try:
+        wait_for_web(f"http://127.0.0.1:{port}/api/v1/schema/", web, web_log)
+        wait_for_worker(celery_app, name, worker, worker_log)
+        yield Stack(base_url=f"http://127.0.0.1:{port}", logs=logs)
+    finally:
+        stop(worker)
+        stop(web)
