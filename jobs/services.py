@@ -22,6 +22,8 @@ from reports.engines import ENGINE_NAMES, get_engine
 from reports.errors import RenderError
 from reports.options import parse_options
 from reports.rendering import report_render
+from reports.schemas import data_depth, data_validate
+from reports.services import template_current_version
 
 logger = logging.getLogger(__name__)
 RENDER_TASK = "jobs.render_pdf"
@@ -73,12 +75,16 @@ def job_create(
     if not isinstance(data, dict):
         raise ApplicationError("data must be a JSON object.", code="invalid_data")
     _check_size("data", json.dumps(data), settings.PDF_MAX_DATA_BYTES)
+    if data_depth(data, limit=settings.PDF_MAX_NESTING_DEPTH) > settings.PDF_MAX_NESTING_DEPTH:
+        raise ApplicationError(
+            f"data nests deeper than {settings.PDF_MAX_NESTING_DEPTH} levels.", code="too_deep"
+        )
     if engine is not None and engine not in ENGINE_NAMES:
         raise ApplicationError(
             f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.",
             code="unknown_engine",
         )
-    template = None
+    template = version = None
     if template_slug:
         template = template_get_visible(owner=owner, slug=template_slug)
         if template is None:
@@ -90,7 +96,14 @@ def job_create(
                 f"Template {template_slug!r} uses the {template.engine} engine, not {engine}.",
                 code="engine_mismatch",
             )
-        engine, source = template.engine, template.html
+        if template.is_archived:
+            raise ApplicationError(
+                f"Template {template_slug!r} is archived; restore it to use it.",
+                code="template_archived",
+            )
+        version = template_current_version(template=template)
+        data_validate(schema=version.schema, data=data)  # 400 naming the path, nothing queued
+        engine, source = version.engine, version.html
     else:
         engine, source = engine or "handlebars", str(html_template)
         _check_size("html_template", source, settings.PDF_MAX_TEMPLATE_BYTES)
@@ -101,6 +114,7 @@ def job_create(
         job = PdfJob.objects.create(
             owner=owner,
             template=template,
+            template_version=version,
             html_template="" if template else source,
             engine=engine,
             data=data,
@@ -112,6 +126,9 @@ def job_create(
 
 
 def _job_source(job: PdfJob) -> JobSource:
+    if job.template_version_id is not None:
+        version = job.template_version
+        return JobSource(engine=version.engine, html=version.html, css=version.css)
     if job.template_id is not None and job.template is not None:
         return JobSource(engine=job.template.engine, html=job.template.html, css=job.template.css)
     if job.html_template:

@@ -9,6 +9,7 @@ from pathlib import Path
 from django.conf import settings
 
 from reports.models import Engine, ReportTemplate
+from reports.services import template_create, template_update
 
 
 @dataclass(frozen=True)
@@ -39,20 +40,18 @@ def sample_files(slug: str) -> tuple[str, str, dict]:
 
 
 def template_sync_samples() -> list[ReportTemplate]:
-    """Create or update the built-in (owner-less) sample templates from the repository."""
+    """Create or update the built-in (owner-less) sample templates from the repository;
+    a changed sample becomes a new version, an unchanged one is left alone."""
     synced = []
     for sample in SAMPLES:
         html, css, data = sample_files(sample.slug)
-        template, _ = ReportTemplate.objects.update_or_create(
-            owner=None,
-            slug=sample.slug,
-            defaults={
-                "name": sample.name,
-                "engine": sample.engine,
-                "html": html,
-                "css": css,
-                "sample_data": data,
-            },
-        )
-        synced.append(template)
+        schema_path = (samples_dir() / sample.slug).with_suffix(".schema.json")
+        schema = json.loads(schema_path.read_text(encoding="utf-8")) if schema_path.exists() else {}
+        fields = {"name": sample.name, "engine": sample.engine, "html": html, "css": css}
+        fields |= {"schema": schema, "sample_data": data}
+        existing = ReportTemplate.objects.filter(owner=None, slug=sample.slug).first()
+        if existing is None:
+            synced.append(template_create(owner=None, slug=sample.slug, **fields))
+        else:
+            synced.append(template_update(template=existing, **fields))
     return synced

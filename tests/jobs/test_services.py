@@ -8,7 +8,7 @@ from django.core.files.storage import storages
 from jobs import services
 from jobs.exceptions import ApplicationError
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from reports.errors import TemplateSyntaxError
+from reports.errors import RenderError, TemplateSyntaxError
 from tests.conftest import pdf_text
 from tests.factories import PdfJobFactory, ReportTemplateFactory
 
@@ -140,3 +140,68 @@ def test_dead_letter_redrive_requeues_and_counts(
     assert letter.retry_count == 1
     assert letter.last_retry_at is not None
     assert sent == [job.job_id]
+
+
+# Stored templates: the job records the version it renders, data is checked at submit.
+
+PRICE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "items": {
+            "type": "array",
+            "items": {"type": "object", "properties": {"price": {"type": "number"}}},
+        }
+    },
+}
+
+
+def _stored(user, **fields):
+    from reports.services import template_create
+
+    base = {"name": "Prices", "slug": "prices", "schema": PRICE_SCHEMA}
+    base["html"] = "<p>{{#each items}}P{{price}} {{/each}}</p>"
+    return template_create(owner=user, **(base | fields))
+
+
+def test_job_records_the_version_and_a_redrive_renders_it_after_an_edit(user):
+    from reports.services import template_update
+
+    template = _stored(user)
+    job = services.job_create(owner=user, template_slug="prices", data={"items": [{"price": 7}]})
+    assert job.template_version.number == 1
+    template_update(template=template, by=user, html="<p>EDITED</p>")
+    done = services.job_run(job_id=job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    text = pdf_text(storages["reports"].open(done.pdf_file).read())[1]
+    assert "P7" in text
+    assert "EDITED" not in text
+    later = services.job_create(owner=user, template_slug="prices", data={})
+    assert later.template_version.number == 2
+
+
+def test_data_failing_the_schema_is_refused_before_anything_is_queued(user):
+    _stored(user)
+    items = [{"price": 1}, {"price": 2}, {"price": 3}, {"price": "12.50"}]
+    with pytest.raises(RenderError) as caught:
+        services.job_create(owner=user, template_slug="prices", data={"items": items})
+    assert caught.value.message == "items[3].price: expected number"
+    assert PdfJob.objects.count() == 0
+
+
+def test_archived_template_takes_no_new_jobs(user):
+    from reports.services import template_archive
+
+    template_archive(template=_stored(user))
+    with pytest.raises(ApplicationError, match="archived"):
+        services.job_create(owner=user, template_slug="prices", data={})
+
+
+def test_data_nested_past_the_limit_is_refused(user, settings):
+    settings.PDF_MAX_NESTING_DEPTH = 50
+    deep: dict = {}
+    node = deep
+    for _ in range(400):
+        node["a"] = {}
+        node = node["a"]
+    with pytest.raises(ApplicationError, match="deeper than 50 levels"):
+        services.job_create(owner=user, html_template="<p>x</p>", data=deep)
