@@ -113,7 +113,13 @@ class HandlebarsEngine:
         ctx.close()
         result = json.loads(raw)
         if result["ok"]:
-            return str(result["html"])
+            html = str(result["html"])
+            if len(html) > settings.PDF_MAX_HTML_BYTES:
+                raise LimitExceeded(
+                    f"The rendered HTML is larger than the {settings.PDF_MAX_HTML_BYTES} "
+                    "bytes allowed."
+                )
+            return html
         if result["syntax"]:
             raise _syntax_error(result["message"], result["line"])
         raise TemplateRuntimeError(f"Template error: {result['message'].splitlines()[0]}")

@@ -67,7 +67,7 @@ def test_forced_page_breaks_make_pages():
 
 def test_page_limit_is_a_permanent_error(settings):
     settings.PDF_MAX_PAGES = 2
-    with pytest.raises(LimitExceeded, match="3 pages; the limit is 2"):
+    with pytest.raises(LimitExceeded, match="more than 2 pages; the limit is 2"):
         _render("{{#each p}}<p>x</p><pdf:nextpage />{{/each}}<p>y</p>", {"p": [1, 2]})
 
 
