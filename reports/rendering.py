@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import io
-import logging
 import re
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape as html_escape
 from pathlib import Path
@@ -16,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from pypdf import PdfReader
 from xhtml2pdf import pisa
-from xhtml2pdf.config.resources import RenderLimitError, ResourceAccessPolicy
+from xhtml2pdf.config.resources import RenderLimitError
 
 from reports.charts import charts_embed
 from reports.engines import get_engine
@@ -24,6 +21,7 @@ from reports.errors import LimitExceeded, RenderError
 from reports.fonts import fonts_css
 from reports.layout_hooks import on_page
 from reports.options import PdfOptions
+from reports.resources import collect_warnings, resource_policy
 from reports.watermark import watermark_apply
 
 ASSETS_DIR = Path(__file__).with_name("assets")
@@ -40,45 +38,6 @@ class RenderedPdf:
     @property
     def size(self) -> int:
         return len(self.content)
-
-
-def resource_policy(*, max_render_seconds: float | None = None) -> ResourceAccessPolicy:
-    """Untrusted HTML: data URIs and the bundled assets only; remote hosts only when
-    PDF_REMOTE_ALLOWED_HOSTS names them (and never private addresses, even then)."""
-    hosts = frozenset(host.lower() for host in settings.PDF_REMOTE_ALLOWED_HOSTS)
-    return ResourceAccessPolicy.server(
-        base_dir=ASSETS_DIR,
-        allow_remote=bool(hosts),
-        allowed_hosts=hosts or None,
-        allow_private_networks=False,
-        max_render_seconds=max_render_seconds or settings.PDF_MAX_RENDER_SECONDS,
-        max_document_bytes=settings.PDF_MAX_HTML_BYTES,
-        max_depth=settings.PDF_MAX_NESTING_DEPTH,
-    )
-
-
-class _WarningCollector(logging.Handler):
-    """Collects xhtml2pdf's warnings raised by this thread's render."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.WARNING)
-        self.thread = threading.get_ident()
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.thread == self.thread and len(self.messages) < 50:
-            self.messages.append(record.getMessage()[:300])
-
-
-@contextmanager
-def _collect_warnings() -> Iterator[list[str]]:
-    logger = logging.getLogger("xhtml2pdf")
-    collector = _WarningCollector()
-    logger.addHandler(collector)
-    try:
-        yield collector.messages
-    finally:
-        logger.removeHandler(collector)
 
 
 _HEAD_CLOSE = re.compile(r"</head\s*>", re.IGNORECASE)
@@ -195,7 +154,7 @@ def html_to_pdf(
         )
     out = io.BytesIO()
     policy = resource_policy(max_render_seconds=max_render_seconds)
-    with _collect_warnings() as warnings, on_page(_page_guard(on_page_count)):
+    with collect_warnings() as warnings, on_page(_page_guard(on_page_count)):
         try:
             status = pisa.pisaDocument(
                 html,
