@@ -67,7 +67,9 @@ def _into_page_rule(document: str, declarations: str) -> str | None:
 def _running_text(text: str) -> str:
     # Plain text from the options, escaped; {page} and {pages} become live counters.
     escaped = html_escape(text)
-    return escaped.replace("{page}", "<pdf:pagenumber>").replace("{pages}", "<pdf:pagecount>")
+    return escaped.replace("{page}", "<pdf:pagenumber></pdf:pagenumber>").replace(
+        "{pages}", "<pdf:pagecount></pdf:pagecount>"
+    )
 
 
 def _running_blocks(options: PdfOptions, margin: str) -> tuple[str, str]:
@@ -94,12 +96,22 @@ def _running_blocks(options: PdfOptions, margin: str) -> tuple[str, str]:
 
 
 _BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
+_SELF_CLOSING_PDF_TAG = re.compile(r"<(pdf:[a-z]+)(\s[^<>]*?)?\s*/>", re.IGNORECASE)
+
+
+def _close_pdf_tags(html: str) -> str:
+    # The HTML parser ignores "/>" on unknown tags, so each <pdf:nextpage /> would
+    # swallow the rest of the document as its child: 3,000 page breaks nest 3,000 deep.
+    return _SELF_CLOSING_PDF_TAG.sub(
+        lambda m: f"<{m.group(1)}{m.group(2) or ''}></{m.group(1)}>", html
+    )
 
 
 def build_document(*, body_html: str, css: str, options: PdfOptions) -> str:
     """Wrap rendered HTML into a full document carrying the template CSS and page options."""
     # xhtml2pdf treats a second @page rule as a new page template that drops the first
     # one's margins and frames, so options go into the template's own rule.
+    body_html = _close_pdf_tags(body_html)
     style = f"<style>{fonts_css(body_html + css)}{css}</style>"
     if _HEAD_CLOSE.search(body_html):
         document = _HEAD_CLOSE.sub(lambda _: f"{style}</head>", body_html, count=1)

@@ -54,6 +54,6 @@
     var src = "vega-lite:" + encodeURIComponent(JSON.stringify(spec));
     return new H.SafeString('<img class="chart" src="' + src + '">');
   });
-  H.registerHelper("pageBreak", function () { return new H.SafeString("<pdf:nextpage />"); });
-  H.registerHelper("toc", function () { return new H.SafeString("<pdf:toc />"); });
+  H.registerHelper("pageBreak", function () { return new H.SafeString("<pdf:nextpage></pdf:nextpage>"); });
+  H.registerHelper("toc", function () { return new H.SafeString("<pdf:toc></pdf:toc>"); });
 })();

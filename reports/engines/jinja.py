@@ -12,6 +12,7 @@ from django.conf import settings
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from markupsafe import Markup
 
+from reports.deadline import DeadlineExceeded, deadline
 from reports.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 
 
@@ -28,11 +29,11 @@ def _chart(spec: Any) -> Markup:
 
 
 def _page_break() -> Markup:
-    return Markup("<pdf:nextpage />")
+    return Markup("<pdf:nextpage></pdf:nextpage>")
 
 
 def _toc() -> Markup:
-    return Markup("<pdf:toc />")
+    return Markup("<pdf:toc></pdf:toc>")
 
 
 class _Environment(ImmutableSandboxedEnvironment):
@@ -77,6 +78,16 @@ class JinjaEngine:
     def render(self, source: str, data: dict[str, Any]) -> str:
         self.check(source)
         limit = settings.PDF_MAX_HTML_BYTES
+        seconds = settings.PDF_TEMPLATE_TIMEOUT_MS / 1000
+        try:
+            with deadline(seconds):
+                return self._generate(source, data, limit)
+        except DeadlineExceeded:
+            raise LimitExceeded(
+                f"The template took longer than {settings.PDF_TEMPLATE_TIMEOUT_MS} ms to render."
+            ) from None
+
+    def _generate(self, source: str, data: dict[str, Any], limit: int) -> str:
         try:
             parts: list[str] = []
             size = 0

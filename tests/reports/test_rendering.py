@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from reports.errors import LimitExceeded, TemplateSyntaxError
+from reports.errors import LimitExceeded, RenderError, TemplateSyntaxError
 from reports.options import parse_options
 from reports.rendering import build_document, html_to_pdf, report_render
 from reports.samples import SAMPLES, sample_files
@@ -117,3 +117,81 @@ def test_shipped_samples_render_with_their_sample_data(sample):
         assert data["title"] in text
         assert data["transactions"][-1]["ref"] in text
         assert f"Page {pages} of {pages}" in text
+
+
+# Hard limits: each is a LimitExceeded (a permanent failure) with a message, quickly.
+
+
+def _raw(html: str, css: str = "", **options: str):
+    return report_render(
+        engine="raw", source=html, css=css, data={}, options=parse_options(options)
+    )
+
+
+def test_400_deep_nesting_is_refused(settings):
+    settings.PDF_MAX_NESTING_DEPTH = 100
+    with pytest.raises(LimitExceeded, match="nests more than the 100 levels"):
+        _raw("<div>" * 400 + "deep" + "</div>" * 400)
+
+
+def test_3000_page_breaks_stop_at_the_page_limit_while_laying_out():
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="more than 500 pages"):
+        _raw("<p>x</p><pdf:nextpage />" * 3000)
+    assert time.monotonic() - started < 30
+
+
+def test_a_table_that_would_take_a_minute_stops_at_the_render_time_limit(settings):
+    import time
+
+    settings.PDF_MAX_RENDER_SECONDS = 2
+    rows = "".join(f"<tr><td>{i}</td><td>{'cell text ' * 30}</td></tr>" for i in range(20000))
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="seconds"):
+        _raw(f"<table repeat='1'><thead><tr><th>n</th><th>t</th></tr></thead>{rows}</table>")
+    assert time.monotonic() - started < 15
+
+
+def test_reportlab_cve_2023_33733_colour_payload_creates_no_file(tmp_path):
+    marker = tmp_path / "pwned"
+    payload = (
+        "[ [ getattr(pow, Word('__globals__'))['os'].system('touch " + str(marker) + "') "
+        "for Word in [ orgTypeFun( 'Word', (str,), { 'mutated': 1, 'startswith': lambda self, "
+        "x: 1 == 0, '__eq__': lambda self, x: self.mutate() and self.mutated < 0 and str(self) "
+        "== x, 'mutate': lambda self: { setattr(self, 'mutated', self.mutated - 1) }, "
+        "'__hash__': lambda self: hash(str(self)), }, ) ] ] for orgTypeFun in [type(type(1))] ] "
+        "and 'red'"
+    )
+    html = f'<p><font color="{payload}">exploit</font></p><p style="color: {payload}">b</p>'
+    try:
+        _, text = pdf_text(_raw(html).content)
+        assert "exploit" in text
+    except RenderError:
+        pass
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("html", "css"),
+    [
+        ('<p style="color: rgb(' + "1," * 30000 + '">x</p>', ""),
+        ("<p>x</p>", "p { color: #" + "0" * 60000 + "; }"),
+        ("<p>x</p>", "p { font-family: " + '"' + " " * 60000 + "; }"),
+        ("<p>x</p>", "p { background: url(" + "\\" * 60000 + "); }"),
+        ("<p>x</p>", "p { margin: " + "1" * 30000 + "px " * 5000 + "; }"),
+        ("<p>x</p>", "/*" * 30000),
+        ('<p style="' + "a:b;" * 30000 + '">x</p>', ""),
+        ("<p>x</p>", "@media " + "(" * 30000 + " {}"),
+    ],
+)
+def test_css_redos_strings_finish_in_under_a_second(html, css):
+    import time
+
+    started = time.monotonic()
+    try:
+        _raw(html, css=css)
+    except RenderError:
+        pass
+    assert time.monotonic() - started < 1.0
