@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import io
 
 import pytest
 
@@ -195,3 +196,105 @@ def test_css_redos_strings_finish_in_under_a_second(html, css):
     except RenderError:
         pass
     assert time.monotonic() - started < 1.0
+
+
+# Paging: margins, running header and footer with page X of Y, TOC, metadata, charts, stages.
+
+
+def test_header_and_footer_number_every_page_x_of_y():
+    rendered = _raw(
+        "<p>one</p><pdf:nextpage /><p>two</p><pdf:nextpage /><p>three</p>",
+        header="ACME <confidential>",
+        footer="Page {page} of {pages}",
+    )
+    from pypdf import PdfReader
+
+    pages = PdfReader(io.BytesIO(rendered.content)).pages
+    assert len(pages) == 3
+    for number, page in enumerate(pages, start=1):
+        text = page.extract_text()
+        assert f"Page {number} of 3" in text
+        assert "ACME <confidential>" in text  # escaped into the HTML, shown as typed
+
+
+def test_margin_option_moves_the_body_text():
+    import pypdfium2 as pdfium
+
+    def first_x(rendered) -> float:
+        document = pdfium.PdfDocument(rendered.content)
+        try:
+            return document[0].get_textpage().get_charbox(0)[0]
+        finally:
+            document.close()
+
+    narrow = first_x(_raw("<p>MARGIN</p>", margin="1cm"))
+    wide = first_x(_raw("<p>MARGIN</p>", margin="4cm"))
+    assert round(wide - narrow) == round(3 / 2.54 * 72)
+
+
+def test_margin_and_size_options_override_the_templates_own_page_rule():
+    document = build_document(
+        body_html="<p>x</p>",
+        css="@page { margin: 3cm; }",
+        options=parse_options({"margin": "1cm", "page_size": "A5"}),
+    )
+    assert document.count("@page") == 1
+    assert document.index("margin: 3cm") < document.index("margin: 1cm")
+
+
+def test_metadata_comes_from_the_options():
+    from pypdf import PdfReader
+
+    rendered = _raw("<p>x</p>", title="Q3 Report", author="Ada Lovelace", subject="Sales")
+    meta = PdfReader(io.BytesIO(rendered.content)).metadata
+    assert (meta.title, meta.author, meta.subject) == ("Q3 Report", "Ada Lovelace", "Sales")
+
+
+def test_table_of_contents_lists_the_headings_with_pages():
+    source = "{{toc}}{{#each parts}}{{pageBreak}}<h1>{{this}}</h1><p>text</p>{{/each}}"
+    rendered = report_render(
+        engine="handlebars",
+        source=source,
+        css="",
+        data={"parts": ["Alpha section", "Beta section"]},
+        options=parse_options({}),
+    )
+    from pypdf import PdfReader
+
+    pages = PdfReader(io.BytesIO(rendered.content)).pages
+    toc = pages[0].extract_text()
+    assert "Alpha section" in toc
+    assert "Beta section" in toc
+    assert rendered.page_count == 3
+
+
+def test_charts_are_embedded_as_images_and_stages_reported():
+    spec = {
+        "data": {"values": [{"a": "A", "b": 2}, {"a": "B", "b": 5}]},
+        "mark": "bar",
+        "encoding": {
+            "x": {"field": "a", "type": "nominal"},
+            "y": {"field": "b", "type": "quantitative"},
+        },
+    }
+    stages: list[tuple[str, int]] = []
+    pages: list[int] = []
+    rendered = report_render(
+        engine="handlebars",
+        source="<p>Chart</p>{{chart spec}}{{chart spec}}{{chart other}}",
+        css="",
+        data={"spec": spec, "other": spec | {"mark": "point"}},
+        options=parse_options({}),
+        on_stage=lambda stage, progress: stages.append((stage, progress)),
+        on_page=pages.append,
+    )
+    from pypdf import PdfReader
+
+    page = PdfReader(io.BytesIO(rendered.content)).pages[0]
+    assert len(page.images) == 2  # the repeated chart is one image drawn twice
+    assert page.get_contents().get_data().count(b" Do") == 3
+    names = [stage for stage, _ in stages]
+    assert names[:2] == ["rendering_template", "rendering_charts"]
+    assert "laying_out" in names
+    assert [p for _, p in stages] == sorted(p for _, p in stages)
+    assert pages == [1]
