@@ -27,7 +27,7 @@ from reports.errors import LimitExceeded
 PREFIX = "vega-lite:"
 _PLACEHOLDER = re.compile(r'src\s*=\s*"vega-lite:([^"]*)"', re.IGNORECASE)
 _SCALE = 2  # pixels per CSS pixel: sharp when printed, ~40 ms a chart warm
-_MAX_WIDTH_PT = 480.0  # wider than an A4 portrait frame would overflow it
+_MAX_WIDTH_PX = 640.0  # 480 pt: wider would overflow an A4 portrait frame
 _EMPTY_GIF = "data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw=="
 
 _cache: OrderedDict[str, tuple[str, float, float]] = OrderedDict()
@@ -52,7 +52,8 @@ def _has_url(value: Any) -> bool:
 
 
 def chart_image(spec: dict[str, Any]) -> tuple[str, float, float]:
-    """(PNG data URI, width pt, height pt) of a Vega-Lite spec; cached by content hash."""
+    """(PNG data URI, width, height) of a Vega-Lite spec, in CSS pixels (xhtml2pdf draws
+    1 px as 0.75 pt, as a browser prints); cached by content hash."""
     if not isinstance(spec, dict):
         raise ChartError("a chart spec must be a JSON object")
     if _has_url(spec):
@@ -67,9 +68,9 @@ def chart_image(spec: dict[str, Any]) -> tuple[str, float, float]:
         png = vl_convert.vegalite_to_png(spec, scale=_SCALE, allowed_base_urls=[])
     except Exception as exc:  # vl-convert raises ValueError for any bad spec
         raise ChartError(str(exc).splitlines()[0][:200] if str(exc) else "invalid spec") from None
-    width, height = (size / _SCALE * 0.75 for size in _png_size(png))
-    if width > _MAX_WIDTH_PT:
-        width, height = _MAX_WIDTH_PT, height * _MAX_WIDTH_PT / width
+    width, height = (size / _SCALE for size in _png_size(png))
+    if width > _MAX_WIDTH_PX:
+        width, height = _MAX_WIDTH_PX, height * _MAX_WIDTH_PX / width
     image = (f"data:image/png;base64,{base64.b64encode(png).decode()}", width, height)
     with _cache_lock:
         _cache[key] = image

@@ -31,7 +31,7 @@ def _placeholder(spec: dict) -> str:
 def test_a_spec_becomes_a_sized_png_data_uri():
     uri, width, height = chart_image(BAR)
     assert uri.startswith("data:image/png;base64,")
-    assert 150 < width < 300  # the 200 px plot plus axes, in points
+    assert 200 < width < 300  # the 200 px plot plus its axes
     assert height < width
 
 

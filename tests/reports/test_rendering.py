@@ -10,7 +10,8 @@ import pytest
 from reports.errors import LimitExceeded, RenderError, TemplateSyntaxError
 from reports.options import parse_options
 from reports.rendering import build_document, html_to_pdf, report_render
-from reports.samples import SAMPLES, sample_files
+from reports.samples import SAMPLES, sample_files, sample_schema
+from reports.schemas import data_validate
 from tests.conftest import pdf_text
 
 PNG_1PX = base64.b64encode(
@@ -108,16 +109,30 @@ def test_shipped_samples_render_with_their_sample_data(sample):
     pages, text = pdf_text(rendered.content)
     assert rendered.warnings == []
     assert "[object Object]" not in text
+    data_validate(schema=sample_schema(sample.slug), data=data)
     if sample.slug == "invoice":
         assert pages == 1
         assert data["invoice"]["number"] in text
         assert "$3,248.10" in text  # subtotal 3,007.50 plus 8% tax
         assert "Page 1 of 1" in text
-    else:
-        assert pages >= 6
+    elif sample.slug == "sales-report":
+        assert pages == 9
         assert data["title"] in text
         assert data["transactions"][-1]["ref"] in text
+        assert "Contents\n3\n1. North America\n4\n2. Europe" in text  # entries with pages
+        assert _image_count(rendered.content) == 1 + len(data["regions"])
         assert f"Page {pages} of {pages}" in text
+    else:  # the 50-page, 30-chart report: the one test that renders it
+        assert pages == 50
+        assert _image_count(rendered.content) == 30
+        assert "50\n30. Cloud spend" in text  # the last contents entry and its page
+        assert "Page 50 of 50" in text
+
+
+def _image_count(content: bytes) -> int:
+    from pypdf import PdfReader
+
+    return sum(len(page.images) for page in PdfReader(io.BytesIO(content)).pages)
 
 
 # Hard limits: each is a LimitExceeded (a permanent failure) with a message, quickly.
