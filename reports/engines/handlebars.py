@@ -104,6 +104,7 @@ class HandlebarsEngine:
                 f"The template took longer than {settings.PDF_TEMPLATE_TIMEOUT_MS} ms to render."
             ) from None
         except JSOOMException:
+            _terminated.append(ctx)  # stopped like a timed-out one: close it later
             raise LimitExceeded(
                 f"The template used more than {settings.PDF_TEMPLATE_MAX_MEMORY_MB} MB to render."
             ) from None
