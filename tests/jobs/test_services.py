@@ -205,3 +205,23 @@ def test_data_nested_past_the_limit_is_refused(user, settings):
         node = node["a"]
     with pytest.raises(ApplicationError, match="deeper than 50 levels"):
         services.job_create(owner=user, html_template="<p>x</p>", data=deep)
+
+
+def test_a_refused_resource_is_dropped_and_recorded_on_the_completed_job(user):
+    job = PdfJobFactory(
+        owner=user, html_template='<p>Still here</p><img src="/etc/passwd">', data={}
+    )
+    done = services.job_run(job_id=job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    assert any("/etc/passwd" in warning for warning in done.warnings)
+    assert "Still here" in pdf_text(storages["reports"].open(done.pdf_file).read())[1]
+
+
+def test_a_limit_fails_the_job_permanently_with_its_message(user, settings):
+    settings.PDF_MAX_PAGES = 3
+    job = PdfJobFactory(owner=user, html_template="<p>x</p><pdf:nextpage />" * 10, data={})
+    failed = services.job_run(job_id=job.job_id)
+    assert failed.status == JobStatus.FAILED
+    assert failed.error_code == "limit_exceeded"
+    assert failed.error == "The report has more than 3 pages; the limit is 3."
+    assert failed.attempts == 1
