@@ -9,6 +9,7 @@ each render gets a fresh isolate so one tenant's template cannot leave state for
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,25 @@ def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
     return TemplateSyntaxError(f"Template syntax error{where}: {first}", line=line)
 
 
+_QUOTED = re.compile(r'"([^"]{1,100})"')
+
+
+def _runtime_error(source: str, message: str, line: int | None) -> TemplateRuntimeError:
+    """handlebars.js reports most runtime errors (a missing helper, a helper that threw)
+    without a position; name the first line that uses the helper the message quotes."""
+    first = message.strip().splitlines()[0] if message.strip() else "template error"
+    if line is None:
+        quoted = _QUOTED.search(first) or re.search(r"^(\w+):", first)
+        if quoted:
+            use = re.compile(r"\{\{~?[#^/>]?\s*" + re.escape(quoted.group(1)) + r"(?=[\s}~])")
+            for number, text in enumerate(source.splitlines(), start=1):
+                if use.search(text):
+                    line = number
+                    break
+    where = f" on line {line}" if line else ""
+    return TemplateRuntimeError(f"Template error{where}: {first}", line=line)
+
+
 class HandlebarsEngine:
     name = "handlebars"
 
@@ -123,4 +143,4 @@ class HandlebarsEngine:
             return html
         if result["syntax"]:
             raise _syntax_error(result["message"], result["line"])
-        raise TemplateRuntimeError(f"Template error: {result['message'].splitlines()[0]}")
+        raise _runtime_error(source, result["message"], result["line"])

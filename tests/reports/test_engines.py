@@ -210,3 +210,14 @@ def test_jinja2_chart_page_break_and_toc_globals():
     )
     assert html.startswith('<img class="chart" src="vega-lite:%7B%22mark%22')
     assert html.endswith("<pdf:nextpage></pdf:nextpage><pdf:toc></pdf:toc>")
+
+
+def test_handlebars_runtime_errors_name_the_line_of_the_helper():
+    engine = get_engine("handlebars")
+    with pytest.raises(TemplateRuntimeError) as caught:
+        engine.render("<p>ok</p>\n<p>ok</p>\n<p>{{shout name}}</p>", {"name": "x"})
+    assert caught.value.line == 3
+    assert caught.value.message == 'Template error on line 3: Missing helper: "shout"'
+    with pytest.raises(TemplateRuntimeError) as caught:
+        engine.render("a\n{{#chart}}{oops{{/chart}}", {})
+    assert caught.value.line == 2
