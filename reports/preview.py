@@ -41,7 +41,8 @@ def template_preview_png(
     width: int = 600,
 ) -> bytes:
     """The first page of a template rendered with `data`, as PNG, under the tighter
-    PDF_PREVIEW_MAX_SECONDS budget so an editor's preview never ties up a web worker."""
+    PDF_PREVIEW_MAX_SECONDS budget and laid out only as far as that page, so an editor's
+    preview of a long report stays quick and never ties up a web worker."""
     from reports.rendering import report_render
 
     if not isinstance(data, dict):
@@ -56,5 +57,6 @@ def template_preview_png(
         data=data,
         options=options,
         max_render_seconds=settings.PDF_PREVIEW_MAX_SECONDS,
+        max_pages=1,
     )
     return pdf_page_png(rendered.content, page=0, width=width)

@@ -19,7 +19,7 @@ from reports.charts import charts_embed
 from reports.engines import get_engine
 from reports.errors import LimitExceeded, RenderError
 from reports.fonts import fonts_css
-from reports.layout_hooks import on_page
+from reports.layout_hooks import on_page, page_cap
 from reports.options import PdfOptions
 from reports.resources import collect_warnings, resource_policy
 from reports.watermark import watermark_apply
@@ -157,16 +157,22 @@ def html_to_pdf(
     max_render_seconds: float | None = None,
     on_page_count: PageCallback | None = None,
     meta: dict[str, str] | None = None,
+    max_pages: int | None = None,
 ) -> RenderedPdf:
     """Lay out a full HTML document as PDF under the locked-down resource policy.
-    `on_page_count(n)` is called as page n starts; `meta` sets title/author/subject."""
+    `on_page_count(n)` is called as page n starts; `meta` sets title/author/subject;
+    `max_pages` stops the layout after that many pages (a preview needs only the first)."""
     if len(html.encode("utf-8")) > settings.PDF_MAX_HTML_BYTES:
         raise LimitExceeded(
             f"The rendered HTML is larger than the {settings.PDF_MAX_HTML_BYTES} bytes allowed."
         )
     out = io.BytesIO()
     policy = resource_policy(max_render_seconds=max_render_seconds)
-    with collect_warnings() as warnings, on_page(_page_guard(on_page_count)):
+    with (
+        collect_warnings() as warnings,
+        on_page(_page_guard(on_page_count)),
+        page_cap(max_pages),
+    ):
         try:
             status = pisa.pisaDocument(
                 html,
@@ -203,6 +209,7 @@ def report_render(
     on_stage: StageCallback | None = None,
     on_page: PageCallback | None = None,
     max_render_seconds: float | None = None,
+    max_pages: int | None = None,
 ) -> RenderedPdf:
     """Render template + data with the named engine, draw its charts, lay the HTML out as
     a PDF and stamp it. Stages: rendering_template, rendering_charts, laying_out (progress
@@ -228,6 +235,7 @@ def report_render(
         max_render_seconds=max_render_seconds,
         on_page_count=page_started,
         meta=meta,
+        max_pages=max_pages,
     )
     notify("finishing", 88)
     content = watermark_apply(rendered.content, options.watermark) if options.watermark else None
