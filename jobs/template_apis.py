@@ -82,7 +82,7 @@ def _own_template(request: Request, slug: str) -> ReportTemplate:
 
 
 class TemplateListCreateApi(APIView):
-    class InputSerializer(_TemplateFields):
+    class TemplateCreateSerializer(_TemplateFields):
         slug = serializers.SlugField(max_length=100)
 
     @extend_schema(
@@ -95,16 +95,16 @@ class TemplateListCreateApi(APIView):
             templates = templates.filter(archived_at__isnull=True)
         return Response([template_representation(t) for t in templates])
 
-    @extend_schema(request=InputSerializer, responses={201: TemplateOutputSerializer})
+    @extend_schema(request=TemplateCreateSerializer, responses={201: TemplateOutputSerializer})
     def post(self, request: Request) -> Response:
-        serializer = self.InputSerializer(data=request.data)
+        serializer = self.TemplateCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         template = template_create(owner=request.user, **serializer.validated_data)
         return Response(template_representation(template), status=status.HTTP_201_CREATED)
 
 
 class TemplateDetailApi(APIView):
-    class UpdateSerializer(_TemplateFields):
+    class TemplateUpdateSerializer(_TemplateFields):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, partial=True, **kwargs)
 
@@ -115,10 +115,10 @@ class TemplateDetailApi(APIView):
             raise NotFound(f"No template with slug {slug!r} was found.")
         return Response(template_representation(template))
 
-    @extend_schema(request=UpdateSerializer, responses=TemplateOutputSerializer)
+    @extend_schema(request=TemplateUpdateSerializer, responses=TemplateOutputSerializer)
     def patch(self, request: Request, slug: str) -> Response:
         template = _own_template(request, slug)
-        serializer = self.UpdateSerializer(data=request.data)
+        serializer = self.TemplateUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         changes = {k: v for k, v in serializer.validated_data.items() if k in request.data}
         template = template_update(template=template, by=request.user, **changes)
@@ -164,20 +164,20 @@ class TemplateVersionListApi(APIView):
 
 
 class TemplatePreviewApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class TemplatePreviewSerializer(serializers.Serializer):
         data = serializers.JSONField(required=False, help_text="Defaults to the sample data.")
         options = serializers.JSONField(required=False, default=dict)
         width = serializers.IntegerField(required=False, min_value=100, max_value=1600)
 
     @extend_schema(
-        request=InputSerializer,
+        request=TemplatePreviewSerializer,
         responses={(200, "image/png"): inline_serializer("Png", {})},
     )
     def post(self, request: Request, slug: str) -> HttpResponse:
         template = selectors.template_get_visible(owner=request.user, slug=slug)
         if template is None:
             raise NotFound(f"No template with slug {slug!r} was found.")
-        serializer = self.InputSerializer(data=request.data)
+        serializer = self.TemplatePreviewSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         fields = serializer.validated_data
         version = template_current_version(template=template)

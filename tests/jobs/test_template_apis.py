@@ -117,3 +117,15 @@ def test_templates_need_authentication():
     client = APIClient()
     client.credentials(HTTP_X_API_KEY=api_key_create(user=user, name="k")[1])
     assert client.get(URL).status_code == 200
+
+
+def test_openapi_schema_documents_the_template_endpoints(api):
+    response = api.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    paths = response.json()["paths"]
+    assert {"/api/v1/templates/", "/api/v1/templates/{slug}/preview"} <= set(paths)
+    assert (
+        "image/png"
+        in paths["/api/v1/templates/{slug}/preview"]["post"]["responses"]["200"]["content"]
+    )
+    components = response.json()["components"]["schemas"]
+    assert {"TemplateCreate", "TemplateUpdate", "TemplatePreview"} <= set(components)
