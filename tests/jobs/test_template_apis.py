@@ -125,4 +125,4 @@ def test_openapi_schema_documents_the_template_endpoints(api):
     assert {"/api/v1/templates/", "/api/v1/templates/{slug}/preview"} <= set(paths)
     assert "200" in paths["/api/v1/templates/{slug}/preview"]["post"]["responses"]
     components = response.json()["components"]["schemas"]
-    assert {"TemplateCreate", "TemplateUpdate", "TemplatePreview"} <= set(components)
+    assert {"TemplateCreate", "PatchedTemplateUpdate", "TemplatePreview"} <= set(components)
