@@ -1,9 +1,9 @@
-# The verbs people expect: run, test, lint, format. Everything installs into .venv.
+# The verbs people expect: run, test, lint, format, bench, chaos. Everything installs into .venv.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint format clean
+.PHONY: run test lint format clean chaos bench
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,3 +35,11 @@ format: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) var
+
+## bench: submit latency vs the bare /livez baseline, render time vs bare xhtml2pdf
+bench: $(VENV)/.installed-test
+	$(BIN)/python -m tests.bench.run
+
+## chaos: soak test, 500 jobs while worker children are SIGKILLed (not in CI)
+chaos: $(VENV)/.installed-test
+	$(BIN)/python -m tests.chaos.soak

@@ -35,7 +35,7 @@ def _processes(var_dir: Path) -> dict[str, list[str]]:
             "config",
             "worker",
             "--loglevel=info",
-            "--queues=pdf",
+            "--queues=pdf,maintenance",
             f"--concurrency={os.environ.get('WORKER_CONCURRENCY', '2')}",
         ],
         "beat": [
@@ -61,8 +61,11 @@ def main() -> int:
     _manage("migrate", "--noinput", "-v", "0")
     _manage("seed_demo")
 
+    # SIGTERM soft-shuts a worker down: running renders get WORKER_SOFT_SHUTDOWN_SECONDS,
+    # then their messages go back to the broker for another worker.
+    env = {**os.environ, "REMAP_SIGTERM": "SIGQUIT"}
     children = {
-        name: subprocess.Popen(cmd, cwd=BASE_DIR)  # noqa: S603
+        name: subprocess.Popen(cmd, cwd=BASE_DIR, env=env)  # noqa: S603
         for name, cmd in _processes(var_dir).items()
     }
     print(f"devstack: web, worker and beat running; open http://{HOST}:{PORT}/", flush=True)

@@ -63,15 +63,27 @@ class JobCreateApi(APIView):
         status = serializers.CharField()
         status_url = serializers.URLField()
 
-    @extend_schema(request=InputSerializer, responses={202: OutputSerializer})
+    @extend_schema(
+        request=InputSerializer,
+        responses={202: OutputSerializer},
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                description="Repeat a submit safely: the same key and body return the same job.",
+            )
+        ],
+    )
     def post(self, request: Request) -> Response:
         if not isinstance(request.data, dict):
             raise serializers.ValidationError("The request body must be a JSON object.")
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         fields = serializer.validated_data
-        job = services.job_create(
+        job, created = services.job_create(
             owner=request.user,
+            idempotency_key=request.headers.get("Idempotency-Key", "").strip(),
             html_template=fields.get("html_template") or None,
             template_slug=fields.get("template") or None,
             data=fields.get("data"),
@@ -83,7 +95,10 @@ class JobCreateApi(APIView):
         return Response(
             {"job_id": body["job_id"], "status": body["status"], "status_url": body["status_url"]},
             status=status.HTTP_202_ACCEPTED,
-            headers={"Location": body["status_url"]},
+            headers={
+                "Location": body["status_url"],
+                **({} if created else {"Idempotent-Replayed": "true"}),
+            },
         )
 
 

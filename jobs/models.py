@@ -42,6 +42,12 @@ class PdfJob(models.Model):
     data = models.JSONField(default=dict, blank=True)
     options = models.JSONField(default=dict, blank=True)
     callback_url = models.URLField(max_length=2000, blank=True)
+    callback_sent_at = models.DateTimeField(null=True, blank=True)
+    callback_attempts = models.PositiveSmallIntegerField(default=0)
+    callback_error = models.TextField(blank=True)
+    # Idempotency-Key of the submit, and a digest of the request it came with.
+    idempotency_key = models.CharField(max_length=255, blank=True)
+    request_digest = models.CharField(max_length=64, blank=True)
 
     # Written only by jobs.transitions.
     status = models.CharField(
@@ -54,7 +60,10 @@ class PdfJob(models.Model):
     error = models.TextField(blank=True)
     error_code = models.CharField(max_length=40, blank=True)
     warnings = models.JSONField(default=list, blank=True)
-    worker = models.CharField(max_length=200, blank=True)
+    worker = models.CharField(max_length=200, blank=True, help_text="host:pid of the attempt.")
+    # Written by the running attempt every few seconds; a stale one means a dead attempt.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
 
     pdf_file = models.CharField(max_length=500, blank=True, help_text="Key in report storage.")
     page_count = models.PositiveIntegerField(null=True, blank=True)
@@ -70,6 +79,13 @@ class PdfJob(models.Model):
         indexes = [
             models.Index(fields=["owner", "-created_at"], name="job_owner_created_idx"),
             models.Index(fields=["status", "updated_at"], name="job_status_updated_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "idempotency_key"],
+                condition=~models.Q(idempotency_key=""),
+                name="job_idempotency_key_unique_per_owner",
+            )
         ]
 
     def __str__(self) -> str:
@@ -88,6 +104,9 @@ class DeadLetter(models.Model):
     """A job that exhausted its retries, kept for inspection and re-drive."""
 
     job = models.ForeignKey(PdfJob, on_delete=models.CASCADE, related_name="dead_letters")
+    error_code = models.CharField(max_length=40, blank=True)
+    # Permanent failures (timeouts, poison jobs) are kept for people, never auto re-driven.
+    permanent = models.BooleanField(default=False)
     task_id = models.CharField(max_length=255, blank=True)
     task_name = models.CharField(max_length=255, blank=True)
     error = models.TextField()
@@ -100,7 +119,9 @@ class DeadLetter(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["retry_count", "created_at"], name="dlq_retry_created_idx")]
+        indexes = [
+            models.Index(fields=["permanent", "retry_count", "created_at"], name="dlq_redrive_idx")
+        ]
 
     def __str__(self) -> str:
         return f"dead letter for {self.job.job_id}"

@@ -1,39 +1,33 @@
-"""Getting a report made: accept a job, run it on a worker, and decide what a failure means."""
+"""Accepting jobs and sending them to the workers: submit (with idempotency), enqueue,
+re-drive."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
-import random
-from dataclasses import dataclass
+import uuid
 from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.core.files.base import ContentFile
-from django.core.files.storage import storages
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
 
 from jobs import transitions
-from jobs.exceptions import ApplicationError
+from jobs.callbacks import callback_url_check
+from jobs.exceptions import ApplicationError, Conflict
+from jobs.execution import RENDER_TASK
 from jobs.models import DeadLetter, PdfJob
 from jobs.selectors import template_get_visible
 from reports.engines import ENGINE_NAMES, get_engine
-from reports.errors import RenderError
 from reports.options import parse_options
-from reports.rendering import report_render
 from reports.schemas import data_depth, data_validate
 from reports.services import template_current_version
 
 logger = logging.getLogger(__name__)
-RENDER_TASK = "jobs.render_pdf"
-
-
-@dataclass(frozen=True)
-class JobSource:
-    engine: str
-    html: str
-    css: str
+TASK_ID_PREFIX = "render-"
 
 
 def _check_size(name: str, text: str, limit: int) -> None:
@@ -44,14 +38,50 @@ def _check_size(name: str, text: str, limit: int) -> None:
         )
 
 
-def job_enqueue(*, job_id: UUID | str) -> None:
-    """Send the render message. A broker failure is logged, not raised: the row is queued."""
+def task_id_for(job_id: UUID | str) -> str:
+    """Message ids carry the job id, so the reconciler can see which jobs are in flight."""
+    return f"{TASK_ID_PREFIX}{job_id}-{uuid.uuid4().hex[:8]}"
+
+
+def job_id_from_task_id(task_id: str) -> str | None:
+    if not task_id.startswith(TASK_ID_PREFIX):
+        return None
+    return task_id[len(TASK_ID_PREFIX) : -9] or None
+
+
+def job_enqueue(*, job_id: UUID | str, countdown: float | None = None) -> bool:
+    """Send the render message. A broker failure is logged, not raised: the row stays
+    queued and the reconciler sends it once the broker is back."""
     from config.celery_app import app
 
     try:
-        app.send_task(RENDER_TASK, args=[str(job_id)])
+        app.send_task(
+            RENDER_TASK, args=[str(job_id)], task_id=task_id_for(job_id), countdown=countdown
+        )
     except Exception:
-        logger.exception("could not enqueue job %s; it stays queued for the reconciler", job_id)
+        logger.warning("could not enqueue job %s; the reconciler will resend it", job_id)
+        return False
+    transitions.job_mark_enqueued(job_id=job_id)
+    return True
+
+
+def request_digest(payload: dict[str, Any]) -> str:
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _replay(*, owner: Any, idempotency_key: str, digest: str) -> PdfJob | None:
+    existing = PdfJob.objects.filter(owner=owner, idempotency_key=idempotency_key).first()
+    if existing is None:
+        return None
+    if existing.request_digest != digest:
+        raise Conflict(
+            f"Idempotency-Key {idempotency_key!r} was already used with a different request "
+            f"(job {existing.job_id}); use a new key for a new request.",
+            code="idempotency_key_reused",
+            status=422,
+        )
+    return existing
 
 
 def job_create(
@@ -63,8 +93,26 @@ def job_create(
     engine: str | None = None,
     options: Any = None,
     callback_url: str = "",
-) -> PdfJob:
-    """Validate a request and queue it; it is sent to the workers once the row commits."""
+    idempotency_key: str = "",
+) -> tuple[PdfJob, bool]:
+    """Validate a request and queue it; it is sent to the workers once the row commits.
+    Returns (job, created): with a known Idempotency-Key, the earlier job and False."""
+    digest = request_digest(
+        {
+            "html_template": html_template,
+            "template": template_slug,
+            "data": data,
+            "engine": engine,
+            "options": options,
+            "callback_url": callback_url,
+        }
+    )
+    if idempotency_key:
+        if len(idempotency_key) > 255:
+            raise ApplicationError("Idempotency-Key is longer than 255 characters.")
+        replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)
+        if replayed is not None:
+            return replayed, False
     if bool(html_template) == bool(template_slug):
         raise ApplicationError(
             "Send exactly one of html_template (inline source) or template (a stored slug).",
@@ -107,119 +155,33 @@ def job_create(
     else:
         engine, source = engine or "handlebars", str(html_template)
         _check_size("html_template", source, settings.PDF_MAX_TEMPLATE_BYTES)
+    if callback_url and (problem := callback_url_check(callback_url)):
+        raise ApplicationError(problem, code="invalid_callback_url")
     parsed_options = parse_options(options)
     get_engine(engine).check(source)  # a syntax error is a 400 now, not a failed job later
 
-    with transaction.atomic():
-        job = PdfJob.objects.create(
-            owner=owner,
-            template=template,
-            template_version=version,
-            html_template="" if template else source,
-            engine=engine,
-            data=data,
-            options=parsed_options.as_dict(),
-            callback_url=callback_url,
-        )
-        transaction.on_commit(lambda: job_enqueue(job_id=job.job_id))
-    return job
-
-
-def _job_source(job: PdfJob) -> JobSource:
-    if job.template_version_id is not None:
-        version = job.template_version
-        return JobSource(engine=version.engine, html=version.html, css=version.css)
-    if job.template_id is not None and job.template is not None:
-        return JobSource(engine=job.template.engine, html=job.template.html, css=job.template.css)
-    if job.html_template:
-        return JobSource(engine=job.engine, html=job.html_template, css="")
-    raise RenderError("The template this job used has been deleted.")
-
-
-def _storage_key(job: PdfJob) -> str:
-    # One key per job: a re-run overwrites instead of leaving a second object behind.
-    return f"{job.job_id}.pdf"
-
-
-def job_run(*, job_id: UUID | str, worker: str = "") -> PdfJob | None:
-    """Claim, render, store and complete a job. Permanent errors fail the job here;
-    anything else propagates so the task can retry it."""
-    job = transitions.job_claim(job_id=job_id, worker=worker)
-    if job is None:
-        return None  # not queued: another delivery has it, or it was cancelled
-
-    def on_stage(stage: str, progress: int) -> None:
-        transitions.job_progress(job_id=job_id, stage=stage, progress=progress)
-
     try:
-        source = _job_source(job)
-        rendered = report_render(
-            engine=source.engine,
-            source=source.html,
-            css=source.css,
-            data=job.data,
-            options=parse_options(job.options),
-            on_stage=on_stage,
-        )
-    except RenderError as exc:
-        return transitions.job_fail(job_id=job_id, error=exc.message, code=exc.code)
-
-    on_stage("storing", 90)
-    storage = storages["reports"]
-    key = storage.save(_storage_key(job), ContentFile(rendered.content))
-    done = transitions.job_complete(
-        job_id=job_id,
-        pdf_file=key,
-        page_count=rendered.page_count,
-        size_bytes=rendered.size,
-        warnings=rendered.warnings,
-    )
-    if done is None:
-        # Cancelled while rendering: the result is discarded, not left orphaned.
-        storage.delete(key)
-    return done
-
-
-def retry_countdown(*, retries: int) -> float:
-    """Exponential backoff with full jitter, capped."""
-    ceiling = min(
-        settings.PDF_RETRY_BACKOFF_MAX_SECONDS, settings.PDF_RETRY_BACKOFF_SECONDS * 2**retries
-    )
-    return random.uniform(ceiling / 2, ceiling)  # noqa: S311 - jitter, not security
-
-
-def job_handle_transient_error(
-    *,
-    job_id: UUID | str,
-    error: BaseException,
-    retries: int,
-    traceback: str = "",
-    task_id: str = "",
-    worker: str = "",
-) -> float | None:
-    """Schedule a retry (return its countdown) or, with retries used up, fail the job and
-    dead-letter it (return None)."""
-    message = f"{type(error).__name__}: {error}"
-    if retries < settings.PDF_MAX_RETRIES:
-        if transitions.job_retry(job_id=job_id, error=message, code="transient") is None:
-            return None  # no longer processing (cancelled): nothing to retry
-        return retry_countdown(retries=retries)
-    job = transitions.job_fail(
-        job_id=job_id,
-        error=f"Gave up after {retries + 1} attempts. Last error: {message}",
-        code="retries_exhausted",
-    )
-    if job is not None:
-        DeadLetter.objects.create(
-            job=job,
-            task_id=task_id,
-            task_name=RENDER_TASK,
-            error=message,
-            traceback=traceback,
-            worker=worker,
-            attempts=job.attempts,
-        )
-    return None
+        with transaction.atomic():
+            job = PdfJob.objects.create(
+                owner=owner,
+                template=template,
+                template_version=version,
+                html_template="" if template else source,
+                engine=engine,
+                data=data,
+                options=parsed_options.as_dict(),
+                callback_url=callback_url,
+                idempotency_key=idempotency_key,
+                request_digest=digest,
+            )
+            transaction.on_commit(lambda: job_enqueue(job_id=job.job_id))
+    except IntegrityError:
+        # The same key raced in from another request: answer with the job that won.
+        replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)
+        if replayed is None:
+            raise
+        return replayed, False
+    return job, True
 
 
 def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
@@ -233,9 +195,6 @@ def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
 
 def dead_letter_redrive(*, dead_letter: DeadLetter) -> PdfJob | None:
     """Re-drive the dead letter's job, counting the attempt on the dead letter."""
-    from django.db.models import F
-    from django.utils import timezone
-
     with transaction.atomic():
         job = job_redrive(job_id=dead_letter.job.job_id)
         if job is not None:

@@ -3,26 +3,64 @@
 from __future__ import annotations
 
 import traceback
+from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
-from jobs import services
-from jobs.services import RENDER_TASK
+from jobs import callbacks, execution, reconciler
+from jobs.execution import RENDER_TASK, Defer
 
 
-@shared_task(bind=True, name=RENDER_TASK, max_retries=None)
-def render_pdf(self, job_id: str) -> None:  # type: ignore[no-untyped-def]
+class RenderTask(Task):
+    def on_failure(
+        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        # Runs in the worker's main process when the hard time limit killed the child:
+        # the child can no longer fail the job itself.
+        if isinstance(exc, TimeLimitExceeded) and args:
+            execution.job_fail_timeout(
+                job_id=args[0], limit="hard", worker=self.request.hostname or ""
+            )
+
+
+@shared_task(bind=True, base=RenderTask, name=RENDER_TASK, max_retries=None)
+def render_pdf(self: RenderTask, job_id: str) -> None:
     try:
-        services.job_run(job_id=job_id, worker=self.request.hostname or "")
+        outcome = execution.job_execute(job_id=job_id)
+    except SoftTimeLimitExceeded:
+        execution.job_fail_timeout(job_id=job_id, limit="soft")
+        return
     except Exception as exc:  # permanent errors were handled inside; the rest may pass
-        countdown = services.job_handle_transient_error(
+        countdown = execution.job_handle_transient_error(
             job_id=job_id,
             error=exc,
-            retries=self.request.retries,
             traceback=traceback.format_exc(),
             task_id=self.request.id or "",
-            worker=self.request.hostname or "",
         )
         if countdown is None:
             return
+        raise self.retry(countdown=countdown, exc=exc) from exc
+    if isinstance(outcome, Defer):
+        # Another delivery of this job may still be rendering; look again once its
+        # heartbeat would have gone stale.
+        raise self.retry(countdown=outcome.seconds)
+
+
+@shared_task(name="jobs.reconcile")
+def reconcile() -> dict[str, int]:
+    return reconciler.jobs_reconcile()
+
+
+@shared_task(name="jobs.redrive_dead_letters")
+def redrive_dead_letters() -> int:
+    return reconciler.dead_letters_redrive_due()
+
+
+@shared_task(bind=True, name=callbacks.CALLBACK_TASK, max_retries=None)
+def deliver_callback(self: Task, job_id: str) -> None:
+    try:
+        callbacks.callback_deliver(job_id=job_id)
+    except callbacks.CallbackError as exc:
+        countdown = execution.retry_countdown(attempt=self.request.retries + 1)
         raise self.retry(countdown=countdown, exc=exc) from exc

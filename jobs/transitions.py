@@ -1,7 +1,8 @@
 """The job state machine: the only module that writes PdfJob.status.
 
 Every transition is one guarded UPDATE (compare-and-set on the current status), stamps
-its time and publishes one event after the transaction commits. A transition that finds
+its time and publishes one event after the transaction commits (and, on reaching a final
+status, queues the job's completion callback). A transition that finds
 the job in another state changes nothing and returns None: someone else got there first.
 """
 
@@ -11,13 +12,14 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
+from jobs.callbacks import callback_enqueue
 from jobs.events import job_event_payload, job_event_publish
 from jobs.models import JobStatus, PdfJob
 
-Q, P, C, X, D = (
+QUEUED, PROCESSING, COMPLETED, FAILED, CANCELLED = (
     JobStatus.QUEUED,
     JobStatus.PROCESSING,
     JobStatus.COMPLETED,
@@ -30,40 +32,59 @@ def _transition(
     job_id: UUID | str,
     *,
     sources: tuple[str, ...],
-    extra: dict[str, Any] | None = None,
+    guard: Q | None = None,
     **fields: Any,
 ) -> PdfJob | None:
     with transaction.atomic():
-        changed = PdfJob.objects.filter(job_id=job_id, status__in=sources, **(extra or {})).update(
-            event_seq=F("event_seq") + 1, updated_at=timezone.now(), **fields
-        )
+        rows = PdfJob.objects.filter(job_id=job_id, status__in=sources)
+        if guard is not None:
+            rows = rows.filter(guard)
+        changed = rows.update(event_seq=F("event_seq") + 1, updated_at=timezone.now(), **fields)
         if not changed:
             return None
         job = PdfJob.objects.get(job_id=job_id)
         payload = job_event_payload(job)
         transaction.on_commit(lambda: job_event_publish(payload))
+        if job.callback_url and job.is_terminal:
+            transaction.on_commit(lambda: callback_enqueue(job_id=job_id))
     return job
+
+
+def _attempt_fields(worker: str) -> dict[str, Any]:
+    now = timezone.now()
+    return {
+        "status": PROCESSING,
+        "started_at": now,
+        "heartbeat_at": now,
+        "attempts": F("attempts") + 1,
+        "progress": 5,
+        "stage": "started",
+        "worker": worker[:200],
+        "completed_at": None,
+    }
 
 
 def job_claim(*, job_id: UUID | str, worker: str) -> PdfJob | None:
     """queued -> processing, counting an attempt. None if the job is not queued."""
+    return _transition(job_id, sources=(QUEUED,), **_attempt_fields(worker))
+
+
+def job_reclaim(*, job_id: UUID | str, worker: str, dead_worker: str) -> PdfJob | None:
+    """processing -> processing for a new attempt, taking over from `dead_worker`'s attempt.
+    Guarded on that worker so two redeliveries cannot both take over."""
     return _transition(
-        job_id,
-        sources=(Q,),
-        status=P,
-        started_at=timezone.now(),
-        attempts=F("attempts") + 1,
-        progress=5,
-        stage="started",
-        worker=worker[:200],
-        completed_at=None,
+        job_id, sources=(PROCESSING,), guard=Q(worker=dead_worker), **_attempt_fields(worker)
     )
 
 
 def job_progress(*, job_id: UUID | str, stage: str, progress: int) -> PdfJob | None:
     """Record a stage of a processing job; progress never goes backwards within an attempt."""
     return _transition(
-        job_id, sources=(P,), extra={"progress__lt": progress}, progress=progress, stage=stage
+        job_id,
+        sources=(PROCESSING,),
+        guard=Q(progress__lt=progress),
+        progress=progress,
+        stage=stage,
     )
 
 
@@ -72,8 +93,8 @@ def job_complete(
 ) -> PdfJob | None:
     return _transition(
         job_id,
-        sources=(P,),
-        status=C,
+        sources=(PROCESSING,),
+        status=COMPLETED,
         progress=100,
         stage="done",
         pdf_file=pdf_file,
@@ -89,8 +110,8 @@ def job_complete(
 def job_fail(*, job_id: UUID | str, error: str, code: str) -> PdfJob | None:
     return _transition(
         job_id,
-        sources=(Q, P),
-        status=X,
+        sources=(QUEUED, PROCESSING),
+        status=FAILED,
         stage="failed",
         error=error[:5000],
         error_code=code,
@@ -102,8 +123,8 @@ def job_retry(*, job_id: UUID | str, error: str, code: str) -> PdfJob | None:
     """processing -> queued: a transient error, another attempt is scheduled."""
     return _transition(
         job_id,
-        sources=(P,),
-        status=Q,
+        sources=(PROCESSING,),
+        status=QUEUED,
         progress=0,
         stage="retry_scheduled",
         error=error[:5000],
@@ -112,11 +133,13 @@ def job_retry(*, job_id: UUID | str, error: str, code: str) -> PdfJob | None:
 
 
 def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
-    """failed -> queued: an operator or the dead-letter re-drive tries again."""
+    """failed -> queued: an operator or the dead-letter re-drive tries again, with a fresh
+    allowance of attempts (the dead letter keeps the count of the earlier ones)."""
     return _transition(
         job_id,
-        sources=(X,),
-        status=Q,
+        sources=(FAILED,),
+        status=QUEUED,
+        attempts=0,
         progress=0,
         stage="redriven",
         error="",
@@ -127,5 +150,14 @@ def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
 
 def job_cancel(*, job_id: UUID | str) -> PdfJob | None:
     return _transition(
-        job_id, sources=(Q, P), status=D, stage="cancelled", completed_at=timezone.now()
+        job_id,
+        sources=(QUEUED, PROCESSING),
+        status=CANCELLED,
+        stage="cancelled",
+        completed_at=timezone.now(),
     )
+
+
+def job_mark_enqueued(*, job_id: UUID | str) -> None:
+    """Note that a message was sent (not a status change: no event)."""
+    PdfJob.objects.filter(job_id=job_id).update(enqueued_at=timezone.now())

@@ -48,3 +48,9 @@ def pdf_text(content: bytes) -> tuple[int, str]:
     """Read a PDF back: its page count and all of its text."""
     reader = PdfReader(io.BytesIO(content))
     return len(reader.pages), "\n".join(page.extract_text() or "" for page in reader.pages)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Run tests that start worker processes last, so no live worker consumes messages that
+    unit tests put on the shared queue."""
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)

@@ -80,7 +80,18 @@ DATABASES = {
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+    "DATABASE_POOL", True
+):
+    # A per-process pool (Django 5.1+) instead of a new connection per request: under ASGI
+    # persistent connections do not carry across requests, a pool does.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": env_int("DATABASE_POOL_MAX_SIZE", 10, minimum=1),
+        "timeout": 10,
+    }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat share one file: WAL lets readers run beside the writer,
     # IMMEDIATE transactions queue writers instead of failing with "database is locked".
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -152,11 +163,37 @@ SPECTACULAR_SETTINGS = {
 }
 
 # ---------------------------------------------------------------- PDF jobs
-PDF_MAX_RETRIES = env_int("PDF_MAX_RETRIES", 5, minimum=0)
+PDF_MAX_RETRIES = env_int("PDF_MAX_RETRIES", 3, minimum=0)
+# Attempts of any kind (a killed worker counts) before a job is failed as poison.
+PDF_MAX_ATTEMPTS = env_int("PDF_MAX_ATTEMPTS", 5, minimum=1)
 PDF_RETRY_BACKOFF_SECONDS = env_int("PDF_RETRY_BACKOFF_SECONDS", 2, minimum=1)
 PDF_RETRY_BACKOFF_MAX_SECONDS = env_int("PDF_RETRY_BACKOFF_MAX_SECONDS", 300, minimum=1)
 PDF_SOFT_TIME_LIMIT = env_int("PDF_SOFT_TIME_LIMIT", 120, minimum=1)
 PDF_HARD_TIME_LIMIT = env_int("PDF_HARD_TIME_LIMIT", 150, minimum=2)
+# A running attempt stamps heartbeat_at this often; one silent for STALE seconds is dead.
+PDF_HEARTBEAT_SECONDS = env_int("PDF_HEARTBEAT_SECONDS", 5, minimum=1)
+PDF_HEARTBEAT_STALE_SECONDS = env_int("PDF_HEARTBEAT_STALE_SECONDS", 30, minimum=2)
+# The reconciler re-sends queued jobs older than this that have no message in the broker.
+RECONCILE_QUEUED_AFTER_SECONDS = env_int("RECONCILE_QUEUED_AFTER_SECONDS", 60, minimum=1)
+# ...and takes back processing jobs whose heartbeat is older than the hard limit plus this.
+RECONCILE_PROCESSING_MARGIN_SECONDS = env_int("RECONCILE_PROCESSING_MARGIN_SECONDS", 30, minimum=0)
+RECONCILE_INTERVAL_SECONDS = env_int("RECONCILE_INTERVAL_SECONDS", 60, minimum=1)
+DLQ_MAX_AGE_SECONDS = env_int("DLQ_MAX_AGE", 24 * 3600, minimum=60)
+DLQ_MAX_RETRIES = env_int("DLQ_MAX_RETRIES", 3, minimum=0)
+DLQ_REDRIVE_INTERVAL_SECONDS = env_int("DLQ_REDRIVE_INTERVAL", 3600, minimum=1)
+# Completion callbacks (POST to the job's callback_url).
+CALLBACK_MAX_ATTEMPTS = env_int("CALLBACK_MAX_ATTEMPTS", 6, minimum=1)
+CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
+# Callbacks to loopback/private addresses are refused unless allowed (SSRF from a tenant).
+CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)
+# Absolute links (pdf_url in callbacks) need the public address of the web service.
+PUBLIC_BASE_URL = (env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000") or "").rstrip("/")
+# Bearer token required by /metrics; empty leaves it open (keep it on a private network).
+METRICS_TOKEN = env_str("METRICS_TOKEN", "") or ""
+# Completed jobs slower than this (submit to completion) are logged as a warning.
+PDF_SLOW_JOB_SECONDS = env_int("PDF_SLOW_JOB_SECONDS", 30, minimum=1)
+# Test-only fault points (sleep, kill the child) read from a job's data; never in production.
+PDF_FAULT_INJECTION = env_bool("PDF_FAULT_INJECTION", False)
 PDF_URL_TTL_SECONDS = env_int("PDF_URL_TTL_SECONDS", 3600, minimum=60)
 PDF_MAX_TEMPLATE_BYTES = env_int("PDF_MAX_TEMPLATE_BYTES", 512 * 1024, minimum=1024)
 PDF_MAX_DATA_BYTES = env_int("PDF_MAX_DATA_BYTES", 5 * 1024 * 1024, minimum=1024)
@@ -187,6 +224,12 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_DEFAULT_QUEUE = "pdf"
+# Periodic repair gets a queue of its own so it never waits behind long renders.
+CELERY_TASK_ROUTES = {
+    "jobs.deliver_callback": {"queue": "maintenance"},
+    "jobs.reconcile": {"queue": "maintenance"},
+    "jobs.redrive_dead_letters": {"queue": "maintenance"},
+}
 # A job is only acknowledged once rendered, so a crashed worker's job is redelivered.
 CELERY_TASK_ACKS_LATE = True
 # ...including when the pool child is killed mid-render (OOM, SIGKILL).
@@ -196,6 +239,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Soft limit raises in the task so it can fail cleanly; the hard limit kills a stuck child.
 CELERY_TASK_SOFT_TIME_LIMIT = PDF_SOFT_TIME_LIMIT
 CELERY_TASK_TIME_LIMIT = PDF_HARD_TIME_LIMIT
+# Warm shutdown (SIGTERM) waits this long for running renders, then stops them; their
+# late-acked messages go back to the broker and another worker takes the job over.
+CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = float(env_int("WORKER_SOFT_SHUTDOWN_SECONDS", 20, minimum=0))
+CELERY_WORKER_ENABLE_SOFT_SHUTDOWN_ON_IDLE = True
 # Unacked messages return to the queue after this; it must outlast the longest render.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": PDF_HARD_TIME_LIMIT + PDF_RETRY_BACKOFF_MAX_SECONDS + 600,
@@ -205,9 +252,24 @@ CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD",
 # On a lost broker connection, stop late-ack tasks rather than finish work nobody can ack.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A submit must answer fast even with the broker down: fail the publish quickly, keep the
+# row queued, and let the reconciler send it when the broker is back.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_SEND_TASK_EVENTS = True
-CELERY_BEAT_SCHEDULE: dict[str, dict] = {}
+CELERY_BEAT_SCHEDULE = {
+    "reconcile-jobs": {"task": "jobs.reconcile", "schedule": RECONCILE_INTERVAL_SECONDS},
+    "redrive-dead-letters": {
+        "task": "jobs.redrive_dead_letters",
+        "schedule": DLQ_REDRIVE_INTERVAL_SECONDS,
+    },
+}
 
 # ---------------------------------------------------------------- Channels
 CHANNEL_LAYERS = {

@@ -23,7 +23,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 PDF_RETRY_BACKOFF_SECONDS = 1
 PDF_RETRY_BACKOFF_MAX_SECONDS = 2
 SSE_HEARTBEAT_SECONDS = 2
+# Tests receive callbacks on a loopback HTTP server.
+CALLBACK_ALLOW_PRIVATE_NETWORKS = True
 # Static files straight from the app and static/ directories; no collectstatic needed.
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# Chaos tests run workers whose report storage fails on purpose.
+if os.environ.get("TEST_REPORT_STORAGE_BACKEND"):
+    STORAGES["reports"]["BACKEND"] = os.environ["TEST_REPORT_STORAGE_BACKEND"]

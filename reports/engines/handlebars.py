@@ -44,7 +44,8 @@ _PARSE_JS = """
 })
 """
 
-_parser = threading.local()
+_parser_lock = threading.Lock()
+_parser: MiniRacer | None = None
 # Isolates stopped by a time limit: V8 reports the termination asynchronously, and closing
 # one before that report lands makes mini-racer call into a closed event loop. Each is
 # closed at the next render instead, long after its report arrived.
@@ -63,13 +64,16 @@ def _new_isolate() -> MiniRacer:
     return ctx
 
 
-def _parser_isolate() -> MiniRacer:
-    # Parsing runs no template code, so one isolate per thread is safe to reuse and
-    # keeps the syntax check at submit time off the ~15 ms isolate start-up.
-    ctx = getattr(_parser, "ctx", None)
-    if ctx is None:
-        ctx = _parser.ctx = _new_isolate()
-    return ctx
+def _parse(source: str) -> dict[str, Any]:
+    # Parsing runs no template code, so one isolate per process is safe to share (behind a
+    # lock: an isolate is single-threaded) and keeps the syntax check at submit time off
+    # the ~15 ms isolate start-up. Per-thread would not do: Django's ASGI handler runs each
+    # request's sync code on a thread of its own.
+    global _parser
+    with _parser_lock:
+        if _parser is None:
+            _parser = _new_isolate()
+        return json.loads(_parser.call(_PARSE_JS, source, timeout_sec=5))
 
 
 def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
@@ -106,7 +110,7 @@ class HandlebarsEngine:
     name = "handlebars"
 
     def check(self, source: str) -> None:
-        result = json.loads(_parser_isolate().call(_PARSE_JS, source, timeout_sec=5))
+        result = _parse(source)
         if not result["ok"]:
             raise _syntax_error(result["message"], result["line"])
 

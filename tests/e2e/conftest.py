@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,8 +19,15 @@ from django.conf import settings
 from config.celery_app import app as celery_app
 from jobs.api_keys import api_key_create
 from tests.factories import UserFactory
-
-BASE_DIR = Path(__file__).resolve().parents[2]
+from tests.processes import (
+    database_url_for_tests,
+    free_port,
+    start,
+    stop,
+    tail,
+    wait_for_worker,
+    worker_args,
+)
 
 
 @dataclass
@@ -37,58 +42,31 @@ class Stack:
         return self.base_url.replace("http://", "ws://") + path
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _database_url() -> str:
-    from django.db import connection
-
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
-def _tail(path: Path, lines: int = 40) -> str:
-    return (
-        "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else ""
-    )
-
-
 def _wait_for_web(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"web server exited:\n{_tail(log)}")
+            raise RuntimeError(f"web server exited:\n{tail(log)}")
         try:
             if httpx.get(url, timeout=1).status_code < 500:
                 return
         except httpx.HTTPError:
             time.sleep(0.2)
-    raise RuntimeError(f"web server did not start:\n{_tail(log)}")
+    raise RuntimeError(f"web server did not start:\n{tail(log)}")
 
 
-def _wait_for_worker(proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"worker exited:\n{_tail(log)}")
-        if celery_app.control.ping(timeout=0.5):
-            return
-    raise RuntimeError(f"worker did not start:\n{_tail(log)}")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+def web_args(port: int) -> list[str]:
+    return [
+        "-m",
+        "uvicorn",
+        "config.asgi:application",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+    ]
 
 
 @pytest.fixture(scope="session")
@@ -97,7 +75,7 @@ def stack_env(django_db_setup, tmp_path_factory) -> dict[str, str]:
     return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url_for_tests(),
         "REDIS_URL": settings.REDIS_URL,
         "MEDIA_ROOT": str(media),
         "PYTHONUNBUFFERED": "1",
@@ -108,54 +86,19 @@ def stack_env(django_db_setup, tmp_path_factory) -> dict[str, str]:
 def live_stack(stack_env, tmp_path_factory) -> Iterator[Stack]:
     """Start uvicorn and one Celery worker for the whole session."""
     logs = tmp_path_factory.mktemp("e2e-logs")
-    port = _free_port()
+    port = free_port()
     web_log, worker_log = logs / "web.log", logs / "worker.log"
     celery_app.control.purge()  # leftovers of an earlier run must not reach this worker
-    web = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "config.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        cwd=BASE_DIR,
-        env=stack_env,
-        stdout=web_log.open("wb"),
-        stderr=subprocess.STDOUT,
-    )
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--loglevel=info",
-            "--concurrency=2",
-            "--queues=pdf",
-            "--without-gossip",
-            "--without-mingle",
-            f"--hostname=e2e-{port}@%h",
-        ],
-        cwd=BASE_DIR,
-        env=stack_env,
-        stdout=worker_log.open("wb"),
-        stderr=subprocess.STDOUT,
-    )
+    web = start(web_args(port), env=stack_env, log=web_log)
+    name = f"e2e-{port}"
+    worker = start(worker_args(name=name, concurrency=2), env=stack_env, log=worker_log)
     try:
         _wait_for_web(f"http://127.0.0.1:{port}/api/v1/schema/", web, web_log)
-        _wait_for_worker(worker, worker_log)
+        wait_for_worker(celery_app, name, worker, worker_log)
         yield Stack(base_url=f"http://127.0.0.1:{port}", logs=logs)
     finally:
-        _stop(worker)
-        _stop(web)
+        stop(worker)
+        stop(web)
 
 
 @pytest.fixture

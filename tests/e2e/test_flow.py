@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 
 import httpx
 import pytest
@@ -17,6 +18,7 @@ from reports.samples import sample_files, template_sync_samples
 from tests.conftest import pdf_text
 from tests.e2e.conftest import read_sse, wait_for_status
 from tests.factories import PdfJobFactory, UserFactory
+from tests.http_receiver import Receiver
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -169,3 +171,40 @@ def test_live_endpoints_refuse_strangers(live_stack, integrator):
             with pytest.raises(ConnectionClosed) as closed:
                 ws.recv(timeout=5)
             assert closed.value.rcvd.code == code
+
+
+def test_idempotent_submit_over_http(http):
+    body = {"html_template": "<p>{{n}}</p>", "data": {"n": 1}}
+    first = http.post("/api/v1/generate-pdf-async", json=body, headers={"Idempotency-Key": "o-1"})
+    again = http.post("/api/v1/generate-pdf-async", json=body, headers={"Idempotency-Key": "o-1"})
+    other = http.post(
+        "/api/v1/generate-pdf-async",
+        json={**body, "data": {"n": 2}},
+        headers={"Idempotency-Key": "o-1"},
+    )
+    assert (first.status_code, again.status_code, other.status_code) == (202, 202, 422)
+    assert again.json()["job_id"] == first.json()["job_id"]
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert "different request" in other.json()["error"]
+
+
+def test_completion_callback_is_posted_once(http):
+    hook = Receiver()
+    try:
+        body = http.post(
+            "/api/v1/generate-pdf-async",
+            json={"html_template": "<p>hook</p>", "callback_url": hook.url},
+        ).json()
+        job = wait_for_status(http, body["status_url"], until=TERMINAL)
+        deadline = time.monotonic() + 20
+        while not hook.received and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1)  # a duplicate would arrive by now
+    finally:
+        hook.server.shutdown()
+    assert job["status"] == "completed"
+    assert len(hook.received) == 1
+    headers, payload = hook.received[0]
+    assert payload["status"] == "completed"
+    assert payload["job_id"] == body["job_id"]
+    assert headers["Idempotency-Key"] == f"{body['job_id']}:completed"

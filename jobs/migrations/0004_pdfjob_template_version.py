@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('jobs', '0001_create_jobs_dead_letters_api_keys'),
+        ('jobs', '0003_job_callback_delivery'),
         ('reports', '0002_template_versions_schema_archive'),
     ]
 

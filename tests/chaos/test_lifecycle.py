@@ -1,0 +1,258 @@
+"""Chaos: kill, stop and starve real worker, broker and web processes; every job still ends
+exactly once. Each test asserts final status, attempts, stored objects and events."""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import httpx
+import pytest
+
+from jobs.api_keys import api_key_create
+from jobs.models import DeadLetter, JobStatus, PdfJob
+from jobs.services import task_id_for
+from tests.chaos.conftest import (
+    EventRecorder,
+    kill_attempt,
+    wait_for,
+    wait_processing,
+    wait_terminal,
+)
+from tests.factories import PdfJobFactory, UserFactory
+
+pytestmark = [pytest.mark.e2e, pytest.mark.chaos, pytest.mark.timeout(120)]
+
+
+def slow_job(seconds: float = 2.5, **fault) -> PdfJob:
+    return PdfJobFactory(
+        html_template="<h1>{{title}}</h1>",
+        data={"title": "chaos report", "__fault__": {"sleep": seconds, **fault}},
+    )
+
+
+def assert_completed_once(chaos, recorder, job: PdfJob, *, attempts: int) -> None:
+    job.refresh_from_db()
+    assert job.status == JobStatus.COMPLETED, (job.error, chaos.logs_tail())
+    assert job.attempts == attempts
+    assert chaos.stored_objects().count(f"{job.job_id}.pdf") == 1
+    assert recorder.completions(job) == 1
+
+
+def test_sigkill_of_the_pool_child_mid_render_completes_on_a_later_attempt(chaos):
+    chaos.worker("w1")
+    job = slow_job()
+    with EventRecorder(chaos.redis.url, [job]) as recorder:
+        chaos.send(job)
+        kill_attempt(wait_processing(chaos, job))
+        wait_terminal(chaos, job)
+    assert_completed_once(chaos, recorder, job, attempts=2)
+    assert chaos.stored_objects() == [f"{job.job_id}.pdf"]
+
+
+def test_killing_a_whole_worker_moves_its_jobs_to_the_other(chaos):
+    chaos.beat()
+    doomed = chaos.worker("doomed")
+    chaos.worker("survivor")
+    jobs = [slow_job(1.5) for _ in range(4)]
+    with EventRecorder(chaos.redis.url, jobs) as recorder:
+        for job in jobs:
+            chaos.send(job)
+
+        def doomed_is_rendering() -> PdfJob | None:
+            for job in jobs:
+                job.refresh_from_db()
+                if job.status == "processing" and _child_of(doomed.pid, _pid(job)):
+                    return job
+            return None
+
+        victim = wait_for(
+            doomed_is_rendering, timeout=30, what="doomed worker to start a job", chaos=chaos
+        )
+        from tests.processes import kill_group
+
+        kill_group(doomed)
+        wait_terminal(chaos, *jobs, timeout=90)
+    for job in jobs:
+        expected = 2 if job.pk == victim.pk else job.attempts
+        assert_completed_once(chaos, recorder, job, attempts=expected)
+    assert len(chaos.stored_objects()) == 4
+
+
+def _pid(job: PdfJob) -> int:
+    return int(job.worker.rsplit(":", 1)[1]) if job.worker else -1
+
+
+def _child_of(parent: int, pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1]) == parent
+    except (OSError, ValueError, IndexError):
+        return False
+
+
+def test_sigterm_mid_render_restores_the_message_and_completes_after_restart(chaos):
+    worker = chaos.worker("w1")
+    job = slow_job(2.5)
+    with EventRecorder(chaos.redis.url, [job]) as recorder:
+        chaos.send(job)
+        wait_processing(chaos, job)
+        worker.send_signal(signal.SIGTERM)  # soft shutdown: 1 s, then the render is stopped
+        worker.wait(timeout=30)
+        job.refresh_from_db()
+        assert job.status == JobStatus.PROCESSING  # interrupted, not finished or failed
+        chaos.worker("w2")  # no beat running: only the restored message can finish it
+        wait_terminal(chaos, job)
+    assert_completed_once(chaos, recorder, job, attempts=2)
+
+
+def test_poison_job_is_dead_lettered_after_max_attempts(chaos):
+    chaos.worker("w1")
+    job = PdfJobFactory(html_template="<p>x</p>", data={"__fault__": {"kill_child": True}})
+    with EventRecorder(chaos.redis.url, [job]) as recorder:
+        chaos.send(job)
+        wait_terminal(chaos, job, timeout=60)
+    job.refresh_from_db()
+    assert (job.status, job.error_code, job.attempts) == (JobStatus.FAILED, "worker_lost", 3)
+    assert "poison" in job.error
+    letter = DeadLetter.objects.get(job=job)
+    assert (letter.permanent, letter.attempts) == (True, 3)
+    assert chaos.stored_objects() == []
+    assert recorder.completions(job) == 0
+    assert recorder.claims(job) == 3
+
+
+def test_render_past_the_hard_limit_fails_with_timeout_and_is_not_redelivered(chaos):
+    chaos.worker("w1")
+    stuck = slow_job(30, ignore_soft_limit=True)  # only the hard limit (7 s) can stop it
+    slow = slow_job(30)  # the soft limit (5 s) stops this one
+    with EventRecorder(chaos.redis.url, [stuck, slow]):
+        chaos.send(stuck)
+        chaos.send(slow)
+        wait_terminal(chaos, stuck, slow, timeout=60)
+        time.sleep(4)  # a redelivery would show up as a second attempt by now
+    for job in (stuck, slow):
+        job.refresh_from_db()
+        assert (job.status, job.error_code, job.attempts) == (JobStatus.FAILED, "timeout", 1)
+        assert job.error.startswith("timeout:")
+    assert "hard time limit" in stuck.error
+    assert "soft time limit" in slow.error
+    assert chaos.stored_objects() == []
+
+
+def test_redis_restarted_empty_with_jobs_queued_and_processing_all_complete_once(chaos):
+    chaos.beat()
+    chaos.worker("w1")
+    jobs = [slow_job(1.5) for _ in range(3)]
+    for job in jobs:
+        chaos.send(job)
+    wait_processing(chaos, jobs[0])
+    chaos.redis.restart_empty()  # every queued and reserved message is gone
+    with EventRecorder(chaos.redis.url, jobs) as recorder:
+        wait_terminal(chaos, *jobs, timeout=90)
+    for job in jobs:
+        job.refresh_from_db()
+        assert job.status == JobStatus.COMPLETED, (job.error, chaos.logs_tail())
+        assert chaos.stored_objects().count(f"{job.job_id}.pdf") == 1
+        assert recorder.completions(job) <= 1  # at most once, even if it finished pre-wipe
+    assert len(chaos.stored_objects()) == 3
+    assert sum(recorder.completions(job) for job in jobs) >= 2
+
+
+def test_submit_with_redis_down_answers_202_and_runs_when_redis_returns(chaos):
+    base = chaos.web()
+    chaos.beat()
+    chaos.worker("w1")
+    user = UserFactory()
+    key = api_key_create(user=user)[1]
+    wait_for(lambda: _up(base), timeout=30, what="web server", chaos=chaos)
+    chaos.redis.stop()
+    started = time.monotonic()
+    response = httpx.post(
+        f"{base}/api/v1/generate-pdf-async",
+        headers={"X-API-Key": key},
+        json={"html_template": "<p>{{x}}</p>", "data": {"x": "offline submit"}},
+        timeout=30,
+    )
+    elapsed = time.monotonic() - started
+    assert response.status_code == 202, response.text
+    assert elapsed < 5
+    job = PdfJob.objects.get(job_id=response.json()["job_id"])
+    assert job.status == JobStatus.QUEUED
+    chaos.redis.start()
+    wait_terminal(chaos, job, timeout=60)
+    assert (job.status, job.attempts) == (JobStatus.COMPLETED, 1)
+    assert chaos.stored_objects() == [f"{job.job_id}.pdf"]
+
+
+def _up(base: str) -> bool:
+    try:
+        return httpx.get(f"{base}/api/v1/schema/", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def test_same_message_delivered_twice_makes_one_transition_one_object_one_event(chaos):
+    chaos.worker("w1", concurrency=2)
+    job = slow_job(1.5)
+    with EventRecorder(chaos.redis.url, [job]) as recorder:
+        task_id = task_id_for(job.job_id)
+        chaos.send(job, task_id=task_id)
+        chaos.send(job, task_id=task_id)
+        wait_terminal(chaos, job)
+        time.sleep(4)  # the deferred duplicate looks again after the stale window (3 s)
+    assert_completed_once(chaos, recorder, job, attempts=1)
+    assert recorder.claims(job) == 1
+
+
+def test_storage_failing_twice_then_recovering_completes_on_attempt_three(chaos):
+    chaos.worker(
+        "w1",
+        TEST_REPORT_STORAGE_BACKEND="tests.chaos.flaky_storage.FlakyStorage",
+        CHAOS_STORAGE_FAILURES="2",
+    )
+    job = PdfJobFactory(html_template="<p>{{x}}</p>", data={"x": "stored at last"})
+    with EventRecorder(chaos.redis.url, [job]) as recorder:
+        chaos.send(job)
+        wait_terminal(chaos, job, timeout=60)
+    assert_completed_once(chaos, recorder, job, attempts=3)
+    assert recorder.claims(job) == 3
+
+
+def test_two_concurrent_redrives_enqueue_each_job_once(chaos):
+    import json
+
+    import redis
+
+    jobs = [PdfJobFactory(status=JobStatus.FAILED, error="x") for _ in range(10)]
+    for job in jobs:
+        DeadLetter.objects.create(job=job, error="x")
+    chaos.worker("maint", concurrency=2, queues="maintenance")
+    for _ in range(2):
+        chaos.app.send_task("jobs.redrive_dead_letters", queue="maintenance")
+    client = redis.Redis.from_url(chaos.redis.url)
+
+    def all_requeued() -> bool:
+        return all(PdfJob.objects.get(pk=job.pk).status == JobStatus.QUEUED for job in jobs)
+
+    wait_for(all_requeued, timeout=30, what="jobs re-driven", chaos=chaos)
+    time.sleep(1)
+    sent = [json.loads(raw)["headers"]["argsrepr"] for raw in client.lrange("pdf", 0, -1)]
+    assert sorted(sent) == sorted(f"['{job.job_id}']" for job in jobs)
+    assert set(DeadLetter.objects.values_list("retry_count", flat=True)) == {1}
+
+
+def test_cancelling_a_processing_job_stops_it_and_discards_the_result(chaos):
+    from jobs import transitions
+
+    chaos.worker("w1")
+    job = slow_job(2.5)
+    with EventRecorder(chaos.redis.url, [job]) as recorder:
+        chaos.send(job)
+        wait_processing(chaos, job)
+        assert transitions.job_cancel(job_id=job.job_id) is not None
+        time.sleep(3)  # past the render's own length: it would have completed by now
+    job.refresh_from_db()
+    assert (job.status, job.attempts) == (JobStatus.CANCELLED, 1)
+    assert chaos.stored_objects() == []
+    assert recorder.completions(job) == 0

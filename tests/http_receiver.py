@@ -1,0 +1,30 @@
+"""A real HTTP server on loopback that records the callbacks it receives."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Receiver:
+    """Records POSTs; answers each with the next status in `statuses` (then 200)."""
+
+    def __init__(self, statuses: list[int] | None = None) -> None:
+        self.statuses = list(statuses or [])
+        self.received: list[tuple[dict, dict]] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers["Content-Length"])
+                receiver.received.append((dict(self.headers), json.loads(self.rfile.read(length))))
+                self.send_response(receiver.statuses.pop(0) if receiver.statuses else 200)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
