@@ -46,6 +46,9 @@ class JobSource:
 
 
 def _job_source(job: PdfJob) -> JobSource:
+    if job.template_version_id is not None:
+        version = job.template_version
+        return JobSource(engine=version.engine, html=version.html, css=version.css)
     if job.template_id is not None and job.template is not None:
         return JobSource(engine=job.template.engine, html=job.template.html, css=job.template.css)
     if job.html_template:

@@ -7,7 +7,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 
-from reports.models import Engine, ReportTemplate
+from reports.models import Engine, ReportTemplate, ReportTemplateVersion
 
 
 class JobStatus(models.TextChoices):
@@ -28,6 +28,14 @@ class PdfJob(models.Model):
     )
     template = models.ForeignKey(
         ReportTemplate, on_delete=models.SET_NULL, null=True, blank=True, related_name="jobs"
+    )
+    # The exact version rendered, so a retry or re-drive renders what was submitted.
+    template_version = models.ForeignKey(
+        ReportTemplateVersion,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="jobs",
     )
     html_template = models.TextField(blank=True, help_text="Inline template source.")
     engine = models.CharField(max_length=20, choices=Engine.choices)

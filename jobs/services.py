@@ -23,6 +23,8 @@ from jobs.models import DeadLetter, PdfJob
 from jobs.selectors import template_get_visible
 from reports.engines import ENGINE_NAMES, get_engine
 from reports.options import parse_options
+from reports.schemas import data_depth, data_validate
+from reports.services import template_current_version
 
 logger = logging.getLogger(__name__)
 TASK_ID_PREFIX = "render-"
@@ -121,12 +123,16 @@ def job_create(
     if not isinstance(data, dict):
         raise ApplicationError("data must be a JSON object.", code="invalid_data")
     _check_size("data", json.dumps(data), settings.PDF_MAX_DATA_BYTES)
+    if data_depth(data, limit=settings.PDF_MAX_NESTING_DEPTH) > settings.PDF_MAX_NESTING_DEPTH:
+        raise ApplicationError(
+            f"data nests deeper than {settings.PDF_MAX_NESTING_DEPTH} levels.", code="too_deep"
+        )
     if engine is not None and engine not in ENGINE_NAMES:
         raise ApplicationError(
             f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.",
             code="unknown_engine",
         )
-    template = None
+    template = version = None
     if template_slug:
         template = template_get_visible(owner=owner, slug=template_slug)
         if template is None:
@@ -138,7 +144,14 @@ def job_create(
                 f"Template {template_slug!r} uses the {template.engine} engine, not {engine}.",
                 code="engine_mismatch",
             )
-        engine, source = template.engine, template.html
+        if template.is_archived:
+            raise ApplicationError(
+                f"Template {template_slug!r} is archived; restore it to use it.",
+                code="template_archived",
+            )
+        version = template_current_version(template=template)
+        data_validate(schema=version.schema, data=data)  # 400 naming the path, nothing queued
+        engine, source = version.engine, version.html
     else:
         engine, source = engine or "handlebars", str(html_template)
         _check_size("html_template", source, settings.PDF_MAX_TEMPLATE_BYTES)
@@ -152,6 +165,7 @@ def job_create(
             job = PdfJob.objects.create(
                 owner=owner,
                 template=template,
+                template_version=version,
                 html_template="" if template else source,
                 engine=engine,
                 data=data,

@@ -14,8 +14,7 @@ from django.conf import settings
 from reports.errors import RenderError
 from reports.models import ReportTemplate
 from reports.options import parse_options
-from reports.preview import pdf_page_png
-from reports.rendering import report_render
+from reports.preview import template_preview_png
 
 logger = logging.getLogger(__name__)
 THUMBNAIL_WIDTH = 360
@@ -43,14 +42,17 @@ def template_thumbnail(*, template: ReportTemplate) -> bytes | None:
     if path.exists():
         return path.read_bytes()
     try:
-        pdf = report_render(
+        # Laid out only as far as the first page, under the preview time limit: a
+        # 50-page sample costs no more than a one-page one.
+        png = template_preview_png(
             engine=template.engine,
             source=template.html,
             css=template.css,
             data=template.sample_data if isinstance(template.sample_data, dict) else {},
+            schema=template.schema or {},
             options=parse_options({}),
+            width=THUMBNAIL_WIDTH,
         )
-        png = pdf_page_png(pdf.content, width=THUMBNAIL_WIDTH)
     except RenderError as exc:
         logger.info("no thumbnail for template %s: %s", template.slug, exc.message)
         return None

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from jobs import apis, sse
+from jobs import apis, sse, template_apis
 
 app_name = "api"
 
@@ -13,4 +13,23 @@ urlpatterns = [
     path("jobs/<str:job_id>/cancel", apis.JobCancelApi.as_view(), name="job-cancel"),
     path("jobs/<str:job_id>/pdf", apis.JobPdfApi.as_view(), name="job-pdf"),
     path("jobs/<str:job_id>/events", sse.job_events, name="job-events"),
+    path("templates/", template_apis.TemplateListCreateApi.as_view(), name="template-list"),
+    path(
+        "templates/<slug:slug>", template_apis.TemplateDetailApi.as_view(), name="template-detail"
+    ),
+    path(
+        "templates/<slug:slug>/restore",
+        template_apis.TemplateRestoreApi.as_view(),
+        name="template-restore",
+    ),
+    path(
+        "templates/<slug:slug>/versions",
+        template_apis.TemplateVersionListApi.as_view(),
+        name="template-versions",
+    ),
+    path(
+        "templates/<slug:slug>/preview",
+        template_apis.TemplatePreviewApi.as_view(),
+        name="template-preview",
+    ),
 ]

@@ -1,13 +1,72 @@
-"""Staff maintain the template library here."""
+"""Staff maintain the template library here; every save records an immutable version."""
 
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
 from django.contrib import admin
+from django.http import HttpRequest
 
-from reports.models import ReportTemplate
+from reports.errors import RenderError
+from reports.models import ReportTemplate, ReportTemplateVersion
+from reports.services import template_record_version, template_validate
+
+
+class ReportTemplateForm(forms.ModelForm):
+    class Meta:
+        model = ReportTemplate
+        fields = ("owner", "name", "slug", "engine", "html", "css", "schema", "sample_data")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        try:
+            template_validate(
+                engine=cleaned.get("engine", ""),
+                html=cleaned.get("html", ""),
+                css=cleaned.get("css", ""),
+                schema=cleaned.get("schema") or {},
+                sample_data=cleaned.get("sample_data") or {},
+            )
+        except RenderError as exc:
+            raise forms.ValidationError(exc.message) from None
+        return cleaned
+
+
+class VersionInline(admin.TabularInline):
+    model = ReportTemplateVersion
+    fields = ("number", "engine", "created_by", "created_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(ReportTemplate)
 class ReportTemplateAdmin(admin.ModelAdmin):
-    list_display = ("name", "slug", "engine", "owner", "updated_at")
-    list_filter = ("engine",)
+    form = ReportTemplateForm
+    list_display = ("name", "slug", "engine", "owner", "archived_at", "updated_at")
+    list_filter = ("engine", ("archived_at", admin.EmptyFieldListFilter))
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
+    inlines = (VersionInline,)
+    actions = ("archive", "unarchive")
+
+    def save_model(
+        self, request: HttpRequest, obj: ReportTemplate, form: Any, change: bool
+    ) -> None:
+        super().save_model(request, obj, form, change)
+        template_record_version(template=obj, by=request.user)
+
+    @admin.action(description="Archive selected templates (they take no new jobs)")
+    def archive(self, request: HttpRequest, queryset: Any) -> None:
+        from django.utils import timezone
+
+        self.message_user(request, f"Archived {queryset.update(archived_at=timezone.now())}.")
+
+    @admin.action(description="Restore selected archived templates")
+    def unarchive(self, request: HttpRequest, queryset: Any) -> None:
+        self.message_user(request, f"Restored {queryset.update(archived_at=None)}.")

@@ -1,4 +1,4 @@
-"""ReportTemplate: a named HTML template, with its engine, CSS and sample data."""
+"""ReportTemplate (a named, editable template) and its immutable ReportTemplateVersion rows."""
 
 from __future__ import annotations
 
@@ -27,7 +27,13 @@ class ReportTemplate(models.Model):
     engine = models.CharField(max_length=20, choices=Engine.choices, default=Engine.HANDLEBARS)
     html = models.TextField(help_text="Template source producing an HTML document.")
     css = models.TextField(blank=True, help_text="Extra CSS added to the document's head.")
+    schema = models.JSONField(
+        default=dict, blank=True, help_text="JSON Schema the data of every job must match."
+    )
     sample_data = models.JSONField(default=dict, blank=True)
+    archived_at = models.DateTimeField(
+        null=True, blank=True, help_text="Archived templates keep their versions but take no jobs."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -46,3 +52,49 @@ class ReportTemplate(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.slug})"
+
+    @property
+    def is_archived(self) -> bool:
+        return self.archived_at is not None
+
+    @property
+    def latest_version(self) -> ReportTemplateVersion | None:
+        return self.versions.order_by("-number").first()
+
+
+class ReportTemplateVersion(models.Model):
+    """One saved state of a template. Never updated: a job renders exactly the version it
+    recorded, so a re-drive months later produces the same document."""
+
+    template = models.ForeignKey(ReportTemplate, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    engine = models.CharField(max_length=20, choices=Engine.choices)
+    html = models.TextField()
+    css = models.TextField(blank=True)
+    schema = models.JSONField(default=dict, blank=True)
+    sample_data = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["template", "-number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["template", "number"], name="template_version_number_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.template.slug} v{self.number}"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        # Immutability is a data rule, so it is enforced where every writer passes.
+        if self.pk is not None:
+            raise ValueError("A template version is immutable; save a new version instead.")
+        super().save(*args, **kwargs)  # type: ignore[arg-type]

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import io
+import json
+from typing import Any
 
 import pypdfium2 as pdfium
+from django.conf import settings
 
-from reports.errors import RenderError
+from reports.errors import LimitExceeded, RenderError
+from reports.options import PdfOptions
+from reports.schemas import data_validate
 
 
 def pdf_page_png(pdf: bytes, *, page: int = 0, width: int = 600) -> bytes:
@@ -23,3 +28,35 @@ def pdf_page_png(pdf: bytes, *, page: int = 0, width: int = 600) -> bytes:
         return out.getvalue()
     finally:
         document.close()
+
+
+def template_preview_png(
+    *,
+    engine: str,
+    source: str,
+    css: str,
+    data: Any,
+    schema: dict[str, Any],
+    options: PdfOptions,
+    width: int = 600,
+) -> bytes:
+    """The first page of a template rendered with `data`, as PNG, under the tighter
+    PDF_PREVIEW_MAX_SECONDS budget and laid out only as far as that page, so an editor's
+    preview of a long report stays quick and never ties up a web worker."""
+    from reports.rendering import report_render
+
+    if not isinstance(data, dict):
+        raise RenderError("data must be a JSON object.")
+    if len(json.dumps(data)) > settings.PDF_MAX_DATA_BYTES:
+        raise LimitExceeded(f"data is larger than {settings.PDF_MAX_DATA_BYTES} bytes.")
+    data_validate(schema=schema, data=data)
+    rendered = report_render(
+        engine=engine,
+        source=source,
+        css=css,
+        data=data,
+        options=options,
+        max_render_seconds=settings.PDF_PREVIEW_MAX_SECONDS,
+        max_pages=1,
+    )
+    return pdf_page_png(rendered.content, page=0, width=width)

@@ -3,26 +3,30 @@
 from __future__ import annotations
 
 import io
-import logging
 import re
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from pypdf import PdfReader
 from xhtml2pdf import pisa
-from xhtml2pdf.config.resources import RenderLimitError, ResourceAccessPolicy
+from xhtml2pdf.config.resources import RenderLimitError
 
+from reports.charts import charts_embed
 from reports.engines import get_engine
 from reports.errors import LimitExceeded, RenderError
+from reports.fonts import fonts_css
+from reports.layout_hooks import on_page, page_cap
 from reports.options import PdfOptions
+from reports.resources import collect_warnings, resource_policy
+from reports.watermark import watermark_apply
 
 ASSETS_DIR = Path(__file__).with_name("assets")
 StageCallback = Callable[[str, int], None]
+PageCallback = Callable[[int], None]
 
 
 @dataclass(frozen=True)
@@ -36,48 +40,14 @@ class RenderedPdf:
         return len(self.content)
 
 
-def _policy() -> ResourceAccessPolicy:
-    # Untrusted HTML: no network at all, local reads only from the bundled assets.
-    return ResourceAccessPolicy.server(
-        base_dir=ASSETS_DIR,
-        allow_remote=False,
-        max_render_seconds=settings.PDF_SOFT_TIME_LIMIT,
-        max_document_bytes=settings.PDF_MAX_HTML_BYTES,
-    )
-
-
-class _WarningCollector(logging.Handler):
-    """Collects xhtml2pdf's warnings raised by this thread's render."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.WARNING)
-        self.thread = threading.get_ident()
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.thread == self.thread and len(self.messages) < 50:
-            self.messages.append(record.getMessage()[:300])
-
-
-@contextmanager
-def _collect_warnings() -> Iterator[list[str]]:
-    logger = logging.getLogger("xhtml2pdf")
-    collector = _WarningCollector()
-    logger.addHandler(collector)
-    try:
-        yield collector.messages
-    finally:
-        logger.removeHandler(collector)
-
-
 _HEAD_CLOSE = re.compile(r"</head\s*>", re.IGNORECASE)
 _HTML_OPEN = re.compile(r"<html[^>]*>", re.IGNORECASE)
 _PAGE_RULE = re.compile(r"@page\s*\{")
 DEFAULT_MARGIN = "2cm"
 
 
-def _with_page_size(document: str, size: str) -> str | None:
-    """Add `size` at the end of the document's first unnamed @page rule, so the job's
+def _into_page_rule(document: str, declarations: str) -> str | None:
+    """Append declarations at the end of the document's first @page rule, so the job's
     options win while the template keeps its margins and frames; None if it has none."""
     match = _PAGE_RULE.search(document)
     if match is None:
@@ -90,15 +60,59 @@ def _with_page_size(document: str, size: str) -> str | None:
         elif char == "}":
             depth -= 1
             if depth == 0:
-                return f"{document[:index]}; size: {size};\n{document[index:]}"
+                return f"{document[:index]}; {declarations}\n{document[index:]}"
     return None
+
+
+def _running_text(text: str) -> str:
+    # Plain text from the options, escaped; {page} and {pages} become live counters.
+    escaped = html_escape(text)
+    return escaped.replace("{page}", "<pdf:pagenumber></pdf:pagenumber>").replace(
+        "{pages}", "<pdf:pagecount></pdf:pagecount>"
+    )
+
+
+def _running_blocks(options: PdfOptions, margin: str) -> tuple[str, str]:
+    """(frame rules, content divs) of the header and footer the options ask for."""
+    sides = margin.split()
+    left = sides[-1] if len(sides) == 4 else sides[-1 if len(sides) < 3 else 1]
+    right = sides[1] if len(sides) > 1 else sides[0]
+    frames, divs = [], []
+    for name, text, edge in (
+        ("header", options.header, "top"),
+        ("footer", options.footer, "bottom"),
+    ):
+        if not text:
+            continue
+        frames.append(
+            f"@frame rs_{name} {{ -pdf-frame-content: rs-{name}; {edge}: 0.7cm; height: 0.8cm; "
+            f"margin-left: {left}; margin-right: {right}; }}"
+        )
+        divs.append(
+            f'<div id="rs-{name}" class="rs-{name}" style="font-size: 8pt; color: #52606d; '
+            f'text-align: center;">{_running_text(text)}</div>'
+        )
+    return " ".join(frames), "".join(divs)
+
+
+_BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
+_SELF_CLOSING_PDF_TAG = re.compile(r"<(pdf:[a-z]+)(\s[^<>]*?)?\s*/>", re.IGNORECASE)
+
+
+def _close_pdf_tags(html: str) -> str:
+    # The HTML parser ignores "/>" on unknown tags, so each <pdf:nextpage /> would
+    # swallow the rest of the document as its child: 3,000 page breaks nest 3,000 deep.
+    return _SELF_CLOSING_PDF_TAG.sub(
+        lambda m: f"<{m.group(1)}{m.group(2) or ''}></{m.group(1)}>", html
+    )
 
 
 def build_document(*, body_html: str, css: str, options: PdfOptions) -> str:
     """Wrap rendered HTML into a full document carrying the template CSS and page options."""
     # xhtml2pdf treats a second @page rule as a new page template that drops the first
-    # one's margins and frames, so the size goes into the template's own rule.
-    style = f"<style>{css}</style>" if css else ""
+    # one's margins and frames, so options go into the template's own rule.
+    body_html = _close_pdf_tags(body_html)
+    style = f"<style>{fonts_css(body_html + css)}{css}</style>"
     if _HEAD_CLOSE.search(body_html):
         document = _HEAD_CLOSE.sub(lambda _: f"{style}</head>", body_html, count=1)
     elif _HTML_OPEN.search(body_html):
@@ -107,24 +121,69 @@ def build_document(*, body_html: str, css: str, options: PdfOptions) -> str:
         document = (
             f'<html><head><meta charset="utf-8">{style}</head><body>{body_html}</body></html>'
         )
-    size = f"{options.page_size.lower()} {options.orientation}"
-    sized = _with_page_size(document, size)
+    margin = options.margin or DEFAULT_MARGIN
+    frames, divs = _running_blocks(options, margin)
+    if divs:
+        if _BODY_OPEN.search(document):
+            document = _BODY_OPEN.sub(lambda m: f"{m.group(0)}{divs}", document, count=1)
+        else:
+            document = document.replace("</head>", f"</head><body>{divs}", 1) + "</body>"
+    declarations = f"size: {options.page_size.lower()} {options.orientation};"
+    if options.margin:
+        declarations += f" margin: {options.margin};"
+    declarations += f" {frames}" if frames else ""
+    sized = _into_page_rule(document, declarations)
     if sized is not None:
         return sized
-    page_css = f"<style>@page {{ size: {size}; margin: {DEFAULT_MARGIN}; }}</style>"
+    page_css = f"<style>@page {{ margin: {DEFAULT_MARGIN}; {declarations} }}</style>"
     return _HEAD_CLOSE.sub(lambda _: f"{page_css}</head>", document, count=1)
 
 
-def html_to_pdf(html: str) -> RenderedPdf:
-    """Lay out a full HTML document as PDF under the locked-down resource policy."""
+def _page_guard(on_page_count: PageCallback | None) -> PageCallback:
+    limit = settings.PDF_MAX_PAGES
+
+    def guard(page: int) -> None:
+        if page > limit:
+            raise LimitExceeded(f"The report has more than {limit} pages; the limit is {limit}.")
+        if on_page_count is not None:
+            on_page_count(page)
+
+    return guard
+
+
+def html_to_pdf(
+    html: str,
+    *,
+    max_render_seconds: float | None = None,
+    on_page_count: PageCallback | None = None,
+    meta: dict[str, str] | None = None,
+    max_pages: int | None = None,
+) -> RenderedPdf:
+    """Lay out a full HTML document as PDF under the locked-down resource policy.
+    `on_page_count(n)` is called as page n starts; `meta` sets title/author/subject;
+    `max_pages` stops the layout after that many pages (a preview needs only the first)."""
     if len(html.encode("utf-8")) > settings.PDF_MAX_HTML_BYTES:
         raise LimitExceeded(
             f"The rendered HTML is larger than the {settings.PDF_MAX_HTML_BYTES} bytes allowed."
         )
     out = io.BytesIO()
-    with _collect_warnings() as warnings:
+    policy = resource_policy(max_render_seconds=max_render_seconds)
+    with (
+        collect_warnings() as warnings,
+        on_page(_page_guard(on_page_count)),
+        page_cap(max_pages),
+    ):
         try:
-            status = pisa.pisaDocument(html, dest=out, encoding="utf-8", resource_policy=_policy())
+            status = pisa.pisaDocument(
+                html,
+                dest=out,
+                encoding="utf-8",
+                resource_policy=policy,
+                context_meta={k: v for k, v in (meta or {}).items() if v},
+            )
+        except LimitExceeded as exc:
+            # ReportLab re-raises errors from its page hooks with its own notes prepended.
+            raise LimitExceeded(exc.args[0].split("args=() ")[-1].strip()) from None
         except RenderLimitError as exc:
             raise LimitExceeded(f"The document is too large to lay out: {exc}") from None
         except RecursionError:
@@ -148,10 +207,40 @@ def report_render(
     data: dict[str, Any],
     options: PdfOptions,
     on_stage: StageCallback | None = None,
+    on_page: PageCallback | None = None,
+    max_render_seconds: float | None = None,
+    max_pages: int | None = None,
 ) -> RenderedPdf:
-    """Render template + data with the named engine, then lay the HTML out as a PDF."""
+    """Render template + data with the named engine, draw its charts, lay the HTML out as
+    a PDF and stamp it. Stages: rendering_template, rendering_charts, laying_out (progress
+    rising with the pages laid out), finishing. `on_page(n)` is called as page n starts."""
     notify = on_stage or (lambda stage, progress: None)
-    notify("rendering_template", 20)
+    notify("rendering_template", 10)
     body = get_engine(engine).render(source, data)
-    notify("laying_out", 50)
-    return html_to_pdf(build_document(body_html=body, css=css, options=options))
+    notify("rendering_charts", 20)
+    body, chart_warnings = charts_embed(
+        body, on_chart=lambda done, total: notify("rendering_charts", 20 + 20 * done // total)
+    )
+    notify("laying_out", 40)
+
+    def page_started(page: int) -> None:
+        if page % 5 == 0:  # a progress event per page would flood the job's followers
+            notify("laying_out", min(85, 40 + page // 2))
+        if on_page is not None:
+            on_page(page)
+
+    meta = {"title": options.title, "author": options.author, "subject": options.subject}
+    rendered = html_to_pdf(
+        build_document(body_html=body, css=css, options=options),
+        max_render_seconds=max_render_seconds,
+        on_page_count=page_started,
+        meta=meta,
+        max_pages=max_pages,
+    )
+    notify("finishing", 88)
+    content = watermark_apply(rendered.content, options.watermark) if options.watermark else None
+    return RenderedPdf(
+        content=content or rendered.content,
+        page_count=rendered.page_count,
+        warnings=chart_warnings + rendered.warnings,
+    )

@@ -9,6 +9,7 @@ from pathlib import Path
 from django.conf import settings
 
 from reports.models import Engine, ReportTemplate
+from reports.services import template_create, template_update
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,8 @@ class Sample:
 
 SAMPLES = (
     Sample(slug="invoice", name="Invoice"),
-    Sample(slug="sales-report", name="Annual sales report (multi-page)"),
+    Sample(slug="sales-report", name="Annual sales report (multi-page, charts, contents)"),
+    Sample(slug="operations-review", name="Operations review (50 pages, 30 charts)"),
 )
 
 
@@ -38,21 +40,24 @@ def sample_files(slug: str) -> tuple[str, str, dict]:
     return html, css, data
 
 
+def sample_schema(slug: str) -> dict:
+    """The sample's JSON Schema (templates/samples/<slug>.schema.json), or {} if it has none."""
+    path = (samples_dir() / slug).with_suffix(".schema.json")
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
 def template_sync_samples() -> list[ReportTemplate]:
-    """Create or update the built-in (owner-less) sample templates from the repository."""
+    """Create or update the built-in (owner-less) sample templates from the repository;
+    a changed sample becomes a new version, an unchanged one is left alone."""
     synced = []
     for sample in SAMPLES:
         html, css, data = sample_files(sample.slug)
-        template, _ = ReportTemplate.objects.update_or_create(
-            owner=None,
-            slug=sample.slug,
-            defaults={
-                "name": sample.name,
-                "engine": sample.engine,
-                "html": html,
-                "css": css,
-                "sample_data": data,
-            },
-        )
-        synced.append(template)
+        schema = sample_schema(sample.slug)
+        fields = {"name": sample.name, "engine": sample.engine, "html": html, "css": css}
+        fields |= {"schema": schema, "sample_data": data}
+        existing = ReportTemplate.objects.filter(owner=None, slug=sample.slug).first()
+        if existing is None:
+            synced.append(template_create(owner=None, slug=sample.slug, **fields))
+        else:
+            synced.append(template_update(template=existing, **fields))
     return synced

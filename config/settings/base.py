@@ -201,6 +201,16 @@ PDF_MAX_TEMPLATE_BYTES = env_int("PDF_MAX_TEMPLATE_BYTES", 512 * 1024, minimum=1
 PDF_MAX_DATA_BYTES = env_int("PDF_MAX_DATA_BYTES", 5 * 1024 * 1024, minimum=1024)
 PDF_MAX_HTML_BYTES = env_int("PDF_MAX_HTML_BYTES", 20 * 1024 * 1024, minimum=1024)
 PDF_MAX_PAGES = env_int("PDF_MAX_PAGES", 500, minimum=1)
+# Deepest nesting of data (at submit) and of rendered HTML elements (at layout).
+PDF_MAX_NESTING_DEPTH = env_int("PDF_MAX_NESTING_DEPTH", 100, minimum=10)
+# Wall-clock budget of the layout of one report; below the Celery soft limit so the job
+# fails with a clear message instead of being interrupted.
+PDF_MAX_RENDER_SECONDS = env_int("PDF_MAX_RENDER_SECONDS", 90, minimum=1)
+# Remote images, CSS and fonts are off unless this names the hosts they may come from.
+PDF_REMOTE_ALLOWED_HOSTS = env_list("PDF_REMOTE_ALLOWED_HOSTS", [])
+PDF_MAX_CHARTS = env_int("PDF_MAX_CHARTS", 100, minimum=1)
+PDF_CHART_CACHE_SIZE = env_int("PDF_CHART_CACHE_SIZE", 256, minimum=0)
+PDF_PREVIEW_MAX_SECONDS = env_int("PDF_PREVIEW_MAX_SECONDS", 10, minimum=1)
 PDF_TEMPLATE_TIMEOUT_MS = env_int("PDF_TEMPLATE_TIMEOUT_MS", 5000, minimum=10)
 PDF_TEMPLATE_MAX_MEMORY_MB = env_int("PDF_TEMPLATE_MAX_MEMORY_MB", 256, minimum=16)
 SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)

@@ -9,6 +9,7 @@ each render gets a fresh isolate so one tenant's template cannot leave state for
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,9 @@ def _parse(source: str) -> dict[str, Any]:
     with _parser_lock:
         if _parser is None:
             _parser = _new_isolate()
-        return json.loads(_parser.call(_PARSE_JS, source, timeout_sec=5))
+        # No time limit: parsing runs no template code and the source size is capped, and
+        # mini-racer refuses a timeout on a thread with a running asyncio loop.
+        return json.loads(_parser.call(_PARSE_JS, source))
 
 
 def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
@@ -84,6 +87,25 @@ def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
                 break
     where = f" on line {line}" if line and "line" not in first else ""
     return TemplateSyntaxError(f"Template syntax error{where}: {first}", line=line)
+
+
+_QUOTED = re.compile(r'"([^"]{1,100})"')
+
+
+def _runtime_error(source: str, message: str, line: int | None) -> TemplateRuntimeError:
+    """handlebars.js reports most runtime errors (a missing helper, a helper that threw)
+    without a position; name the first line that uses the helper the message quotes."""
+    first = message.strip().splitlines()[0] if message.strip() else "template error"
+    if line is None:
+        quoted = _QUOTED.search(first) or re.search(r"^(\w+):", first)
+        if quoted:
+            use = re.compile(r"\{\{~?[#^/>]?\s*" + re.escape(quoted.group(1)) + r"(?=[\s}~])")
+            for number, text in enumerate(source.splitlines(), start=1):
+                if use.search(text):
+                    line = number
+                    break
+    where = f" on line {line}" if line else ""
+    return TemplateRuntimeError(f"Template error{where}: {first}", line=line)
 
 
 class HandlebarsEngine:
@@ -108,6 +130,7 @@ class HandlebarsEngine:
                 f"The template took longer than {settings.PDF_TEMPLATE_TIMEOUT_MS} ms to render."
             ) from None
         except JSOOMException:
+            _terminated.append(ctx)  # stopped like a timed-out one: close it later
             raise LimitExceeded(
                 f"The template used more than {settings.PDF_TEMPLATE_MAX_MEMORY_MB} MB to render."
             ) from None
@@ -117,7 +140,13 @@ class HandlebarsEngine:
         ctx.close()
         result = json.loads(raw)
         if result["ok"]:
-            return str(result["html"])
+            html = str(result["html"])
+            if len(html) > settings.PDF_MAX_HTML_BYTES:
+                raise LimitExceeded(
+                    f"The rendered HTML is larger than the {settings.PDF_MAX_HTML_BYTES} "
+                    "bytes allowed."
+                )
+            return html
         if result["syntax"]:
             raise _syntax_error(result["message"], result["line"])
-        raise TemplateRuntimeError(f"Template error: {result['message'].splitlines()[0]}")
+        raise _runtime_error(source, result["message"], result["line"])

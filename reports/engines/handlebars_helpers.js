@@ -37,4 +37,23 @@
   H.registerHelper("odd", function (v) { return num(v) % 2 === 1; });
   H.registerHelper("upper", function (v) { return String(v == null ? "" : v).toUpperCase(); });
   H.registerHelper("json", function (v) { return JSON.stringify(v); });
+  // {{chart spec}} with a spec from the data, or {{#chart}}{...JSON...}{{/chart}} written in
+  // the template; Python turns the placeholder into a server-rendered Vega-Lite image.
+  H.registerHelper("chart", function (spec, options) {
+    if (arguments.length < 2) {
+      options = spec;
+      try { spec = JSON.parse(options.fn(this)); }
+      catch (e) { throw new Error("chart: the block is not valid JSON (" + e.message + ")"); }
+    } else if (typeof spec === "string") {
+      try { spec = JSON.parse(spec); }
+      catch (e) { throw new Error("chart: the spec string is not valid JSON"); }
+    }
+    if (spec === null || typeof spec !== "object" || Array.isArray(spec)) {
+      throw new Error("chart: needs a Vega-Lite spec object");
+    }
+    var src = "vega-lite:" + encodeURIComponent(JSON.stringify(spec));
+    return new H.SafeString('<img class="chart" src="' + src + '">');
+  });
+  H.registerHelper("pageBreak", function () { return new H.SafeString("<pdf:nextpage></pdf:nextpage>"); });
+  H.registerHelper("toc", function () { return new H.SafeString("<pdf:toc></pdf:toc>"); });
 })();

@@ -89,7 +89,9 @@ form.addEventListener("submit", (event) => {
   }
   if (!showValidity()) {
     event.preventDefault();
-    if (collect) selectTab("json");
+    // Switching tabs rewrites the editor from the form: only do it from the form tab,
+    // never over what the person typed in the editor.
+    if (collect && jsonPanel.hidden) selectTab("json");
     textarea.focus();
   }
 });

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from jobs import services
-from reports.models import ReportTemplate
+from jobs import services, transitions
 from reports.samples import template_sync_samples
 from tests.browser.conftest import shoot, sign_in
 from tests.conftest import pdf_text
@@ -59,10 +58,11 @@ def test_sign_in_pick_a_template_submit_and_download(page, person, live_stack):
         timeout=30_000,
     )
     widths = page.eval_on_selector_all(".gallery img", "imgs => imgs.map(i => i.naturalWidth)")
-    assert widths == [360, 360]  # real thumbnails, not the "no preview" placeholder
+    assert widths == [360, 360, 360]  # real thumbnails, not the "no preview" placeholder
     shoot(page, "03-gallery")
 
     page.get_by_role("link", name=re.compile("^Invoice")).click()
+    page.get_by_role("tab", name="JSON").click()  # the invoice has a schema: form first
     editor = page.get_by_label(re.compile("Data as JSON"))
     assert "Northwind Traders" in editor.input_value()  # prefilled with the sample data
     editor.fill("[1, 2, 3]")
@@ -139,7 +139,7 @@ def test_progress_and_status_change_live_without_reload(page, person, live_stack
 
 
 def test_failed_job_shows_its_error_and_retry_completes_it(page, person, live_stack):
-    template = ReportTemplateFactory(
+    ReportTemplateFactory(
         owner=person,
         name="Greeting",
         slug="greeting",
@@ -157,13 +157,25 @@ def test_failed_job_shows_its_error_and_retry_completes_it(page, person, live_st
     expect(page.get_by_role("link", name="Download PDF")).to_be_hidden()
     shoot(page, "08-job-failed")
 
-    ReportTemplate.objects.filter(pk=template.pk).update(html="<h1>Hello {{name}}</h1>")
+    # A retry renders the same template version again, so it is for failures a retry can
+    # fix: here a storage outage that outlasted the job's retries.
+    job = PdfJobFactory(
+        owner=person, html_template="<h1>Hello {{name}}</h1>", data={"name": "Grace"}
+    )
+    transitions.job_claim(job_id=job.job_id, worker="gone:1")
+    transitions.job_fail(
+        job_id=job.job_id,
+        error="Gave up after 4 attempts. Last error: OSError: storage down",
+        code="retries_exhausted",
+    )
+    page.goto(f"/jobs/{job.job_id}/")
+    expect(status).to_have_text("Failed")
+    expect(error).to_contain_text("storage down")
     page.get_by_role("button", name="Retry").click()
     expect(page.get_by_text("The job is queued again.")).to_be_visible()
     expect(status).to_have_text("Completed", timeout=60_000)
-    expect(page.locator("[data-field=attempts]")).to_have_text(
-        "1"
-    )  # a re-drive starts a fresh allowance of attempts
+    # a re-drive starts a fresh allowance of attempts
+    expect(page.locator("[data-field=attempts]")).to_have_text("1")
     expect(error).to_be_hidden()
     with page.expect_download() as download_info:
         page.get_by_role("link", name="Download PDF").click()

@@ -31,10 +31,11 @@ def test_submit_answers_202_with_job_id_status_url_and_location(api, user):
 
 
 def test_submit_by_sample_template_slug(api):
-    from reports.samples import template_sync_samples
+    from reports.samples import sample_files, template_sync_samples
 
     template_sync_samples()
-    response = api.post(SUBMIT, {"template": "invoice", "data": {}}, format="json")
+    data = sample_files("invoice")[2]
+    response = api.post(SUBMIT, {"template": "invoice", "data": data}, format="json")
     assert response.status_code == 202
     assert PdfJob.objects.get().template.slug == "invoice"
 

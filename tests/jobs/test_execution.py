@@ -8,7 +8,7 @@ import pytest
 from django.core.files.storage import storages
 from django.utils import timezone
 
-from jobs import execution, transitions
+from jobs import execution, services, transitions
 from jobs.execution import Defer
 from jobs.liveness import attempt_identity
 from jobs.models import DeadLetter, JobStatus, PdfJob
@@ -169,3 +169,47 @@ def test_backoff_grows_and_is_capped(settings):
     assert 1 <= execution.retry_countdown(attempt=1) <= 2
     assert 8 <= execution.retry_countdown(attempt=4) <= 16
     assert 10 <= execution.retry_countdown(attempt=11) <= 20
+
+
+# Stored template versions, refused resources and limits, as the worker sees them.
+
+
+def test_the_recorded_version_renders_after_an_edit_and_on_redrive(user):
+    from reports.services import template_create, template_update
+
+    template = template_create(
+        owner=user, name="P", slug="prices", html="<p>{{#each items}}P{{price}} {{/each}}</p>"
+    )
+    job, _ = services.job_create(owner=user, template_slug="prices", data={"items": [{"price": 7}]})
+    assert job.template_version.number == 1
+    template_update(template=template, by=user, html="<p>EDITED</p>")
+    done = execution.job_execute(job_id=job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    text = pdf_text(storages["reports"].open(done.pdf_file).read())[1]
+    assert "P7" in text
+    assert "EDITED" not in text
+    # A re-drive renders the recorded version again, not the edited template.
+    PdfJob.objects.filter(pk=job.pk).update(status=JobStatus.FAILED)
+    services.job_redrive(job_id=job.job_id)
+    again = execution.job_execute(job_id=job.job_id)
+    assert "P7" in pdf_text(storages["reports"].open(again.pdf_file).read())[1]
+
+
+def test_a_refused_resource_is_dropped_and_recorded_on_the_completed_job(user):
+    job = PdfJobFactory(
+        owner=user, html_template='<p>Still here</p><img src="/etc/passwd">', data={}
+    )
+    done = execution.job_execute(job_id=job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    assert any("/etc/passwd" in warning for warning in done.warnings)
+    assert "Still here" in pdf_text(storages["reports"].open(done.pdf_file).read())[1]
+
+
+def test_a_limit_fails_the_job_permanently_with_its_message(user, settings):
+    settings.PDF_MAX_PAGES = 3
+    job = PdfJobFactory(owner=user, html_template="<p>x</p><pdf:nextpage />" * 10, data={})
+    failed = execution.job_execute(job_id=job.job_id)
+    assert failed.status == JobStatus.FAILED
+    assert failed.error_code == "limit_exceeded"
+    assert failed.error == "The report has more than 3 pages; the limit is 3."
+    assert failed.attempts == 1

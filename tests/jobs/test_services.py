@@ -7,7 +7,7 @@ import pytest
 from jobs import services
 from jobs.exceptions import ApplicationError
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from reports.errors import TemplateSyntaxError
+from reports.errors import RenderError, TemplateSyntaxError
 from tests.factories import PdfJobFactory, ReportTemplateFactory
 
 pytestmark = pytest.mark.django_db
@@ -134,3 +134,62 @@ def test_task_ids_carry_the_job_id(user):
     job = PdfJobFactory(owner=user)
     assert services.job_id_from_task_id(services.task_id_for(job.job_id)) == str(job.job_id)
     assert services.job_id_from_task_id("some-other-task") is None
+
+
+# Stored templates: the job records the version it renders, data is checked at submit.
+
+PRICE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "items": {
+            "type": "array",
+            "items": {"type": "object", "properties": {"price": {"type": "number"}}},
+        }
+    },
+}
+
+
+def _stored(user, **fields):
+    from reports.services import template_create
+
+    base = {"name": "Prices", "slug": "prices", "schema": PRICE_SCHEMA}
+    base["html"] = "<p>{{#each items}}P{{price}} {{/each}}</p>"
+    return template_create(owner=user, **(base | fields))
+
+
+def test_data_failing_the_schema_is_refused_before_anything_is_queued(user):
+    _stored(user)
+    items = [{"price": 1}, {"price": 2}, {"price": 3}, {"price": "12.50"}]
+    with pytest.raises(RenderError) as caught:
+        services.job_create(owner=user, template_slug="prices", data={"items": items})
+    assert caught.value.message == "items[3].price: expected number"
+    assert PdfJob.objects.count() == 0
+
+
+def test_archived_template_takes_no_new_jobs(user):
+    from reports.services import template_archive
+
+    template_archive(template=_stored(user))
+    with pytest.raises(ApplicationError, match="archived"):
+        services.job_create(owner=user, template_slug="prices", data={})
+
+
+def test_data_nested_past_the_limit_is_refused(user, settings):
+    settings.PDF_MAX_NESTING_DEPTH = 50
+    deep: dict = {}
+    node = deep
+    for _ in range(400):
+        node["a"] = {}
+        node = node["a"]
+    with pytest.raises(ApplicationError, match="deeper than 50 levels"):
+        services.job_create(owner=user, html_template="<p>x</p>", data=deep)
+
+
+def test_job_records_the_version_it_was_submitted_against(user):
+    from reports.services import template_update
+
+    template = _stored(user)
+    job, _ = services.job_create(owner=user, template_slug="prices", data={"items": []})
+    template_update(template=template, by=user, html="<p>EDITED</p>")
+    later, _ = services.job_create(owner=user, template_slug="prices", data={})
+    assert (job.template_version.number, later.template_version.number) == (1, 2)

@@ -35,3 +35,21 @@ def test_missing_page_is_a_render_error():
     ).content
     with pytest.raises(RenderError, match="no page 3"):
         pdf_page_png(pdf, page=2)
+
+
+def test_template_preview_lays_out_only_the_first_page(settings):
+    import time
+
+    from reports.preview import template_preview_png
+    from reports.rendering import html_to_pdf
+
+    long_doc = "<p>page</p><pdf:nextpage />" * 400
+    started = time.monotonic()
+    png = template_preview_png(
+        engine="raw", source=long_doc, css="", data={}, schema={}, options=parse_options({})
+    )
+    assert png.startswith(b"\x89PNG")
+    assert time.monotonic() - started < 3
+    settings.PDF_MAX_PAGES = 10  # the cap stops layout before the page limit is reached
+    closed = long_doc.replace("<pdf:nextpage />", "<pdf:nextpage></pdf:nextpage>")
+    assert html_to_pdf(f"<html><body>{closed}</body></html>", max_pages=1).page_count <= 2

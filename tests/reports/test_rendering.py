@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import base64
+import io
 
 import pytest
 
-from reports.errors import LimitExceeded, TemplateSyntaxError
+from reports.errors import LimitExceeded, RenderError, TemplateSyntaxError
 from reports.options import parse_options
 from reports.rendering import build_document, html_to_pdf, report_render
-from reports.samples import SAMPLES, sample_files
+from reports.samples import SAMPLES, sample_files, sample_schema
+from reports.schemas import data_validate
 from tests.conftest import pdf_text
 
 PNG_1PX = base64.b64encode(
@@ -67,7 +69,7 @@ def test_forced_page_breaks_make_pages():
 
 def test_page_limit_is_a_permanent_error(settings):
     settings.PDF_MAX_PAGES = 2
-    with pytest.raises(LimitExceeded, match="3 pages; the limit is 2"):
+    with pytest.raises(LimitExceeded, match="more than 2 pages; the limit is 2"):
         _render("{{#each p}}<p>x</p><pdf:nextpage />{{/each}}<p>y</p>", {"p": [1, 2]})
 
 
@@ -107,13 +109,207 @@ def test_shipped_samples_render_with_their_sample_data(sample):
     pages, text = pdf_text(rendered.content)
     assert rendered.warnings == []
     assert "[object Object]" not in text
+    data_validate(schema=sample_schema(sample.slug), data=data)
     if sample.slug == "invoice":
         assert pages == 1
         assert data["invoice"]["number"] in text
         assert "$3,248.10" in text  # subtotal 3,007.50 plus 8% tax
         assert "Page 1 of 1" in text
-    else:
-        assert pages >= 6
+    elif sample.slug == "sales-report":
+        assert pages == 9
         assert data["title"] in text
         assert data["transactions"][-1]["ref"] in text
+        assert "Contents\n3\n1. North America\n4\n2. Europe" in text  # entries with pages
+        assert _image_count(rendered.content) == 1 + len(data["regions"])
         assert f"Page {pages} of {pages}" in text
+    else:  # the 50-page, 30-chart report: the one test that renders it
+        assert pages == 50
+        assert _image_count(rendered.content) == 30
+        assert "50\n30. Cloud spend" in text  # the last contents entry and its page
+        assert "Page 50 of 50" in text
+
+
+def _image_count(content: bytes) -> int:
+    from pypdf import PdfReader
+
+    return sum(len(page.images) for page in PdfReader(io.BytesIO(content)).pages)
+
+
+# Hard limits: each is a LimitExceeded (a permanent failure) with a message, quickly.
+
+
+def _raw(html: str, css: str = "", **options: str):
+    return report_render(
+        engine="raw", source=html, css=css, data={}, options=parse_options(options)
+    )
+
+
+def test_400_deep_nesting_is_refused(settings):
+    settings.PDF_MAX_NESTING_DEPTH = 100
+    with pytest.raises(LimitExceeded, match="nests more than the 100 levels"):
+        _raw("<div>" * 400 + "deep" + "</div>" * 400)
+
+
+def test_3000_page_breaks_stop_at_the_page_limit_while_laying_out():
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="more than 500 pages"):
+        _raw("<p>x</p><pdf:nextpage />" * 3000)
+    assert time.monotonic() - started < 30
+
+
+def test_a_table_that_would_take_a_minute_stops_at_the_render_time_limit(settings):
+    import time
+
+    settings.PDF_MAX_RENDER_SECONDS = 2
+    rows = "".join(f"<tr><td>{i}</td><td>{'cell text ' * 30}</td></tr>" for i in range(20000))
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="seconds"):
+        _raw(f"<table repeat='1'><thead><tr><th>n</th><th>t</th></tr></thead>{rows}</table>")
+    assert time.monotonic() - started < 15
+
+
+def test_reportlab_cve_2023_33733_colour_payload_creates_no_file(tmp_path):
+    marker = tmp_path / "pwned"
+    payload = (
+        "[ [ getattr(pow, Word('__globals__'))['os'].system('touch " + str(marker) + "') "
+        "for Word in [ orgTypeFun( 'Word', (str,), { 'mutated': 1, 'startswith': lambda self, "
+        "x: 1 == 0, '__eq__': lambda self, x: self.mutate() and self.mutated < 0 and str(self) "
+        "== x, 'mutate': lambda self: { setattr(self, 'mutated', self.mutated - 1) }, "
+        "'__hash__': lambda self: hash(str(self)), }, ) ] ] for orgTypeFun in [type(type(1))] ] "
+        "and 'red'"
+    )
+    html = f'<p><font color="{payload}">exploit</font></p><p style="color: {payload}">b</p>'
+    try:
+        _, text = pdf_text(_raw(html).content)
+        assert "exploit" in text
+    except RenderError:
+        pass
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("html", "css"),
+    [
+        ('<p style="color: rgb(' + "1," * 30000 + '">x</p>', ""),
+        ("<p>x</p>", "p { color: #" + "0" * 60000 + "; }"),
+        ("<p>x</p>", "p { font-family: " + '"' + " " * 60000 + "; }"),
+        ("<p>x</p>", "p { background: url(" + "\\" * 60000 + "); }"),
+        ("<p>x</p>", "p { margin: " + "1" * 30000 + "px " * 5000 + "; }"),
+        ("<p>x</p>", "/*" * 30000),
+        ('<p style="' + "a:b;" * 30000 + '">x</p>', ""),
+        ("<p>x</p>", "@media " + "(" * 30000 + " {}"),
+    ],
+)
+def test_css_redos_strings_finish_in_under_a_second(html, css):
+    import time
+
+    started = time.monotonic()
+    try:
+        _raw(html, css=css)
+    except RenderError:
+        pass
+    assert time.monotonic() - started < 1.0
+
+
+# Paging: margins, running header and footer with page X of Y, TOC, metadata, charts, stages.
+
+
+def test_header_and_footer_number_every_page_x_of_y():
+    rendered = _raw(
+        "<p>one</p><pdf:nextpage /><p>two</p><pdf:nextpage /><p>three</p>",
+        header="ACME <confidential>",
+        footer="Page {page} of {pages}",
+    )
+    from pypdf import PdfReader
+
+    pages = PdfReader(io.BytesIO(rendered.content)).pages
+    assert len(pages) == 3
+    for number, page in enumerate(pages, start=1):
+        text = page.extract_text()
+        assert f"Page {number} of 3" in text
+        assert "ACME <confidential>" in text  # escaped into the HTML, shown as typed
+
+
+def test_margin_option_moves_the_body_text():
+    import pypdfium2 as pdfium
+
+    def first_x(rendered) -> float:
+        document = pdfium.PdfDocument(rendered.content)
+        try:
+            return document[0].get_textpage().get_charbox(0)[0]
+        finally:
+            document.close()
+
+    narrow = first_x(_raw("<p>MARGIN</p>", margin="1cm"))
+    wide = first_x(_raw("<p>MARGIN</p>", margin="4cm"))
+    assert round(wide - narrow) == round(3 / 2.54 * 72)
+
+
+def test_margin_and_size_options_override_the_templates_own_page_rule():
+    document = build_document(
+        body_html="<p>x</p>",
+        css="@page { margin: 3cm; }",
+        options=parse_options({"margin": "1cm", "page_size": "A5"}),
+    )
+    assert document.count("@page") == 1
+    assert document.index("margin: 3cm") < document.index("margin: 1cm")
+
+
+def test_metadata_comes_from_the_options():
+    from pypdf import PdfReader
+
+    rendered = _raw("<p>x</p>", title="Q3 Report", author="Ada Lovelace", subject="Sales")
+    meta = PdfReader(io.BytesIO(rendered.content)).metadata
+    assert (meta.title, meta.author, meta.subject) == ("Q3 Report", "Ada Lovelace", "Sales")
+
+
+def test_table_of_contents_lists_the_headings_with_pages():
+    source = "{{toc}}{{#each parts}}{{pageBreak}}<h1>{{this}}</h1><p>text</p>{{/each}}"
+    rendered = report_render(
+        engine="handlebars",
+        source=source,
+        css="",
+        data={"parts": ["Alpha section", "Beta section"]},
+        options=parse_options({}),
+    )
+    from pypdf import PdfReader
+
+    pages = PdfReader(io.BytesIO(rendered.content)).pages
+    toc = pages[0].extract_text()
+    assert "Alpha section" in toc
+    assert "Beta section" in toc
+    assert rendered.page_count == 3
+
+
+def test_charts_are_embedded_as_images_and_stages_reported():
+    spec = {
+        "data": {"values": [{"a": "A", "b": 2}, {"a": "B", "b": 5}]},
+        "mark": "bar",
+        "encoding": {
+            "x": {"field": "a", "type": "nominal"},
+            "y": {"field": "b", "type": "quantitative"},
+        },
+    }
+    stages: list[tuple[str, int]] = []
+    pages: list[int] = []
+    rendered = report_render(
+        engine="handlebars",
+        source="<p>Chart</p>{{chart spec}}{{chart spec}}{{chart other}}",
+        css="",
+        data={"spec": spec, "other": spec | {"mark": "point"}},
+        options=parse_options({}),
+        on_stage=lambda stage, progress: stages.append((stage, progress)),
+        on_page=pages.append,
+    )
+    from pypdf import PdfReader
+
+    page = PdfReader(io.BytesIO(rendered.content)).pages[0]
+    assert len(page.images) == 2  # the repeated chart is one image drawn twice
+    assert page.get_contents().get_data().count(b" Do") == 3
+    names = [stage for stage, _ in stages]
+    assert names[:2] == ["rendering_template", "rendering_charts"]
+    assert "laying_out" in names
+    assert [p for _, p in stages] == sorted(p for _, p in stages)
+    assert pages == [1]

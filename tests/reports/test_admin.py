@@ -1,0 +1,52 @@
+"""Staff edit templates in the admin: each save that changes the rendering is a new version."""
+
+from __future__ import annotations
+
+import pytest
+
+from reports.models import ReportTemplate
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff_client(client):
+    staff = UserFactory(username="staff", is_staff=True, is_superuser=True)
+    client.force_login(staff)
+    return client
+
+
+def _form(**fields: str) -> dict[str, str]:
+    base = {
+        "name": "Letter",
+        "slug": "letter",
+        "engine": "handlebars",
+        "html": "<p>{{who}}</p>",
+        "css": "",
+        "schema": '{"type": "object"}',
+        "sample_data": '{"who": "Ada"}',
+        "versions-TOTAL_FORMS": "0",
+        "versions-INITIAL_FORMS": "0",
+    }
+    return base | fields
+
+
+def test_admin_add_and_change_record_versions(staff_client):
+    response = staff_client.post("/admin/reports/reporttemplate/add/", _form())
+    assert response.status_code == 302, response.content[:2000]
+    template = ReportTemplate.objects.get(slug="letter")
+    staff_client.post(
+        f"/admin/reports/reporttemplate/{template.pk}/change/", _form(html="<h1>{{who}}</h1>")
+    )
+    versions = list(template.versions.order_by("number").values_list("number", "html"))
+    assert versions == [(1, "<p>{{who}}</p>"), (2, "<h1>{{who}}</h1>")]
+
+
+def test_admin_refuses_a_template_with_a_syntax_error(staff_client):
+    response = staff_client.post(
+        "/admin/reports/reporttemplate/add/", _form(html="<p>\n{{#each x}}</p>")
+    )
+    assert response.status_code == 200
+    assert b"line 2" in response.content
+    assert not ReportTemplate.objects.exists()

@@ -1,0 +1,83 @@
+"""The template library: every save is an immutable version; schema and sample data checked."""
+
+from __future__ import annotations
+
+import pytest
+
+from reports.errors import LimitExceeded, RenderError, TemplateSyntaxError
+from reports.models import ReportTemplateVersion
+from reports.services import (
+    template_archive,
+    template_create,
+    template_current_version,
+    template_update,
+)
+from tests.factories import ReportTemplateFactory
+
+pytestmark = pytest.mark.django_db
+SCHEMA = {"type": "object", "properties": {"n": {"type": "number"}}}
+
+
+def _create(user, **fields):
+    base = {"name": "T", "slug": "t", "html": "<p>{{n}}</p>", "schema": SCHEMA}
+    return template_create(owner=user, **(base | fields))
+
+
+def test_create_saves_version_one_with_the_schema(user):
+    template = _create(user, sample_data={"n": 1})
+    version = template.latest_version
+    assert (version.number, version.html, version.schema) == (1, "<p>{{n}}</p>", SCHEMA)
+    assert template.schema == SCHEMA
+
+
+def test_every_change_that_renders_differently_is_a_new_version(user):
+    template = _create(user)
+    template_update(template=template, by=user, html="<h1>{{n}}</h1>")
+    template_update(template=template, by=user, name="Renamed")  # not rendered: no version
+    template_update(template=template, by=user, css="h1 { color: red; }")
+    numbers = list(template.versions.order_by("number").values_list("number", "html", "css"))
+    assert numbers == [
+        (1, "<p>{{n}}</p>", ""),
+        (2, "<h1>{{n}}</h1>", ""),
+        (3, "<h1>{{n}}</h1>", "h1 { color: red; }"),
+    ]
+
+
+def test_a_version_cannot_be_changed(user):
+    version = _create(user).latest_version
+    version.html = "tampered"
+    with pytest.raises(ValueError, match="immutable"):
+        version.save()
+    assert ReportTemplateVersion.objects.get(pk=version.pk).html == "<p>{{n}}</p>"
+
+
+def test_sample_data_must_match_the_schema(user):
+    with pytest.raises(RenderError, match=r"sample_data does not match the schema: n: expected"):
+        _create(user, sample_data={"n": "one"})
+
+
+def test_syntax_errors_and_oversized_templates_are_refused(user, settings):
+    with pytest.raises(TemplateSyntaxError, match="line 2"):
+        _create(user, html="<p>\n{{#each x}}</p>")
+    settings.PDF_MAX_TEMPLATE_BYTES = 1024
+    with pytest.raises(LimitExceeded, match="limit is 1024"):
+        _create(user, html="x" * 2000)
+
+
+def test_duplicate_slug_for_the_same_owner_is_refused(user):
+    _create(user)
+    with pytest.raises(RenderError, match="already have a template with slug 't'"):
+        _create(user)
+
+
+def test_rows_saved_before_versioning_get_their_first_version_on_use(user):
+    template = ReportTemplateFactory(owner=user)
+    assert template.latest_version is None
+    assert template_current_version(template=template).number == 1
+    assert template_current_version(template=template).number == 1
+
+
+def test_archive_keeps_versions(user):
+    template = template_archive(template=_create(user))
+    assert template.is_archived
+    assert template.versions.count() == 1
