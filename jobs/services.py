@@ -7,6 +7,7 @@ import hashlib
 import json
 import logging
 import uuid
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -22,6 +23,7 @@ from jobs.execution import RENDER_TASK
 from jobs.models import DeadLetter, PdfJob
 from jobs.selectors import template_get_visible
 from reports.engines import ENGINE_NAMES, get_engine
+from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.options import parse_options
 from reports.schemas import data_depth, data_validate
 from reports.services import template_current_version
@@ -84,6 +86,71 @@ def _replay(*, owner: Any, idempotency_key: str, digest: str) -> PdfJob | None:
     return existing
 
 
+@dataclass(frozen=True)
+class _Source:
+    template: ReportTemplate | None
+    version: ReportTemplateVersion | None
+    engine: str
+    html: str
+
+
+def _validated_data(data: Any) -> dict[str, Any]:
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ApplicationError("data must be a JSON object.", code="invalid_data")
+    _check_size("data", json.dumps(data), settings.PDF_MAX_DATA_BYTES)
+    if data_depth(data, limit=settings.PDF_MAX_NESTING_DEPTH) > settings.PDF_MAX_NESTING_DEPTH:
+        raise ApplicationError(
+            f"data nests deeper than {settings.PDF_MAX_NESTING_DEPTH} levels.", code="too_deep"
+        )
+    return data
+
+
+def _resolve_source(
+    *,
+    owner: Any,
+    html_template: str | None,
+    template_slug: str | None,
+    engine: str | None,
+    data: dict[str, Any],
+) -> _Source:
+    """The template text to render: inline, or the current version of a stored template
+    (whose JSON Schema the data must satisfy)."""
+    if bool(html_template) == bool(template_slug):
+        raise ApplicationError(
+            "Send exactly one of html_template (inline source) or template (a stored slug).",
+            code="template_required",
+        )
+    if engine is not None and engine not in ENGINE_NAMES:
+        raise ApplicationError(
+            f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.",
+            code="unknown_engine",
+        )
+    if not template_slug:
+        source = str(html_template)
+        _check_size("html_template", source, settings.PDF_MAX_TEMPLATE_BYTES)
+        return _Source(template=None, version=None, engine=engine or "handlebars", html=source)
+    template = template_get_visible(owner=owner, slug=template_slug)
+    if template is None:
+        raise ApplicationError(
+            f"No template with slug {template_slug!r} exists.", code="unknown_template"
+        )
+    if engine is not None and engine != template.engine:
+        raise ApplicationError(
+            f"Template {template_slug!r} uses the {template.engine} engine, not {engine}.",
+            code="engine_mismatch",
+        )
+    if template.is_archived:
+        raise ApplicationError(
+            f"Template {template_slug!r} is archived; restore it to use it.",
+            code="template_archived",
+        )
+    version = template_current_version(template=template)
+    data_validate(schema=version.schema, data=data)  # 400 naming the path, nothing queued
+    return _Source(template=template, version=version, engine=version.engine, html=version.html)
+
+
 def job_create(
     *,
     owner: Any,
@@ -113,61 +180,27 @@ def job_create(
         replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)
         if replayed is not None:
             return replayed, False
-    if bool(html_template) == bool(template_slug):
-        raise ApplicationError(
-            "Send exactly one of html_template (inline source) or template (a stored slug).",
-            code="template_required",
-        )
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ApplicationError("data must be a JSON object.", code="invalid_data")
-    _check_size("data", json.dumps(data), settings.PDF_MAX_DATA_BYTES)
-    if data_depth(data, limit=settings.PDF_MAX_NESTING_DEPTH) > settings.PDF_MAX_NESTING_DEPTH:
-        raise ApplicationError(
-            f"data nests deeper than {settings.PDF_MAX_NESTING_DEPTH} levels.", code="too_deep"
-        )
-    if engine is not None and engine not in ENGINE_NAMES:
-        raise ApplicationError(
-            f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.",
-            code="unknown_engine",
-        )
-    template = version = None
-    if template_slug:
-        template = template_get_visible(owner=owner, slug=template_slug)
-        if template is None:
-            raise ApplicationError(
-                f"No template with slug {template_slug!r} exists.", code="unknown_template"
-            )
-        if engine is not None and engine != template.engine:
-            raise ApplicationError(
-                f"Template {template_slug!r} uses the {template.engine} engine, not {engine}.",
-                code="engine_mismatch",
-            )
-        if template.is_archived:
-            raise ApplicationError(
-                f"Template {template_slug!r} is archived; restore it to use it.",
-                code="template_archived",
-            )
-        version = template_current_version(template=template)
-        data_validate(schema=version.schema, data=data)  # 400 naming the path, nothing queued
-        engine, source = version.engine, version.html
-    else:
-        engine, source = engine or "handlebars", str(html_template)
-        _check_size("html_template", source, settings.PDF_MAX_TEMPLATE_BYTES)
+    data = _validated_data(data)
+    source = _resolve_source(
+        owner=owner,
+        html_template=html_template,
+        template_slug=template_slug,
+        engine=engine,
+        data=data,
+    )
     if callback_url and (problem := callback_url_check(callback_url)):
         raise ApplicationError(problem, code="invalid_callback_url")
     parsed_options = parse_options(options)
-    get_engine(engine).check(source)  # a syntax error is a 400 now, not a failed job later
+    get_engine(source.engine).check(source.html)  # a syntax error is a 400 now, not later
 
     try:
         with transaction.atomic():
             job = PdfJob.objects.create(
                 owner=owner,
-                template=template,
-                template_version=version,
-                html_template="" if template else source,
-                engine=engine,
+                template=source.template,
+                template_version=source.version,
+                html_template="" if source.template else source.html,
+                engine=source.engine,
                 data=data,
                 options=parsed_options.as_dict(),
                 callback_url=callback_url,

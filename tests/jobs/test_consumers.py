@@ -6,24 +6,14 @@ import asyncio
 import json
 
 import pytest
-from asgiref.sync import sync_to_async
 from asgiref.testing import ApplicationCommunicator
 from channels.routing import URLRouter
-from django.db import connections
 
 from jobs.routing import websocket_urlpatterns
+from tests.async_db import closing as _closing
 from tests.factories import PdfJobFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-async def _closing(scenario):
-    """Run a scenario, then close the connections its ORM calls opened in asgiref's
-    worker thread, so the test database can be dropped at the end."""
-    try:
-        return await scenario
-    finally:
-        await sync_to_async(connections.close_all)()
 
 
 class _Socket(ApplicationCommunicator):

@@ -5,24 +5,14 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from asgiref.sync import sync_to_async
-from django.db import connections
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from jobs import subscriptions
 from jobs.models import JobStatus, PdfJob
+from tests.async_db import closing as _closing
 from tests.factories import PdfJobFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-async def _closing(scenario):
-    """Run a scenario, then close the connections its ORM calls opened in asgiref's
-    worker thread, so the test database can be dropped at the end."""
-    try:
-        return await scenario
-    finally:
-        await sync_to_async(connections.close_all)()
 
 
 class _FlakyLayer:
