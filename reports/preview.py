@@ -11,7 +11,7 @@ from django.conf import settings
 
 from reports.errors import LimitExceeded, RenderError
 from reports.options import PdfOptions
-from reports.schemas import data_validate
+from reports.schemas import data_depth, data_validate
 
 
 def pdf_page_png(pdf: bytes, *, page: int = 0, width: int = 600) -> bytes:
@@ -49,6 +49,9 @@ def template_preview_png(
         raise RenderError("data must be a JSON object.")
     if len(json.dumps(data)) > settings.PDF_MAX_DATA_BYTES:
         raise LimitExceeded(f"data is larger than {settings.PDF_MAX_DATA_BYTES} bytes.")
+    # The same nesting bound a submit enforces, so a preview cannot reach further.
+    if data_depth(data, limit=settings.PDF_MAX_NESTING_DEPTH) > settings.PDF_MAX_NESTING_DEPTH:
+        raise LimitExceeded(f"data nests deeper than {settings.PDF_MAX_NESTING_DEPTH} levels.")
     data_validate(schema=schema, data=data)
     rendered = report_render(
         engine=engine,

@@ -53,3 +53,24 @@ def test_template_preview_lays_out_only_the_first_page(settings):
     settings.PDF_MAX_PAGES = 10  # the cap stops layout before the page limit is reached
     closed = long_doc.replace("<pdf:nextpage />", "<pdf:nextpage></pdf:nextpage>")
     assert html_to_pdf(f"<html><body>{closed}</body></html>", max_pages=1).page_count <= 2
+
+
+def test_preview_refuses_data_nested_deeper_than_a_submit_may(settings):
+    from reports.errors import LimitExceeded
+    from reports.preview import template_preview_png
+
+    settings.PDF_MAX_NESTING_DEPTH = 5
+    deep: dict = {}
+    node = deep
+    for _ in range(10):
+        node["x"] = {}
+        node = node["x"]
+    with pytest.raises(LimitExceeded, match="nests deeper than 5 levels"):
+        template_preview_png(
+            engine="raw",
+            source="<p>x</p>",
+            css="",
+            data=deep,
+            schema={},
+            options=parse_options({}),
+        )
