@@ -51,27 +51,45 @@ def _has_url(value: Any) -> bool:
     return False
 
 
-def chart_image(spec: dict[str, Any]) -> tuple[str, float, float]:
-    """(PNG data URI, width, height) of a Vega-Lite spec, in CSS pixels (xhtml2pdf draws
-    1 px as 0.75 pt, as a browser prints); cached by content hash."""
+_SVG_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([\d.]+)"[^>]*?\bheight="([\d.]+)"')
+
+
+def _draw(spec: dict[str, Any], *, vector: bool) -> tuple[str, float, float]:
+    if vector:
+        svg = vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
+        size = _SVG_SIZE.search(svg)
+        if size is None:
+            raise ChartError("the drawn chart has no size")
+        encoded = base64.b64encode(svg.encode("utf-8")).decode()
+        return f"data:image/svg+xml;base64,{encoded}", float(size[1]), float(size[2])
+    png = vl_convert.vegalite_to_png(spec, scale=_SCALE, allowed_base_urls=[])
+    width, height = (size / _SCALE for size in _png_size(png))
+    return f"data:image/png;base64,{base64.b64encode(png).decode()}", width, height
+
+
+def chart_image(spec: dict[str, Any], *, vector: bool = False) -> tuple[str, float, float]:
+    """(data URI, width, height) of a Vega-Lite spec, in CSS pixels (xhtml2pdf draws
+    1 px as 0.75 pt, as a browser prints); an SVG when `vector` (renderers that draw SVG
+    keep charts sharp at any zoom), else a 2x PNG; cached by content hash."""
     if not isinstance(spec, dict):
         raise ChartError("a chart spec must be a JSON object")
     if _has_url(spec):
         raise ChartError("chart data must be inline (data.values); URLs are not fetched")
     canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"))
-    key = hashlib.sha256(canonical.encode()).hexdigest()
+    key = hashlib.sha256(f"{vector}:{canonical}".encode()).hexdigest()
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
     try:
-        png = vl_convert.vegalite_to_png(spec, scale=_SCALE, allowed_base_urls=[])
+        uri, width, height = _draw(spec, vector=vector)
+    except ChartError:
+        raise
     except Exception as exc:  # vl-convert raises ValueError for any bad spec
         raise ChartError(str(exc).splitlines()[0][:200] if str(exc) else "invalid spec") from None
-    width, height = (size / _SCALE for size in _png_size(png))
     if width > _MAX_WIDTH_PX:
         width, height = _MAX_WIDTH_PX, height * _MAX_WIDTH_PX / width
-    image = (f"data:image/png;base64,{base64.b64encode(png).decode()}", width, height)
+    image = (uri, width, height)
     with _cache_lock:
         _cache[key] = image
         while len(_cache) > settings.PDF_CHART_CACHE_SIZE:
@@ -80,9 +98,10 @@ def chart_image(spec: dict[str, Any]) -> tuple[str, float, float]:
 
 
 def charts_embed(
-    html: str, *, on_chart: Callable[[int, int], None] | None = None
+    html: str, *, on_chart: Callable[[int, int], None] | None = None, vector: bool = False
 ) -> tuple[str, list[str]]:
-    """Replace every chart placeholder with its image; return (html, warnings)."""
+    """Replace every chart placeholder with its image (SVG when `vector`); return
+    (html, warnings)."""
     specs = list(dict.fromkeys(_PLACEHOLDER.findall(html)))
     if not specs:
         return html, []
@@ -94,7 +113,7 @@ def charts_embed(
     warnings: list[str] = []
     for done, encoded in enumerate(specs, start=1):
         try:
-            uri, width, height = chart_image(json.loads(unquote(encoded)))
+            uri, width, height = chart_image(json.loads(unquote(encoded)), vector=vector)
             images[encoded] = f'src="{uri}" width="{width:.0f}" height="{height:.0f}"'
         except json.JSONDecodeError:
             warnings.append(f"Chart {done} dropped: its spec is not valid JSON.")

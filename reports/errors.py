@@ -27,3 +27,9 @@ class TemplateRuntimeError(RenderError):
 
 class LimitExceeded(RenderError):
     code = "limit_exceeded"
+
+
+class LayoutFailed(RenderError):
+    """The renderer could not place something on a page; retrying would fail the same way."""
+
+    code = "layout_error"

@@ -12,12 +12,14 @@ from typing import Any
 
 from django.conf import settings
 from pypdf import PdfReader
+from reportlab.platypus.doctemplate import LayoutError
 from xhtml2pdf import pisa
 from xhtml2pdf.config.resources import RenderLimitError
 
+from rendering.font_fallback import css_font_fallback, html_font_fallback
 from reports.charts import charts_embed
 from reports.engines import get_engine
-from reports.errors import LimitExceeded, RenderError
+from reports.errors import LayoutFailed, LimitExceeded, RenderError
 from reports.fonts import fonts_css
 from reports.layout_hooks import on_page, page_cap
 from reports.options import PdfOptions
@@ -111,8 +113,8 @@ def build_document(*, body_html: str, css: str, options: PdfOptions) -> str:
     """Wrap rendered HTML into a full document carrying the template CSS and page options."""
     # xhtml2pdf treats a second @page rule as a new page template that drops the first
     # one's margins and frames, so options go into the template's own rule.
-    body_html = _close_pdf_tags(body_html)
-    style = f"<style>{fonts_css(body_html + css)}{css}</style>"
+    body_html = html_font_fallback(_close_pdf_tags(body_html))
+    style = f"<style>{fonts_css(body_html + css)}{css_font_fallback(css)}</style>"
     if _HEAD_CLOSE.search(body_html):
         document = _HEAD_CLOSE.sub(lambda _: f"{style}</head>", body_html, count=1)
     elif _HTML_OPEN.search(body_html):
@@ -149,6 +151,29 @@ def _page_guard(on_page_count: PageCallback | None) -> PageCallback:
             on_page_count(page)
 
     return guard
+
+
+_FLOWABLE = re.compile(r"Flowable <(\w+)")
+_FLOWABLE_NAMES = {
+    "Table": "a table row",
+    "PmlTable": "a table row",
+    "PmlImage": "an image",
+    "PmlParagraph": "a paragraph",
+    "Paragraph": "a paragraph",
+    "PmlKeepInFrame": "a block",
+}
+
+
+def _layout_failed(exc: LayoutError) -> LayoutFailed:
+    """ReportLab's LayoutError as a sentence: what did not fit, and what to do about it."""
+    found = _FLOWABLE.search(str(exc))
+    thing = _FLOWABLE_NAMES.get(found.group(1), "a block") if found else "a block"
+    return LayoutFailed(
+        f"xhtml2pdf could not place {thing} on any page: it is taller (or wider) than the "
+        "page's frame and cannot be split. Let it break across pages (avoid fixed heights "
+        "and tables nested in tables), or use the weasyprint or chromium renderer, which "
+        "split such content across pages."
+    )
 
 
 def html_to_pdf(
@@ -188,6 +213,8 @@ def html_to_pdf(
             raise LimitExceeded(f"The document is too large to lay out: {exc}") from None
         except RecursionError:
             raise LimitExceeded("The document nests elements too deeply to lay out.") from None
+        except LayoutError as exc:
+            raise _layout_failed(exc) from None
     if status.err:
         raise RenderError("The HTML could not be laid out as a PDF (xhtml2pdf reported errors).")
     content = out.getvalue()
@@ -197,6 +224,55 @@ def html_to_pdf(
             f"The report has {page_count} pages; the limit is {settings.PDF_MAX_PAGES}."
         )
     return RenderedPdf(content=content, page_count=page_count, warnings=list(warnings))
+
+
+XHTML2PDF, WEASYPRINT, CHROMIUM = "xhtml2pdf", "weasyprint", "chromium"
+RENDERER_NAMES: tuple[str, ...] = (XHTML2PDF, WEASYPRINT, CHROMIUM)
+
+
+def renderer_check(name: Any) -> str:
+    """`name` if it names a renderer; a RenderError listing the valid ones otherwise."""
+    if name not in RENDERER_NAMES:
+        raise RenderError(f"Unknown renderer {name!r}; use one of: {', '.join(RENDERER_NAMES)}.")
+    return str(name)
+
+
+def _browser_layout(
+    renderer: str,
+    *,
+    body_html: str,
+    css: str,
+    options: PdfOptions,
+    max_render_seconds: float,
+    page_cap: int | None,
+    on_page: PageCallback,
+) -> RenderedPdf:
+    """WeasyPrint or Chromium; imported here, so a process that never uses one never
+    loads it (and the renderers may import RenderedPdf from this module)."""
+    common: dict[str, Any] = {
+        "body_html": body_html,
+        "css": css,
+        "options": options,
+        "policy": resource_policy(max_render_seconds=max_render_seconds),
+        "max_render_seconds": max_render_seconds,
+        "max_pages": settings.PDF_MAX_PAGES,
+        "max_html_bytes": settings.PDF_MAX_HTML_BYTES,
+        "page_cap": page_cap,
+        "on_page": on_page,
+    }
+    if renderer == WEASYPRINT:
+        from rendering.renderers import weasyprint
+
+        return weasyprint.render(**common)
+    from rendering.renderers import chromium
+
+    browser = chromium.ChromiumSettings(
+        executable=Path(settings.CHROMIUM_PATH),
+        max_jobs=settings.PDF_CHROMIUM_MAX_JOBS,
+        memory_mb=settings.PDF_TEMPLATE_MAX_MEMORY_MB,
+        script_seconds=settings.PDF_TEMPLATE_TIMEOUT_MS / 1000,
+    )
+    return chromium.render(**common, settings=browser)
 
 
 def report_render(
@@ -210,16 +286,21 @@ def report_render(
     on_page: PageCallback | None = None,
     max_render_seconds: float | None = None,
     max_pages: int | None = None,
+    renderer: str = XHTML2PDF,
 ) -> RenderedPdf:
     """Render template + data with the named engine, draw its charts, lay the HTML out as
-    a PDF and stamp it. Stages: rendering_template, rendering_charts, laying_out (progress
-    rising with the pages laid out), finishing. `on_page(n)` is called as page n starts."""
+    a PDF with the named renderer and stamp it. Stages: rendering_template,
+    rendering_charts, laying_out (progress rising with the pages laid out), finishing.
+    `on_page(n)` is called as page n starts (xhtml2pdf) or once the layout is done."""
+    renderer_check(renderer)
     notify = on_stage or (lambda stage, progress: None)
     notify("rendering_template", 10)
     body = get_engine(engine).render(source, data)
     notify("rendering_charts", 20)
     body, chart_warnings = charts_embed(
-        body, on_chart=lambda done, total: notify("rendering_charts", 20 + 20 * done // total)
+        body,
+        on_chart=lambda done, total: notify("rendering_charts", 20 + 20 * done // total),
+        vector=renderer != XHTML2PDF,
     )
     notify("laying_out", 40)
 
@@ -229,14 +310,25 @@ def report_render(
         if on_page is not None:
             on_page(page)
 
-    meta = {"title": options.title, "author": options.author, "subject": options.subject}
-    rendered = html_to_pdf(
-        build_document(body_html=body, css=css, options=options),
-        max_render_seconds=max_render_seconds,
-        on_page_count=page_started,
-        meta=meta,
-        max_pages=max_pages,
-    )
+    if renderer == XHTML2PDF:
+        meta = {"title": options.title, "author": options.author, "subject": options.subject}
+        rendered = html_to_pdf(
+            build_document(body_html=body, css=css, options=options),
+            max_render_seconds=max_render_seconds,
+            on_page_count=page_started,
+            meta=meta,
+            max_pages=max_pages,
+        )
+    else:
+        rendered = _browser_layout(
+            renderer,
+            body_html=body,
+            css=css,
+            options=options,
+            max_render_seconds=max_render_seconds or settings.PDF_MAX_RENDER_SECONDS,
+            page_cap=max_pages,
+            on_page=page_started,
+        )
     notify("finishing", 88)
     content = watermark_apply(rendered.content, options.watermark) if options.watermark else None
     return RenderedPdf(

@@ -213,6 +213,10 @@ PDF_CHART_CACHE_SIZE = env_int("PDF_CHART_CACHE_SIZE", 256, minimum=0)
 PDF_PREVIEW_MAX_SECONDS = env_int("PDF_PREVIEW_MAX_SECONDS", 10, minimum=1)
 PDF_TEMPLATE_TIMEOUT_MS = env_int("PDF_TEMPLATE_TIMEOUT_MS", 5000, minimum=10)
 PDF_TEMPLATE_MAX_MEMORY_MB = env_int("PDF_TEMPLATE_MAX_MEMORY_MB", 256, minimum=16)
+# The browser of the chromium renderer (Debian's package) and how many jobs one warm
+# browser serves before it is replaced.
+CHROMIUM_PATH = env_str("CHROMIUM_PATH", "/usr/bin/chromium") or "/usr/bin/chromium"
+PDF_CHROMIUM_MAX_JOBS = env_int("PDF_CHROMIUM_MAX_JOBS", 100, minimum=1)
 SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)
 # Request bodies carry the template and data; allow the configured maxima plus headroom.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 * 1024

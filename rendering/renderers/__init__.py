@@ -1,0 +1,1 @@
+"""The layout engines that turn a full HTML document into PDF bytes."""

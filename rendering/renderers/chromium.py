@@ -1,0 +1,277 @@
+"""Headless Chromium: a browser's layout and the only renderer that runs template
+JavaScript, with the network closed. Every request goes through interception: the document
+itself and the bundled fonts are served from here, an allowed remote asset is fetched by
+the resource policy (never by the browser), and everything else (file://, loopback and
+private addresses, redirects, WebSockets, fetch/XHR from script, navigation) is refused."""
+
+from __future__ import annotations
+
+import asyncio
+import html as html_lib
+import io
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from playwright.async_api import BrowserContext, Route, WebSocketRoute
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+from pypdf import PdfReader, PdfWriter
+from xhtml2pdf.config.resources import ResourceAccessPolicy
+
+from rendering.fetch import ASSETS_DIR, ResourceRefused, resource_fetch
+from rendering.renderers.chromium_browser import DEFAULT_EXECUTABLE, chromium_service
+from rendering.renderers.document import RUNNING_STYLE, has_toc, headings, html_document
+from reports.errors import LimitExceeded
+from reports.options import PdfOptions
+from reports.rendering import RenderedPdf
+
+NAME = "chromium"
+ORIGIN = "https://document.invalid"
+_ASSETS = f"{ORIGIN}/_assets/"
+_SCRIPT_REQUESTS = frozenset({"fetch", "xhr", "eventsource", "websocket", "manifest", "ping"})
+# Every declared face loaded (a web font is otherwise fetched only once layout reaches a
+# character it may have), then the text shaped again: Blink keeps the fallback font it
+# chose while a face was still loading (Helvetica's tofu for Chinese), and a new font
+# description (an unknown feature tag, which changes nothing drawn) makes it choose anew.
+# Then two animation frames, so what a chart library draws on load is drawn.
+_SETTLE_JS = """async () => {
+  await Promise.all([...document.fonts].map(face => face.load().catch(() => null)));
+  await document.fonts.ready;
+  document.documentElement.style.setProperty("font-feature-settings", '"zzzz" 0');
+  await new Promise(done =>
+    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0))));
+}"""
+_FILL_TOC_JS = """(pages) => { for (const span of document.querySelectorAll('.rs-toc-page')) {
+  const id = span.dataset.href.slice(1); if (id in pages) span.textContent = pages[id]; } }"""
+
+
+@dataclass(frozen=True)
+class ChromiumSettings:
+    executable: Path = DEFAULT_EXECUTABLE
+    max_jobs: int = 100  # jobs before the browser is recycled
+    memory_mb: int = 256  # V8 heap of a page
+    script_seconds: float = 5.0  # scripts of a page, from load to print
+
+
+@dataclass
+class _Job:
+    document: str
+    options: PdfOptions
+    policy: ResourceAccessPolicy
+    settings: ChromiumSettings
+    deadline_seconds: float
+    page_ranges: str
+    toc: bool
+    warnings: list[str] = field(default_factory=list)
+
+    def refuse(self, message: str) -> None:
+        if len(self.warnings) < 50 and message not in self.warnings:
+            self.warnings.append(message)
+
+
+def _shown(url: str) -> str:
+    return url if len(url) <= 120 else f"{url[:117]}..."
+
+
+async def _route(job: _Job, route: Route) -> None:
+    request = route.request
+    url = request.url
+    if (
+        url == f"{ORIGIN}/"
+        and request.is_navigation_request()
+        and request.frame.parent_frame is None
+    ):
+        await route.fulfill(body=job.document, content_type="text/html; charset=utf-8")
+        return
+    if url.startswith(_ASSETS) and request.method == "GET":
+        path = (ASSETS_DIR / unquote(urlsplit(url).path[len("/_assets/") :])).resolve()
+        if path.is_relative_to(ASSETS_DIR) and path.is_file():
+            await route.fulfill(path=path)
+            return
+    if request.resource_type in _SCRIPT_REQUESTS:
+        job.refuse(f"{_shown(url)} was refused: scripts may not make network requests")
+    elif request.is_navigation_request():
+        job.refuse(f"{_shown(url)} was refused: a document may not navigate or embed pages")
+    elif url.startswith(ORIGIN):
+        job.refuse(f"{_shown(url)} was refused: relative URLs point nowhere; use data: URIs")
+    else:
+        try:
+            # The policy's fetch blocks (DNS, HTTP): off the browser's event loop.
+            fetched = await asyncio.get_running_loop().run_in_executor(
+                None, resource_fetch, url, job.policy
+            )
+        except ResourceRefused as exc:
+            job.refuse(str(exc))
+        else:
+            await route.fulfill(body=fetched.body, content_type=fetched.mime_type)
+            return
+    await route.abort("blockedbyclient")
+
+
+def _running_template(text: str) -> str:
+    escaped = html_lib.escape(text)
+    escaped = escaped.replace("{page}", '<span class="pageNumber"></span>')
+    escaped = escaped.replace("{pages}", '<span class="totalPages"></span>')
+    return f'<div style="{RUNNING_STYLE} width: 100%; text-align: center;">{escaped}</div>'
+
+
+def _outline_pages(pdf: bytes, html: str) -> dict[str, int]:
+    """Heading id -> page number, from the outline Chromium writes for the headings."""
+    reader = PdfReader(io.BytesIO(pdf))
+    found: list[tuple[str, int]] = []
+
+    def walk(items: list) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item)
+            else:
+                found.append(
+                    (str(item.title).strip(), reader.get_destination_page_number(item) + 1)
+                )
+
+    walk(reader.outline)
+    pages: dict[str, int] = {}
+    position = 0
+    for _, anchor, text in headings(html):
+        normalised = re.sub(r"\s+", " ", text)
+        for index in range(position, len(found)):
+            if re.sub(r"\s+", " ", found[index][0]) == normalised:
+                pages[anchor] = found[index][1]
+                position = index + 1
+                break
+    return pages
+
+
+async def _print(job: _Job, context: BrowserContext) -> bytes:
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+
+    def left() -> float:
+        remaining = job.deadline_seconds - (loop.time() - started)
+        if remaining <= 0:
+            raise LimitExceeded(
+                f"The layout took longer than {job.deadline_seconds:g} s (PDF_MAX_RENDER_SECONDS)."
+            )
+        return remaining
+
+    async def refuse_socket(socket: WebSocketRoute) -> None:
+        job.refuse(f"{_shown(socket.url)} was refused: a document may not open WebSockets")
+        await socket.close()
+
+    await context.route("**/*", lambda route: _route(job, route))
+    await context.route_web_socket("**", refuse_socket)
+    page = await context.new_page()
+    crashed = asyncio.Event()
+    page.on("crash", lambda _: crashed.set())
+    script_seconds = job.settings.script_seconds
+    try:
+        # Parsing runs the inline scripts; loading adds the resources (remote ones only
+        # when PDF_REMOTE_ALLOWED_HOSTS names hosts, each bounded by the policy's fetch
+        # time); then the scripts that wait for load run.
+        await page.goto(
+            f"{ORIGIN}/", wait_until="domcontentloaded", timeout=1000 * min(left(), script_seconds)
+        )
+        fetching = 10.0 if job.policy.allow_remote else 0.0
+        await page.wait_for_load_state(
+            "load", timeout=1000 * min(left(), script_seconds + fetching)
+        )
+        await asyncio.wait_for(page.evaluate(_SETTLE_JS), timeout=min(left(), script_seconds))
+    except (PlaywrightTimeout, TimeoutError):
+        raise LimitExceeded(
+            f"The document's scripts did not finish within {script_seconds:g} s "
+            "(PDF_TEMPLATE_TIMEOUT_MS); look for a loop that never ends."
+        ) from None
+    except PlaywrightError:
+        if crashed.is_set():
+            raise LimitExceeded(
+                f"The page crashed, most likely by using more than {job.settings.memory_mb} MB "
+                "(PDF_TEMPLATE_MAX_MEMORY_MB) in its scripts."
+            ) from None
+        raise
+    options = job.options
+    running = bool(options.header or options.footer)
+    pdf_args = {
+        "format": options.page_size,
+        "landscape": options.orientation == "landscape",
+        "print_background": True,
+        "prefer_css_page_size": False,
+        "display_header_footer": running,
+        "header_template": _running_template(options.header) if options.header else "<span></span>",
+        "footer_template": _running_template(options.footer) if options.footer else "<span></span>",
+        "page_ranges": job.page_ranges,
+    }
+    try:
+        if job.toc:
+            first = await asyncio.wait_for(
+                page.pdf(**pdf_args, outline=True, tagged=True), timeout=left()
+            )
+            pages = _outline_pages(first, job.document)
+            await asyncio.wait_for(page.evaluate(_FILL_TOC_JS, pages), timeout=script_seconds)
+        # From here on nothing of the template runs: a timer cannot stall the print.
+        session = await context.new_cdp_session(page)
+        await session.send("Emulation.setScriptExecutionDisabled", {"value": True})
+        return await asyncio.wait_for(page.pdf(**pdf_args), timeout=left())
+    except TimeoutError:
+        raise LimitExceeded(
+            f"The layout took longer than {job.deadline_seconds:g} s (PDF_MAX_RENDER_SECONDS)."
+        ) from None
+
+
+def _with_metadata(pdf: bytes, options: PdfOptions) -> bytes:
+    fields = {"/Title": options.title, "/Author": options.author, "/Subject": options.subject}
+    fields = {key: value for key, value in fields.items() if value}
+    if not fields:
+        return pdf
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf)))
+    writer.add_metadata(fields)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def render(
+    *,
+    body_html: str,
+    css: str,
+    options: PdfOptions,
+    policy: ResourceAccessPolicy,
+    max_render_seconds: float,
+    max_pages: int,
+    max_html_bytes: int,
+    page_cap: int | None = None,
+    on_page: Callable[[int], None] | None = None,
+    settings: ChromiumSettings | None = None,
+) -> RenderedPdf:
+    """Lay out rendered template HTML as PDF in this process's warm Chromium."""
+    settings = settings or ChromiumSettings()
+    document = html_document(body_html=body_html, css=css, options=options, font_url=None)
+    if len(document.encode("utf-8")) > max_html_bytes:
+        raise LimitExceeded(f"The rendered HTML is larger than the {max_html_bytes} bytes allowed.")
+    job = _Job(
+        document=document,
+        options=options,
+        policy=policy,
+        settings=settings,
+        deadline_seconds=max_render_seconds,
+        # One page past the limit is enough to know it is exceeded.
+        page_ranges="1" if page_cap == 1 else f"1-{page_cap or max_pages + 1}",
+        toc=has_toc(body_html),
+    )
+    service = chromium_service(
+        executable=settings.executable, max_jobs=settings.max_jobs, memory_mb=settings.memory_mb
+    )
+    content = service.run(lambda context: _print(job, context), timeout=max_render_seconds + 15)
+    page_count = len(PdfReader(io.BytesIO(content)).pages)
+    if page_count > max_pages:
+        raise LimitExceeded(
+            f"The report has more than {max_pages} pages; the limit is {max_pages}."
+        )
+    for number in range(1, page_count + 1):
+        if on_page is not None:
+            on_page(number)
+    return RenderedPdf(
+        content=_with_metadata(content, options), page_count=page_count, warnings=job.warnings
+    )

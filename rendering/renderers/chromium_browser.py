@@ -1,0 +1,227 @@
+"""One warm headless Chromium per worker process (Debian's `chromium`, driven by Playwright
+on a thread of its own), reused by every job through a fresh isolated context, relaunched
+after a crash and after a number of jobs. Playwright's event loop lives on that thread so
+the caller's thread (Celery, Django, mini-racer's timeouts) never sees a running loop."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import signal
+import tempfile
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import suppress
+from functools import cache
+from pathlib import Path
+from typing import TypeVar
+
+from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+
+from reports.fonts import FONTS_DIR
+
+T = TypeVar("T")
+DEFAULT_EXECUTABLE = Path("/usr/bin/chromium")
+INSTALL_HINT = "install Debian's chromium package (apt-get install chromium)"
+
+
+class BrowserUnavailable(Exception):
+    """Chromium is missing, did not start or crashed: transient, the job is retried."""
+
+
+def launch_args(*, memory_mb: int) -> list[str]:
+    return [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-dev-shm-usage",
+        # No host resolves, IP literals included: even a request that escaped the
+        # interception (a WebSocket, a prefetch) cannot reach any address.
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        f"--js-flags=--max-old-space-size={memory_mb}",
+    ]
+
+
+def _process_tree(marker: str) -> list[int]:
+    """The browser process whose command line carries `marker`, and its descendants
+    (renderers, GPU, utility processes), read from /proc."""
+    children: dict[int, list[int]] = {}
+    roots = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        with suppress(OSError, ValueError, IndexError):
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            children.setdefault(parent, []).append(int(entry.name))
+            if marker.encode() in (entry / "cmdline").read_bytes().split(b"\0"):
+                roots.append(int(entry.name))
+    found, queue = [], roots
+    while queue:
+        pid = queue.pop()
+        found.append(pid)
+        queue.extend(children.get(pid, []))
+    return found
+
+
+@cache
+def fontconfig_file() -> Path:
+    """A fontconfig configuration of the system's fonts plus the bundled ones: Chromium
+    then has them as installed fonts, so no job loads 3.5 MB of fonts through the page,
+    and a glyph that the font a template names lacks falls back to them as system fonts
+    do, whatever the template's font-family list says."""
+    directory = Path(tempfile.mkdtemp(prefix="chromium-fonts-"))
+    config = directory / "fonts.conf"
+    config.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
+        '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
+        f"  <dir>{FONTS_DIR.resolve()}</dir>\n  <cachedir>{directory}</cachedir>\n"
+        "</fontconfig>\n",
+        encoding="utf-8",
+    )
+    return config
+
+
+class ChromiumService:
+    """The browser of this process. `run(job)` runs `job(context)` in a new context."""
+
+    def __init__(self, *, executable: Path, max_jobs: int, memory_mb: int) -> None:
+        self.executable = executable
+        self.max_jobs = max_jobs
+        self.memory_mb = memory_mb
+        self.jobs_since_launch = 0
+        self.launches = 0
+        self._active = 0
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._markers: dict[Browser, str] = {}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="chromium-service", daemon=True
+        )
+        self._thread.start()
+
+    async def _launch(self) -> Browser:
+        if not self.executable.exists():
+            raise BrowserUnavailable(
+                f"Chromium is not installed at {self.executable}: {INSTALL_HINT}."
+            )
+        if self._playwright is None:
+            self._playwright = await async_playwright().start()
+        # Names this browser's process, so a stuck one can be killed with its children.
+        marker = f"--report-service-browser={os.getpid()}-{self.launches}"
+        try:
+            browser = await self._playwright.chromium.launch(
+                executable_path=str(self.executable),
+                args=[*launch_args(memory_mb=self.memory_mb), marker],
+                env={**os.environ, "FONTCONFIG_FILE": str(fontconfig_file())},
+                handle_sigint=False,
+                handle_sigterm=False,
+                handle_sighup=False,
+            )
+        except Exception as exc:
+            raise BrowserUnavailable(
+                f"Chromium did not start: {str(exc).splitlines()[0]}"
+            ) from None
+        self.launches += 1
+        self.jobs_since_launch = 0
+        self._markers[browser] = marker
+        return browser
+
+    async def _browser_for_job(self) -> Browser:
+        browser = self._browser
+        if browser is not None and not browser.is_connected():
+            browser = self._browser = None  # crashed or killed: start a new one
+        if browser is not None and self.jobs_since_launch >= self.max_jobs and self._active == 0:
+            # Recycled after max_jobs, whatever it leaked (memory, renderer processes).
+            self._browser = None
+            self._markers.pop(browser, None)
+            await browser.close()
+            browser = None
+        if browser is None:
+            browser = self._browser = await self._launch()
+        return browser
+
+    async def _run(self, job: Callable[[BrowserContext], Awaitable[T]]) -> T:
+        browser = await self._browser_for_job()
+        self.jobs_since_launch += 1
+        self._active += 1
+        context: BrowserContext | None = None
+        try:
+            context = await browser.new_context(service_workers="block", accept_downloads=False)
+            return await job(context)
+        except Exception:
+            if not browser.is_connected():
+                self._browser = None
+                raise BrowserUnavailable(
+                    "Chromium stopped while rendering; the job will be retried."
+                ) from None
+            raise
+        finally:
+            self._active -= 1
+            if context is not None and browser.is_connected():
+                await self._close_context(browser, context)
+
+    async def _close_context(self, browser: Browser, context: BrowserContext) -> None:
+        try:
+            await asyncio.wait_for(context.close(), timeout=5)
+        except TimeoutError:
+            # A renderer stuck in a script can hold its context open; a browser that
+            # cannot close one is not trusted with the next job.
+            if self._browser is browser:
+                self._browser = None
+            self.kill(browser)
+        except Exception:  # noqa: S110 - the context died with its page; nothing to free
+            pass
+
+    def run(self, job: Callable[[BrowserContext], Awaitable[T]], *, timeout: float) -> T:
+        """Run `job` in a fresh context on the browser thread; wait at most `timeout` s."""
+        future = asyncio.run_coroutine_threadsafe(self._run(job), self._loop)
+        try:
+            return future.result(timeout=timeout)
+        except FutureTimeout:
+            future.cancel()
+            raise BrowserUnavailable(
+                f"Chromium did not answer within {timeout:g} s; the job will be retried."
+            ) from None
+
+    def kill(self, browser: Browser | None = None) -> None:
+        """Kill the browser's processes (tests use it to prove recovery from a crash)."""
+        browser = browser or self._browser
+        marker = self._markers.pop(browser, None) if browser is not None else None
+        if marker is None:
+            return
+        for pid in _process_tree(marker):
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        async def shutdown() -> None:
+            if self._browser is not None and self._browser.is_connected():
+                await self._browser.close()
+            if self._playwright is not None:
+                await self._playwright.stop()
+            self._browser = self._playwright = None
+
+        if self._loop.is_running():
+            try:
+                asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(timeout=10)
+            except Exception:  # noqa: S110 - exiting anyway
+                pass
+            self._loop.call_soon_threadsafe(self._loop.stop)
+
+
+_lock = threading.Lock()
+_service: tuple[int, ChromiumService] | None = None
+
+
+def chromium_service(*, executable: Path, max_jobs: int, memory_mb: int) -> ChromiumService:
+    """This process's service, started on first use (a forked worker child starts its own:
+    a browser and a thread do not survive a fork)."""
+    global _service
+    with _lock:
+        if _service is None or _service[0] != os.getpid():
+            service = ChromiumService(executable=executable, max_jobs=max_jobs, memory_mb=memory_mb)
+            atexit.register(service.close)
+            _service = (os.getpid(), service)
+        return _service[1]

@@ -1,0 +1,154 @@
+"""WeasyPrint: modern CSS (flex, grid, @page margin boxes, counters, named pages) with no
+browser. Every resource goes through the resource policy by its url_fetcher; the layout
+runs under a deadline; pages larger than the largest page size offered are refused."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import weasyprint
+from weasyprint.urls import URLFetcher, URLFetcherResponse
+from xhtml2pdf.config.resources import ResourceAccessPolicy
+
+from rendering.fetch import ResourceRefused, public_message, resource_fetch
+from rendering.renderers.document import (
+    RUNNING_STYLE,
+    TOC_TARGET_COUNTER,
+    html_document,
+    running_content,
+)
+from reports.deadline import DeadlineExceeded, deadline
+from reports.errors import LayoutFailed, LimitExceeded
+from reports.options import PdfOptions
+from reports.rendering import RenderedPdf
+
+NAME = "weasyprint"
+# A3 is the largest size offered; a named @page of a template may not go far beyond it
+# (a 10,000-inch page would make every preview and thumbnail rasterise for ever).
+_MAX_PAGE_SIDE_PX = 1.2 * 420 / 25.4 * 96
+
+
+class _PolicyFetcher(URLFetcher):
+    """Hands every URL to the resource policy; a refusal becomes a warning on the job."""
+
+    def __init__(self, policy: ResourceAccessPolicy, warnings: list[str]) -> None:
+        super().__init__()
+        self.policy = policy
+        self.warnings = warnings
+
+    def fetch(self, url: str, headers: object = None) -> URLFetcherResponse:
+        try:
+            fetched = resource_fetch(url, self.policy)
+        except ResourceRefused as exc:
+            if len(self.warnings) < 50:
+                self.warnings.append(str(exc))
+            raise
+        return URLFetcherResponse(url, fetched.body, {"Content-Type": fetched.mime_type})
+
+
+class _LogCollector(logging.Handler):
+    """WeasyPrint's warnings of this thread's render (ignored CSS…), without duplicates of
+    the refusals the fetcher already recorded."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.thread = threading.get_ident()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if record.thread != self.thread or "Failed to load" in message:
+            return
+        if len(self.messages) < 50 and message not in self.messages:
+            self.messages.append(public_message(message.splitlines()[0])[:300])
+
+
+@contextmanager
+def _collect_log() -> Iterator[list[str]]:
+    collector = _LogCollector()
+    logger = logging.getLogger("weasyprint")
+    logger.addHandler(collector)
+    try:
+        yield collector.messages
+    finally:
+        logger.removeHandler(collector)
+
+
+def _file_url(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+def page_css(options: PdfOptions) -> str:
+    """Margin boxes for the header and footer options, and the job's page size."""
+    boxes = ""
+    for text, box in ((options.header, "top-center"), (options.footer, "bottom-center")):
+        if text:
+            boxes += f" @{box} {{ content: {running_content(text)}; {RUNNING_STYLE} }}"
+    margin = f" margin: {options.margin} !important;" if options.margin else ""
+    size = f"{options.page_size} {options.orientation}"
+    return f"@page {{ size: {size} !important;{margin}{boxes} }}\n{TOC_TARGET_COUNTER}\n"
+
+
+def render(
+    *,
+    body_html: str,
+    css: str,
+    options: PdfOptions,
+    policy: ResourceAccessPolicy,
+    max_render_seconds: float,
+    max_pages: int,
+    max_html_bytes: int,
+    page_cap: int | None = None,
+    on_page: Callable[[int], None] | None = None,
+) -> RenderedPdf:
+    """Lay out rendered template HTML as PDF. `page_cap` keeps only the first pages
+    (previews); more than `max_pages` pages is a limit error."""
+    document = html_document(
+        body_html=body_html,
+        css=css,
+        options=options,
+        font_url=_file_url,
+        page_css=page_css(options),
+    )
+    if len(document.encode("utf-8")) > max_html_bytes:
+        raise LimitExceeded(f"The rendered HTML is larger than the {max_html_bytes} bytes allowed.")
+    warnings: list[str] = []
+    with _collect_log() as logged:
+        try:
+            with deadline(max_render_seconds):
+                laid_out = weasyprint.HTML(
+                    string=document, url_fetcher=_PolicyFetcher(policy, warnings)
+                ).render()
+        except DeadlineExceeded:
+            raise LimitExceeded(
+                f"The layout took longer than {max_render_seconds:g} s (PDF_MAX_RENDER_SECONDS)."
+            ) from None
+        except RecursionError:
+            raise LimitExceeded("The document nests elements too deeply to lay out.") from None
+        except (AssertionError, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError):
+            # WeasyPrint has no error type of its own for a layout it cannot finish.
+            raise LayoutFailed(
+                "WeasyPrint could not lay the document out. Simplify the part that uses "
+                "unusual CSS (nested multi-column, grid or table layouts), or try the "
+                "chromium renderer."
+            ) from None
+    pages = laid_out.pages
+    if len(pages) > max_pages:
+        raise LimitExceeded(f"The report has {len(pages)} pages; the limit is {max_pages}.")
+    if any(max(page.width, page.height) > _MAX_PAGE_SIDE_PX for page in pages):
+        raise LimitExceeded("A page is larger than the largest page size offered (A3).")
+    if page_cap is not None:
+        laid_out = laid_out.copy(pages[:page_cap])
+    for number in range(1, len(laid_out.pages) + 1):
+        if on_page is not None:
+            on_page(number)
+    metadata = laid_out.metadata
+    metadata.title = options.title or metadata.title
+    metadata.authors = [options.author] if options.author else metadata.authors
+    metadata.description = options.subject or metadata.description
+    content = laid_out.write_pdf()
+    return RenderedPdf(content=content, page_count=len(laid_out.pages), warnings=warnings + logged)
