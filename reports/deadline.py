@@ -27,22 +27,31 @@ def deadline(seconds: float) -> Iterator[None]:
     next bytecode, which is exactly what a runaway template loop executes."""
     target = threading.get_ident()
     lock = threading.Lock()
-    state = {"active": True, "fired": False}
+    state: dict[str, object] = {"active": True, "fired": False, "timer": None}
 
     def fire() -> None:
         with lock:
             if state["active"]:
                 state["fired"] = True
                 _set_async_exc(target, DeadlineExceeded)
+                # Raised again until the block is left: library code (a layout engine's
+                # `except BaseException`, a finaliser) may swallow one delivery.
+                again = threading.Timer(0.5, fire)
+                again.daemon = True
+                state["timer"] = again
+                again.start()
 
     timer = threading.Timer(seconds, fire)
     timer.daemon = True
+    state["timer"] = timer
     timer.start()
     try:
         yield
     finally:
         with lock:
             state["active"] = False
-            timer.cancel()
+            pending = state["timer"]
+            if isinstance(pending, threading.Timer):
+                pending.cancel()
             if state["fired"]:
                 _set_async_exc(target, None)  # clear it if it has not been delivered yet

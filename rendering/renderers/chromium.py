@@ -44,6 +44,8 @@ _SETTLE_JS = """async () => {
   await new Promise(done =>
     requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0))));
 }"""
+_LOADED_JS = """() => document.readyState === "complete" ? null
+  : new Promise(done => window.addEventListener("load", () => done(), {once: true}))"""
 _FILL_TOC_JS = """(pages) => { for (const span of document.querySelectorAll('.rs-toc-page')) {
   const id = span.dataset.href.slice(1); if (id in pages) span.textContent = pages[id]; } }"""
 
@@ -108,6 +110,10 @@ async def _route(job: _Job, route: Route) -> None:
         else:
             await route.fulfill(body=fetched.body, content_type=fetched.mime_type)
             return
+    if request.is_navigation_request():
+        # "No content" keeps the document where it is; an abort would draw an error page.
+        await route.fulfill(status=204)
+        return
     await route.abort("blockedbyclient")
 
 
@@ -167,30 +173,34 @@ async def _print(job: _Job, context: BrowserContext) -> bytes:
     crashed = asyncio.Event()
     page.on("crash", lambda _: crashed.set())
     script_seconds = job.settings.script_seconds
+    budget = left()
     try:
         # Parsing runs the inline scripts; loading adds the resources (remote ones only
         # when PDF_REMOTE_ALLOWED_HOSTS names hosts, each bounded by the policy's fetch
-        # time); then the scripts that wait for load run.
-        await page.goto(
-            f"{ORIGIN}/", wait_until="domcontentloaded", timeout=1000 * min(left(), script_seconds)
-        )
+        # time); then the scripts that wait for load run. The load is awaited in the page:
+        # Playwright's own wait follows a navigation the document starts (and is refused).
+        await page.goto(f"{ORIGIN}/", wait_until="commit", timeout=1000 * left())
         fetching = 10.0 if job.policy.allow_remote else 0.0
-        await page.wait_for_load_state(
-            "load", timeout=1000 * min(left(), script_seconds + fetching)
+        await asyncio.wait_for(
+            page.evaluate(_LOADED_JS), timeout=min(left(), script_seconds + fetching)
         )
         await asyncio.wait_for(page.evaluate(_SETTLE_JS), timeout=min(left(), script_seconds))
-    except (PlaywrightTimeout, TimeoutError):
-        raise LimitExceeded(
-            f"The document's scripts did not finish within {script_seconds:g} s "
-            "(PDF_TEMPLATE_TIMEOUT_MS); look for a loop that never ends."
-        ) from None
-    except PlaywrightError:
+    except (PlaywrightTimeout, TimeoutError, PlaywrightError) as exc:
         if crashed.is_set():
             raise LimitExceeded(
                 f"The page crashed, most likely by using more than {job.settings.memory_mb} MB "
                 "(PDF_TEMPLATE_MAX_MEMORY_MB) in its scripts."
             ) from None
-        raise
+        if isinstance(exc, PlaywrightError) and not isinstance(exc, PlaywrightTimeout):
+            raise
+        if budget <= script_seconds:
+            raise LimitExceeded(
+                f"The layout took longer than {job.deadline_seconds:g} s (PDF_MAX_RENDER_SECONDS)."
+            ) from None
+        raise LimitExceeded(
+            f"The document's scripts did not finish within {script_seconds:g} s "
+            "(PDF_TEMPLATE_TIMEOUT_MS); look for a loop that never ends."
+        ) from None
     options = job.options
     running = bool(options.header or options.footer)
     pdf_args = {

@@ -1,0 +1,1 @@
+"""Tests of the renderers: real WeasyPrint, real Chromium, real xhtml2pdf."""

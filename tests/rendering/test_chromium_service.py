@@ -1,0 +1,83 @@
+"""The warm Chromium: one browser per process, a fresh context per job, relaunched after a
+crash (the job fails as transient and is retried) and after a number of jobs."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rendering.renderers.chromium_browser import BrowserUnavailable, ChromiumService
+from reports.errors import RenderError
+from tests.rendering.conftest import CHROMIUM
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="apt-get install chromium")
+
+
+@pytest.fixture
+def service() -> Iterator[ChromiumService]:
+    service = ChromiumService(executable=CHROMIUM, max_jobs=3, memory_mb=128)
+    yield service
+    service.close()
+
+
+async def _remember(context) -> str:
+    """Reads what an earlier job left in this origin's storage, then leaves its own."""
+    page = await context.new_page()
+    await context.route(
+        "**/*", lambda route: route.fulfill(body="<p>x</p>", content_type="text/html")
+    )
+    await page.goto("https://document.invalid/")
+    seen = await page.evaluate("localStorage.getItem('left') || document.cookie || 'nothing'")
+    await page.evaluate(
+        "localStorage.setItem('left', 'by an earlier job'); document.cookie = 'c=1'"
+    )
+    return seen
+
+
+async def _hang(context) -> None:
+    page = await context.new_page()
+    await page.evaluate("new Promise(() => {})")
+
+
+def test_one_browser_serves_many_jobs_each_in_a_fresh_context(service):
+    assert [service.run(_remember, timeout=30) for _ in range(3)] == ["nothing"] * 3
+    assert service.launches == 1
+
+
+def test_the_browser_is_replaced_after_max_jobs(service):
+    for _ in range(7):
+        service.run(_remember, timeout=30)
+    assert service.launches == 3  # jobs 1-3, 4-6, 7
+
+
+def test_a_crash_fails_the_job_as_transient_and_the_next_job_gets_a_new_browser(service):
+    service.run(_remember, timeout=30)
+    killer = threading.Timer(1.0, service.kill)
+    killer.start()
+    with pytest.raises(BrowserUnavailable) as failure:
+        service.run(_hang, timeout=30)
+    killer.join()
+    # Not a RenderError: the worker treats it as transient and retries the job.
+    assert not isinstance(failure.value, RenderError)
+    assert service.run(_remember, timeout=30) == "nothing"
+    assert service.launches == 2
+
+
+def test_the_callers_thread_never_has_a_running_event_loop(service):
+    service.run(_remember, timeout=30)
+    with pytest.raises(RuntimeError):
+        asyncio.get_running_loop()
+    assert service._thread is not threading.current_thread()
+
+
+def test_a_missing_browser_says_how_to_install_it():
+    service = ChromiumService(executable=Path("/nonexistent/chromium"), max_jobs=3, memory_mb=128)
+    try:
+        with pytest.raises(BrowserUnavailable, match=r"apt-get install chromium"):
+            service.run(_remember, timeout=30)
+    finally:
+        service.close()
