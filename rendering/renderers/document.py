@@ -15,6 +15,7 @@ from reports.options import PdfOptions
 
 DEFAULT_MARGIN = "2cm"
 RUNNING_STYLE = f"font-family: {DEFAULT_STACK}; font-size: 8pt; color: #52606d;"
+_DOCTYPE = re.compile(r"\s*<!doctype\b", re.IGNORECASE)
 _HEAD_CLOSE = re.compile(r"</head\s*>", re.IGNORECASE)
 _HEAD_OPEN = re.compile(r"<head\b[^>]*>", re.IGNORECASE)
 _HTML_OPEN = re.compile(r"<html\b[^>]*>", re.IGNORECASE)
@@ -119,19 +120,21 @@ def html_document(
         if font_url
         else f"body {{ font-family: {DEFAULT_STACK}; }}\n"
     )
-    base = f"{fonts}@page {{ margin: {DEFAULT_MARGIN}; }}\n{_TOC_CSS}"
+    # Margin boxes do not inherit the body's font: the same stack for them.
+    page = f"@page {{ margin: {DEFAULT_MARGIN}; font-family: {DEFAULT_STACK}; }}"
+    base = f"{fonts}{page}\n{_TOC_CSS}"
     size = f"{options.page_size} {options.orientation}"
     margin = f" margin: {options.margin};" if options.margin else ""
     last = f"@page {{ size: {size};{margin} }}\n{page_css}"
     head_start = f'<meta charset="utf-8"><style>{base}</style>'
     head_end = f"<style>{css_font_fallback(css)}</style><style>{last}</style>"
+    # Without a doctype Chromium lays out in quirks mode (tables ignore inherited font sizes).
+    doctype = "" if _DOCTYPE.match(body_html) else "<!DOCTYPE html>"
     if _HEAD_OPEN.search(body_html):
         document = _HEAD_OPEN.sub(lambda m: m.group(0) + head_start, body_html, count=1)
-        return _HEAD_CLOSE.sub(lambda _: head_end + "</head>", document, count=1)
+        return doctype + _HEAD_CLOSE.sub(lambda _: head_end + "</head>", document, count=1)
     if _HTML_OPEN.search(body_html):
-        return _HTML_OPEN.sub(
+        return doctype + _HTML_OPEN.sub(
             lambda m: f"{m.group(0)}<head>{head_start}{head_end}</head>", body_html, count=1
         )
-    return (
-        f"<!DOCTYPE html><html><head>{head_start}{head_end}</head><body>{body_html}</body></html>"
-    )
+    return f"{doctype}<html><head>{head_start}{head_end}</head><body>{body_html}</body></html>"
