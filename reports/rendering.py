@@ -18,7 +18,7 @@ from xhtml2pdf.config.resources import RenderLimitError
 
 from rendering.font_fallback import css_font_fallback, html_font_fallback
 from reports.charts import charts_embed
-from reports.engines import get_engine
+from reports.engines import engine_render
 from reports.errors import LayoutFailed, LimitExceeded, RenderError
 from reports.fonts import fonts_css
 from reports.layout_hooks import on_page, page_cap
@@ -287,6 +287,7 @@ def report_render(
     max_render_seconds: float | None = None,
     max_pages: int | None = None,
     renderer: str = XHTML2PDF,
+    helpers: str = "",
 ) -> RenderedPdf:
     """Render template + data with the named engine, draw its charts, lay the HTML out as
     a PDF with the named renderer and stamp it. Stages: rendering_template,
@@ -295,7 +296,7 @@ def report_render(
     renderer_check(renderer)
     notify = on_stage or (lambda stage, progress: None)
     notify("rendering_template", 10)
-    body = get_engine(engine).render(source, data)
+    body = engine_render(engine, source, data, helpers)
     notify("rendering_charts", 20)
     body, chart_warnings = charts_embed(
         body,

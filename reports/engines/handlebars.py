@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from py_mini_racer import JSEvalException, JSOOMException, JSTimeoutException, MiniRacer
+from py_mini_racer import (
+    JSEvalException,
+    JSOOMException,
+    JSParseException,
+    JSTimeoutException,
+    MiniRacer,
+)
 
 from reports.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 
@@ -25,10 +31,21 @@ _HELPERS_JS = (_VENDOR.parent / "handlebars_helpers.js").read_text(encoding="utf
 
 # Results cross the boundary as JSON text so no JS object proxy outlives the isolate.
 _RENDER_JS = """
-(function (source, data) {
+(function (source, data, helpers) {
   function failure(e, syntax) {
     return JSON.stringify({ok: false, syntax: syntax, message: String((e && e.message) || e),
       line: (e && e.lineNumber) || null});
+  }
+  if (helpers) {
+    // The template's own helpers: every function its source defines at the top level.
+    var before = new Set(Object.getOwnPropertyNames(globalThis));
+    try { (0, eval)(helpers); }
+    catch (e) { return failure({message: "helpers: " + String((e && e.message) || e)}, false); }
+    Object.getOwnPropertyNames(globalThis).forEach(function (name) {
+      if (!before.has(name) && typeof globalThis[name] === "function") {
+        Handlebars.registerHelper(name, globalThis[name]);
+      }
+    });
   }
   var ast;
   try { ast = Handlebars.parse(source); } catch (e) { return failure(e, true); }
@@ -89,6 +106,19 @@ def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
     return TemplateSyntaxError(f"Template syntax error{where}: {first}", line=line)
 
 
+_V8_LINE = re.compile(r"^<anonymous>:(\d+): (.*)$", re.MULTILINE)
+
+
+def _helpers_syntax_error(message: str) -> TemplateSyntaxError:
+    """V8 reports "<anonymous>:LINE: SyntaxError: ..." for a script that does not parse."""
+    found = _V8_LINE.search(message)
+    if found is None:
+        first = message.strip().splitlines()[0] if message.strip() else "invalid JavaScript"
+        return TemplateSyntaxError(f"Helpers syntax error: {first}")
+    line = int(found.group(1))
+    return TemplateSyntaxError(f"Helpers syntax error on line {line}: {found.group(2)}", line=line)
+
+
 _QUOTED = re.compile(r'"([^"]{1,100})"')
 
 
@@ -116,13 +146,47 @@ class HandlebarsEngine:
         if not result["ok"]:
             raise _syntax_error(result["message"], result["line"])
 
-    def render(self, source: str, data: dict[str, Any]) -> str:
+    def check_helpers(self, helpers: str) -> None:
+        """Load the helpers in a throwaway isolate, under the render's limits: a syntax
+        error (with its line) or a top-level error is reported before anything is queued."""
+        if not helpers.strip():
+            return
+        _close_terminated()
+        ctx = MiniRacer()
+        ctx.set_hard_memory_limit(settings.PDF_TEMPLATE_MAX_MEMORY_MB * 1024 * 1024)
+        try:
+            ctx.eval(helpers, timeout_sec=settings.PDF_TEMPLATE_TIMEOUT_MS / 1000)
+        except JSParseException as exc:
+            ctx.close()
+            raise _helpers_syntax_error(str(exc)) from None
+        except (JSTimeoutException, JSOOMException):
+            _terminated.append(ctx)
+            raise LimitExceeded(
+                f"The helpers took longer than {settings.PDF_TEMPLATE_TIMEOUT_MS} ms or more than "
+                f"{settings.PDF_TEMPLATE_MAX_MEMORY_MB} MB to load."
+            ) from None
+        except JSEvalException as exc:
+            ctx.close()
+            found = _V8_LINE.search(str(exc))
+            if found is None:
+                raise TemplateRuntimeError("Helpers error: their top-level code failed.") from None
+            line = int(found.group(1))
+            raise TemplateRuntimeError(
+                f"Helpers error on line {line}: {found.group(2)}", line=line
+            ) from None
+        ctx.close()
+
+    def render(self, source: str, data: dict[str, Any], helpers: str = "") -> str:
         _close_terminated()
         ctx = _new_isolate()
         ctx.set_hard_memory_limit(settings.PDF_TEMPLATE_MAX_MEMORY_MB * 1024 * 1024)
         try:
             raw = ctx.call(
-                _RENDER_JS, source, data, timeout_sec=settings.PDF_TEMPLATE_TIMEOUT_MS / 1000
+                _RENDER_JS,
+                source,
+                data,
+                helpers,
+                timeout_sec=settings.PDF_TEMPLATE_TIMEOUT_MS / 1000,
             )
         except JSTimeoutException:
             _terminated.append(ctx)

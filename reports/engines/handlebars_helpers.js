@@ -20,19 +20,27 @@
     if (!Array.isArray(list)) return 0;
     return list.reduce(function (t, item) { return t + num(item && item[a]) * num(item && item[b]); }, 0);
   });
-  H.registerHelper("formatNumber", function (v, digits) {
+  // Formatting takes an optional BCP 47 locale last ({{formatCurrency total "EUR" "de-DE"}});
+  // the options hash Handlebars appends is never a string.
+  function locale(value) { return typeof value === "string" && value ? value : "en-US"; }
+  H.registerHelper("formatNumber", function (v, digits, loc) {
     var d = typeof digits === "number" ? digits : 2;
-    return num(v).toLocaleString("en-US", {minimumFractionDigits: d, maximumFractionDigits: d});
+    try { return num(v).toLocaleString(locale(loc), {minimumFractionDigits: d, maximumFractionDigits: d}); }
+    catch (e) { throw new Error("formatNumber: unknown locale " + JSON.stringify(loc)); }
   });
-  H.registerHelper("formatCurrency", function (v, code) {
+  H.registerHelper("formatCurrency", function (v, code, loc) {
     var c = typeof code === "string" ? code : "USD";
-    try { return new Intl.NumberFormat("en-US", {style: "currency", currency: c}).format(num(v)); }
-    catch (e) { return c + " " + num(v).toFixed(2); }
+    try { return new Intl.NumberFormat(locale(loc), {style: "currency", currency: c}).format(num(v)); }
+    catch (e) {
+      if (typeof loc === "string") throw new Error("formatCurrency: unknown locale or currency " + JSON.stringify(loc) + ", " + JSON.stringify(c));
+      return c + " " + num(v).toFixed(2);
+    }
   });
-  H.registerHelper("formatDate", function (v) {
+  H.registerHelper("formatDate", function (v, loc) {
     var d = new Date(v);
-    return isNaN(d.getTime()) ? String(v == null ? "" : v)
-      : d.toLocaleDateString("en-US", {year: "numeric", month: "long", day: "numeric", timeZone: "UTC"});
+    if (isNaN(d.getTime())) return String(v == null ? "" : v);
+    try { return d.toLocaleDateString(locale(loc), {year: "numeric", month: "long", day: "numeric", timeZone: "UTC"}); }
+    catch (e) { throw new Error("formatDate: unknown locale " + JSON.stringify(loc)); }
   });
   H.registerHelper("odd", function (v) { return num(v) % 2 === 1; });
   H.registerHelper("upper", function (v) { return String(v == null ? "" : v).toUpperCase(); });

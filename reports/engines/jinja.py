@@ -13,6 +13,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from markupsafe import Markup
 
 from reports.deadline import DeadlineExceeded, deadline
+from reports.engines.jinja_format import FILTERS
 from reports.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 
 
@@ -61,6 +62,7 @@ def _environment() -> ImmutableSandboxedEnvironment:
     # A fresh environment per render: no cache or global is shared between tenants.
     env = _Environment(autoescape=True, loader=None, cache_size=0)
     env.globals.update(chart=_chart, page_break=_page_break, toc=_toc)
+    env.filters.update(FILTERS)
     return env
 
 
