@@ -16,6 +16,7 @@ from reportlab.platypus.doctemplate import LayoutError
 from xhtml2pdf import pisa
 from xhtml2pdf.config.resources import RenderLimitError
 
+from rendering.fetch import public_message
 from rendering.font_fallback import css_font_fallback, html_font_fallback
 from reports.charts import charts_embed
 from reports.engines import engine_render
@@ -223,7 +224,17 @@ def html_to_pdf(
         raise LimitExceeded(
             f"The report has {page_count} pages; the limit is {settings.PDF_MAX_PAGES}."
         )
-    return RenderedPdf(content=content, page_count=page_count, warnings=list(warnings))
+    return RenderedPdf(
+        content=content, page_count=page_count, warnings=[_explained(w) for w in warnings]
+    )
+
+
+def _explained(warning: str) -> str:
+    """xhtml2pdf's warning, without server paths, saying which renderer would do better."""
+    warning = public_message(warning)
+    if "does not implement" in warning or "Unsupported pseudo page" in warning:
+        return f"{warning} The weasyprint and chromium renderers support these."
+    return warning
 
 
 XHTML2PDF, WEASYPRINT, CHROMIUM = "xhtml2pdf", "weasyprint", "chromium"

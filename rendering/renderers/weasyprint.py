@@ -5,6 +5,7 @@ runs under a deadline; pages larger than the largest page size offered are refus
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -50,6 +51,10 @@ class _PolicyFetcher(URLFetcher):
         return URLFetcherResponse(url, fetched.body, {"Content-Type": fetched.mime_type})
 
 
+# WeasyPrint names an unknown at-rule by its parser object: "<AtRule @frame … { … }>".
+_AT_RULE = re.compile(r"<AtRule (@[\w-]+)[^>]*>")
+
+
 class _LogCollector(logging.Handler):
     """WeasyPrint's warnings of this thread's render (ignored CSS…), without duplicates of
     the refusals the fetcher already recorded."""
@@ -63,8 +68,9 @@ class _LogCollector(logging.Handler):
         message = record.getMessage()
         if record.thread != self.thread or "Failed to load" in message:
             return
+        message = _AT_RULE.sub(lambda m: m.group(1), public_message(message.splitlines()[0]))
         if len(self.messages) < 50 and message not in self.messages:
-            self.messages.append(public_message(message.splitlines()[0])[:300])
+            self.messages.append(message[:300])
 
 
 @contextmanager

@@ -163,6 +163,65 @@ def bench_render() -> list[tuple[str, float]]:
     return rows
 
 
+def bench_renderers() -> list[tuple[str, dict[str, float]]]:
+    """Each sample on each renderer (report_render, warm), and the same final HTML through
+    bare WeasyPrint and a cold `chromium --print-to-pdf` (a new browser per document)."""
+    return [
+        (slug, _renderer_times(slug)) for slug in ("invoice", "sales-report", "operations-review")
+    ]
+
+
+def _renderer_times(slug: str) -> dict[str, float]:
+    import tempfile
+    from functools import partial
+
+    import weasyprint as bare_weasyprint
+
+    from rendering.renderers import chromium, document
+    from rendering.renderers.chromium_browser import fontconfig_file, launch_args
+    from reports.charts import charts_embed
+    from reports.engines import get_engine
+    from reports.options import parse_options
+    from reports.rendering import RENDERER_NAMES, report_render
+    from reports.samples import sample_files
+
+    html, css, data = sample_files(slug)
+    options = parse_options({})
+    times: dict[str, float] = {}
+    for renderer in RENDERER_NAMES:
+        ours = partial(
+            report_render,
+            engine="handlebars",
+            source=html,
+            css=css,
+            data=data,
+            options=options,
+            renderer=renderer,
+        )
+        ours()  # warm: fonts, the chart cache, the browser
+        times[renderer] = min(_clock(ours) for _ in range(3))
+    body, _ = charts_embed(get_engine("handlebars").render(html, data), vector=True)
+    final = document.html_document(
+        body_html=body, css=css, options=options, font_url=lambda path: path.resolve().as_uri()
+    )
+    bare = partial(lambda text: bare_weasyprint.HTML(string=text).write_pdf(), final)
+    times["bare weasyprint"] = min(_clock(bare) for _ in range(3))
+    with tempfile.TemporaryDirectory() as tmp:
+        page = Path(tmp) / "document.html"
+        page.write_text(final, encoding="utf-8")
+        command = [
+            str(chromium.ChromiumSettings().executable),
+            *launch_args(memory_mb=512),
+            "--no-pdf-header-footer",
+            f"--print-to-pdf={Path(tmp) / 'out.pdf'}",
+            page.as_uri(),
+        ]
+        env = {**os.environ, "FONTCONFIG_FILE": str(fontconfig_file())}
+        cold = partial(subprocess.run, command, env=env, check=True, capture_output=True)
+        times["cold chromium --print-to-pdf"] = min(_clock(cold) for _ in range(3))
+    return times
+
+
 def _clock(fn: object) -> float:
     started = time.perf_counter()
     fn()  # type: ignore[operator]
@@ -191,6 +250,13 @@ def main() -> int:
     ):
         print(f"{bare_name:62} {bare_s:6.3f}")
         print(f"{ours_name:62} {ours_s:6.3f}   = {ours_s / bare_s:.2f}x bare")
+    print("\nRenderers, best of 3 (s; ratio to xhtml2pdf's report_render of the same sample):")
+    for slug, times in bench_renderers():
+        base = times["xhtml2pdf"]
+        cells = "  ".join(
+            f"{name} {value:6.3f} ({value / base:.2f}x)" for name, value in times.items()
+        )
+        print(f"{slug:18} {cells}")
     return 0
 
 
