@@ -169,7 +169,7 @@ async def _print(job: _Job, context: BrowserContext) -> bytes:
 
     await context.route("**/*", lambda route: _route(job, route))
     await context.route_web_socket("**", refuse_socket)
-    page = await context.new_page()
+    page = context.pages[0] if context.pages else await context.new_page()
     crashed = asyncio.Event()
     page.on("crash", lambda _: crashed.set())
     script_seconds = job.settings.script_seconds

@@ -83,7 +83,8 @@ def fontconfig_file() -> Path:
 
 
 class ChromiumService:
-    """The browser of this process. `run(job)` runs `job(context)` in a new context."""
+    """The browser of this process. `run(job)` runs `job(context)` in a new context that
+    has one blank page."""
 
     def __init__(self, *, executable: Path, max_jobs: int, memory_mb: int) -> None:
         self.executable = executable
@@ -95,6 +96,8 @@ class ChromiumService:
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._markers: dict[Browser, str] = {}
+        self._spare: BrowserContext | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="chromium-service", daemon=True
@@ -142,13 +145,36 @@ class ChromiumService:
             browser = self._browser = await self._launch()
         return browser
 
+    async def _new_context(self, browser: Browser) -> BrowserContext:
+        context = await browser.new_context(service_workers="block", accept_downloads=False)
+        await context.new_page()  # starting its renderer process is most of a context's cost
+        return context
+
+    async def _prepare_spare(self, browser: Browser) -> None:
+        # The next job's context, made while this process is idle: never used before, so
+        # each job still starts from nothing that an earlier job touched.
+        try:
+            spare = await self._new_context(browser)
+        except Exception:  # no spare then; the next job makes its own
+            return
+        if self._spare is None and self._browser is browser and browser.is_connected():
+            self._spare = spare
+        else:
+            await self._close_context(browser, spare)
+
+    async def _context_for_job(self, browser: Browser) -> BrowserContext:
+        spare, self._spare = self._spare, None
+        if spare is not None and spare.browser is browser and browser.is_connected():
+            return spare
+        return await self._new_context(browser)
+
     async def _run(self, job: Callable[[BrowserContext], Awaitable[T]]) -> T:
         browser = await self._browser_for_job()
         self.jobs_since_launch += 1
         self._active += 1
         context: BrowserContext | None = None
         try:
-            context = await browser.new_context(service_workers="block", accept_downloads=False)
+            context = await self._context_for_job(browser)
             return await job(context)
         except Exception:
             if not browser.is_connected():
@@ -161,6 +187,9 @@ class ChromiumService:
             self._active -= 1
             if context is not None and browser.is_connected():
                 await self._close_context(browser, context)
+            if self._browser is browser and browser.is_connected() and self._spare is None:
+                self._tasks.add(task := asyncio.create_task(self._prepare_spare(browser)))
+                task.add_done_callback(self._tasks.discard)
 
     async def _close_context(self, browser: Browser, context: BrowserContext) -> None:
         try:
