@@ -19,6 +19,9 @@ $(VENV)/.installed-test: requirements/base.txt requirements/local.txt requiremen
 
 ## run: migrate, seed the demo user and samples, start web + worker + beat (Ctrl-C stops all)
 run: $(VENV)/.installed-local
+	@command -v $${CHROMIUM_PATH:-chromium} >/dev/null 2>&1 || echo "make run: Chromium is \
+	not installed, so jobs with renderer 'chromium' will fail (the other renderers work). \
+	Install it with: apt-get install chromium (or set CHROMIUM_PATH to its binary)."
 	DJANGO_SETTINGS_MODULE=$${DJANGO_SETTINGS_MODULE:-config.settings.local} $(BIN)/python -m config.devstack
 
 ## test: the whole suite on embedded defaults (or DATABASE_URL / REDIS_URL when set)
