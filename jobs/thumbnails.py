@@ -27,7 +27,15 @@ def thumbnail_dir() -> Path:
 def thumbnail_key(template: ReportTemplate) -> str:
     """Changes whenever anything that shows in the picture changes, so no invalidation."""
     material = json.dumps(
-        [template.engine, template.html, template.css, template.sample_data, THUMBNAIL_WIDTH],
+        [
+            template.engine,
+            template.renderer,
+            template.html,
+            template.css,
+            template.helpers,
+            template.sample_data,
+            THUMBNAIL_WIDTH,
+        ],
         sort_keys=True,
         default=str,
     )
@@ -52,6 +60,8 @@ def template_thumbnail(*, template: ReportTemplate) -> bytes | None:
             schema=template.schema or {},
             options=parse_options({}),
             width=THUMBNAIL_WIDTH,
+            renderer=template.renderer,
+            helpers=template.helpers,
         )
     except RenderError as exc:
         logger.info("no thumbnail for template %s: %s", template.slug, exc.message)

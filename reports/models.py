@@ -12,6 +12,14 @@ class Engine(models.TextChoices):
     JINJA2 = "jinja2", "Jinja2 (sandboxed)"
 
 
+class Renderer(models.TextChoices):
+    """The layout engines of rendering/renderers; xhtml2pdf stays the default."""
+
+    XHTML2PDF = "xhtml2pdf", "xhtml2pdf (CSS 2.1, <pdf:…> tags, @frame)"
+    WEASYPRINT = "weasyprint", "WeasyPrint (modern print CSS, no scripts)"
+    CHROMIUM = "chromium", "Chromium (a browser's layout, runs the template's scripts)"
+
+
 class ReportTemplate(models.Model):
     """A template integrators refer to by slug; owner=None marks a built-in sample for all."""
 
@@ -25,8 +33,18 @@ class ReportTemplate(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100)
     engine = models.CharField(max_length=20, choices=Engine.choices, default=Engine.HANDLEBARS)
+    renderer = models.CharField(
+        max_length=20,
+        choices=Renderer.choices,
+        default=Renderer.XHTML2PDF,
+        help_text="What lays the HTML out as pages.",
+    )
     html = models.TextField(help_text="Template source producing an HTML document.")
     css = models.TextField(blank=True, help_text="Extra CSS added to the document's head.")
+    helpers = models.TextField(
+        blank=True,
+        help_text="JavaScript whose top-level functions become Handlebars helpers.",
+    )
     schema = models.JSONField(
         default=dict, blank=True, help_text="JSON Schema the data of every job must match."
     )
@@ -69,8 +87,10 @@ class ReportTemplateVersion(models.Model):
     template = models.ForeignKey(ReportTemplate, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
     engine = models.CharField(max_length=20, choices=Engine.choices)
+    renderer = models.CharField(max_length=20, choices=Renderer.choices, default=Renderer.XHTML2PDF)
     html = models.TextField()
     css = models.TextField(blank=True)
+    helpers = models.TextField(blank=True)
     schema = models.JSONField(default=dict, blank=True)
     sample_data = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(

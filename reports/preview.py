@@ -39,6 +39,8 @@ def template_preview_png(
     schema: dict[str, Any],
     options: PdfOptions,
     width: int = 600,
+    renderer: str = "xhtml2pdf",
+    helpers: str = "",
 ) -> bytes:
     """The first page of a template rendered with `data`, as PNG, under the tighter
     PDF_PREVIEW_MAX_SECONDS budget and laid out only as far as that page, so an editor's
@@ -61,5 +63,7 @@ def template_preview_png(
         options=options,
         max_render_seconds=settings.PDF_PREVIEW_MAX_SECONDS,
         max_pages=1,
+        renderer=renderer,
+        helpers=helpers,
     )
     return pdf_page_png(rendered.content, page=0, width=width)

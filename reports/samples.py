@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from reports.models import Engine, ReportTemplate
+from reports.models import Engine, Renderer, ReportTemplate
 from reports.services import template_create, template_update
 
 
@@ -17,12 +17,23 @@ class Sample:
     slug: str
     name: str
     engine: str = Engine.HANDLEBARS
+    renderer: str = Renderer.XHTML2PDF
 
 
 SAMPLES = (
     Sample(slug="invoice", name="Invoice"),
     Sample(slug="sales-report", name="Annual sales report (multi-page, charts, contents)"),
     Sample(slug="operations-review", name="Operations review (50 pages, 30 charts)"),
+    Sample(
+        slug="studio-invoice",
+        name="Studio invoice (WeasyPrint: flex, grid, page numbers in the margins)",
+        renderer=Renderer.WEASYPRINT,
+    ),
+    Sample(
+        slug="field-metrics",
+        name="Field metrics (Chromium: charts drawn by the template's script)",
+        renderer=Renderer.CHROMIUM,
+    ),
 )
 
 
@@ -53,7 +64,8 @@ def template_sync_samples() -> list[ReportTemplate]:
     for sample in SAMPLES:
         html, css, data = sample_files(sample.slug)
         schema = sample_schema(sample.slug)
-        fields = {"name": sample.name, "engine": sample.engine, "html": html, "css": css}
+        fields = {"name": sample.name, "engine": sample.engine, "renderer": sample.renderer}
+        fields |= {"html": html, "css": css}
         fields |= {"schema": schema, "sample_data": data}
         existing = ReportTemplate.objects.filter(owner=None, slug=sample.slug).first()
         if existing is None:

@@ -9,19 +9,32 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from reports.engines import ENGINE_NAMES, get_engine
+from reports.engines import ENGINE_NAMES, get_engine, helpers_check
 from reports.errors import LimitExceeded, RenderError
 from reports.models import ReportTemplate, ReportTemplateVersion
+from reports.rendering import XHTML2PDF, renderer_check
 from reports.schemas import data_validate, schema_check
 
-_VERSIONED = ("engine", "html", "css", "schema", "sample_data")
+_VERSIONED = ("engine", "renderer", "html", "css", "helpers", "schema", "sample_data")
 
 
-def template_validate(*, engine: str, html: str, css: str, schema: Any, sample_data: Any) -> None:
+def template_validate(
+    *,
+    engine: str,
+    html: str,
+    css: str,
+    schema: Any,
+    sample_data: Any,
+    renderer: str = XHTML2PDF,
+    helpers: str = "",
+) -> None:
     """Everything a saved template must satisfy; raise RenderError naming the problem."""
     if engine not in ENGINE_NAMES:
         raise RenderError(f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.")
-    size = len(html.encode("utf-8")) + len(css.encode("utf-8"))
+    renderer_check(renderer)
+    if not isinstance(helpers, str):
+        raise RenderError("helpers must be a string of JavaScript.")
+    size = len(html.encode("utf-8")) + len(css.encode("utf-8")) + len(helpers.encode("utf-8"))
     if size > settings.PDF_MAX_TEMPLATE_BYTES:
         raise LimitExceeded(
             f"The template is {size} bytes; the limit is {settings.PDF_MAX_TEMPLATE_BYTES} bytes."
@@ -32,6 +45,7 @@ def template_validate(*, engine: str, html: str, css: str, schema: Any, sample_d
     if len(json.dumps(sample_data)) > settings.PDF_MAX_DATA_BYTES:
         raise LimitExceeded("sample_data is larger than PDF_MAX_DATA_BYTES.")
     get_engine(engine).check(html)
+    helpers_check(engine, helpers)
     try:
         data_validate(schema=schema, data=sample_data)
     except RenderError as exc:
@@ -59,9 +73,19 @@ def template_create(
     css: str = "",
     schema: dict[str, Any] | None = None,
     sample_data: dict[str, Any] | None = None,
+    renderer: str = XHTML2PDF,
+    helpers: str = "",
 ) -> ReportTemplate:
     schema, sample_data = schema or {}, sample_data or {}
-    template_validate(engine=engine, html=html, css=css, schema=schema, sample_data=sample_data)
+    template_validate(
+        engine=engine,
+        html=html,
+        css=css,
+        schema=schema,
+        sample_data=sample_data,
+        renderer=renderer,
+        helpers=helpers,
+    )
     if ReportTemplate.objects.filter(owner=owner, slug=slug).exists():
         raise RenderError(f"You already have a template with slug {slug!r}.")
     template = ReportTemplate.objects.create(
@@ -69,8 +93,10 @@ def template_create(
         name=name,
         slug=slug,
         engine=engine,
+        renderer=renderer,
         html=html,
         css=css,
+        helpers=helpers,
         schema=schema,
         sample_data=sample_data,
     )
@@ -93,6 +119,8 @@ def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any)
         css=template.css,
         schema=template.schema,
         sample_data=template.sample_data,
+        renderer=template.renderer,
+        helpers=template.helpers,
     )
     template.save()
     template_record_version(template=template, by=by)

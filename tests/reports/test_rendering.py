@@ -13,6 +13,7 @@ from reports.rendering import build_document, html_to_pdf, report_render
 from reports.samples import SAMPLES, sample_files, sample_schema
 from reports.schemas import data_validate
 from tests.conftest import pdf_text
+from tests.rendering.conftest import overlapping, word_boxes
 
 PNG_1PX = base64.b64encode(
     bytes.fromhex(
@@ -104,7 +105,12 @@ def test_local_files_and_network_are_not_read_but_the_job_renders(tmp_path):
 def test_shipped_samples_render_with_their_sample_data(sample):
     html, css, data = sample_files(sample.slug)
     rendered = report_render(
-        engine=sample.engine, source=html, css=css, data=data, options=parse_options({})
+        engine=sample.engine,
+        source=html,
+        css=css,
+        data=data,
+        options=parse_options({}),
+        renderer=sample.renderer,
     )
     pages, text = pdf_text(rendered.content)
     assert rendered.warnings == []
@@ -122,6 +128,18 @@ def test_shipped_samples_render_with_their_sample_data(sample):
         assert "Contents\n3\n1. North America\n4\n2. Europe" in text  # entries with pages
         assert _image_count(rendered.content) == 1 + len(data["regions"])
         assert f"Page {pages} of {pages}" in text
+    elif sample.slug == "studio-invoice":  # WeasyPrint: flex, grid, margin boxes
+        assert pages == 2
+        assert "€44,126.25" in text  # 35,875.00 plus 23% VAT
+        assert "Page 1 of 2" in text
+        assert "Page 2 of 2" in text
+        assert "Invoice FS-2026-118" in text  # string-set into the top-right margin box
+        assert overlapping(word_boxes(rendered.content)) == []
+    elif sample.slug == "field-metrics":  # Chromium: the template's script draws the charts
+        assert pages == 1
+        assert "iOS 41%" in text  # the legend the script builds
+        assert "5,000" in text  # an axis label of the SVG the script draws
+        assert overlapping(word_boxes(rendered.content)) == []
     else:  # the 50-page, 30-chart report: the one test that renders it
         assert pages == 50
         assert _image_count(rendered.content) == 30
