@@ -19,6 +19,7 @@ from rendering.fetch import ResourceRefused, public_message, resource_fetch
 from rendering.renderers.document import (
     RUNNING_STYLE,
     TOC_TARGET_COUNTER,
+    has_toc,
     html_document,
     running_content,
 )
@@ -88,7 +89,7 @@ def _file_url(path: Path) -> str:
     return path.resolve().as_uri()
 
 
-def page_css(options: PdfOptions) -> str:
+def page_css(options: PdfOptions, *, toc: bool) -> str:
     """Margin boxes for the header and footer options, and the job's page size."""
     boxes = ""
     for text, box in ((options.header, "top-center"), (options.footer, "bottom-center")):
@@ -96,7 +97,9 @@ def page_css(options: PdfOptions) -> str:
             boxes += f" @{box} {{ content: {running_content(text)}; {RUNNING_STYLE} }}"
     margin = f" margin: {options.margin} !important;" if options.margin else ""
     size = f"{options.page_size} {options.orientation}"
-    return f"@page {{ size: {size} !important;{margin}{boxes} }}\n{TOC_TARGET_COUNTER}\n"
+    # target-counter() makes WeasyPrint lay the pages out twice: only with a contents.
+    contents = TOC_TARGET_COUNTER if toc else ""
+    return f"@page {{ size: {size} !important;{margin}{boxes} }}\n{contents}\n"
 
 
 def render(
@@ -118,7 +121,7 @@ def render(
         css=css,
         options=options,
         font_url=_file_url,
-        page_css=page_css(options),
+        page_css=page_css(options, toc=has_toc(body_html)),
     )
     if len(document.encode("utf-8")) > max_html_bytes:
         raise LimitExceeded(f"The rendered HTML is larger than the {max_html_bytes} bytes allowed.")
