@@ -60,7 +60,7 @@ class PdfJobAdmin(admin.ModelAdmin):
         "created_at",
         "duration",
     )
-    list_filter = ("status", "error_code", "engine", "created_at")
+    list_filter = ("status", "error_code", "engine", "renderer", "created_at")
     search_fields = ("job_id", "owner__username", "error", "idempotency_key")
     date_hierarchy = "created_at"
     list_select_related = ("owner", "template")
@@ -91,6 +91,7 @@ class PdfJobAdmin(admin.ModelAdmin):
                     "owner",
                     "template",
                     "engine",
+                    "renderer",
                     "options_json",
                     "data_json",
                     "html_template",

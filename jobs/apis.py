@@ -20,6 +20,9 @@ from jobs.exceptions import Conflict, NotFound
 from jobs.links import pdf_download_token_valid, with_links
 from jobs.models import JobStatus, PdfJob
 from reports.engines import ENGINE_NAMES
+from reports.rendering import RENDERER_NAMES
+
+UNKNOWN_RENDERER = f"Unknown renderer {{input!r}}; use one of: {', '.join(RENDERER_NAMES)}."
 
 
 def job_representation(request: Request, job: PdfJob) -> dict[str, Any]:
@@ -31,6 +34,7 @@ class JobOutputSerializer(serializers.Serializer):
 
     job_id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=JobStatus.choices)
+    renderer = serializers.ChoiceField(choices=RENDERER_NAMES)
     progress = serializers.IntegerField(min_value=0, max_value=100)
     stage = serializers.CharField()
     error = serializers.CharField(allow_null=True)
@@ -55,6 +59,21 @@ class JobCreateApi(APIView):
         template = serializers.SlugField(required=False, allow_blank=True)
         data = serializers.JSONField(required=False, default=dict)
         engine = serializers.ChoiceField(choices=ENGINE_NAMES, required=False)
+        renderer = serializers.ChoiceField(
+            choices=RENDERER_NAMES,
+            required=False,
+            help_text="What lays the HTML out; a stored template's own renderer by default, "
+            "else xhtml2pdf.",
+            error_messages={"invalid_choice": UNKNOWN_RENDERER},
+        )
+        helpers = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            trim_whitespace=False,
+            default="",
+            help_text="JavaScript whose top-level functions become Handlebars helpers "
+            "(inline html_template only).",
+        )
         options = serializers.JSONField(required=False, default=dict)
         callback_url = serializers.URLField(required=False, allow_blank=True, default="")
 
@@ -90,6 +109,8 @@ class JobCreateApi(APIView):
             engine=fields.get("engine"),
             options=fields.get("options"),
             callback_url=fields.get("callback_url", ""),
+            renderer=fields.get("renderer"),
+            helpers=fields.get("helpers", ""),
         )
         body = job_representation(request, job)
         return Response(

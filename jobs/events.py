@@ -28,6 +28,7 @@ def job_event_payload(job: PdfJob) -> dict[str, Any]:
     return {
         "job_id": str(job.job_id),
         "status": job.status,
+        "renderer": job.renderer,
         "progress": job.progress,
         "stage": job.stage,
         "error": job.error or None,

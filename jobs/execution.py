@@ -43,16 +43,22 @@ class JobSource:
     engine: str
     html: str
     css: str
+    helpers: str = ""
 
 
 def _job_source(job: PdfJob) -> JobSource:
     if job.template_version_id is not None:
         version = job.template_version
-        return JobSource(engine=version.engine, html=version.html, css=version.css)
+        return JobSource(
+            engine=version.engine, html=version.html, css=version.css, helpers=version.helpers
+        )
     if job.template_id is not None and job.template is not None:
-        return JobSource(engine=job.template.engine, html=job.template.html, css=job.template.css)
+        template = job.template
+        return JobSource(
+            engine=template.engine, html=template.html, css=template.css, helpers=template.helpers
+        )
     if job.html_template:
-        return JobSource(engine=job.engine, html=job.html_template, css="")
+        return JobSource(engine=job.engine, html=job.html_template, css="", helpers=job.helpers)
     raise RenderError("The template this job used has been deleted.")
 
 
@@ -145,6 +151,8 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
                 data=job.data,
                 options=parse_options(job.options),
                 on_stage=on_stage,
+                renderer=job.renderer,
+                helpers=source.helpers,
             )
             on_stage("storing", 90)
         except RenderError as exc:

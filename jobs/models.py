@@ -7,7 +7,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 
-from reports.models import Engine, ReportTemplate, ReportTemplateVersion
+from reports.models import Engine, Renderer, ReportTemplate, ReportTemplateVersion
 
 
 class JobStatus(models.TextChoices):
@@ -39,6 +39,9 @@ class PdfJob(models.Model):
     )
     html_template = models.TextField(blank=True, help_text="Inline template source.")
     engine = models.CharField(max_length=20, choices=Engine.choices)
+    # What lays the job out: the submit's choice, else its template version's.
+    renderer = models.CharField(max_length=20, choices=Renderer.choices, default=Renderer.XHTML2PDF)
+    helpers = models.TextField(blank=True, help_text="Inline template's Handlebars helpers.")
     data = models.JSONField(default=dict, blank=True)
     options = models.JSONField(default=dict, blank=True)
     callback_url = models.URLField(max_length=2000, blank=True)

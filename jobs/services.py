@@ -22,9 +22,10 @@ from jobs.exceptions import ApplicationError, Conflict
 from jobs.execution import RENDER_TASK
 from jobs.models import DeadLetter, PdfJob
 from jobs.selectors import template_get_visible
-from reports.engines import ENGINE_NAMES, get_engine
+from reports.engines import ENGINE_NAMES, get_engine, helpers_check
 from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.options import parse_options
+from reports.rendering import XHTML2PDF, renderer_check
 from reports.schemas import data_depth, data_validate
 from reports.services import template_current_version
 
@@ -161,19 +162,23 @@ def job_create(
     options: Any = None,
     callback_url: str = "",
     idempotency_key: str = "",
+    renderer: str | None = None,
+    helpers: str = "",
 ) -> tuple[PdfJob, bool]:
     """Validate a request and queue it; it is sent to the workers once the row commits.
-    Returns (job, created): with a known Idempotency-Key, the earlier job and False."""
-    digest = request_digest(
-        {
-            "html_template": html_template,
-            "template": template_slug,
-            "data": data,
-            "engine": engine,
-            "options": options,
-            "callback_url": callback_url,
-        }
-    )
+    Returns (job, created): with a known Idempotency-Key, the earlier job and False.
+    `renderer` overrides the template version's; `helpers` go with an inline template."""
+    request = {
+        "html_template": html_template,
+        "template": template_slug,
+        "data": data,
+        "engine": engine,
+        "options": options,
+        "callback_url": callback_url,
+    }
+    # Only when sent, so the digests of keys stored before these fields existed still match.
+    request |= {k: v for k, v in (("renderer", renderer), ("helpers", helpers)) if v}
+    digest = request_digest(request)
     if idempotency_key:
         if len(idempotency_key) > 255:
             raise ApplicationError("Idempotency-Key is longer than 255 characters.")
@@ -192,6 +197,16 @@ def job_create(
         raise ApplicationError(problem, code="invalid_callback_url")
     parsed_options = parse_options(options)
     get_engine(source.engine).check(source.html)  # a syntax error is a 400 now, not later
+    if renderer is not None:
+        renderer_check(renderer)
+    if helpers and source.template is not None:
+        raise ApplicationError(
+            "helpers go with an inline html_template; a stored template carries its own.",
+            code="helpers_with_template",
+        )
+    if helpers:
+        _check_size("helpers", helpers, settings.PDF_MAX_TEMPLATE_BYTES)
+        helpers_check(source.engine, helpers)
 
     try:
         with transaction.atomic():
@@ -201,6 +216,8 @@ def job_create(
                 template_version=source.version,
                 html_template="" if source.template else source.html,
                 engine=source.engine,
+                renderer=renderer or (source.version.renderer if source.version else XHTML2PDF),
+                helpers=helpers,
                 data=data,
                 options=parsed_options.as_dict(),
                 callback_url=callback_url,

@@ -12,11 +12,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from jobs import selectors
+from jobs.apis import UNKNOWN_RENDERER
 from jobs.exceptions import ApplicationError, NotFound
 from reports.engines import ENGINE_NAMES
 from reports.models import ReportTemplate
 from reports.options import parse_options
 from reports.preview import template_preview_png
+from reports.rendering import RENDERER_NAMES
 from reports.services import (
     template_archive,
     template_create,
@@ -32,8 +34,10 @@ def template_representation(template: ReportTemplate) -> dict[str, Any]:
         "slug": template.slug,
         "name": template.name,
         "engine": template.engine,
+        "renderer": template.renderer,
         "html": template.html,
         "css": template.css,
+        "helpers": template.helpers,
         "schema": template.schema,
         "sample_data": template.sample_data,
         "version": version.number if version else None,
@@ -48,8 +52,10 @@ class TemplateOutputSerializer(serializers.Serializer):
     slug = serializers.SlugField()
     name = serializers.CharField()
     engine = serializers.ChoiceField(choices=ENGINE_NAMES)
+    renderer = serializers.ChoiceField(choices=RENDERER_NAMES)
     html = serializers.CharField()
     css = serializers.CharField()
+    helpers = serializers.CharField()
     schema = serializers.JSONField(help_text="JSON Schema every job's data must match.")
     sample_data = serializers.JSONField()
     version = serializers.IntegerField(help_text="Number of the version new jobs render.")
@@ -62,8 +68,20 @@ class TemplateOutputSerializer(serializers.Serializer):
 class _TemplateFields(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     engine = serializers.ChoiceField(choices=ENGINE_NAMES, default="handlebars")
+    renderer = serializers.ChoiceField(
+        choices=RENDERER_NAMES,
+        default="xhtml2pdf",
+        help_text="What lays the HTML out as pages.",
+        error_messages={"invalid_choice": UNKNOWN_RENDERER},
+    )
     html = serializers.CharField(trim_whitespace=False)
     css = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    helpers = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="JavaScript whose top-level functions become Handlebars helpers.",
+    )
     schema = serializers.JSONField(required=False)
     sample_data = serializers.JSONField(required=False)
 
@@ -146,6 +164,7 @@ class TemplateVersionListApi(APIView):
             {
                 "number": serializers.IntegerField(),
                 "engine": serializers.CharField(),
+                "renderer": serializers.CharField(),
                 "created_at": serializers.DateTimeField(),
             },
             many=True,
@@ -157,7 +176,12 @@ class TemplateVersionListApi(APIView):
             raise NotFound(f"No template with slug {slug!r} was found.")
         return Response(
             [
-                {"number": v.number, "engine": v.engine, "created_at": v.created_at.isoformat()}
+                {
+                    "number": v.number,
+                    "engine": v.engine,
+                    "renderer": v.renderer,
+                    "created_at": v.created_at.isoformat(),
+                }
                 for v in template.versions.order_by("-number")
             ]
         )
@@ -168,6 +192,12 @@ class TemplatePreviewApi(APIView):
         data = serializers.JSONField(required=False, help_text="Defaults to the sample data.")
         options = serializers.JSONField(required=False, default=dict)
         width = serializers.IntegerField(required=False, min_value=100, max_value=1600)
+        renderer = serializers.ChoiceField(
+            choices=RENDERER_NAMES,
+            required=False,
+            help_text="Preview with another renderer than the template's.",
+            error_messages={"invalid_choice": UNKNOWN_RENDERER},
+        )
 
     @extend_schema(
         request=TemplatePreviewSerializer,
@@ -190,5 +220,7 @@ class TemplatePreviewApi(APIView):
             schema=version.schema,
             options=parse_options(fields.get("options")),
             width=fields.get("width", 600),
+            renderer=fields.get("renderer", version.renderer),
+            helpers=version.helpers,
         )
         return HttpResponse(png, content_type="image/png")

@@ -24,12 +24,12 @@ def thumbnail_dir() -> Path:
     return Path(settings.VAR_DIR) / "thumbnails"
 
 
-def thumbnail_key(template: ReportTemplate) -> str:
+def thumbnail_key(template: ReportTemplate, renderer: str | None = None) -> str:
     """Changes whenever anything that shows in the picture changes, so no invalidation."""
     material = json.dumps(
         [
             template.engine,
-            template.renderer,
+            renderer or template.renderer,
             template.html,
             template.css,
             template.helpers,
@@ -42,11 +42,12 @@ def thumbnail_key(template: ReportTemplate) -> str:
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
-def template_thumbnail(*, template: ReportTemplate) -> bytes | None:
-    """PNG of the template's first page with its sample data; None if it cannot render.
+def template_thumbnail(*, template: ReportTemplate, renderer: str | None = None) -> bytes | None:
+    """PNG of the template's first page with its sample data (laid out by `renderer`, the
+    template's own by default); None if it cannot render.
 
     Rendered once per template version: later calls read the cached file."""
-    path = thumbnail_dir() / f"{thumbnail_key(template)}.png"
+    path = thumbnail_dir() / f"{thumbnail_key(template, renderer)}.png"
     if path.exists():
         return path.read_bytes()
     try:
@@ -60,7 +61,7 @@ def template_thumbnail(*, template: ReportTemplate) -> bytes | None:
             schema=template.schema or {},
             options=parse_options({}),
             width=THUMBNAIL_WIDTH,
-            renderer=template.renderer,
+            renderer=renderer or template.renderer,
             helpers=template.helpers,
         )
     except RenderError as exc:

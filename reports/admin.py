@@ -16,7 +16,18 @@ from reports.services import template_record_version, template_validate
 class ReportTemplateForm(forms.ModelForm):
     class Meta:
         model = ReportTemplate
-        fields = ("owner", "name", "slug", "engine", "html", "css", "schema", "sample_data")
+        fields = (
+            "owner",
+            "name",
+            "slug",
+            "engine",
+            "renderer",
+            "html",
+            "css",
+            "helpers",
+            "schema",
+            "sample_data",
+        )
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -27,6 +38,8 @@ class ReportTemplateForm(forms.ModelForm):
                 css=cleaned.get("css", ""),
                 schema=cleaned.get("schema") or {},
                 sample_data=cleaned.get("sample_data") or {},
+                renderer=cleaned.get("renderer", ""),
+                helpers=cleaned.get("helpers", ""),
             )
         except RenderError as exc:
             raise forms.ValidationError(exc.message) from None
@@ -35,7 +48,7 @@ class ReportTemplateForm(forms.ModelForm):
 
 class VersionInline(admin.TabularInline):
     model = ReportTemplateVersion
-    fields = ("number", "engine", "created_by", "created_at")
+    fields = ("number", "engine", "renderer", "created_by", "created_at")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -48,8 +61,8 @@ class VersionInline(admin.TabularInline):
 @admin.register(ReportTemplate)
 class ReportTemplateAdmin(admin.ModelAdmin):
     form = ReportTemplateForm
-    list_display = ("name", "slug", "engine", "owner", "archived_at", "updated_at")
-    list_filter = ("engine", ("archived_at", admin.EmptyFieldListFilter))
+    list_display = ("name", "slug", "engine", "renderer", "owner", "archived_at", "updated_at")
+    list_filter = ("engine", "renderer", ("archived_at", admin.EmptyFieldListFilter))
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
     inlines = (VersionInline,)

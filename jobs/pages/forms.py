@@ -8,6 +8,7 @@ from typing import Any
 import jsonschema
 from django import forms
 
+from reports.models import Renderer
 from reports.options import ORIENTATIONS, PAGE_SIZES
 
 
@@ -20,6 +21,7 @@ class ReportRequestForm(forms.Form):
     orientation = forms.ChoiceField(
         choices=[(value, value.capitalize()) for value in ORIENTATIONS], initial="portrait"
     )
+    renderer = forms.ChoiceField(choices=Renderer.choices, initial=Renderer.XHTML2PDF)
 
     def __init__(self, *args: Any, schema: dict[str, Any] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -15,7 +15,7 @@ from jobs.exceptions import ApplicationError
 from jobs.pages.forms import ReportRequestForm
 from jobs.thumbnails import template_thumbnail
 from reports.errors import RenderError
-from reports.models import ReportTemplate
+from reports.models import Renderer, ReportTemplate
 
 # An image that says "no preview" rather than a broken-image icon.
 _NO_PREVIEW = (
@@ -57,6 +57,7 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
                     template_slug=template.slug,
                     data=form.cleaned_data["data"],
                     options=form.options(),
+                    renderer=form.cleaned_data["renderer"],
                 )
             except (ApplicationError, RenderError) as exc:
                 form.add_error(None, exc.message)
@@ -64,7 +65,11 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
                 return redirect("job-page", job_id=job.job_id)
     else:
         form = ReportRequestForm(
-            initial={"data": json.dumps(template.sample_data or {}, indent=2)}, schema=schema
+            initial={
+                "data": json.dumps(template.sample_data or {}, indent=2),
+                "renderer": template.renderer,
+            },
+            schema=schema,
         )
     return render(
         request,
@@ -78,7 +83,10 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def template_thumbnail_png(request: HttpRequest, slug: str) -> HttpResponse:
     template = _visible_template(request, slug)
-    png = template_thumbnail(template=template)
+    renderer = request.GET.get("renderer") or template.renderer
+    if renderer not in Renderer.values:
+        raise Http404("No such renderer.")
+    png = template_thumbnail(template=template, renderer=renderer)
     if png is None:
         response = HttpResponse(_NO_PREVIEW, content_type="image/svg+xml")
     else:

@@ -97,3 +97,17 @@ form.addEventListener("submit", (event) => {
 });
 
 if (textarea.value) showValidity();
+
+// The renderer select redraws the preview: the first page laid out by the chosen renderer.
+const rendererSelect = document.getElementById("id_renderer");
+const preview = document.querySelector("[data-preview]");
+const previewRenderer = document.querySelector("[data-preview-renderer]");
+if (rendererSelect && preview) {
+  rendererSelect.addEventListener("change", () => {
+    const chosen = rendererSelect.value;
+    preview.classList.add("loading");
+    preview.addEventListener("load", () => preview.classList.remove("loading"), { once: true });
+    preview.src = `${preview.dataset.previewBase}?renderer=${encodeURIComponent(chosen)}`;
+    previewRenderer.textContent = chosen;
+  });
+}
