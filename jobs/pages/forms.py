@@ -21,7 +21,8 @@ class ReportRequestForm(forms.Form):
     orientation = forms.ChoiceField(
         choices=[(value, value.capitalize()) for value in ORIENTATIONS], initial="portrait"
     )
-    renderer = forms.ChoiceField(choices=Renderer.choices, initial=Renderer.XHTML2PDF)
+    # Empty: the template's own renderer.
+    renderer = forms.ChoiceField(choices=Renderer.choices, required=False)
 
     def __init__(self, *args: Any, schema: dict[str, Any] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -57,7 +57,7 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
                     template_slug=template.slug,
                     data=form.cleaned_data["data"],
                     options=form.options(),
-                    renderer=form.cleaned_data["renderer"],
+                    renderer=form.cleaned_data.get("renderer") or None,
                 )
             except (ApplicationError, RenderError) as exc:
                 form.add_error(None, exc.message)
