@@ -9,7 +9,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from reports.errors import RenderError
-from reports.models import ReportTemplate, ReportTemplateVersion
+from reports.models import Renderer, ReportTemplate, ReportTemplateVersion
 from reports.services import template_record_version, template_validate
 
 
@@ -28,6 +28,14 @@ class ReportTemplateForm(forms.ModelForm):
             "schema",
             "sample_data",
         )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Left out of a post (an older form, a script): the default, as the API does.
+        self.fields["renderer"].required = False
+
+    def clean_renderer(self) -> str:
+        return self.cleaned_data.get("renderer") or Renderer.XHTML2PDF
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

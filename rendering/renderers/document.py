@@ -111,9 +111,11 @@ def html_document(
     `font_url` gives the URL of a bundled font file; None when the renderer has the
     bundled fonts installed, so only the default font stack is declared."""
     body_html = _PAGE_BREAK.sub('<div class="rs-page-break"></div>', body_html)
-    if has_toc(body_html):
-        body_html = toc_anchor(body_html)
-        body_html = _TOC.sub(lambda _: toc_html(body_html, toc_pages), body_html)
+    body_html = toc_anchor(body_html) if has_toc(body_html) else body_html
+    if marker := _TOC.search(body_html):
+        # As xhtml2pdf's: the contents lists the headings that follow it.
+        following = body_html[marker.end() :]
+        body_html = _TOC.sub(lambda _: toc_html(following, toc_pages), body_html, count=1)
     body_html = html_font_fallback(body_html)
     fonts = (
         fonts_css(body_html + css, url_for=font_url)
