@@ -70,6 +70,8 @@ class _LogCollector(logging.Handler):
         if record.thread != self.thread or "Failed to load" in message:
             return
         message = _AT_RULE.sub(lambda m: m.group(1), public_message(message.splitlines()[0]))
+        if "@frame" in message or "-pdf-" in message:
+            message += " (xhtml2pdf's own CSS: the xhtml2pdf renderer reads it)"
         if len(self.messages) < 50 and message not in self.messages:
             self.messages.append(message[:300])
 
