@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_results",
     "channels",
+    "accounts",
     "reports",
     "jobs",
 ]
@@ -140,14 +141,14 @@ STORAGES = {
 # ---------------------------------------------------------------- REST API
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "jobs.authentication.ApiKeyAuthentication",
+        "accounts.authentication.ApiKeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "jobs.exception_handler.api_exception_handler",
+    "EXCEPTION_HANDLER": "config.exception_handler.api_exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 SPECTACULAR_SETTINGS = {
