@@ -6,8 +6,7 @@ import hashlib
 import hmac
 import secrets
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from accounts.models import ApiKey
@@ -20,7 +19,7 @@ def _digest(raw_key: str) -> str:
     return hashlib.sha256(raw_key.encode("utf-8")).hexdigest()
 
 
-def api_key_create(*, user: AbstractBaseUser, name: str = "") -> tuple[ApiKey, str]:
+def api_key_create(*, user: User, name: str = "") -> tuple[ApiKey, str]:
     """Create a key for the user; return it with the raw secret, which is never stored."""
     prefix = secrets.token_hex(6)
     raw_key = f"{_KEY_PREFIX}_{prefix}_{secrets.token_urlsafe(24)}"
@@ -28,7 +27,7 @@ def api_key_create(*, user: AbstractBaseUser, name: str = "") -> tuple[ApiKey, s
     return key, raw_key
 
 
-def api_key_revoke(*, user: AbstractBaseUser, key_id: int) -> ApiKey | None:
+def api_key_revoke(*, user: User, key_id: int) -> ApiKey | None:
     """Revoke one of the user's keys; None if it is not theirs. Revoking twice keeps the
     first revocation time."""
     key = ApiKey.objects.filter(pk=key_id, user=user).first()
@@ -40,7 +39,7 @@ def api_key_revoke(*, user: AbstractBaseUser, key_id: int) -> ApiKey | None:
     return key
 
 
-def api_key_authenticate(raw_key: str) -> AbstractBaseUser | None:
+def api_key_authenticate(raw_key: str) -> User | None:
     """Return the active user a raw key belongs to, or None for an unknown or revoked key."""
     parts = raw_key.strip().split("_", 2)
     if len(parts) != 3 or parts[0] != _KEY_PREFIX:
@@ -61,6 +60,6 @@ def api_key_authenticate(raw_key: str) -> AbstractBaseUser | None:
     return key.user
 
 
-def user_get_or_create(*, username: str) -> AbstractBaseUser:
-    user, _ = get_user_model().objects.get_or_create(username=username)
+def user_get_or_create(*, username: str) -> User:
+    user, _ = User.objects.get_or_create(username=username)
     return user

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
@@ -20,7 +23,7 @@ def api_keys(request: HttpRequest) -> HttpResponse:
     created = None
     form = ApiKeyCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        key, raw = api_key_create(user=request.user, name=form.cleaned_data["name"])
+        key, raw = api_key_create(user=cast(User, request.user), name=form.cleaned_data["name"])
         # Rendered, not redirected: the secret exists only in this one response.
         created = {"key": key, "raw": raw}
         form = ApiKeyCreateForm()
@@ -31,7 +34,7 @@ def api_keys(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def api_key_revoke_view(request: HttpRequest, key_id: int) -> HttpResponse:
-    key = api_key_revoke(user=request.user, key_id=key_id)
+    key = api_key_revoke(user=cast(User, request.user), key_id=key_id)
     if key is None:
         raise Http404("No such key.")
     messages.success(request, f"Key {key.prefix}… is revoked; requests using it now get 401.")

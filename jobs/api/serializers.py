@@ -55,7 +55,7 @@ class JobOutputSerializer(JobStateSerializer):
 class JobCreateInputSerializer(serializers.Serializer):
     html_template = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     template = serializers.SlugField(required=False, allow_blank=True)
-    data = serializers.JSONField(required=False, default=dict)
+    data = serializers.JSONField(required=False, default=dict)  # type: ignore[assignment]
     engine = serializers.ChoiceField(choices=ENGINE_NAMES, required=False)
     options = serializers.JSONField(required=False, default=dict)
     callback_url = serializers.URLField(required=False, allow_blank=True, default="")

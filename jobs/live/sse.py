@@ -8,7 +8,8 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_GET
 
 from accounts.authentication import API_KEY_HEADER
@@ -43,7 +44,7 @@ async def _stream(request: HttpRequest, job_id: str) -> AsyncIterator[str]:
 
 
 @require_GET
-async def job_events(request: HttpRequest, job_id: str) -> HttpResponse:
+async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
     try:
         found = await sync_to_async(_authorize)(request, job_id)
     except ApplicationError as exc:

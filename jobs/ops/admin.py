@@ -17,7 +17,7 @@ from jobs.models import DeadLetter, JobStatus, PdfJob
 from jobs.ops import dead_letters
 from rendering.errors import Conflict
 
-STATUS_COLOURS = {
+STATUS_COLOURS: dict[str, str] = {
     JobStatus.QUEUED: "#3730a3",
     JobStatus.PROCESSING: "#92400e",
     JobStatus.COMPLETED: "#065f46",
@@ -124,11 +124,7 @@ class PdfJobAdmin(admin.ModelAdmin):
             },
         ),
     )
-    readonly_fields = [
-        f
-        for section in fieldsets
-        for f in section[1]["fields"]  # type: ignore[index]
-    ]
+    readonly_fields = [f for section in fieldsets for f in section[1]["fields"]]  # type: ignore[misc]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -52,7 +52,10 @@ def jobs_in_flight(*, grace: float | None = None) -> set[str] | None:
     try:
         waiting = client.lrange(settings.CELERY_TASK_DEFAULT_QUEUE, 0, -1)
         reserved = client.hgetall(UNACKED_KEY)
-        delivered = dict(client.zrange(UNACKED_INDEX_KEY, 0, -1, withscores=True))
+        scored: list[tuple[bytes | str, float]] = client.zrange(
+            UNACKED_INDEX_KEY, 0, -1, withscores=True
+        )  # type: ignore[assignment]
+        delivered = dict(scored)
     except redis.RedisError:
         logger.warning("broker unreachable; cannot tell which jobs are in flight")
         return None

@@ -78,6 +78,7 @@ def metrics_text() -> str:
         for created, done in recent.filter(status=JobStatus.COMPLETED).values_list(
             "created_at", "completed_at"
         )
+        if done is not None
     ]
     samples = [(f'{{le="{b}"}}', sum(1 for d in durations if d <= b)) for b in BUCKETS]
     samples.append(('{le="+Inf"}', len(durations)))

@@ -16,7 +16,10 @@ from reports.validation import template_data_check
 class ReportRequestForm(forms.Form):
     """Data for a template (JSON, from the generated form or the editor) plus page options."""
 
-    data = forms.CharField(widget=forms.Textarea(attrs={"rows": 18, "spellcheck": "false"}))
+    # A field named like Form.data (the bound input), which the stubs cannot tell apart.
+    data = forms.CharField(  # type: ignore[assignment]
+        widget=forms.Textarea(attrs={"rows": 18, "spellcheck": "false"})
+    )
     filename = forms.CharField(max_length=120, required=False)
     page_size = forms.ChoiceField(choices=[(size, size) for size in PAGE_SIZES], initial="A4")
     orientation = forms.ChoiceField(

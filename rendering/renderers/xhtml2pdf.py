@@ -71,14 +71,4 @@ def html_to_pdf(
 
 class Xhtml2PdfRenderer:
     name = "xhtml2pdf"
-
-    def render(
-        self,
-        html: str,
-        *,
-        limits: Limits,
-        on_page: PageCallback | None = None,
-        meta: dict[str, str] | None = None,
-        max_pages: int | None = None,
-    ) -> RenderedPdf:
-        return html_to_pdf(html, limits=limits, on_page=on_page, meta=meta, max_pages=max_pages)
+    render = staticmethod(html_to_pdf)

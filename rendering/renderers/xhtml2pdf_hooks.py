@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from xhtml2pdf.xhtml2pdf_reportlab import PmlBaseDoc
@@ -44,27 +44,25 @@ def install() -> None:
     with no hook or cap set for a thread they change nothing."""
     with _install_lock:
         if PmlBaseDoc.handle_pageBegin is not _handle_page_begin:
-            PmlBaseDoc.handle_pageBegin = _handle_page_begin  # type: ignore[method-assign]
-            PmlBaseDoc.handle_flowable = _handle_flowable  # type: ignore[method-assign]
+            PmlBaseDoc.handle_pageBegin = _handle_page_begin
+            PmlBaseDoc.handle_flowable = _handle_flowable
 
 
 @contextmanager
-def on_page(hook: PageHook) -> Iterator[None]:
+def _thread_setting(name: str, value: Any) -> Iterator[None]:
+    previous = getattr(_local, name, None)
+    setattr(_local, name, value)
+    try:
+        yield
+    finally:
+        setattr(_local, name, previous)
+
+
+def on_page(hook: PageHook) -> AbstractContextManager[None]:
     """Call `hook(page_number)` as each page of this thread's layout begins."""
-    previous = getattr(_local, "hook", None)
-    _local.hook = hook
-    try:
-        yield
-    finally:
-        _local.hook = previous
+    return _thread_setting("hook", hook)
 
 
-@contextmanager
-def page_cap(pages: int | None) -> Iterator[None]:
+def page_cap(pages: int | None) -> AbstractContextManager[None]:
     """Stop laying out this thread's document once it has more than `pages` pages."""
-    previous = getattr(_local, "cap", None)
-    _local.cap = pages
-    try:
-        yield
-    finally:
-        _local.cap = previous
+    return _thread_setting("cap", pages)

@@ -71,6 +71,8 @@ class TemplateFilterSerializer(serializers.Serializer):
 
 
 class TemplatePreviewSerializer(serializers.Serializer):
-    data = serializers.JSONField(required=False, help_text="Defaults to the sample data.")
+    data = serializers.JSONField(  # type: ignore[assignment]
+        required=False, help_text="Defaults to the sample data."
+    )
     options = serializers.JSONField(required=False, default=dict)
     width = serializers.IntegerField(required=False, min_value=100, max_value=1600)
