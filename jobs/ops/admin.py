@@ -217,5 +217,5 @@ class DeadLetterAdmin(admin.ModelAdmin):
 
     @admin.action(description="Discard selected dead letters")
     def discard(self, request: HttpRequest, queryset: QuerySet[DeadLetter]) -> None:
-        count, _ = queryset.delete()
+        count = dead_letters.dead_letters_discard(dead_letters=queryset)
         self.message_user(request, f"Discarded {count} dead letter(s).")

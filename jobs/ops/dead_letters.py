@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from jobs import services
@@ -43,6 +43,12 @@ def dead_letter_redrive(*, dead_letter: DeadLetter) -> PdfJob | None:
                 retry_count=F("retry_count") + 1, last_retry_at=timezone.now()
             )
     return job
+
+
+def dead_letters_discard(*, dead_letters: QuerySet[DeadLetter]) -> int:
+    """Drop dead letters an operator has dealt with (their jobs stay as they are)."""
+    count, _ = dead_letters.delete()
+    return count
 
 
 def dead_letters_redrive_due() -> int:
