@@ -50,8 +50,48 @@ def test_invalid_template_is_a_400_with_the_line(api):
 
 
 def test_sample_data_against_the_schema_and_bad_schema_are_400(api):
-    assert "who: expected string" in _create(api, sample_data={"who": 5}).json()["error"]
+    refused = _create(api, sample_data={"who": 5}).json()
+    assert "who: expected string" in refused["error"]
+    assert refused["code"] == "invalid_data"
+    assert _create(api, sample_data=[1]).json()["code"] == "invalid_data"
     assert _create(api, schema={"type": 12}).json()["code"] == "invalid_schema"
+
+
+def test_a_template_with_a_schema_needs_no_sample_data(api):
+    body = {"slug": "bare", "name": "Bare", "html": "<h1>Hi {{who}}</h1>", "schema": SCHEMA}
+    created = api.post(URL, body, format="json")
+    assert created.status_code == 201, created.json()
+    assert created.json()["sample_data"] == {}
+    submit = api.post(
+        "/api/v1/generate-pdf-async", {"template": "bare", "data": {"who": "Ada"}}, format="json"
+    )
+    assert submit.status_code == 202
+
+
+def test_preview_without_any_data_asks_for_data(api):
+    api.post(URL, {"slug": "bare", "name": "Bare", "html": "<h1>{{who}}</h1>"}, format="json")
+    response = api.post(f"{URL}bare/preview", {}, format="json")
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_data"
+    assert "no sample data" in response.json()["error"]
+    assert '"data"' in response.json()["error"]
+    given = api.post(f"{URL}bare/preview", {"data": {"who": "Ada"}}, format="json")
+    assert given.status_code == 200
+    assert given["Content-Type"] == "image/png"
+
+
+def test_every_validation_failure_is_invalid_data(api):
+    missing_field = api.post(URL, {"slug": "x", "name": "X"}, format="json")
+    assert missing_field.status_code == 400
+    assert missing_field.json()["code"] == "invalid_data"
+    not_an_object = api.post(
+        "/api/v1/generate-pdf-async", {"html_template": "<p>x</p>", "data": [1]}, format="json"
+    )
+    assert not_an_object.json()["code"] == "invalid_data"
+    _create(api)
+    bad_preview = api.post(f"{URL}hello/preview", {"data": [1]}, format="json")
+    assert bad_preview.status_code == 400
+    assert bad_preview.json()["code"] == "invalid_data"
 
 
 def test_archive_hides_the_template_and_refuses_jobs_until_restored(api):
@@ -99,14 +139,14 @@ def test_preview_with_given_data_is_checked_against_the_schema(api):
     _create(api)
     response = api.post(f"{URL}hello/preview", {"data": {"who": 1}}, format="json")
     assert response.status_code == 400
-    assert response.json()["error"] == "who: expected string"
+    assert response.json() == {"error": "who: expected string", "code": "invalid_data"}
 
 
 def test_preview_is_held_to_its_own_time_limit(api, settings):
     settings.PDF_PREVIEW_MAX_SECONDS = 1
     rows = "".join(f"<tr><td>{i}</td><td>{'cell ' * 20}</td></tr>" for i in range(3000))
     _create(api, slug="slow", html=f"<table>{rows}</table>", schema={}, sample_data={})
-    response = api.post(f"{URL}slow/preview", {}, format="json")
+    response = api.post(f"{URL}slow/preview", {"data": {}}, format="json")
     assert response.status_code == 400
     assert response.json()["code"] == "limit_exceeded"
 
