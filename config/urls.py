@@ -37,7 +37,7 @@ urlpatterns = [
     path("readyz", health.readyz, name="readyz"),
     path("metrics", ops_views.metrics, name="metrics"),
     path("api/v1/", include("jobs.urls")),
-    path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
-    path("api/v1/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("api/v1/schema", SpectacularAPIView.as_view(), name="schema"),
+    path("api/v1/docs", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/v1/redoc", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
 ]

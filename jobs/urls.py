@@ -1,4 +1,5 @@
-"""URLs of the integrator API, mounted under /api/v1/ by config.urls."""
+"""URLs of the integrator API, mounted under /api/v1/ by config.urls. No trailing slashes;
+jobs.api_paths answers the slashed spelling the same."""
 
 from django.urls import path
 
@@ -13,7 +14,7 @@ urlpatterns = [
     path("jobs/<str:job_id>/cancel", apis.JobCancelApi.as_view(), name="job-cancel"),
     path("jobs/<str:job_id>/pdf", apis.JobPdfApi.as_view(), name="job-pdf"),
     path("jobs/<str:job_id>/events", sse.job_events, name="job-events"),
-    path("templates/", template_apis.TemplateListCreateApi.as_view(), name="template-list"),
+    path("templates", template_apis.TemplateListCreateApi.as_view(), name="template-list"),
     path(
         "templates/<slug:slug>", template_apis.TemplateDetailApi.as_view(), name="template-detail"
     ),
