@@ -30,6 +30,7 @@ class JobOutputSerializer(serializers.Serializer):
     """The job's public state (documentation of job_representation's shape)."""
 
     job_id = serializers.UUIDField()
+    template_name = serializers.CharField(allow_null=True, help_text="null for inline HTML")
     status = serializers.ChoiceField(choices=JobStatus.choices)
     progress = serializers.IntegerField(min_value=0, max_value=100)
     stage = serializers.CharField()

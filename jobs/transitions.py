@@ -42,9 +42,9 @@ def _transition(
         changed = rows.update(event_seq=F("event_seq") + 1, updated_at=timezone.now(), **fields)
         if not changed:
             return None
-        job = PdfJob.objects.get(job_id=job_id)
+        job = PdfJob.objects.select_related("template").get(job_id=job_id)
         payload = job_event_payload(job)
-        transaction.on_commit(lambda: job_event_publish(payload))
+        transaction.on_commit(lambda: job_event_publish(payload, owner_id=job.owner_id))
         if job.callback_url and job.is_terminal:
             transaction.on_commit(lambda: callback_enqueue(job_id=job_id))
     return job

@@ -10,6 +10,7 @@ app_name = "api"
 urlpatterns = [
     path("generate-pdf-async", apis.JobCreateApi.as_view(), name="job-create"),
     path("jobs", apis.JobListApi.as_view(), name="job-list"),
+    path("jobs/events", sse.owner_job_events, name="owner-job-events"),  # before jobs/<id>
     path("jobs/<str:job_id>", apis.JobDetailApi.as_view(), name="job-detail"),
     path("jobs/<str:job_id>/cancel", apis.JobCancelApi.as_view(), name="job-cancel"),
     path("jobs/<str:job_id>/pdf", apis.JobPdfApi.as_view(), name="job-pdf"),

@@ -20,7 +20,7 @@ def test_seed_demo_then_demo_signs_in_through_the_login_form(
     page, live_stack, stack_env, transactional_db, tmp_path
 ):
     assert not get_user_model().objects.exists()  # an empty database, as on a fresh clone
-    done = subprocess.run(  # noqa: S603 - our own manage.py, fixed arguments
+    done = subprocess.run(
         [sys.executable, str(settings.BASE_DIR / "manage.py"), "seed_demo"],
         env={**stack_env, "VAR_DIR": str(tmp_path)},
         capture_output=True,

@@ -57,7 +57,7 @@ def test_the_50_page_sample_form_is_quick_collapsed_and_posts_from_the_json_tab(
     template_sync_samples()
     sign_in(page)
     ready_ms = open_form(page, "operations-review")
-    print(f"operations-review form ready {ready_ms:.0f} ms after navigation")  # noqa: T201
+    print(f"operations-review form ready {ready_ms:.0f} ms after navigation")
     assert ready_ms < 1000, f"the form took {ready_ms:.0f} ms to become usable"
     inputs = page.locator("[data-schema-form] input, [data-schema-form] select").count()
     assert inputs < 400, inputs  # not the ~2,600 fields of the sample's data

@@ -127,7 +127,10 @@ def test_form_honours_pattern_format_date_enum_and_item_bounds(page, person, liv
     assert mark.evaluate("s => [...s.options].map(o => o.text)") == ["—", "pie", "bar", "line"]
     mark.select_option(label="line")
 
-    add, remove = probe.get_by_role("button", name="Add item"), probe.get_by_role("button", name="Remove")
+    add, remove = (
+        probe.get_by_role("button", name="Add item"),
+        probe.get_by_role("button", name="Remove"),
+    )
     expect(remove).to_be_disabled()  # minItems 1
     expect(add).to_be_enabled()
     add.click()

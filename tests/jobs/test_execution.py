@@ -215,9 +215,7 @@ def test_a_limit_fails_the_job_permanently_with_its_message(user, settings):
     assert failed.attempts == 1
 
 
-def test_a_job_slower_than_pdf_slow_job_seconds_is_logged_with_its_timings(
-    user, settings, caplog
-):
+def test_a_job_slower_than_pdf_slow_job_seconds_is_logged_with_its_timings(user, settings, caplog):
     settings.PDF_SLOW_JOB_SECONDS = 60
     slow = PdfJobFactory(owner=user)
     PdfJob.objects.filter(pk=slow.pk).update(created_at=timezone.now() - timedelta(seconds=95))
