@@ -13,7 +13,7 @@ urlpatterns = [
     path("", include("jobs.ops.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include((api_v1, "api"))),
-    path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
-    path("api/v1/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("api/v1/schema", SpectacularAPIView.as_view(), name="schema"),
+    path("api/v1/docs", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/v1/redoc", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
 ]

@@ -13,6 +13,7 @@ from django.db import IntegrityError, transaction
 
 from jobs import transitions
 from jobs.callbacks import callback_url_check
+from jobs.live.events import job_event_payload, job_event_publish
 from jobs.models import PdfJob
 from jobs.worker import dispatch
 from rendering.engines import ENGINE_NAMES, get_engine
@@ -157,6 +158,10 @@ def job_create(
                 request_digest=digest,
             )
             transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
+            # The owner's dashboard shows the new job at once, wherever it was submitted.
+            transaction.on_commit(
+                lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id)
+            )
     except IntegrityError:
         # The same key raced in from another request: answer with the job that won.
         replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)

@@ -43,8 +43,11 @@ def _transition(
         if not changed:
             return None
         job = PdfJob.objects.get(job_id=job_id)
-        payload = job_event_payload(job)
-        transaction.on_commit(lambda: job_event_publish(payload))
+        # The payload (with the template's name) is read after the commit: reading a second
+        # table inside this transaction could deadlock with a TRUNCATE (test teardown).
+        transaction.on_commit(
+            lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id)
+        )
         if job.callback_url and job.is_terminal:
             transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job_id))
     return job

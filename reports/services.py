@@ -11,7 +11,13 @@ from rendering.engines import ENGINE_NAMES, get_engine
 from rendering.errors import RenderError
 from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
-from reports.validation import data_check, data_validate, schema_check, size_check
+from reports.validation import (
+    DataValidationError,
+    data_check,
+    data_validate,
+    schema_check,
+    size_check,
+)
 
 _VERSIONED = ("engine", "html", "css", "schema", "sample_data")
 
@@ -25,10 +31,12 @@ def template_validate(*, engine: str, html: str, css: str, schema: Any, sample_d
     schema_check(schema)
     data_check(sample_data, limits=limits, name="sample_data")
     get_engine(engine).check(html)
+    if not sample_data:
+        return  # sample data is optional; a template without it just has no preview data
     try:
         data_validate(schema=schema, data=sample_data)
-    except RenderError as exc:
-        raise RenderError(f"sample_data does not match the schema: {exc.message}") from None
+    except DataValidationError as exc:
+        raise DataValidationError(f"sample_data does not match the schema: {exc.message}") from None
 
 
 def _snapshot(template: ReportTemplate, *, by: Any) -> ReportTemplateVersion:

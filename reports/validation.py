@@ -102,7 +102,7 @@ def size_check(name: str, text: str, limit: int) -> None:
 def data_check(data: Any, *, limits: Limits, name: str = "data") -> dict[str, Any]:
     """`data` as a JSON object within the size and nesting limits, else an error."""
     if not isinstance(data, dict):
-        raise RenderError(f"{name} must be a JSON object.", code="invalid_data")
+        raise DataValidationError(f"{name} must be a JSON object.")
     size_check(name, json.dumps(data), limits.max_data_bytes)
     if data_depth(data, limit=limits.max_nesting_depth) > limits.max_nesting_depth:
         raise LimitExceeded(

@@ -15,6 +15,7 @@ class JobStateSerializer(serializers.Serializer):
     """The job's public state, without links (what a live event carries)."""
 
     job_id = serializers.UUIDField()
+    template_name = serializers.SerializerMethodField(help_text="null for inline HTML")
     status = serializers.ChoiceField(choices=JobStatus.choices)
     progress = serializers.IntegerField(min_value=0, max_value=100)
     stage = serializers.CharField()
@@ -28,6 +29,10 @@ class JobStateSerializer(serializers.Serializer):
     created_at = IsoDateTimeField()
     started_at = IsoDateTimeField(allow_null=True)
     completed_at = IsoDateTimeField(allow_null=True)
+
+    def get_template_name(self, job: PdfJob) -> str | None:
+        # The stored template's name (what a list of jobs shows); null for inline HTML.
+        return job.template.name if job.template_id and job.template else None
 
     def get_error(self, job: PdfJob) -> str | None:
         return job.error or None
@@ -68,4 +73,14 @@ class JobCreateOutputSerializer(serializers.Serializer):
 
 
 class JobFilterSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=JobStatus.choices, required=False, allow_blank=True)
+    status = serializers.ChoiceField(
+        choices=JobStatus.values,
+        required=False,
+        allow_blank=True,
+        error_messages={
+            # A typo must not look like "no such jobs": name what is accepted.
+            "invalid_choice": (
+                f"Unknown status {{input!r}}; use one of: {', '.join(JobStatus.values)}."
+            )
+        },
+    )

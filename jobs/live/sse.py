@@ -1,9 +1,10 @@
-"""GET /api/v1/jobs/{id}/events: Server-Sent Events, one message per job event."""
+"""GET /api/v1/jobs/{id}/events and /api/v1/jobs/events: Server-Sent Events, one message per
+job event (of one job, or of all the caller's jobs)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -14,15 +15,11 @@ from django.views.decorators.http import require_GET
 
 from accounts.authentication import API_KEY_HEADER
 from jobs.links import with_links
-from jobs.live.access import follow_authorize
-from jobs.live.subscriptions import job_follow
+from jobs.live.access import follow_authorize, follower_resolve
+from jobs.live.subscriptions import job_follow, owner_follow
 from rendering.errors import ApplicationError
 
-
-def _authorize(request: HttpRequest, job_id: str) -> str:
-    return follow_authorize(
-        api_key=request.headers.get(API_KEY_HEADER), session_user=request.user, job_id=job_id
-    )
+Events = AsyncIterator[dict[str, Any] | None]
 
 
 def _last_event_id(request: HttpRequest) -> int:
@@ -30,26 +27,59 @@ def _last_event_id(request: HttpRequest) -> int:
     return int(raw) if raw.isdigit() else -1
 
 
-async def _stream(request: HttpRequest, job_id: str) -> AsyncIterator[str]:
+async def _stream(request: HttpRequest, events: Events, *, with_ids: bool) -> AsyncIterator[str]:
     yield "retry: 2000\n\n"
-    follow = job_follow(
-        job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS, after_seq=_last_event_id(request)
-    )
-    async for event in follow:
+    async for event in events:
         if event is None:
             yield ": keep-alive\n\n"
             continue
         payload: dict[str, Any] = with_links(event, request.build_absolute_uri)
-        yield f"id: {payload['seq']}\ndata: {json.dumps(payload)}\n\n"
+        # An owner's stream has no id: seq counts per job, not per stream.
+        event_id = f"id: {payload['seq']}\n" if with_ids else ""
+        yield f"{event_id}data: {json.dumps(payload)}\n\n"
+
+
+async def _respond(
+    request: HttpRequest,
+    check: Callable[..., Any],
+    follow: Callable[[Any], Events],
+    *,
+    with_ids: bool,
+    **arguments: Any,
+) -> HttpResponseBase:
+    """Run the shared access check (as the WebSocket consumers do), then stream."""
+    try:
+        allowed = await sync_to_async(check)(
+            api_key=request.headers.get(API_KEY_HEADER), session_user=request.user, **arguments
+        )
+    except ApplicationError as exc:
+        return JsonResponse({"error": exc.message, "code": exc.code}, status=exc.http_status)
+    stream = _stream(request, follow(allowed), with_ids=with_ids)
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx must not buffer the stream
+    return response
 
 
 @require_GET
 async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
-    try:
-        found = await sync_to_async(_authorize)(request, job_id)
-    except ApplicationError as exc:
-        return JsonResponse({"error": exc.message, "code": exc.code}, status=exc.http_status)
-    response = StreamingHttpResponse(_stream(request, found), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"  # nginx must not buffer the stream
-    return response
+    """One job's events until it ends; `Last-Event-ID` resumes after that event."""
+    after = _last_event_id(request)
+    return await _respond(
+        request,
+        follow_authorize,
+        lambda found: job_follow(found, heartbeat=settings.SSE_HEARTBEAT_SECONDS, after_seq=after),
+        with_ids=True,
+        job_id=job_id,
+    )
+
+
+@require_GET
+async def owner_job_events(request: HttpRequest) -> HttpResponseBase:
+    """Every event of the caller's jobs; a reconnect starts with their current state."""
+    return await _respond(
+        request,
+        follower_resolve,
+        lambda user: owner_follow(int(user.pk), heartbeat=settings.SSE_HEARTBEAT_SECONDS),
+        with_ids=False,
+    )

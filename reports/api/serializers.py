@@ -72,7 +72,8 @@ class TemplateFilterSerializer(serializers.Serializer):
 
 class TemplatePreviewSerializer(serializers.Serializer):
     data = serializers.JSONField(  # type: ignore[assignment]
-        required=False, help_text="Defaults to the sample data."
+        required=False,
+        help_text="Defaults to the sample data; required when the template has none.",
     )
     options = serializers.JSONField(required=False, default=dict)
     width = serializers.IntegerField(required=False, min_value=100, max_value=1600)

@@ -5,7 +5,7 @@ from django.urls import path
 from reports.api import views
 
 urlpatterns = [
-    path("templates/", views.TemplateListCreateApi.as_view(), name="template-list"),
+    path("templates", views.TemplateListCreateApi.as_view(), name="template-list"),
     path("templates/<slug:slug>", views.TemplateDetailApi.as_view(), name="template-detail"),
     path(
         "templates/<slug:slug>/restore",

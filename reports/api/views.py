@@ -114,7 +114,8 @@ class TemplatePreviewApi(APIView):
             engine=version.engine,
             source=version.html,
             css=version.css,
-            data=fields.get("data", version.sample_data),
+            # A template without sample data has nothing to preview with unless data is sent.
+            data=fields.get("data", version.sample_data or None),
             schema=version.schema,
             options=parse_options(fields.get("options")),
             width=fields.get("width", 600),
