@@ -14,7 +14,7 @@ from urllib.request import url2pathname
 from xhtml2pdf.config.resources import ResourceAccessError, ResourceAccessPolicy
 from xhtml2pdf.files import pisaFileObject
 
-ASSETS_DIR = (Path(__file__).parents[1] / "reports" / "assets").resolve()
+ASSETS_DIR = (Path(__file__).parent / "assets").resolve()
 _SCHEMES = frozenset({"data", "file", "http", "https"})
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from reports.fonts import DEFAULT_STACK
+from rendering.fonts import DEFAULT_STACK
 
 # A declaration's value: plain characters and quoted family names, up to ; } or the end.
 _CSS_VALUE = r"""((?:[^;{}<>"']|"[^"<>]*"|'[^'<>]*')+)"""

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from reports.engines import ENGINE_NAMES, get_engine, helpers_check
-from reports.errors import LimitExceeded, RenderError
+from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
+from rendering.errors import RenderError
+from rendering.renderers import DEFAULT_RENDERER, get_renderer
+from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
-from reports.rendering import XHTML2PDF, renderer_check
-from reports.schemas import data_validate, schema_check
+from reports.validation import (
+    DataValidationError,
+    data_check,
+    data_validate,
+    schema_check,
+    size_check,
+)
 
 _VERSIONED = ("engine", "renderer", "html", "css", "helpers", "schema", "sample_data")
 
@@ -25,31 +30,27 @@ def template_validate(
     css: str,
     schema: Any,
     sample_data: Any,
-    renderer: str = XHTML2PDF,
+    renderer: str = DEFAULT_RENDERER,
     helpers: str = "",
 ) -> None:
-    """Everything a saved template must satisfy; raise RenderError naming the problem."""
+    """Everything a saved template must satisfy; raise an ApplicationError naming the problem."""
     if engine not in ENGINE_NAMES:
         raise RenderError(f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.")
-    renderer_check(renderer)
+    get_renderer(renderer)  # an unknown one names the three
     if not isinstance(helpers, str):
         raise RenderError("helpers must be a string of JavaScript.")
-    size = len(html.encode("utf-8")) + len(css.encode("utf-8")) + len(helpers.encode("utf-8"))
-    if size > settings.PDF_MAX_TEMPLATE_BYTES:
-        raise LimitExceeded(
-            f"The template is {size} bytes; the limit is {settings.PDF_MAX_TEMPLATE_BYTES} bytes."
-        )
+    limits = limits_from_settings()
+    size_check("The template", html + css + helpers, limits.max_template_bytes)
     schema_check(schema)
-    if not isinstance(sample_data, dict):
-        raise RenderError("sample_data must be a JSON object.")
-    if len(json.dumps(sample_data)) > settings.PDF_MAX_DATA_BYTES:
-        raise LimitExceeded("sample_data is larger than PDF_MAX_DATA_BYTES.")
+    data_check(sample_data, limits=limits, name="sample_data")
     get_engine(engine).check(html)
-    helpers_check(engine, helpers)
+    helpers_check(engine, helpers, limits)
+    if not sample_data:
+        return  # sample data is optional; a template without it just has no preview data
     try:
         data_validate(schema=schema, data=sample_data)
-    except RenderError as exc:
-        raise RenderError(f"sample_data does not match the schema: {exc.message}") from None
+    except DataValidationError as exc:
+        raise DataValidationError(f"sample_data does not match the schema: {exc.message}") from None
 
 
 def _snapshot(template: ReportTemplate, *, by: Any) -> ReportTemplateVersion:
@@ -73,7 +74,7 @@ def template_create(
     css: str = "",
     schema: dict[str, Any] | None = None,
     sample_data: dict[str, Any] | None = None,
-    renderer: str = XHTML2PDF,
+    renderer: str = DEFAULT_RENDERER,
     helpers: str = "",
 ) -> ReportTemplate:
     schema, sample_data = schema or {}, sample_data or {}

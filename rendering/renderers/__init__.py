@@ -1,1 +1,41 @@
-"""The layout engines that turn a full HTML document into PDF bytes."""
+"""Renderers by name: each lays out rendered template HTML as a PDF (see `base.Renderer`)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from rendering.errors import RenderError
+from rendering.renderers.base import RenderedPdf, Renderer
+from rendering.renderers.xhtml2pdf import Xhtml2PdfRenderer
+
+
+class _Imported:
+    """A renderer whose module is imported on first use: a web process that only checks
+    names never loads WeasyPrint or Playwright."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def render(self, **kwargs: Any) -> RenderedPdf:
+        module = importlib.import_module(f"rendering.renderers.{self.name}")
+        rendered: RenderedPdf = module.render(**kwargs)
+        return rendered
+
+
+_RENDERERS: dict[str, Renderer] = {
+    renderer.name: renderer
+    for renderer in (Xhtml2PdfRenderer(), _Imported("weasyprint"), _Imported("chromium"))
+}
+RENDERER_NAMES: tuple[str, ...] = tuple(_RENDERERS)
+DEFAULT_RENDERER = "xhtml2pdf"
+# Renderers that draw SVG images as vectors (charts stay sharp); xhtml2pdf gets PNGs.
+VECTOR_RENDERERS = frozenset({"weasyprint", "chromium"})
+
+
+def get_renderer(name: str = DEFAULT_RENDERER) -> Renderer:
+    try:
+        return _RENDERERS[name]
+    except (KeyError, TypeError):
+        known = ", ".join(RENDERER_NAMES)
+        raise RenderError(f"Unknown renderer {name!r}; use one of: {known}.") from None

@@ -10,9 +10,10 @@ import asyncio
 import html as html_lib
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from playwright.async_api import BrowserContext, Route, WebSocketRoute
@@ -21,12 +22,14 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pypdf import PdfReader, PdfWriter
 from xhtml2pdf.config.resources import ResourceAccessPolicy
 
+from rendering.errors import LimitExceeded
 from rendering.fetch import ASSETS_DIR, ResourceRefused, resource_fetch
+from rendering.limits import Limits
+from rendering.options import PdfOptions
+from rendering.renderers.base import RenderedPdf
 from rendering.renderers.chromium_browser import DEFAULT_EXECUTABLE, chromium_service
 from rendering.renderers.document import RUNNING_STYLE, has_toc, headings, html_document
-from reports.errors import LimitExceeded
-from reports.options import PdfOptions
-from reports.rendering import RenderedPdf
+from rendering.resources import resource_policy
 
 NAME = "chromium"
 ORIGIN = "https://document.invalid"
@@ -129,14 +132,12 @@ def _outline_pages(pdf: bytes, html: str) -> dict[str, int]:
     reader = PdfReader(io.BytesIO(pdf))
     found: list[tuple[str, int]] = []
 
-    def walk(items: list) -> None:
+    def walk(items: list[Any]) -> None:
         for item in items:
             if isinstance(item, list):
                 walk(item)
-            else:
-                found.append(
-                    (str(item.title).strip(), reader.get_destination_page_number(item) + 1)
-                )
+            elif (index := reader.get_destination_page_number(item)) is not None:
+                found.append((str(item.title).strip(), index + 1))
 
     walk(reader.outline)
     pages: dict[str, int] = {}
@@ -202,28 +203,30 @@ async def _print(job: _Job, context: BrowserContext) -> bytes:
             "(PDF_TEMPLATE_TIMEOUT_MS); look for a loop that never ends."
         ) from None
     options = job.options
-    running = bool(options.header or options.footer)
-    pdf_args = {
-        "format": options.page_size,
-        "landscape": options.orientation == "landscape",
-        "print_background": True,
-        "prefer_css_page_size": False,
-        "display_header_footer": running,
-        "header_template": _running_template(options.header) if options.header else "<span></span>",
-        "footer_template": _running_template(options.footer) if options.footer else "<span></span>",
-        "page_ranges": job.page_ranges,
-    }
+
+    def print_pdf(*, outline: bool) -> Awaitable[bytes]:
+        return page.pdf(
+            format=options.page_size,
+            landscape=options.orientation == "landscape",
+            print_background=True,
+            prefer_css_page_size=False,
+            display_header_footer=bool(options.header or options.footer),
+            header_template=_running_template(options.header) if options.header else "<span/>",
+            footer_template=_running_template(options.footer) if options.footer else "<span/>",
+            page_ranges=job.page_ranges,
+            outline=outline,
+            tagged=outline,
+        )
+
     try:
         if job.toc:
-            first = await asyncio.wait_for(
-                page.pdf(**pdf_args, outline=True, tagged=True), timeout=left()
-            )
+            first = await asyncio.wait_for(print_pdf(outline=True), timeout=left())
             pages = _outline_pages(first, job.document)
             await asyncio.wait_for(page.evaluate(_FILL_TOC_JS, pages), timeout=script_seconds)
         # From here on nothing of the template runs: a timer cannot stall the print.
         session = await context.new_cdp_session(page)
         await session.send("Emulation.setScriptExecutionDisabled", {"value": True})
-        return await asyncio.wait_for(page.pdf(**pdf_args), timeout=left())
+        return await asyncio.wait_for(print_pdf(outline=False), timeout=left())
     except TimeoutError:
         raise LimitExceeded(
             f"The layout took longer than {job.deadline_seconds:g} s (PDF_MAX_RENDER_SECONDS)."
@@ -242,7 +245,7 @@ def _with_metadata(pdf: bytes, options: PdfOptions) -> bytes:
     return out.getvalue()
 
 
-def render(
+def layout(
     *,
     body_html: str,
     css: str,
@@ -284,4 +287,33 @@ def render(
             on_page(number)
     return RenderedPdf(
         content=_with_metadata(content, options), page_count=page_count, warnings=job.warnings
+    )
+
+
+def render(
+    *,
+    body_html: str,
+    css: str,
+    options: PdfOptions,
+    limits: Limits,
+    on_page: Callable[[int], None] | None = None,
+    max_pages: int | None = None,
+) -> RenderedPdf:
+    """The renderer interface (`base.Renderer`): `layout` in this process's browser."""
+    return layout(
+        body_html=body_html,
+        css=css,
+        options=options,
+        policy=resource_policy(limits),
+        max_render_seconds=limits.max_render_seconds,
+        max_pages=limits.max_pages,
+        max_html_bytes=limits.max_html_bytes,
+        page_cap=max_pages,
+        on_page=on_page,
+        settings=ChromiumSettings(
+            executable=Path(limits.chromium_path),
+            max_jobs=limits.chromium_max_jobs,
+            memory_mb=limits.template_max_memory_mb,
+            script_seconds=limits.template_timeout_ms / 1000,
+        ),
     )

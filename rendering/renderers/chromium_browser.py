@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 
-from reports.fonts import FONTS_DIR
+from rendering.fonts import FONTS_DIR
 
 T = TypeVar("T")
 DEFAULT_EXECUTABLE = Path("/usr/bin/chromium")

@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from rendering.font_fallback import css_font_fallback, html_font_fallback
-from reports.fonts import DEFAULT_STACK, fonts_css
-from reports.options import PdfOptions
+from rendering.fonts import DEFAULT_STACK, fonts_css
+from rendering.options import PdfOptions
 
 DEFAULT_MARGIN = "2cm"
 RUNNING_STYLE = f"font-family: {DEFAULT_STACK}; font-size: 8pt; color: #52606d;"

@@ -15,7 +15,12 @@ import weasyprint
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 from xhtml2pdf.config.resources import ResourceAccessPolicy
 
+from rendering.deadline import DeadlineExceeded, deadline
+from rendering.errors import LayoutFailed, LimitExceeded
 from rendering.fetch import ResourceRefused, public_message, resource_fetch
+from rendering.limits import Limits
+from rendering.options import PdfOptions
+from rendering.renderers.base import RenderedPdf
 from rendering.renderers.document import (
     RUNNING_STYLE,
     TOC_TARGET_COUNTER,
@@ -23,10 +28,7 @@ from rendering.renderers.document import (
     html_document,
     running_content,
 )
-from reports.deadline import DeadlineExceeded, deadline
-from reports.errors import LayoutFailed, LimitExceeded
-from reports.options import PdfOptions
-from reports.rendering import RenderedPdf
+from rendering.resources import resource_policy
 
 NAME = "weasyprint"
 # A3 is the largest size offered; a named @page of a template may not go far beyond it
@@ -104,7 +106,7 @@ def page_css(options: PdfOptions, *, toc: bool) -> str:
     return f"@page {{ size: {size} !important;{margin}{boxes} }}\n{contents}\n"
 
 
-def render(
+def layout(
     *,
     body_html: str,
     css: str,
@@ -163,3 +165,26 @@ def render(
     metadata.description = options.subject or metadata.description
     content = laid_out.write_pdf()
     return RenderedPdf(content=content, page_count=len(laid_out.pages), warnings=warnings + logged)
+
+
+def render(
+    *,
+    body_html: str,
+    css: str,
+    options: PdfOptions,
+    limits: Limits,
+    on_page: Callable[[int], None] | None = None,
+    max_pages: int | None = None,
+) -> RenderedPdf:
+    """The renderer interface (`base.Renderer`): `layout` under the limits' policy."""
+    return layout(
+        body_html=body_html,
+        css=css,
+        options=options,
+        policy=resource_policy(limits),
+        max_render_seconds=limits.max_render_seconds,
+        max_pages=limits.max_pages,
+        max_html_bytes=limits.max_html_bytes,
+        page_cap=max_pages,
+        on_page=on_page,
+    )

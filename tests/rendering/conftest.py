@@ -11,8 +11,11 @@ import pypdfium2 as pdfium
 import pytest
 from pypdf import PdfReader
 
-from reports.options import parse_options
-from reports.rendering import RENDERER_NAMES, RenderedPdf, report_render
+from rendering.options import parse_options
+from rendering.renderers import RENDERER_NAMES
+from rendering.renderers.base import RenderedPdf
+from rendering.report import TemplateSource, report_render
+from reports.limits import limits_from_settings
 
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
 
@@ -35,6 +38,30 @@ def modern_renderer(request: pytest.FixtureRequest, settings) -> str:
     return request.param
 
 
+def report(
+    *,
+    engine: str,
+    source: str,
+    css: str,
+    data: dict,
+    options,
+    renderer: str = "xhtml2pdf",
+    helpers: str = "",
+    max_render_seconds: float | None = None,
+    **kwargs,
+) -> RenderedPdf:
+    """report_render with the configured limits (read now, so a test's settings count)."""
+    return report_render(
+        source=TemplateSource(
+            engine=engine, html=source, css=css, renderer=renderer, helpers=helpers
+        ),
+        data=data,
+        options=options,
+        limits=limits_from_settings(max_render_seconds=max_render_seconds),
+        **kwargs,
+    )
+
+
 def render(
     renderer: str,
     html: str,
@@ -44,7 +71,7 @@ def render(
     engine: str = "handlebars",
     **options,
 ) -> RenderedPdf:
-    return report_render(
+    return report(
         engine=engine,
         source=html,
         css=css,

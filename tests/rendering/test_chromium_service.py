@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from rendering.errors import RenderError
 from rendering.renderers.chromium_browser import BrowserUnavailable, ChromiumService
-from reports.errors import RenderError
 from tests.rendering.conftest import CHROMIUM
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="apt-get install chromium")

@@ -15,11 +15,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from pypdf import PdfReader
 
+from rendering.errors import LimitExceeded
 from rendering.fetch import ASSETS_DIR
+from rendering.options import parse_options
 from rendering.renderers import chromium, weasyprint
-from reports.errors import LimitExceeded
-from reports.options import parse_options
-from reports.resources import resource_policy
+from rendering.resources import resource_policy
 from tests.conftest import pdf_text
 from tests.rendering.conftest import render
 
@@ -143,7 +143,7 @@ def test_a_redirect_to_a_refused_destination_is_not_followed(module):
             allow_private_networks=True,
             allowed_hosts=frozenset({"127.0.0.1"}),
         )
-        rendered = module.render(
+        rendered = module.layout(
             body_html=f'<p>BODY</p><img src="http://127.0.0.1:{port}/r.png">',
             css="",
             options=parse_options({}),

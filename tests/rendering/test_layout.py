@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reports.errors import LayoutFailed
+from rendering.errors import LayoutFailed
 from tests.conftest import pdf_text
 from tests.rendering.conftest import overlapping, render, word_boxes
 

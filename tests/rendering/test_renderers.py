@@ -9,11 +9,10 @@ import subprocess
 import pytest
 from pypdf import PdfReader
 
-from reports.errors import LimitExceeded
-from reports.options import parse_options
-from reports.rendering import report_render
+from rendering.errors import LimitExceeded
+from rendering.options import parse_options
 from tests.conftest import pdf_text
-from tests.rendering.conftest import page_texts, render
+from tests.rendering.conftest import page_texts, render, report
 
 BAR_CHART = {
     "data": {"values": [{"city": "Lisbon", "sales": 4}, {"city": "Oslo", "sales": 7}]},
@@ -145,7 +144,7 @@ def test_page_limit_is_a_permanent_error(renderer, settings):
 def test_layout_time_limit_is_a_permanent_error(renderer):
     rows = "".join(f"<tr><td>row {i}</td><td>{i * 3}</td></tr>" for i in range(30_000))
     with pytest.raises(LimitExceeded, match="longer than"):
-        report_render(
+        report(
             engine="raw",
             source=f"<table>{rows}</table>",
             css="",
@@ -159,7 +158,7 @@ def test_layout_time_limit_is_a_permanent_error(renderer):
 def test_progress_stages_and_pages_are_reported(renderer):
     stages: list[tuple[str, int]] = []
     pages: list[int] = []
-    report_render(
+    report(
         engine="handlebars",
         source="<p>a</p>{{pageBreak}}<p>b</p>{{chart spec}}",
         css="",
@@ -177,7 +176,7 @@ def test_progress_stages_and_pages_are_reported(renderer):
 
 
 def test_preview_lays_out_only_the_first_page(renderer):
-    rendered = report_render(
+    rendered = report(
         engine="handlebars",
         source="<p>first</p>{{pageBreak}}<p>second</p>{{pageBreak}}<p>third</p>",
         css="",

@@ -1,0 +1,46 @@
+"""What every renderer implements: a full HTML document in, a PDF out, under the limits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from rendering.limits import Limits
+from rendering.options import PdfOptions
+
+PageCallback = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class RenderedPdf:
+    content: bytes
+    page_count: int
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return len(self.content)
+
+
+class Renderer(Protocol):
+    """Lays out rendered template HTML (with the template's CSS) as a PDF.
+
+    Each renderer builds its own document from `body_html`, `css` and the page `options`
+    (xhtml2pdf's frames, WeasyPrint's margin boxes, Chromium's print settings).
+    `on_page(n)` is called as page n starts, or once the layout is done (and may raise to
+    stop it); `max_pages` keeps only the first pages (a preview needs one). Raises a
+    RenderError subclass for any problem a person can fix, LimitExceeded for a limit."""
+
+    name: str
+
+    def render(
+        self,
+        *,
+        body_html: str,
+        css: str,
+        options: PdfOptions,
+        limits: Limits,
+        on_page: PageCallback | None = None,
+        max_pages: int | None = None,
+    ) -> RenderedPdf: ...
