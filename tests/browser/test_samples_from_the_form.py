@@ -37,7 +37,14 @@ def test_each_sample_submits_from_the_form_and_completes(page, person, live_stac
     names = page.eval_on_selector_all(
         "[data-report-form] [name]", "nodes => nodes.map(n => n.name).sort()"
     )
-    assert names == ["csrfmiddlewaretoken", "data", "filename", "orientation", "page_size"]
+    assert names == [
+        "csrfmiddlewaretoken",
+        "data",
+        "filename",
+        "orientation",
+        "page_size",
+        "renderer",
+    ]
     page.get_by_role("button", name="Create PDF").click()
 
     page.wait_for_url(re.compile(r"/jobs/[0-9a-f-]{36}/$"))
