@@ -13,6 +13,9 @@ from reports.limits import limits_from_settings
 from reports.models import Renderer
 from reports.validation import template_data_check
 
+# Short names for a select that sits beside page size and orientation.
+RENDERER_LABELS = {"xhtml2pdf": "xhtml2pdf", "weasyprint": "WeasyPrint", "chromium": "Chromium"}
+
 
 class ReportRequestForm(forms.Form):
     """Data for a template (JSON, from the generated form or the editor) plus page options."""
@@ -29,7 +32,7 @@ class ReportRequestForm(forms.Form):
     # Empty: the template's own renderer. (The form metaclass takes declared fields off
     # the class, so this never hides BaseForm.renderer; the stubs cannot tell.)
     renderer = forms.ChoiceField(  # type: ignore[assignment]
-        choices=Renderer.choices, required=False
+        choices=[(value, RENDERER_LABELS[value]) for value in Renderer.values], required=False
     )
 
     def __init__(self, *args: Any, schema: dict[str, Any] | None = None, **kwargs: Any) -> None:
