@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from config import embedded_redis
+from config import embedded_redis, metrics_dir
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 HOST = os.environ.get("HOST", "127.0.0.1")
@@ -58,6 +58,8 @@ def main() -> int:
     if not os.environ.get("REDIS_URL"):
         url = embedded_redis.start(var_dir / "redis")
         print(f"devstack: embedded Redis at {url}", flush=True)
+    # One metrics directory for web, worker and beat, empty at each start.
+    metrics_dir.metrics_dir_prepare(default=var_dir / "prometheus", wipe_default=True)
     _manage("migrate", "--noinput", "-v", "0")
     _manage("seed_demo")
 

@@ -6,3 +6,6 @@ from django.apps import AppConfig
 class JobsConfig(AppConfig):
     name = "jobs"
     verbose_name = "PDF jobs"
+
+    def ready(self) -> None:
+        from jobs import celery_signals  # noqa: F401 - connects the handlers

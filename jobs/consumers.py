@@ -15,6 +15,7 @@ from jobs import selectors
 from jobs.caller import caller_resolve
 from jobs.exceptions import NotFound
 from jobs.links import with_links
+from jobs.metrics import live_stream
 from jobs.subscriptions import job_follow
 
 CLOSE_UNAUTHENTICATED = 4401
@@ -76,13 +77,14 @@ class JobEventsConsumer(AsyncJsonWebsocketConsumer):
         return f"{scheme}://{host}{path}"
 
     async def _follow(self, job_id: str) -> None:
-        try:
-            async for event in job_follow(job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS):
-                if event is not None:
-                    await self.send_json(with_links(event, self._absolute))
-            await self.close()
-        except OSError:
-            pass  # the client went away mid-send (uvicorn's ClientDisconnected); nothing to do
+        with live_stream("websocket"):
+            try:
+                async for event in job_follow(job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS):
+                    if event is not None:
+                        await self.send_json(with_links(event, self._absolute))
+                await self.close()
+            except OSError:
+                pass  # the client went away mid-send (uvicorn's ClientDisconnected)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         # Client keep-alive: a browser cannot see WebSocket pings, so it sends its own and

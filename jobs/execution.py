@@ -18,6 +18,7 @@ from jobs import transitions
 from jobs.faults import fault_before_render
 from jobs.heartbeat import Heartbeat
 from jobs.liveness import attempt_identity, attempt_is_dead
+from jobs.metrics import JOBS_DEAD_LETTERED, StageTimer
 from jobs.models import DeadLetter, JobStatus, PdfJob
 from reports.errors import RenderError
 from reports.options import parse_options
@@ -74,6 +75,7 @@ def _dead_letter(job: PdfJob, *, error: str, code: str, permanent: bool, **extra
     }
     if not DeadLetter.objects.filter(job=job).update(**fields):
         DeadLetter.objects.create(job=job, **fields)
+    JOBS_DEAD_LETTERED.labels(error_code=code).inc()
 
 
 def job_fail_permanently(
@@ -124,11 +126,14 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
     if not isinstance(started, PdfJob):
         return started
     job = started
+    stages = StageTimer()
+    stages.enter("started")
     with Heartbeat(job_id=job.job_id, worker=worker) as heartbeat:
 
         def on_stage(stage: str, progress: int) -> None:
             if heartbeat.lost.is_set():
                 raise JobAbandoned
+            stages.enter(stage)
             transitions.job_progress(job_id=job.job_id, stage=stage, progress=progress)
 
         def tick() -> None:
@@ -155,6 +160,7 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
             return None
         storage = storages["reports"]
         key = storage.save(storage_key(job.job_id), ContentFile(rendered.content))
+        stages.finish()
     done = transitions.job_complete(
         job_id=job.job_id,
         pdf_file=key,

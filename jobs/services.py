@@ -20,6 +20,7 @@ from jobs import transitions
 from jobs.callbacks import callback_url_check
 from jobs.exceptions import ApplicationError, Conflict
 from jobs.execution import RENDER_TASK
+from jobs.metrics import JOBS_SUBMITTED, job_renderer
 from jobs.models import DeadLetter, PdfJob
 from jobs.selectors import template_get_visible
 from reports.engines import ENGINE_NAMES, get_engine
@@ -208,6 +209,7 @@ def job_create(
                 request_digest=digest,
             )
             transaction.on_commit(lambda: job_enqueue(job_id=job.job_id))
+            transaction.on_commit(JOBS_SUBMITTED.labels(renderer=job_renderer(job)).inc)
     except IntegrityError:
         # The same key raced in from another request: answer with the job that won.
         replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)

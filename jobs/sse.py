@@ -16,6 +16,7 @@ from jobs.authentication import API_KEY_HEADER
 from jobs.caller import caller_resolve
 from jobs.exceptions import NotFound
 from jobs.links import with_links
+from jobs.metrics import live_stream
 from jobs.subscriptions import job_follow
 
 
@@ -35,16 +36,17 @@ def _last_event_id(request: HttpRequest) -> int:
 
 
 async def _stream(request: HttpRequest, job_id: str) -> AsyncIterator[str]:
-    yield "retry: 2000\n\n"
-    follow = job_follow(
-        job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS, after_seq=_last_event_id(request)
-    )
-    async for event in follow:
-        if event is None:
-            yield ": keep-alive\n\n"
-            continue
-        payload: dict[str, Any] = with_links(event, request.build_absolute_uri)
-        yield f"id: {payload['seq']}\ndata: {json.dumps(payload)}\n\n"
+    with live_stream("sse"):
+        yield "retry: 2000\n\n"
+        follow = job_follow(
+            job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS, after_seq=_last_event_id(request)
+        )
+        async for event in follow:
+            if event is None:
+                yield ": keep-alive\n\n"
+                continue
+            payload: dict[str, Any] = with_links(event, request.build_absolute_uri)
+            yield f"id: {payload['seq']}\ndata: {json.dumps(payload)}\n\n"
 
 
 @require_GET

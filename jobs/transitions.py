@@ -1,9 +1,10 @@
 """The job state machine: the only module that writes PdfJob.status.
 
 Every transition is one guarded UPDATE (compare-and-set on the current status), stamps
-its time and publishes one event after the transaction commits (and, on reaching a final
-status, queues the job's completion callback). A transition that finds
-the job in another state changes nothing and returns None: someone else got there first.
+its time and, after the transaction commits, publishes one event and counts it in the
+metrics (and, on reaching a final status, queues the job's completion callback). A
+transition that finds the job in another state changes nothing and returns None: someone
+else got there first.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.utils import timezone
 
 from jobs.callbacks import callback_enqueue
 from jobs.events import job_event_payload, job_event_publish
+from jobs.metrics import job_transition_observe
 from jobs.models import JobStatus, PdfJob
 
 QUEUED, PROCESSING, COMPLETED, FAILED, CANCELLED = (
@@ -42,9 +44,10 @@ def _transition(
         changed = rows.update(event_seq=F("event_seq") + 1, updated_at=timezone.now(), **fields)
         if not changed:
             return None
-        job = PdfJob.objects.get(job_id=job_id)
+        job = PdfJob.objects.select_related("template").get(job_id=job_id)
         payload = job_event_payload(job)
         transaction.on_commit(lambda: job_event_publish(payload))
+        transaction.on_commit(lambda: job_transition_observe(job))
         if job.callback_url and job.is_terminal:
             transaction.on_commit(lambda: callback_enqueue(job_id=job_id))
     return job

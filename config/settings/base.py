@@ -192,6 +192,9 @@ CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", Fa
 PUBLIC_BASE_URL = (env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000") or "").rstrip("/")
 # Bearer token required by /metrics; empty leaves it open (keep it on a private network).
 METRICS_TOKEN = env_str("METRICS_TOKEN", "") or ""
+# A host that runs only workers serves its metrics here (0: off; web hosts serve /metrics).
+WORKER_METRICS_PORT = env_int("WORKER_METRICS_PORT", 0, minimum=0)
+WORKER_METRICS_ADDR = env_str("WORKER_METRICS_ADDR", "127.0.0.1") or "127.0.0.1"
 # Completed jobs slower than this (submit to completion) are logged as a warning.
 PDF_SLOW_JOB_SECONDS = env_int("PDF_SLOW_JOB_SECONDS", 30, minimum=1)
 # Test-only fault points (sleep, kill the child) read from a job's data; never in production.
@@ -264,7 +267,9 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_max": 0.2,
 }
 CELERY_TASK_TRACK_STARTED = True
+# Task events (sent, received, started, succeeded, failed...) for Flower and `celery events`.
 CELERY_WORKER_SEND_TASK_EVENTS = True
+CELERY_TASK_SEND_SENT_EVENT = True
 CELERY_BEAT_SCHEDULE = {
     "reconcile-jobs": {"task": "jobs.reconcile", "schedule": RECONCILE_INTERVAL_SECONDS},
     "redrive-dead-letters": {

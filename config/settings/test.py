@@ -4,11 +4,14 @@ import os
 from pathlib import Path
 
 from config import embedded_redis
+from config.metrics_dir import metrics_dir_prepare
 
 _var = Path(__file__).resolve().parents[2] / "var" / "test"
 if not os.environ.get("REDIS_URL"):
     embedded_redis.start(_var / "redis")
 os.environ.setdefault("VAR_DIR", str(_var))
+# Empty per test session; the web and worker processes that tests start inherit it.
+metrics_dir_prepare(default=_var / "prometheus", wipe_default=True)
 
 from config.settings.base import *  # noqa: E402
 
