@@ -1,5 +1,6 @@
 """Celery signal handlers for operations: stamp messages for queue-age metrics, tidy up a
-pool child's live gauges when it exits, and serve a worker host's metrics."""
+pool child's live gauges when it exits, keep the worker's presence stamped, and serve a
+worker host's metrics."""
 
 from __future__ import annotations
 
@@ -8,11 +9,17 @@ import os
 import time
 from typing import Any
 
-from celery.signals import before_task_publish, worker_process_shutdown, worker_ready
+from celery.signals import (
+    before_task_publish,
+    worker_process_shutdown,
+    worker_ready,
+    worker_shutdown,
+)
 from django.conf import settings
 from prometheus_client import CollectorRegistry, multiprocess, start_http_server
 
 from jobs.metrics_scrape import SENT_AT_HEADER, multiprocess_dir
+from jobs.worker_presence import PresenceBeat
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +35,31 @@ def forget_live_gauges(**_: Any) -> None:
     directory = multiprocess_dir()
     if directory is not None:
         multiprocess.mark_process_dead(os.getpid(), str(directory))
+
+
+_presence: PresenceBeat | None = None
+
+
+@worker_ready.connect
+def presence_start(sender: Any = None, **_: Any) -> None:
+    global _presence
+    consumer = sender
+    hostname = getattr(consumer, "hostname", "") or "unknown"
+    queues = sorted(q.name for q in consumer.task_consumer.queues) if consumer else []
+    info = {
+        "pid": os.getpid(),
+        "queues": queues,
+        "concurrency": getattr(getattr(consumer, "pool", None), "limit", None),
+        "started_at": time.time(),
+    }
+    _presence = PresenceBeat(hostname=hostname, info=info)
+    _presence.start()
+
+
+@worker_shutdown.connect
+def presence_stop(**_: Any) -> None:
+    if _presence is not None:
+        _presence.stop()
 
 
 @worker_ready.connect

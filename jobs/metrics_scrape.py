@@ -20,6 +20,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from jobs.models import DeadLetter, JobStatus, PdfJob
+from jobs.worker_presence import PRESENCE_KEY
 
 # Set on every published message by jobs.celery_signals, so the age of the oldest waiting
 # message is one LINDEX away.
@@ -71,7 +72,8 @@ def _oldest_age(raw: bytes | None, now: float) -> float:
 
 
 class ServiceStateCollector(Collector):
-    """Queue depth and oldest message age per queue, jobs in flight, open dead letters."""
+    """Queue depth and oldest message age per queue, live workers, jobs in flight, open
+    dead letters."""
 
     def collect(self) -> Iterator[Metric]:
         yield from self._queues()
@@ -87,6 +89,9 @@ class ServiceStateCollector(Collector):
             "Age of the oldest message waiting in a queue (0 when empty).",
             labels=["queue"],
         )
+        workers = GaugeMetricFamily(
+            "pdf_workers_alive", "Celery workers whose presence stamp is fresh."
+        )
         queues = celery_queues()
         client = redis.Redis.from_url(
             settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2
@@ -96,6 +101,7 @@ class ServiceStateCollector(Collector):
             for queue in queues:
                 pipe.llen(queue)
                 pipe.lindex(queue, -1)  # kombu LPUSHes and BRPOPs: the oldest is last
+            pipe.zcount(PRESENCE_KEY, time.time(), "+inf")
             replies = pipe.execute()
         except redis.RedisError:
             up.add_metric([], 0)
@@ -109,7 +115,8 @@ class ServiceStateCollector(Collector):
             depth.add_metric([queue], int(length))
             age.add_metric([queue], _oldest_age(oldest, now))
         up.add_metric([], 1)
-        yield from (up, depth, age)
+        workers.add_metric([], int(replies[-1]))
+        yield from (up, depth, age, workers)
 
     def _jobs(self) -> Iterator[Metric]:
         now = timezone.now()

@@ -192,6 +192,8 @@ CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", Fa
 PUBLIC_BASE_URL = (env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000") or "").rstrip("/")
 # Bearer token required by /metrics; empty leaves it open (keep it on a private network).
 METRICS_TOKEN = env_str("METRICS_TOKEN", "") or ""
+# Each worker's main process says it is alive this often (three missed: gone).
+WORKER_PRESENCE_SECONDS = env_int("WORKER_PRESENCE_SECONDS", 10, minimum=1)
 # A host that runs only workers serves its metrics here (0: off; web hosts serve /metrics).
 WORKER_METRICS_PORT = env_int("WORKER_METRICS_PORT", 0, minimum=0)
 WORKER_METRICS_ADDR = env_str("WORKER_METRICS_ADDR", "127.0.0.1") or "127.0.0.1"
