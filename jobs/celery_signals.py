@@ -1,6 +1,6 @@
-"""Celery signal handlers for operations: stamp messages for queue-age metrics, tidy up a
-pool child's live gauges when it exits, keep the worker's presence stamped, and serve a
-worker host's metrics."""
+"""Celery signal handlers for operations: log context per task, stamp messages for
+queue-age metrics, tidy up a pool child's live gauges when it exits, keep the worker's
+presence stamped, and serve a worker host's metrics."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from typing import Any
 
 from celery.signals import (
     before_task_publish,
+    task_postrun,
+    task_prerun,
     worker_process_shutdown,
     worker_ready,
     worker_shutdown,
@@ -18,10 +20,29 @@ from celery.signals import (
 from django.conf import settings
 from prometheus_client import CollectorRegistry, multiprocess, start_http_server
 
+from jobs.callbacks import CALLBACK_TASK
+from jobs.execution import RENDER_TASK
+from jobs.log_context import job_id_log_bind, log_context_end, log_context_start
 from jobs.metrics_scrape import SENT_AT_HEADER, multiprocess_dir
 from jobs.worker_presence import PresenceBeat
 
 logger = logging.getLogger(__name__)
+
+
+_JOB_TASKS = {RENDER_TASK, CALLBACK_TASK}  # both take the job id as their argument
+
+
+@task_prerun.connect
+def log_context_for_task(task_id: str = "", task: Any = None, args: Any = None, **_: Any) -> None:
+    name = getattr(task, "name", "")
+    log_context_start(task=name, task_id=task_id)
+    if name in _JOB_TASKS and args:
+        job_id_log_bind(args[0])
+
+
+@task_postrun.connect
+def log_context_after_task(**_: Any) -> None:
+    log_context_end()
 
 
 @before_task_publish.connect

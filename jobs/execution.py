@@ -18,6 +18,7 @@ from jobs import transitions
 from jobs.faults import fault_before_render
 from jobs.heartbeat import Heartbeat
 from jobs.liveness import attempt_identity, attempt_is_dead
+from jobs.log_context import job_log_bind, stage_log_bind
 from jobs.metrics import JOBS_DEAD_LETTERED, StageTimer
 from jobs.models import DeadLetter, JobStatus, PdfJob
 from reports.errors import RenderError
@@ -126,6 +127,8 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
     if not isinstance(started, PdfJob):
         return started
     job = started
+    job_log_bind(job)
+    stage_log_bind("started")
     stages = StageTimer()
     stages.enter("started")
     with Heartbeat(job_id=job.job_id, worker=worker) as heartbeat:
@@ -134,6 +137,7 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
             if heartbeat.lost.is_set():
                 raise JobAbandoned
             stages.enter(stage)
+            stage_log_bind(stage)
             transitions.job_progress(job_id=job.job_id, stage=stage, progress=progress)
 
         def tick() -> None:

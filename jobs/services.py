@@ -20,6 +20,7 @@ from jobs import transitions
 from jobs.callbacks import callback_url_check
 from jobs.exceptions import ApplicationError, Conflict
 from jobs.execution import RENDER_TASK
+from jobs.log_context import job_log_bind
 from jobs.metrics import JOBS_SUBMITTED, job_renderer
 from jobs.models import DeadLetter, PdfJob
 from jobs.selectors import template_get_visible
@@ -216,6 +217,9 @@ def job_create(
         if replayed is None:
             raise
         return replayed, False
+    job_log_bind(job)
+    template = source.template.slug if source.template else "inline"
+    logger.info("job accepted (%s engine, template %s)", job.engine, template)
     return job, True
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.env import env_bool, env_int, env_list, env_str
+from config.env import env_bool, env_choice, env_int, env_list, env_str
+from config.logs import logging_dict
 
 # ---------------------------------------------------------------- paths
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -42,6 +43,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "jobs.request_logging.RequestLogContextMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -298,11 +300,10 @@ CHANNEL_LAYERS = {
 }
 
 # ---------------------------------------------------------------- logging
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"xhtml2pdf": {"level": "WARNING"}, "fontTools": {"level": "WARNING"}},
-}
+# JSON lines with job_id/tenant/attempt/stage on every line a job causes (config/logs.py);
+# `text` for people at a terminal (the default of `make run`). Celery uses the same
+# configuration through its setup_logging signal (config/celery_app.py).
+LOG_FORMAT = env_choice("LOG_FORMAT", "json", ("json", "text"))
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO") or "INFO"
+LOGGING_CONFIG = "config.logs.configure"
+LOGGING = logging_dict(fmt=LOG_FORMAT, level=LOG_LEVEL)

@@ -16,6 +16,8 @@ metrics_dir_prepare(default=_var / "prometheus")
 from config.settings.base import *  # noqa: E402
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
+LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("json", "text"))
+LOGGING = logging_dict(fmt=LOG_FORMAT, level=LOG_LEVEL)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 # Static files straight from the app and static/ directories; no collectstatic needed.
 STATIC_ROOT = None
