@@ -25,7 +25,7 @@ def _manage(*args: str) -> None:
 
 def _processes(var_dir: Path) -> dict[str, list[str]]:
     python = sys.executable
-    return {
+    processes = {
         "web": [python, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", PORT],
         "worker": [
             python,
@@ -49,6 +49,10 @@ def _processes(var_dir: Path) -> dict[str, list[str]]:
             f"--schedule={var_dir / 'celerybeat-schedule'}",
         ],
     }
+    if os.environ.get("FLOWER_PORT"):  # optional: `FLOWER_PORT=5555 make run`; Flower reads it
+        processes["flower"] = [python, "-m", "celery", "-A", "config", "flower"]
+        processes["flower"].append(f"--address={HOST}")
+    return processes
 
 
 def main() -> int:
