@@ -68,6 +68,7 @@ def uvicorn_access_fields(logger: WrappedLogger, method: str, event_dict: EventD
     """uvicorn's access line as fields (client, method, path, status) a machine can filter."""
     record = event_dict.get("_record")
     args = event_dict.pop("positional_args", None)  # ProcessorFormatter(pass_foreign_args)
+    event_dict.pop("color_message", None)  # uvicorn's ANSI-coloured copy of the message
     if record is not None and record.name == "uvicorn.access" and len(args or ()) == 5:
         client, http_method, path, _, status = args
         event_dict.update(client=client, method=http_method, path=redact(path), status=status)
