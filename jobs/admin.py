@@ -14,6 +14,7 @@ from django.utils.safestring import SafeString
 from jobs import services, transitions
 from jobs.links import pdf_path
 from jobs.models import ApiKey, DeadLetter, JobStatus, PdfJob
+from jobs.ops import alert_admin  # noqa: F401 - registers the Alert admin
 
 STATUS_COLOURS = {
     JobStatus.QUEUED: "#3730a3",

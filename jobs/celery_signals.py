@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import time
 from typing import Any
 
@@ -23,7 +24,8 @@ from prometheus_client import CollectorRegistry, multiprocess, start_http_server
 from jobs.callbacks import CALLBACK_TASK
 from jobs.execution import RENDER_TASK
 from jobs.log_context import job_id_log_bind, log_context_end, log_context_start
-from jobs.metrics_scrape import SENT_AT_HEADER, multiprocess_dir
+from jobs.metrics_scrape import multiprocess_dir
+from jobs.ops.queues import SENT_AT_HEADER
 from jobs.worker_presence import PresenceBeat
 
 logger = logging.getLogger(__name__)
@@ -67,12 +69,22 @@ def presence_start(sender: Any = None, **_: Any) -> None:
     consumer = sender
     hostname = getattr(consumer, "hostname", "") or "unknown"
     queues = sorted(q.name for q in consumer.task_consumer.queues) if consumer else []
-    info = {
-        "pid": os.getpid(),
-        "queues": queues,
-        "concurrency": getattr(getattr(consumer, "pool", None), "limit", None),
-        "started_at": time.time(),
-    }
+    started_at = time.time()
+
+    def info() -> dict[str, Any]:
+        # Pool children's pids, so a processing job's `host:pid` names its worker.
+        try:
+            processes = list(consumer.pool.info.get("processes", []))
+        except Exception:
+            processes = []
+        return {
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "processes": processes,
+            "queues": queues,
+            "started_at": started_at,
+        }
+
     _presence = PresenceBeat(hostname=hostname, info=info)
     _presence.start()
 

@@ -3,15 +3,12 @@ service read at scrape time from Redis and two aggregate queries, never a query 
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
-import redis
 from django.conf import settings
 from django.db.models import Count, Min, Q
 from django.utils import timezone
@@ -20,17 +17,9 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from jobs.worker_presence import PRESENCE_KEY
+from jobs.ops.queues import broker_stats
 
-# Set on every published message by jobs.celery_signals, so the age of the oldest waiting
-# message is one LINDEX away.
-SENT_AT_HEADER = "sent_at"
 _LIVE_GAUGE_FILE = re.compile(r"^gauge_live\w+_(\d+)\.db$")
-
-
-def celery_queues() -> list[str]:
-    routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()}
-    return sorted({settings.CELERY_TASK_DEFAULT_QUEUE, *routed})
 
 
 def multiprocess_dir() -> Path | None:
@@ -61,16 +50,6 @@ def dead_processes_mark(directory: Path) -> list[int]:
     return sorted(dead)
 
 
-def _oldest_age(raw: bytes | None, now: float) -> float:
-    if raw is None:
-        return 0.0
-    try:
-        sent = float(json.loads(raw)["headers"][SENT_AT_HEADER])
-    except (ValueError, KeyError, TypeError):
-        return float("nan")  # a message from a publisher that does not stamp it
-    return max(0.0, now - sent)
-
-
 class ServiceStateCollector(Collector):
     """Queue depth and oldest message age per queue, live workers, jobs in flight, open
     dead letters."""
@@ -92,30 +71,16 @@ class ServiceStateCollector(Collector):
         workers = GaugeMetricFamily(
             "pdf_workers_alive", "Celery workers whose presence stamp is fresh."
         )
-        queues = celery_queues()
-        client = redis.Redis.from_url(
-            settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2
-        )
-        try:
-            pipe = client.pipeline(transaction=False)
-            for queue in queues:
-                pipe.llen(queue)
-                pipe.lindex(queue, -1)  # kombu LPUSHes and BRPOPs: the oldest is last
-            pipe.zcount(PRESENCE_KEY, time.time(), "+inf")
-            replies = pipe.execute()
-        except redis.RedisError:
+        stats = broker_stats()
+        if stats is None:
             up.add_metric([], 0)
             yield up
             return
-        finally:
-            client.close()
-        now = time.time()
-        for index, queue in enumerate(queues):
-            length, oldest = replies[2 * index], replies[2 * index + 1]
-            depth.add_metric([queue], int(length))
-            age.add_metric([queue], _oldest_age(oldest, now))
+        for queue, numbers in stats.queues.items():
+            depth.add_metric([queue], numbers.depth)
+            age.add_metric([queue], numbers.oldest_age)
         up.add_metric([], 1)
-        workers.add_metric([], int(replies[-1]))
+        workers.add_metric([], stats.workers_alive)
         yield from (up, depth, age, workers)
 
     def _jobs(self) -> Iterator[Metric]:

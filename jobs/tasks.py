@@ -10,6 +10,7 @@ from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
 from jobs import callbacks, execution, reconciler
 from jobs.execution import RENDER_TASK, Defer
+from jobs.ops import alerts, history, queues
 
 
 class RenderTask(Task):
@@ -64,3 +65,11 @@ def deliver_callback(self: Task, job_id: str) -> None:
     except callbacks.CallbackError as exc:
         countdown = execution.retry_countdown(attempt=self.request.retries + 1)
         raise self.retry(countdown=countdown, exc=exc) from exc
+
+
+@shared_task(name="jobs.evaluate_alerts")
+def evaluate_alerts() -> dict[str, str]:
+    stats = queues.broker_stats()
+    if stats is not None:
+        history.queue_history_record(stats)  # the dashboard's queue-depth chart
+    return alerts.alerts_evaluate()

@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import redis
 from django.conf import settings
 
 PRESENCE_KEY = "pdf:workers"  # member: worker hostname, score: when its presence expires
-INFO_KEY = "pdf:workers:info"  # hostname -> JSON (pid, queues, concurrency, started_at)
+INFO_KEY = "pdf:workers:info"  # hostname -> JSON (host, pid, processes, queues, started_at)
 
 
 def _client() -> redis.Redis:
@@ -69,9 +70,9 @@ def workers_alive() -> list[dict[str, Any]]:
 class PresenceBeat:
     """A daemon thread in the worker's main process that keeps its presence stamped."""
 
-    def __init__(self, *, hostname: str, info: dict[str, Any]) -> None:
+    def __init__(self, *, hostname: str, info: Callable[[], dict[str, Any]]) -> None:
         self.hostname = hostname
-        self.info = info
+        self.info = info  # read at every beat: pool children come and go
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="worker-presence", daemon=True)
 
@@ -81,7 +82,7 @@ class PresenceBeat:
     def _run(self) -> None:
         while True:
             try:
-                presence_stamp(hostname=self.hostname, info=self.info)
+                presence_stamp(hostname=self.hostname, info=self.info())
             except redis.RedisError:
                 pass  # the broker is down; the worker is in trouble anyway, try again later
             if self._stop.wait(settings.WORKER_PRESENCE_SECONDS):

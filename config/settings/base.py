@@ -6,7 +6,15 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.env import env_bool, env_choice, env_int, env_list, env_str
+from config.env import (
+    env_admins,
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+)
 from config.logs import logging_dict
 
 # ---------------------------------------------------------------- paths
@@ -224,6 +232,37 @@ SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)
 # Request bodies carry the template and data; allow the configured maxima plus headroom.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 * 1024
 
+# ---------------------------------------------------------------- alerts
+# Beat evaluates each rule this often; an alert opens once when its condition holds and
+# resolves when it clears (jobs/ops/alerts.py).
+ALERT_INTERVAL_SECONDS = env_int("ALERT_INTERVAL_SECONDS", 60, minimum=5)
+ALERT_WINDOW_SECONDS = env_int("ALERT_WINDOW_SECONDS", 3600, minimum=60)
+# The seed's two rules: average generation time and failure rate over the window.
+ALERT_GENERATION_SECONDS = env_float("ALERT_GENERATION_SECONDS", 30.0, minimum=0)
+ALERT_FAILURE_RATE = env_float("ALERT_FAILURE_RATE", 0.05, minimum=0)
+# Fewer finished jobs than this in the window say nothing about either rate.
+ALERT_MIN_JOBS = env_int("ALERT_MIN_JOBS", 1, minimum=1)
+ALERT_QUEUE_AGE_SECONDS = env_int("ALERT_QUEUE_AGE_SECONDS", 300, minimum=1)
+# Dead letters written within the window (whose job is still failed) that open an alert.
+ALERT_DEAD_LETTERS = env_int("ALERT_DEAD_LETTERS", 1, minimum=1)
+# A Slack-compatible incoming webhook ({"text": ...}); alerts also mail ADMINS.
+ALERT_WEBHOOK_URL = env_str("ALERT_WEBHOOK_URL", "") or ""
+ALERT_WEBHOOK_TIMEOUT_SECONDS = env_int("ALERT_WEBHOOK_TIMEOUT_SECONDS", 10, minimum=1)
+
+# ---------------------------------------------------------------- email
+ADMINS = env_admins("ADMINS")
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend") or ""
+EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mail")) or ""
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost") or "localhost"
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "") or ""
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "") or ""
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "pdf-reports@localhost") or ""
+SERVER_EMAIL = env_str("SERVER_EMAIL", DEFAULT_FROM_EMAIL) or ""
+EMAIL_SUBJECT_PREFIX = "[pdf-reports] "
+
 # ---------------------------------------------------------------- Celery
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL
 CELERY_RESULT_BACKEND = "django-db"
@@ -238,6 +277,7 @@ CELERY_TASK_ROUTES = {
     "jobs.deliver_callback": {"queue": "maintenance"},
     "jobs.reconcile": {"queue": "maintenance"},
     "jobs.redrive_dead_letters": {"queue": "maintenance"},
+    "jobs.evaluate_alerts": {"queue": "maintenance"},
 }
 # A job is only acknowledged once rendered, so a crashed worker's job is redelivered.
 CELERY_TASK_ACKS_LATE = True
@@ -280,6 +320,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "jobs.redrive_dead_letters",
         "schedule": DLQ_REDRIVE_INTERVAL_SECONDS,
     },
+    "evaluate-alerts": {"task": "jobs.evaluate_alerts", "schedule": ALERT_INTERVAL_SECONDS},
 }
 
 # ---------------------------------------------------------------- Channels
