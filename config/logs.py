@@ -57,6 +57,9 @@ def job_id_from_celery_message(
 ) -> EventDict:
     """The worker's main process logs `Task jobs.render_pdf[render-<job>-…] received`
     outside any task: name the job from the message id."""
+    record = event_dict.get("_record")
+    if record is not None and record.name.startswith("celery."):
+        event_dict.pop("data", None)  # Celery's `extra`: the message's fields, said again
     if "job_id" not in event_dict and isinstance(event_dict.get("event"), str):
         match = _RENDER_TASK_ID.search(event_dict["event"])
         if match:

@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from config import health
 from jobs import ops_views
+from jobs.ops import dashboard_views
 from jobs.pages import api_keys, dashboard, job_page, new_report
 
 urlpatterns = [
@@ -36,6 +37,8 @@ urlpatterns = [
     path("livez", health.livez, name="livez"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", ops_views.metrics, name="metrics"),
+    path("ops/", dashboard_views.ops_dashboard, name="ops-dashboard"),
+    path("ops/data.json", dashboard_views.ops_dashboard_data, name="ops-dashboard-data"),
     path("api/v1/", include("jobs.urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
