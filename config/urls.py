@@ -40,7 +40,7 @@ urlpatterns = [
     path("ops/", dashboard_views.ops_dashboard, name="ops-dashboard"),
     path("ops/data.json", dashboard_views.ops_dashboard_data, name="ops-dashboard-data"),
     path("api/v1/", include("jobs.urls")),
-    path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
-    path("api/v1/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("api/v1/schema", SpectacularAPIView.as_view(), name="schema"),
+    path("api/v1/docs", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/v1/redoc", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
 ]

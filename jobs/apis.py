@@ -30,6 +30,7 @@ class JobOutputSerializer(serializers.Serializer):
     """The job's public state (documentation of job_representation's shape)."""
 
     job_id = serializers.UUIDField()
+    template_name = serializers.CharField(allow_null=True, help_text="null for inline HTML")
     status = serializers.ChoiceField(choices=JobStatus.choices)
     progress = serializers.IntegerField(min_value=0, max_value=100)
     stage = serializers.CharField()
@@ -107,13 +108,28 @@ class JobListApi(APIView):
         default_limit = 50
         max_limit = 200
 
+    class FilterSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(
+            choices=JobStatus.values,
+            required=False,
+            allow_blank=True,
+            error_messages={
+                # A typo must not look like "no such jobs": name what is accepted.
+                "invalid_choice": (
+                    f"Unknown status {{input!r}}; use one of: {', '.join(JobStatus.values)}."
+                )
+            },
+        )
+
     @extend_schema(
         responses=JobOutputSerializer(many=True),
         parameters=[OpenApiParameter("status", str, enum=JobStatus.values)],
     )
     def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
         jobs = selectors.job_list(owner=request.user)
-        wanted = request.query_params.get("status")
+        wanted = filters.validated_data.get("status")
         if wanted:
             jobs = jobs.filter(status=wanted)
         paginator = self.Pagination()

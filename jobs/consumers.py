@@ -1,9 +1,10 @@
-"""ws/jobs/{id}/: the WebSocket twin of the SSE endpoint."""
+"""ws/jobs/{id}/ and ws/jobs/: the WebSocket twins of the SSE endpoints."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -16,7 +17,7 @@ from jobs.caller import caller_resolve
 from jobs.exceptions import NotFound
 from jobs.links import with_links
 from jobs.metrics import live_stream
-from jobs.subscriptions import job_follow
+from jobs.subscriptions import job_follow, owner_follow
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
@@ -35,34 +36,28 @@ def _origin_allowed(scope: dict[str, Any]) -> bool:
     return origin in {trusted.lower().rstrip("/") for trusted in settings.CSRF_TRUSTED_ORIGINS}
 
 
-class JobEventsConsumer(AsyncJsonWebsocketConsumer):
-    # job_follow subscribes on its own; without this every socket would also keep an idle
-    # channel-layer read of its own (a second Redis receive per subscriber for nothing).
+class _FollowingConsumer(AsyncJsonWebsocketConsumer):
+    """Authenticates the caller, then sends what a follow generator yields until it ends."""
+
+    # The follow generators subscribe on their own; without this every socket would also
+    # keep an idle channel-layer read of its own (a second Redis receive per subscriber).
     channel_layer_alias = "__job_events_consumer_needs_none__"
     follower: asyncio.Task[None] | None = None
 
-    async def connect(self) -> None:
+    async def _caller(self) -> Any | None:
+        """The signed-in user or API key owner; None (socket closed 4401) otherwise."""
         headers = dict(self.scope.get("headers", []))
         api_key = headers.get(b"x-api-key", b"").decode("latin1") or None
         if api_key is None and not _origin_allowed(self.scope):
             # Session cookies ride along cross-site; only our own pages may use them.
             await self._refuse(CLOSE_UNAUTHENTICATED)
-            return
+            return None
         user = await database_sync_to_async(caller_resolve)(
             api_key=api_key, session_user=self.scope.get("user")
         )
         if user is None:
             await self._refuse(CLOSE_UNAUTHENTICATED)
-            return
-        try:
-            job = await database_sync_to_async(selectors.job_get)(
-                owner=user, job_id=self.scope["url_route"]["kwargs"]["job_id"]
-            )
-        except NotFound:
-            await self._refuse(CLOSE_NOT_FOUND)
-            return
-        await self.accept()
-        self.follower = asyncio.create_task(self._follow(str(job.job_id)))
+        return user
 
     async def _refuse(self, code: int) -> None:
         # Accept, then close with an application code: a bare handshake 403 tells a client
@@ -76,10 +71,13 @@ class JobEventsConsumer(AsyncJsonWebsocketConsumer):
         scheme = "https" if self.scope.get("scheme") in ("wss", "https") else "http"
         return f"{scheme}://{host}{path}"
 
-    async def _follow(self, job_id: str) -> None:
+    def _send_all(self, events: AsyncIterator[dict[str, Any] | None]) -> None:
+        self.follower = asyncio.create_task(self._relay(events))
+
+    async def _relay(self, events: AsyncIterator[dict[str, Any] | None]) -> None:
         with live_stream("websocket"):
             try:
-                async for event in job_follow(job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS):
+                async for event in events:
                     if event is not None:
                         await self.send_json(with_links(event, self._absolute))
                 await self.close()
@@ -98,3 +96,32 @@ class JobEventsConsumer(AsyncJsonWebsocketConsumer):
             self.follower.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.follower
+
+
+class JobEventsConsumer(_FollowingConsumer):
+    """ws/jobs/{id}/: one job's events until it ends."""
+
+    async def connect(self) -> None:
+        user = await self._caller()
+        if user is None:
+            return
+        try:
+            job = await database_sync_to_async(selectors.job_get)(
+                owner=user, job_id=self.scope["url_route"]["kwargs"]["job_id"]
+            )
+        except NotFound:
+            await self._refuse(CLOSE_NOT_FOUND)
+            return
+        await self.accept()
+        self._send_all(job_follow(str(job.job_id), heartbeat=settings.SSE_HEARTBEAT_SECONDS))
+
+
+class OwnerJobsConsumer(_FollowingConsumer):
+    """ws/jobs/: every event of the caller's jobs (the dashboard's one subscription)."""
+
+    async def connect(self) -> None:
+        user = await self._caller()
+        if user is None:
+            return
+        await self.accept()
+        self._send_all(owner_follow(user.pk, heartbeat=settings.SSE_HEARTBEAT_SECONDS))

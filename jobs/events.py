@@ -1,4 +1,5 @@
-"""Job events on the channel layer: one group per job, one message per transition."""
+"""Job events on the channel layer: one message per transition, sent to the job's group and
+to its owner's group (the dashboard follows all of a person's jobs on one subscription)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ def job_group(job_id: UUID | str) -> str:
     return f"job.{job_id}"
 
 
+def owner_group(owner_id: int | str) -> str:
+    return f"owner.{owner_id}"
+
+
 def _iso(value: Any) -> str | None:
     return value.isoformat() if value else None
 
@@ -27,6 +32,8 @@ def job_event_payload(job: PdfJob) -> dict[str, Any]:
     """The job's public state; the same shape the status endpoint, SSE and WebSocket send."""
     return {
         "job_id": str(job.job_id),
+        # The stored template's name (what a list of jobs shows); null for inline HTML.
+        "template_name": job.template.name if job.template_id and job.template else None,
         "status": job.status,
         "progress": job.progress,
         "stage": job.stage,
@@ -43,14 +50,16 @@ def job_event_payload(job: PdfJob) -> dict[str, Any]:
     }
 
 
-def job_event_publish(payload: dict[str, Any]) -> None:
-    """Send to every subscriber of the job. Best effort: the database stays the truth."""
+def job_event_publish(payload: dict[str, Any], *, owner_id: int | None = None) -> None:
+    """Send to every subscriber of the job and of its owner's jobs. Best effort: the
+    database stays the truth."""
     layer = get_channel_layer()
     if layer is None:
         return
+    message = {"type": EVENT_TYPE, "event": payload}
     try:
-        async_to_sync(layer.group_send)(
-            job_group(payload["job_id"]), {"type": EVENT_TYPE, "event": payload}
-        )
+        async_to_sync(layer.group_send)(job_group(payload["job_id"]), message)
+        if owner_id is not None:
+            async_to_sync(layer.group_send)(owner_group(owner_id), message)
     except Exception:
         logger.warning("could not publish event for job %s", payload["job_id"], exc_info=True)

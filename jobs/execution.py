@@ -177,7 +177,38 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
         and PdfJob.objects.filter(job_id=job.job_id, status=JobStatus.CANCELLED).exists()
     ):
         storage.delete(key)  # cancelled while rendering: the result is discarded
+    if done is not None:
+        log_if_slow(done)
     return done
+
+
+def log_if_slow(job: PdfJob) -> None:
+    """Warn about a completed job that took longer than PDF_SLOW_JOB_SECONDS from submit to
+    completion, with where the time went (waiting for a worker vs rendering)."""
+    if job.completed_at is None:
+        return
+    total = (job.completed_at - job.created_at).total_seconds()
+    if total <= settings.PDF_SLOW_JOB_SECONDS:
+        return
+    started = job.started_at or job.created_at
+    logger.warning(
+        "slow job %s: %.1f s from submit to completion (limit PDF_SLOW_JOB_SECONDS=%s): "
+        "%.1f s queued, %.1f s rendering, %s attempt(s), %s page(s), %s bytes",
+        job.job_id,
+        total,
+        settings.PDF_SLOW_JOB_SECONDS,
+        (started - job.created_at).total_seconds(),
+        (job.completed_at - started).total_seconds(),
+        job.attempts,
+        job.page_count,
+        job.size_bytes,
+        extra={
+            "job_id": str(job.job_id),
+            "total_seconds": total,
+            "queued_seconds": (started - job.created_at).total_seconds(),
+            "render_seconds": (job.completed_at - started).total_seconds(),
+        },
+    )
 
 
 def job_fail_timeout(*, job_id: UUID | str, limit: str, worker: str = "") -> PdfJob | None:

@@ -7,17 +7,13 @@ them up. Scrape-time state (queue depth, jobs in flight) is in jobs.metrics_scra
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from django.conf import settings
 from prometheus_client import Counter, Gauge, Histogram
 
 from jobs.models import JobStatus, PdfJob
-
-logger = logging.getLogger(__name__)
 
 # The seed alerts on an average above 30 s; buckets are dense around it.
 GENERATION_BUCKETS = (0.5, 1, 2, 5, 10, 20, 30, 45, 60, 120, 300, 600)
@@ -83,12 +79,6 @@ def job_transition_observe(job: PdfJob) -> None:
         GENERATION_SECONDS.labels(renderer=renderer, template=job_template_label(job)).observe(
             seconds
         )
-        if seconds > settings.PDF_SLOW_JOB_SECONDS:
-            logger.warning(
-                "slow job: %.1f s from submit to completion (PDF_SLOW_JOB_SECONDS=%s)",
-                seconds,
-                settings.PDF_SLOW_JOB_SECONDS,
-            )
     elif job.status == JobStatus.FAILED:
         JOBS_FAILED.labels(error_code=job.error_code or "unknown").inc()
     elif job.status == JobStatus.QUEUED and job.stage == "retry_scheduled":

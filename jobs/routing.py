@@ -2,8 +2,9 @@
 
 from django.urls import path
 
-from jobs.consumers import JobEventsConsumer
+from jobs.consumers import JobEventsConsumer, OwnerJobsConsumer
 
 websocket_urlpatterns = [
+    path("ws/jobs/", OwnerJobsConsumer.as_asgi()),
     path("ws/jobs/<str:job_id>/", JobEventsConsumer.as_asgi()),
 ]

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from jobs import transitions
 from jobs.callbacks import callback_url_check
+from jobs.events import job_event_payload, job_event_publish
 from jobs.exceptions import ApplicationError, Conflict
 from jobs.execution import RENDER_TASK
 from jobs.log_context import job_log_bind
@@ -210,6 +211,10 @@ def job_create(
                 request_digest=digest,
             )
             transaction.on_commit(lambda: job_enqueue(job_id=job.job_id))
+            # The owner's dashboard shows the new job at once, wherever it was submitted.
+            transaction.on_commit(
+                lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id)
+            )
             transaction.on_commit(JOBS_SUBMITTED.labels(renderer=job_renderer(job)).inc)
     except IntegrityError:
         # The same key raced in from another request: answer with the job that won.

@@ -1,4 +1,5 @@
-"""GET /api/v1/jobs/{id}/events: Server-Sent Events, one message per job event."""
+"""GET /api/v1/jobs/{id}/events and /api/v1/jobs/events: Server-Sent Events, one message per
+job event (of one job, or of all the caller's jobs)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from jobs.caller import caller_resolve
 from jobs.exceptions import NotFound
 from jobs.links import with_links
 from jobs.metrics import live_stream
-from jobs.subscriptions import job_follow
+from jobs.subscriptions import job_follow, owner_follow
 
 
 def _authorize(request: HttpRequest, job_id: str) -> tuple[str | None, int, str]:
@@ -56,6 +57,42 @@ async def job_events(request: HttpRequest, job_id: str) -> HttpResponse:
         code = "not_authenticated" if status == 401 else "not_found"
         return JsonResponse({"error": message, "code": code}, status=status)
     response = StreamingHttpResponse(_stream(request, found), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx must not buffer the stream
+    return response
+
+
+def _owner(request: HttpRequest) -> int | None:
+    user = caller_resolve(api_key=request.headers.get(API_KEY_HEADER), session_user=request.user)
+    return None if user is None else int(user.pk)
+
+
+async def _owner_stream(request: HttpRequest, owner_id: int) -> AsyncIterator[str]:
+    with live_stream("sse"):
+        yield "retry: 2000\n\n"
+        async for event in owner_follow(owner_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS):
+            if event is None:
+                yield ": keep-alive\n\n"
+                continue
+            payload: dict[str, Any] = with_links(event, request.build_absolute_uri)
+            yield f"data: {json.dumps(payload)}\n\n"  # no id: seq counts per job, not stream
+
+
+@require_GET
+async def owner_job_events(request: HttpRequest) -> HttpResponse:
+    """Every event of the caller's jobs; a reconnect starts with their current state."""
+    owner_id = await sync_to_async(_owner)(request)
+    if owner_id is None:
+        return JsonResponse(
+            {
+                "error": "Authentication credentials were not provided or are invalid.",
+                "code": "not_authenticated",
+            },
+            status=401,
+        )
+    response = StreamingHttpResponse(
+        _owner_stream(request, owner_id), content_type="text/event-stream"
+    )
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx must not buffer the stream
     return response

@@ -165,7 +165,10 @@ class TemplateVersionListApi(APIView):
 
 class TemplatePreviewApi(APIView):
     class TemplatePreviewSerializer(serializers.Serializer):
-        data = serializers.JSONField(required=False, help_text="Defaults to the sample data.")
+        data = serializers.JSONField(
+            required=False,
+            help_text="Defaults to the sample data; required when the template has none.",
+        )
         options = serializers.JSONField(required=False, default=dict)
         width = serializers.IntegerField(required=False, min_value=100, max_value=1600)
 
@@ -181,7 +184,8 @@ class TemplatePreviewApi(APIView):
         serializer.is_valid(raise_exception=True)
         fields = serializer.validated_data
         version = template_current_version(template=template)
-        data = fields.get("data", version.sample_data)
+        # A template without sample data has nothing to preview with unless data is sent.
+        data = fields.get("data", version.sample_data or None)
         png = template_preview_png(
             engine=version.engine,
             source=version.html,

@@ -44,9 +44,12 @@ def _transition(
         changed = rows.update(event_seq=F("event_seq") + 1, updated_at=timezone.now(), **fields)
         if not changed:
             return None
-        job = PdfJob.objects.select_related("template").get(job_id=job_id)
-        payload = job_event_payload(job)
-        transaction.on_commit(lambda: job_event_publish(payload))
+        job = PdfJob.objects.get(job_id=job_id)
+        # The payload (with the template's name) is read after the commit: reading a second
+        # table inside this transaction could deadlock with a TRUNCATE (test teardown).
+        transaction.on_commit(
+            lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id)
+        )
         transaction.on_commit(lambda: job_transition_observe(job))
         if job.callback_url and job.is_terminal:
             transaction.on_commit(lambda: callback_enqueue(job_id=job_id))

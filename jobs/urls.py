@@ -1,4 +1,5 @@
-"""URLs of the integrator API, mounted under /api/v1/ by config.urls."""
+"""URLs of the integrator API, mounted under /api/v1/ by config.urls. No trailing slashes;
+jobs.api_paths answers the slashed spelling the same."""
 
 from django.urls import path
 
@@ -9,11 +10,12 @@ app_name = "api"
 urlpatterns = [
     path("generate-pdf-async", apis.JobCreateApi.as_view(), name="job-create"),
     path("jobs", apis.JobListApi.as_view(), name="job-list"),
+    path("jobs/events", sse.owner_job_events, name="owner-job-events"),  # before jobs/<id>
     path("jobs/<str:job_id>", apis.JobDetailApi.as_view(), name="job-detail"),
     path("jobs/<str:job_id>/cancel", apis.JobCancelApi.as_view(), name="job-cancel"),
     path("jobs/<str:job_id>/pdf", apis.JobPdfApi.as_view(), name="job-pdf"),
     path("jobs/<str:job_id>/events", sse.job_events, name="job-events"),
-    path("templates/", template_apis.TemplateListCreateApi.as_view(), name="template-list"),
+    path("templates", template_apis.TemplateListCreateApi.as_view(), name="template-list"),
     path(
         "templates/<slug:slug>", template_apis.TemplateDetailApi.as_view(), name="template-detail"
     ),

@@ -11,7 +11,7 @@ from django.conf import settings
 
 from reports.errors import LimitExceeded, RenderError
 from reports.options import PdfOptions
-from reports.schemas import data_depth, data_validate
+from reports.schemas import DataValidationError, data_depth, data_validate
 
 
 def pdf_page_png(pdf: bytes, *, page: int = 0, width: int = 600) -> bytes:
@@ -35,7 +35,7 @@ def template_preview_png(
     engine: str,
     source: str,
     css: str,
-    data: Any,
+    data: Any,  # None: the caller sent none and the template has no sample data
     schema: dict[str, Any],
     options: PdfOptions,
     width: int = 600,
@@ -45,8 +45,12 @@ def template_preview_png(
     preview of a long report stays quick and never ties up a web worker."""
     from reports.rendering import report_render
 
+    if data is None:
+        raise DataValidationError(
+            'No data to preview with: this template has no sample data, so send {"data": {…}}.'
+        )
     if not isinstance(data, dict):
-        raise RenderError("data must be a JSON object.")
+        raise DataValidationError("data must be a JSON object.")
     if len(json.dumps(data)) > settings.PDF_MAX_DATA_BYTES:
         raise LimitExceeded(f"data is larger than {settings.PDF_MAX_DATA_BYTES} bytes.")
     # The same nesting bound a submit enforces, so a preview cannot reach further.

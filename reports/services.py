@@ -12,7 +12,7 @@ from django.utils import timezone
 from reports.engines import ENGINE_NAMES, get_engine
 from reports.errors import LimitExceeded, RenderError
 from reports.models import ReportTemplate, ReportTemplateVersion
-from reports.schemas import data_validate, schema_check
+from reports.schemas import DataValidationError, data_validate, schema_check
 
 _VERSIONED = ("engine", "html", "css", "schema", "sample_data")
 
@@ -28,14 +28,16 @@ def template_validate(*, engine: str, html: str, css: str, schema: Any, sample_d
         )
     schema_check(schema)
     if not isinstance(sample_data, dict):
-        raise RenderError("sample_data must be a JSON object.")
+        raise DataValidationError("sample_data must be a JSON object.")
     if len(json.dumps(sample_data)) > settings.PDF_MAX_DATA_BYTES:
         raise LimitExceeded("sample_data is larger than PDF_MAX_DATA_BYTES.")
     get_engine(engine).check(html)
+    if not sample_data:
+        return  # sample data is optional; a template without it just has no preview data
     try:
         data_validate(schema=schema, data=sample_data)
-    except RenderError as exc:
-        raise RenderError(f"sample_data does not match the schema: {exc.message}") from None
+    except DataValidationError as exc:
+        raise DataValidationError(f"sample_data does not match the schema: {exc.message}") from None
 
 
 def _snapshot(template: ReportTemplate, *, by: Any) -> ReportTemplateVersion:

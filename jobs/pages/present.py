@@ -15,5 +15,5 @@ from jobs.models import PdfJob
 def job_state(request: HttpRequest, job: PdfJob) -> dict[str, Any]:
     state = with_links(job_event_payload(job), request.build_absolute_uri)
     state["page_url"] = reverse("job-page", kwargs={"job_id": job.job_id})
-    state["template_name"] = job.template.name if job.template_id and job.template else "Inline"
+    state["template_name"] = state["template_name"] or "Inline"
     return state

@@ -118,6 +118,42 @@ def test_job_list_shows_only_my_jobs(api, user):
     assert [j["job_id"] for j in body["results"]] == [str(mine.job_id)]
 
 
+def test_job_list_filters_by_status_and_refuses_an_unknown_one(api, user):
+    done = PdfJobFactory(owner=user, status=JobStatus.COMPLETED)
+    PdfJobFactory(owner=user)
+    body = api.get("/api/v1/jobs", {"status": "completed"}).json()
+    assert [j["job_id"] for j in body["results"]] == [str(done.job_id)]
+    response = api.get("/api/v1/jobs", {"status": "complete"})
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_data"
+    error = response.json()["error"]
+    assert "'complete'" in error
+    assert "queued, processing, completed, failed, cancelled" in error
+
+
+def test_every_api_path_answers_with_or_without_a_trailing_slash(api, user):
+    job = PdfJobFactory(owner=user)
+    ReportTemplateFactory(owner=user, slug="mine", sample_data={"x": 1})
+    for path in (
+        "/api/v1/jobs",
+        f"/api/v1/jobs/{job.job_id}",
+        "/api/v1/templates",
+        "/api/v1/templates/mine",
+        "/api/v1/templates/mine/versions",
+        "/api/v1/schema",
+    ):
+        bare, slashed = api.get(path), api.get(path + "/")
+        assert bare.status_code == 200, path
+        assert (slashed.status_code, slashed.content) == (200, bare.content), path
+    # A POST to the slashed spelling is answered, not redirected (a redirect loses the body).
+    for path in (SUBMIT, SUBMIT + "/"):
+        response = api.post(path, {"html_template": "<p>hi</p>"}, format="json")
+        assert response.status_code == 202, path
+    cancel = api.post(f"/api/v1/jobs/{job.job_id}/cancel/")
+    assert cancel.status_code == 200
+    assert cancel.json()["status"] == "cancelled"
+
+
 @pytest.mark.parametrize(
     ("payload", "status", "fragment"),
     [
@@ -191,7 +227,7 @@ def test_templates_of_other_users_are_invisible_but_builtins_are_shared(api, use
 
 
 def test_openapi_schema_is_generated_and_names_the_endpoints(api):
-    response = api.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    response = api.get("/api/v1/schema", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
     text = response.content.decode()
     for path in (

@@ -1,4 +1,5 @@
-"""The WebSocket consumer: session users follow only their own jobs; ping gets pong."""
+"""The WebSocket consumers: session users follow only their own jobs (one, or all of them on
+one socket); ping gets pong."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ import asyncio
 import json
 
 import pytest
+from asgiref.sync import sync_to_async
 from asgiref.testing import ApplicationCommunicator
 from channels.routing import URLRouter
+from django.db import transaction
 
+from jobs import services, transitions
 from jobs.routing import websocket_urlpatterns
 from tests.async_db import closing as _closing
 from tests.factories import PdfJobFactory, UserFactory
@@ -20,7 +24,7 @@ class _Socket(ApplicationCommunicator):
     """A browser's WebSocket at the ASGI level (channels.testing needs daphne)."""
 
     def __init__(self, job_id, user) -> None:
-        path = f"/ws/jobs/{job_id}/"
+        path = f"/ws/jobs/{job_id}/" if job_id else "/ws/jobs/"
         scope = {
             "type": "websocket",
             "path": path,
@@ -97,3 +101,35 @@ def test_session_socket_from_another_origin_is_refused(origin):
         return closed
 
     assert asyncio.run(_closing(scenario())) == {"type": "websocket.close", "code": 4401}
+
+
+def test_one_socket_follows_all_of_my_jobs_new_ones_included_and_nobody_elses():
+    user = UserFactory()
+    older = PdfJobFactory(owner=user)
+    theirs = PdfJobFactory()
+
+    async def scenario() -> list[dict]:
+        ws = _Socket(None, user)
+        assert (await ws.connect())["type"] == "websocket.accept"
+        got = [await ws.receive_json_from(timeout=5)]  # the snapshot: my one job
+        await sync_to_async(_submit)(user)
+        await sync_to_async(transitions.job_claim)(job_id=older.job_id, worker="w")
+        await sync_to_async(transitions.job_claim)(job_id=theirs.job_id, worker="w")
+        got.append(await ws.receive_json_from(timeout=5))
+        got.append(await ws.receive_json_from(timeout=5))
+        await ws.send_json_to({"type": "ping"})
+        got.append(await ws.receive_json_from(timeout=5))  # nothing of theirs came first
+        await ws.disconnect()
+        return got
+
+    snapshot, created, claimed, pong = asyncio.run(_closing(scenario()))
+    assert (snapshot["job_id"], snapshot["status"]) == (str(older.job_id), "queued")
+    assert (created["status"], created["template_name"]) == ("queued", None)
+    assert created["job_id"] != str(older.job_id)
+    assert (claimed["job_id"], claimed["status"]) == (str(older.job_id), "processing")
+    assert pong == {"type": "pong"}
+
+
+def _submit(user):
+    with transaction.atomic():
+        return services.job_create(owner=user, html_template="<p>hi</p>", data={})

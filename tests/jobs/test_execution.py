@@ -213,3 +213,22 @@ def test_a_limit_fails_the_job_permanently_with_its_message(user, settings):
     assert failed.error_code == "limit_exceeded"
     assert failed.error == "The report has more than 3 pages; the limit is 3."
     assert failed.attempts == 1
+
+
+def test_a_job_slower_than_pdf_slow_job_seconds_is_logged_with_its_timings(user, settings, caplog):
+    settings.PDF_SLOW_JOB_SECONDS = 60
+    slow = PdfJobFactory(owner=user)
+    PdfJob.objects.filter(pk=slow.pk).update(created_at=timezone.now() - timedelta(seconds=95))
+    quick = PdfJobFactory(owner=user)
+    with caplog.at_level("WARNING", logger="jobs.execution"):
+        execution.job_execute(job_id=slow.job_id)
+        execution.job_execute(job_id=quick.job_id)
+    slow_logs = [r for r in caplog.records if r.getMessage().startswith("slow job")]
+    assert len(slow_logs) == 1
+    message = slow_logs[0].getMessage()
+    assert str(slow.job_id) in message
+    assert "PDF_SLOW_JOB_SECONDS=60" in message
+    assert " s queued, " in message
+    assert " s rendering, 1 attempt(s), 1 page(s)" in message
+    assert slow_logs[0].queued_seconds >= 94
+    assert slow_logs[0].total_seconds >= 95
