@@ -165,6 +165,10 @@ class Alert(models.Model):
     last_value = models.FloatField(help_text="The value at the latest evaluation.")
     last_checked_at = models.DateTimeField()
     opened_at = models.DateTimeField(db_index=True)
+    # When the condition was first seen clear again; the alert resolves once it has stayed
+    # clear for ALERT_RESOLVE_AFTER_SECONDS, so a value hovering at the threshold does not
+    # open and resolve it every minute.
+    cleared_at = models.DateTimeField(null=True, blank=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
     resolved_message = models.TextField(blank=True)
     notify_error = models.TextField(blank=True, help_text="Why a notification did not go out.")

@@ -246,6 +246,8 @@ ALERT_MIN_JOBS = env_int("ALERT_MIN_JOBS", 1, minimum=1)
 ALERT_QUEUE_AGE_SECONDS = env_int("ALERT_QUEUE_AGE_SECONDS", 300, minimum=1)
 # Dead letters written within the window (whose job is still failed) that open an alert.
 ALERT_DEAD_LETTERS = env_int("ALERT_DEAD_LETTERS", 1, minimum=1)
+# An open alert resolves once its condition has stayed clear this long (no flapping).
+ALERT_RESOLVE_AFTER_SECONDS = env_int("ALERT_RESOLVE_AFTER_SECONDS", 300, minimum=0)
 # A Slack-compatible incoming webhook ({"text": ...}); alerts also mail ADMINS.
 ALERT_WEBHOOK_URL = env_str("ALERT_WEBHOOK_URL", "") or ""
 ALERT_WEBHOOK_TIMEOUT_SECONDS = env_int("ALERT_WEBHOOK_TIMEOUT_SECONDS", 10, minimum=1)

@@ -3,7 +3,8 @@
 Each rule reads the service (the database for jobs, Redis for queues and workers) and says
 whether its condition holds. An alert opens once when it starts to hold (the unique
 constraint on open alerts keeps two evaluations from opening it twice), follows the value
-while it holds, and resolves when it clears; opening and resolving are notified.
+while it holds, and resolves once it has stayed clear for ALERT_RESOLVE_AFTER_SECONDS;
+opening and resolving are notified.
 """
 
 from __future__ import annotations
@@ -178,6 +179,23 @@ def alert_resolve(*, alert: Alert, reading: Reading) -> Alert | None:
     return alert
 
 
+def _still_open(alert: Alert, reading: Reading) -> bool:
+    """Follow a firing alert's value, or note that it cleared; True while it stays open."""
+    now = timezone.now()
+    if reading.firing:
+        Alert.objects.filter(pk=alert.pk).update(
+            last_value=reading.value, last_checked_at=now, cleared_at=None
+        )
+        return True
+    cleared_at = alert.cleared_at or now
+    if (now - cleared_at).total_seconds() >= settings.ALERT_RESOLVE_AFTER_SECONDS:
+        return False
+    Alert.objects.filter(pk=alert.pk).update(
+        last_value=reading.value, last_checked_at=now, cleared_at=cleared_at
+    )
+    return True
+
+
 def alerts_evaluate() -> dict[str, str]:
     """Evaluate every rule once; returns what changed, by rule ("opened", "resolved")."""
     changes: dict[str, str] = {}
@@ -186,13 +204,9 @@ def alerts_evaluate() -> dict[str, str]:
         if reading is None:
             continue
         current = Alert.objects.filter(rule=rule, resolved_at__isnull=True).first()
-        if reading.firing and current is None:
-            if alert_open(rule=rule, reading=reading) is not None:
+        if current is None:
+            if reading.firing and alert_open(rule=rule, reading=reading) is not None:
                 changes[rule] = "opened"
-        elif reading.firing and current is not None:
-            Alert.objects.filter(pk=current.pk).update(
-                last_value=reading.value, last_checked_at=timezone.now()
-            )
-        elif current is not None and alert_resolve(alert=current, reading=reading):
+        elif not _still_open(current, reading) and alert_resolve(alert=current, reading=reading):
             changes[rule] = "resolved"
     return changes
