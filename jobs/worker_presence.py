@@ -57,7 +57,8 @@ def workers_alive() -> list[dict[str, Any]]:
     """Live workers with what they said about themselves, by hostname."""
     client = _client()
     try:
-        names = [n.decode() for n in client.zrangebyscore(PRESENCE_KEY, time.time(), "+inf")]
+        members: list[bytes] = client.zrangebyscore(PRESENCE_KEY, time.time(), "+inf")  # type: ignore[assignment]
+        names = [member.decode() for member in members]
         infos = client.hmget(INFO_KEY, names) if names else []
     finally:
         client.close()

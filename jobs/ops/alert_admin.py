@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from jobs.models import Alert
@@ -12,10 +15,10 @@ class AlertStateFilter(admin.SimpleListFilter):
     title = "state"
     parameter_name = "state"
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list:
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
         return [("open", "Open"), ("resolved", "Resolved")]
 
-    def queryset(self, request: HttpRequest, queryset):  # type: ignore[no-untyped-def]
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value() == "open":
             return queryset.filter(resolved_at__isnull=True)
         if self.value() == "resolved":

@@ -62,6 +62,8 @@ def job_series(window: Range, *, now: datetime | None = None) -> dict[str, list[
         status__in=[JobStatus.COMPLETED, JobStatus.FAILED], completed_at__gte=start
     ).values_list("status", "created_at", "completed_at")
     for status, created_at, completed_at in rows.iterator(chunk_size=5000):
+        if completed_at is None:  # filtered out already; says so to the type checker
+            continue
         index = min(count, int((completed_at.timestamp() - first) // size))
         if status == JobStatus.COMPLETED:
             completed[index] += 1
@@ -122,7 +124,7 @@ def slowest_jobs(*, since: datetime, limit: int = 10) -> list[dict[str, Any]]:
             "template": job.template.slug if job.template else "inline",
             "seconds": round(job.took.total_seconds(), 2),
             "pages": job.page_count,
-            "completed_at": job.completed_at.isoformat(),
+            "completed_at": job.completed_at.isoformat() if job.completed_at else None,
         }
         for job in jobs
     ]
@@ -142,7 +144,7 @@ def failed_jobs(*, since: datetime, limit: int = 20) -> list[dict[str, Any]]:
             "error_code": job.error_code or "unknown",
             "error": job.error[:200],
             "attempts": job.attempts,
-            "failed_at": job.completed_at.isoformat(),
+            "failed_at": job.completed_at.isoformat() if job.completed_at else None,
             "dead_letter_url": (
                 reverse("admin:jobs_deadletter_change", args=[job.dead_letter_pk])
                 if job.dead_letter_pk

@@ -43,7 +43,7 @@ def queue_history(*, since: float) -> list[dict[str, Any]]:
     """Samples since the given time, oldest first; empty when Redis does not answer."""
     client = _client()
     try:
-        raw = client.zrangebyscore(HISTORY_KEY, since, "+inf")
+        raw: list[bytes] = client.zrangebyscore(HISTORY_KEY, since, "+inf")  # type: ignore[assignment]
     except redis.RedisError:
         return []
     finally:
