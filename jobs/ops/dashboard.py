@@ -130,7 +130,7 @@ def slowest_jobs(*, since: datetime, limit: int = 10) -> list[dict[str, Any]]:
     ]
 
 
-def failed_jobs(*, since: datetime, limit: int = 20) -> list[dict[str, Any]]:
+def failed_jobs(*, since: datetime, limit: int = 10) -> list[dict[str, Any]]:
     letter = DeadLetter.objects.filter(job=OuterRef("pk")).values("pk")[:1]
     jobs = (
         PdfJob.objects.filter(status=JobStatus.FAILED, completed_at__gte=since)
