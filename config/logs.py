@@ -27,6 +27,12 @@ _RENDER_TASK_ID = re.compile(
 REDACTED = "[redacted]"
 
 
+def tenant_log_bind(user: Any) -> None:
+    """Jobs, templates and keys belong to a user: the user is the tenant. Its id, not its
+    name, so logs carry no personal data."""
+    structlog.contextvars.bind_contextvars(tenant=str(user.pk))
+
+
 def redact(text: str) -> str:
     return _API_KEY.sub(r"\1_" + REDACTED, _QUERY_SECRET.sub(r"\1" + REDACTED, text))
 

@@ -1,8 +1,10 @@
 """Where prometheus_client's multiprocess mode keeps each process's metric files.
 
 prometheus_client chooses single- or multi-process mode from PROMETHEUS_MULTIPROC_DIR when
-it is first imported, so the settings call this before any app module is loaded, and the
-processes a parent starts (uvicorn workers, Celery pool children) inherit the variable.
+it is first imported, so the variable is set by whoever starts the processes (the operator,
+`make run`'s devstack, the tests' pytest plugin) and every process it starts (uvicorn
+workers, Celery pool children) inherits it; jobs.ops.metrics creates the directory if it
+is missing, before the first metric opens a file there.
 """
 
 from __future__ import annotations

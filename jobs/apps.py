@@ -8,4 +8,6 @@ class JobsConfig(AppConfig):
     verbose_name = "PDF jobs"
 
     def ready(self) -> None:
-        from jobs import celery_signals  # noqa: F401 - connects the handlers
+        # The operators' console lives in jobs/ops/, where admin autodiscovery does not look.
+        from jobs.ops import admin  # noqa: F401
+        from jobs.worker import signals  # noqa: F401 - connects the Celery signal handlers

@@ -11,12 +11,6 @@ from structlog.contextvars import bind_contextvars, clear_contextvars
 from jobs.models import PdfJob
 
 
-def tenant_of(user: Any) -> str:
-    """Jobs, templates and keys belong to a user: the user is the tenant. Its id, not its
-    name, so logs carry no personal data."""
-    return str(user.pk)
-
-
 def log_context_start(**fields: Any) -> None:
     """A new unit of work (a task, a request): forget the previous one's context."""
     clear_contextvars()
@@ -28,15 +22,12 @@ def log_context_end() -> None:
 
 
 def job_log_bind(job: PdfJob) -> None:
+    # tenant as config.logs.tenant_log_bind says it: the owner's id
     bind_contextvars(job_id=str(job.job_id), tenant=str(job.owner_id), attempt=job.attempts)
 
 
 def job_id_log_bind(job_id: UUID | str) -> None:
     bind_contextvars(job_id=str(job_id))
-
-
-def tenant_log_bind(user: Any) -> None:
-    bind_contextvars(tenant=tenant_of(user))
 
 
 def stage_log_bind(stage: str) -> None:

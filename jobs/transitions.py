@@ -16,10 +16,10 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from jobs.callbacks import callback_enqueue
-from jobs.events import job_event_payload, job_event_publish
-from jobs.metrics import job_transition_observe
+from jobs.live.events import job_event_payload, job_event_publish
 from jobs.models import JobStatus, PdfJob
+from jobs.ops.metrics import job_transition_observe
+from jobs.worker import dispatch
 
 QUEUED, PROCESSING, COMPLETED, FAILED, CANCELLED = (
     JobStatus.QUEUED,
@@ -52,7 +52,7 @@ def _transition(
         )
         transaction.on_commit(lambda: job_transition_observe(job))
         if job.callback_url and job.is_terminal:
-            transaction.on_commit(lambda: callback_enqueue(job_id=job_id))
+            transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job_id))
     return job
 
 
@@ -162,8 +162,3 @@ def job_cancel(*, job_id: UUID | str) -> PdfJob | None:
         stage="cancelled",
         completed_at=timezone.now(),
     )
-
-
-def job_mark_enqueued(*, job_id: UUID | str) -> None:
-    """Note that a message was sent (not a status change: no event)."""
-    PdfJob.objects.filter(job_id=job_id).update(enqueued_at=timezone.now())

@@ -1,19 +1,7 @@
-"""Development on one machine: embedded Redis when REDIS_URL is unset, SQLite, local disk."""
+"""Development on one machine: SQLite and local disk unless configured. `make run`
+(config.devstack) starts an embedded Redis and sets REDIS_URL when it is unset."""
 
-import os
-from pathlib import Path
-
-from config import embedded_redis
-from config.env import env_str
-from config.metrics_dir import metrics_dir_prepare
-
-_var = Path(env_str("VAR_DIR", "") or Path(__file__).resolve().parents[2] / "var")
-if not os.environ.get("REDIS_URL"):
-    embedded_redis.start(_var / "redis")
-# `make run` empties it and its processes inherit it; a lone manage.py command adds to it.
-metrics_dir_prepare(default=_var / "prometheus")
-
-from config.settings.base import *  # noqa: E402
+from config.settings.base import *
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
 LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("json", "text"))

@@ -1,13 +1,7 @@
 """Production: every secret and address comes from the environment; nothing embedded."""
 
 from config.env import env_bool, env_int, env_required
-from config.metrics_dir import metrics_dir_prepare
-
-# Set PROMETHEUS_MULTIPROC_DIR (a per-host directory, e.g. on tmpfs) for /metrics to add up
-# every web and worker process; unset, each process reports only its own counters.
-metrics_dir_prepare(default=None)
-
-from config.settings.base import *  # noqa: E402
+from config.settings.base import *
 
 SECRET_KEY = env_required("DJANGO_SECRET_KEY")
 DEBUG = False

@@ -17,7 +17,7 @@ from jobs.models import Alert, DeadLetter, JobStatus, PdfJob
 from jobs.ops.alerts import finished_since
 from jobs.ops.history import queue_history
 from jobs.ops.queues import broker_stats
-from jobs.worker_presence import workers_alive
+from jobs.worker.presence import workers_alive
 
 
 @dataclass(frozen=True)

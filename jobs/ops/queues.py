@@ -11,9 +11,9 @@ from math import isnan
 import redis
 from django.conf import settings
 
-from jobs.worker_presence import PRESENCE_KEY
+from jobs.worker.presence import PRESENCE_KEY
 
-# Set on every published message by jobs.celery_signals, so the age of the oldest waiting
+# Set on every published message by jobs.worker.signals, so the age of the oldest waiting
 # message is one LINDEX away.
 SENT_AT_HEADER = "sent_at"
 

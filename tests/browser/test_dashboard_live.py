@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from jobs import services
+from jobs.worker import dispatch
 from tests.browser.conftest import shoot, sign_in
 from tests.factories import PdfJobFactory
 
@@ -33,7 +34,7 @@ def test_dashboard_follows_all_my_jobs_on_one_subscription(page, person, live_st
     expect(page.locator("[data-live-summary]")).to_contain_text("1 job is in progress")
     page.evaluate("window.__sameDocument = true")
 
-    services.job_enqueue(job_id=waiting.job_id)
+    dispatch.job_enqueue(job_id=waiting.job_id)
     added, _ = services.job_create(owner=person, html_template="<h1>Second</h1>", data={})
     old_row = page.locator(f'tr[data-job-id="{waiting.job_id}"]')
     new_row = page.locator(f'tr[data-job-id="{added.job_id}"]')

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from playwright.sync_api import expect
 
-from jobs.api_keys import api_key_create
+from accounts.services import api_key_create
 from jobs.models import AlertRule
 from jobs.ops.alerts import alerts_evaluate
 from jobs.ops.history import queue_history_record

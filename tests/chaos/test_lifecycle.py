@@ -9,9 +9,9 @@ import time
 import httpx
 import pytest
 
-from jobs.api_keys import api_key_create
+from accounts.services import api_key_create
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from jobs.services import task_id_for
+from jobs.worker.dispatch import task_id_for
 from tests.chaos.conftest import (
     EventRecorder,
     kill_attempt,

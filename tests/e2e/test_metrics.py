@@ -100,7 +100,7 @@ def test_open_streams_are_counted_while_open(http, live_stack, integrator):
 
 
 def test_the_live_worker_is_counted_alive(live_stack):
-    from jobs.worker_presence import workers_alive
+    from jobs.worker.presence import workers_alive
 
     assert value(scrape(live_stack), "pdf_workers_alive") >= 1
     alive = workers_alive()

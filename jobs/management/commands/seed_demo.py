@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from jobs.api_keys import api_key_authenticate, api_key_create, user_get_or_create
+from accounts.services import api_key_authenticate, api_key_create, user_get_or_create
 from reports.samples import template_sync_samples
 
 DEMO_USERNAME = "demo"

@@ -13,10 +13,12 @@ from django.core import mail
 from django.test import Client
 
 from config.celery_app import app as celery_app
-from jobs import execution, services, tasks
+from jobs import services
 from jobs.models import Alert, AlertRule, DeadLetter, JobStatus, PdfJob
 from jobs.ops.alerts import alerts_evaluate
-from jobs.worker_presence import PRESENCE_KEY
+from jobs.ops.dead_letters import dead_letter_redrive
+from jobs.worker import execution, tasks
+from jobs.worker.presence import PRESENCE_KEY
 from tests.factories import UserFactory
 from tests.http_receiver import Receiver
 from tests.processes import start, stop, wait_for_worker, worker_args
@@ -150,7 +152,7 @@ def test_dead_letters_open_an_alert_until_the_job_is_redriven(
     assert evaluate(AlertRule.DEAD_LETTERS) == "opened"
     assert "1 jobs were dead-lettered" in Alert.objects.get(rule=AlertRule.DEAD_LETTERS).message
 
-    assert services.dead_letter_redrive(dead_letter=letter) is not None
+    assert dead_letter_redrive(dead_letter=letter) is not None
     execution.job_execute(job_id=job.job_id)
     assert PdfJob.objects.get(pk=job.pk).status == JobStatus.COMPLETED
     assert evaluate(AlertRule.DEAD_LETTERS) == "resolved"

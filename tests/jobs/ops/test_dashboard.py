@@ -14,12 +14,13 @@ from django.conf import settings as django_settings
 from django.test import Client
 from django.utils import timezone
 
-from jobs import execution, services
+from jobs import services
 from jobs.models import Alert, AlertRule, DeadLetter, JobStatus, PdfJob
 from jobs.ops.dashboard import RANGES, dashboard_snapshot, job_series
 from jobs.ops.history import HISTORY_KEY, queue_history_record
 from jobs.ops.queues import BrokerStats, QueueStats
-from jobs.worker_presence import presence_leave, presence_stamp
+from jobs.worker import execution
+from jobs.worker.presence import presence_leave, presence_stamp
 from tests.factories import PdfJobFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
