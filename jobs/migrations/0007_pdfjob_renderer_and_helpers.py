@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('jobs', '0005_move_api_key_to_accounts'),
+        ('jobs', '0006_alert'),
     ]
 
     operations = [
