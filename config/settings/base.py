@@ -209,7 +209,11 @@ PDF_MAX_RENDER_SECONDS = env_int("PDF_MAX_RENDER_SECONDS", 90, minimum=1)
 # Remote images, CSS and fonts are off unless this names the hosts they may come from.
 PDF_REMOTE_ALLOWED_HOSTS = env_list("PDF_REMOTE_ALLOWED_HOSTS", [])
 PDF_MAX_CHARTS = env_int("PDF_MAX_CHARTS", 100, minimum=1)
-PDF_CHART_CACHE_SIZE = env_int("PDF_CHART_CACHE_SIZE", 256, minimum=0)
+# Rendered charts kept per process, bounded by their bytes (a chart can be megabytes).
+PDF_CHART_CACHE_BYTES = env_int("PDF_CHART_CACHE_BYTES", 64 * 1024 * 1024, minimum=0)
+# Largest chart side, in CSS pixels, before it is rasterised (at 2x), and most data rows.
+PDF_CHART_MAX_SIDE_PX = env_int("PDF_CHART_MAX_SIDE_PX", 2000, minimum=100)
+PDF_CHART_MAX_ROWS = env_int("PDF_CHART_MAX_ROWS", 10000, minimum=10)
 PDF_PREVIEW_MAX_SECONDS = env_int("PDF_PREVIEW_MAX_SECONDS", 10, minimum=1)
 PDF_TEMPLATE_TIMEOUT_MS = env_int("PDF_TEMPLATE_TIMEOUT_MS", 5000, minimum=10)
 PDF_TEMPLATE_MAX_MEMORY_MB = env_int("PDF_TEMPLATE_MAX_MEMORY_MB", 256, minimum=16)
