@@ -10,6 +10,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from jobs.disclosure import public_text
 from jobs.exceptions import ApplicationError
 from reports.errors import RenderError
 
@@ -27,7 +28,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, ApplicationError):
         return Response({"error": exc.message, "code": exc.code}, status=exc.status_code)
     if isinstance(exc, RenderError):
-        body: dict[str, Any] = {"error": exc.message, "code": exc.code}
+        body: dict[str, Any] = {"error": public_text(exc.message), "code": exc.code}
         if exc.line is not None:
             body["line"] = exc.line
         return Response(body, status=400)

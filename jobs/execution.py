@@ -15,6 +15,7 @@ from django.core.files.storage import storages
 from django.utils import timezone
 
 from jobs import transitions
+from jobs.disclosure import internal_error, public_error, public_text
 from jobs.faults import fault_before_render
 from jobs.heartbeat import Heartbeat
 from jobs.liveness import attempt_identity, attempt_is_dead
@@ -149,7 +150,10 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
             on_stage("storing", 90)
         except RenderError as exc:
             return job_fail_permanently(
-                job_id=job.job_id, error=exc.message, code=exc.code, dead_letter=False
+                job_id=job.job_id,
+                error=public_error(exc.message, job_id=job.job_id),
+                code=exc.code,
+                dead_letter=False,
             )
         except JobAbandoned:
             return None
@@ -160,7 +164,7 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
         pdf_file=key,
         page_count=rendered.page_count,
         size_bytes=rendered.size,
-        warnings=rendered.warnings,
+        warnings=[public_text(warning) for warning in rendered.warnings],
     )
     if (
         done is None
@@ -198,20 +202,24 @@ def job_handle_transient_error(
 ) -> float | None:
     """Schedule another attempt (return its countdown) or, with retries or attempts used
     up, fail the job and dead-letter it for re-drive (return None)."""
-    message = f"{type(error).__name__}: {error}"
     job = PdfJob.objects.filter(job_id=job_id, status=JobStatus.PROCESSING).first()
     if job is None:
         return None  # no longer processing (cancelled, taken over): nothing to retry
     retries_used = job.attempts - 1
+    # Exception text names hosts, paths and internals: the tenant gets a reference to it.
     if retries_used < settings.PDF_MAX_RETRIES and job.attempts < settings.PDF_MAX_ATTEMPTS:
-        if transitions.job_retry(job_id=job_id, error=message, code="transient") is None:
+        shown, _ = internal_error(
+            error, job_id=job_id, what="An internal error interrupted the render; it is retried"
+        )
+        if transitions.job_retry(job_id=job_id, error=shown, code="transient") is None:
             return None
         return retry_countdown(attempt=job.attempts)
-    failed = transitions.job_fail(
+    shown, message = internal_error(
+        error,
         job_id=job_id,
-        error=f"Gave up after {job.attempts} attempts. Last error: {message}",
-        code="retries_exhausted",
+        what=f"Gave up after {job.attempts} attempts; the last one met an internal error",
     )
+    failed = transitions.job_fail(job_id=job_id, error=shown, code="retries_exhausted")
     if failed is not None:
         _dead_letter(
             failed,

@@ -220,6 +220,11 @@ PDF_TEMPLATE_MAX_MEMORY_MB = env_int("PDF_TEMPLATE_MAX_MEMORY_MB", 256, minimum=
 SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)
 # Request bodies carry the template and data; allow the configured maxima plus headroom.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 * 1024
+# Checked by config.body_limit in front of Django, before authentication: a larger body is
+# a 413 without being read (Django would spool it to disk first).
+REQUEST_MAX_BODY_BYTES = env_int(
+    "REQUEST_MAX_BODY_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE, minimum=64 * 1024
+)
 
 # ---------------------------------------------------------------- Celery
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL

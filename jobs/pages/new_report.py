@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from jobs import selectors, services
+from jobs.disclosure import public_text
 from jobs.exceptions import ApplicationError
 from jobs.pages.forms import ReportRequestForm
 from jobs.thumbnails import template_thumbnail
@@ -59,7 +60,7 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
                     options=form.options(),
                 )
             except (ApplicationError, RenderError) as exc:
-                form.add_error(None, exc.message)
+                form.add_error(None, public_text(exc.message))
             else:
                 return redirect("job-page", job_id=job.job_id)
     else:
