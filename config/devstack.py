@@ -26,7 +26,8 @@ def _manage(*args: str) -> None:
 def _processes(var_dir: Path) -> dict[str, list[str]]:
     python = sys.executable
     return {
-        "web": [python, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", PORT],
+        # config.web refuses DEBUG or the development key on a non-loopback HOST.
+        "web": [python, "-m", "config.web"],
         "worker": [
             python,
             "-m",
