@@ -42,6 +42,13 @@ def api_key_revoke(*, user: AbstractBaseUser, key_id: int) -> ApiKey | None:
 
 def api_key_authenticate(raw_key: str) -> AbstractBaseUser | None:
     """Return the active user a raw key belongs to, or None for an unknown or revoked key."""
+    key = api_key_resolve(raw_key)
+    return None if key is None else key.user
+
+
+def api_key_resolve(raw_key: str) -> ApiKey | None:
+    """The active key (with its user) a raw key is, or None if unknown, revoked or its
+    user is inactive."""
     parts = raw_key.strip().split("_", 2)
     if len(parts) != 3 or parts[0] != _KEY_PREFIX:
         return None
@@ -58,7 +65,7 @@ def api_key_authenticate(raw_key: str) -> AbstractBaseUser | None:
     if key.last_used_at is None or (now - key.last_used_at).total_seconds() > 60:
         # Throttled so a busy integrator does not write on every request.
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
-    return key.user
+    return key
 
 
 def user_get_or_create(*, username: str) -> AbstractBaseUser:

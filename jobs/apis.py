@@ -19,6 +19,7 @@ from jobs.events import job_event_payload
 from jobs.exceptions import Conflict, NotFound
 from jobs.links import pdf_download_token_valid, with_links
 from jobs.models import JobStatus, PdfJob
+from jobs.throttles import StatusReadThrottle, SubmitThrottle
 from reports.engines import ENGINE_NAMES
 
 
@@ -48,6 +49,8 @@ class JobOutputSerializer(serializers.Serializer):
 
 
 class JobCreateApi(APIView):
+    throttle_classes = [SubmitThrottle]
+
     class InputSerializer(serializers.Serializer):
         html_template = serializers.CharField(
             required=False, allow_blank=True, trim_whitespace=False
@@ -103,6 +106,8 @@ class JobCreateApi(APIView):
 
 
 class JobListApi(APIView):
+    throttle_classes = [StatusReadThrottle]
+
     class Pagination(LimitOffsetPagination):
         default_limit = 50
         max_limit = 200
@@ -122,6 +127,8 @@ class JobListApi(APIView):
 
 
 class JobDetailApi(APIView):
+    throttle_classes = [StatusReadThrottle]
+
     @extend_schema(responses=JobOutputSerializer)
     def get(self, request: Request, job_id: str) -> Response:
         return Response(

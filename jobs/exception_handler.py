@@ -12,6 +12,7 @@ from rest_framework.views import exception_handler
 
 from jobs.disclosure import public_text
 from jobs.exceptions import ApplicationError
+from jobs.quotas import QuotaExceeded
 from reports.errors import RenderError
 
 
@@ -25,6 +26,12 @@ def _flatten(detail: Any, path: str = "") -> list[str]:
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, QuotaExceeded):
+        return Response(
+            {"error": exc.message, "code": exc.code, "limit": exc.limit, "limit_value": exc.value},
+            status=exc.status_code,
+            headers={"Retry-After": str(exc.retry_after)},
+        )
     if isinstance(exc, ApplicationError):
         return Response({"error": exc.message, "code": exc.code}, status=exc.status_code)
     if isinstance(exc, RenderError):
@@ -42,6 +49,12 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, exceptions.ValidationError):
         messages = _flatten(exc.detail)
         response.data = {"error": "; ".join(messages), "code": "invalid", "fields": exc.detail}
+    elif isinstance(exc, exceptions.Throttled):
+        response.data = {
+            "error": str(exc.detail),
+            "code": "throttled",
+            "limit": getattr(context.get("request"), "throttled_setting", ""),
+        }
     elif isinstance(exc, exceptions.APIException):
         response.data = {"error": str(exc.detail), "code": exc.default_code}
     return response

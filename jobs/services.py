@@ -21,6 +21,7 @@ from jobs.callbacks import callback_url_check
 from jobs.exceptions import ApplicationError, Conflict
 from jobs.execution import RENDER_TASK
 from jobs.models import DeadLetter, PdfJob
+from jobs.quotas import job_slot_reserve
 from jobs.selectors import template_get_visible
 from reports.engines import ENGINE_NAMES, get_engine
 from reports.models import ReportTemplate, ReportTemplateVersion
@@ -195,6 +196,7 @@ def job_create(
 
     try:
         with transaction.atomic():
+            job_slot_reserve(owner=owner)  # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically
             job = PdfJob.objects.create(
                 owner=owner,
                 template=source.template,

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from jobs import selectors
 from jobs.exceptions import ApplicationError, NotFound
+from jobs.throttles import PreviewThrottle, TemplateWriteThrottle
 from reports.engines import ENGINE_NAMES
 from reports.models import ReportTemplate
 from reports.options import parse_options
@@ -82,6 +83,8 @@ def _own_template(request: Request, slug: str) -> ReportTemplate:
 
 
 class TemplateListCreateApi(APIView):
+    throttle_classes = [TemplateWriteThrottle]
+
     class TemplateCreateSerializer(_TemplateFields):
         slug = serializers.SlugField(max_length=100)
 
@@ -104,6 +107,8 @@ class TemplateListCreateApi(APIView):
 
 
 class TemplateDetailApi(APIView):
+    throttle_classes = [TemplateWriteThrottle]
+
     class TemplateUpdateSerializer(_TemplateFields):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, partial=True, **kwargs)
@@ -133,6 +138,8 @@ class TemplateDetailApi(APIView):
 
 
 class TemplateRestoreApi(APIView):
+    throttle_classes = [TemplateWriteThrottle]
+
     @extend_schema(request=None, responses=TemplateOutputSerializer)
     def post(self, request: Request, slug: str) -> Response:
         template = template_unarchive(template=_own_template(request, slug))
@@ -164,6 +171,8 @@ class TemplateVersionListApi(APIView):
 
 
 class TemplatePreviewApi(APIView):
+    throttle_classes = [PreviewThrottle]
+
     class TemplatePreviewSerializer(serializers.Serializer):
         data = serializers.JSONField(required=False, help_text="Defaults to the sample data.")
         options = serializers.JSONField(required=False, default=dict)

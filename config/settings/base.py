@@ -125,6 +125,19 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # Set by config.settings.local/test (embedded server) when the environment has none.
 REDIS_URL = env_str("REDIS_URL", "") or ""
 
+# Rate-limit counters live in Redis so every web process shares them; the default cache
+# stays in-process (nothing else needs sharing).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "throttle": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "throttle",
+        # A Redis that does not answer must not hold a request: the throttle fails open.
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    },
+}
+
 # ---------------------------------------------------------------- static and media
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
@@ -239,6 +252,17 @@ PDF_PREVIEW_MAX_SECONDS = env_int("PDF_PREVIEW_MAX_SECONDS", 10, minimum=1)
 PDF_TEMPLATE_TIMEOUT_MS = env_int("PDF_TEMPLATE_TIMEOUT_MS", 5000, minimum=10)
 PDF_TEMPLATE_MAX_MEMORY_MB = env_int("PDF_TEMPLATE_MAX_MEMORY_MB", 256, minimum=16)
 SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)
+
+# ---------------------------------------------------------------- tenant quotas
+# Jobs one tenant may have queued or processing at once (checked atomically at submit).
+PDF_MAX_JOBS_IN_FLIGHT = env_int("PDF_MAX_JOBS_IN_FLIGHT", 1000, minimum=1)
+# What a 429 tells the client to wait before trying again.
+PDF_QUOTA_RETRY_AFTER_SECONDS = env_int("PDF_QUOTA_RETRY_AFTER_SECONDS", 10, minimum=1)
+# Requests per API key (DRF rate syntax: N/s, N/min, N/hour), counted in Redis.
+API_RATE_SUBMIT = env_str("API_RATE_SUBMIT", "600/min") or "600/min"
+API_RATE_PREVIEW = env_str("API_RATE_PREVIEW", "60/min") or "60/min"
+API_RATE_TEMPLATE_WRITE = env_str("API_RATE_TEMPLATE_WRITE", "120/min") or "120/min"
+API_RATE_STATUS_READ = env_str("API_RATE_STATUS_READ", "3000/min") or "3000/min"
 # Request bodies carry the template and data; allow the configured maxima plus headroom.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 * 1024
 # Checked by config.body_limit in front of Django, before authentication: a larger body is

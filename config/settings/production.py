@@ -21,6 +21,7 @@ METRICS_TOKEN = env_required("METRICS_TOKEN")
 REDIS_URL = env_required("REDIS_URL")
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL
 CHANNEL_LAYERS["default"]["CONFIG"]["hosts"] = channel_layer_hosts(REDIS_URL)
+CACHES["throttle"]["LOCATION"] = REDIS_URL
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)

@@ -23,6 +23,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 PDF_RETRY_BACKOFF_SECONDS = 1
 PDF_RETRY_BACKOFF_MAX_SECONDS = 2
 SSE_HEARTBEAT_SECONDS = 2
+# Rate-limit counters of this run only (processes the tests start inherit the id).
+os.environ.setdefault("TEST_RUN_ID", os.urandom(4).hex())
+CACHES["throttle"]["KEY_PREFIX"] = f"throttle-{os.environ['TEST_RUN_ID']}"
 # Tests receive callbacks on a loopback HTTP server.
 CALLBACK_ALLOW_PRIVATE_NETWORKS = True
 # Static files straight from the app and static/ directories; no collectstatic needed.
