@@ -8,8 +8,10 @@ import secrets
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
 from django.utils import timezone
 
+from jobs.events import key_revoked_publish
 from jobs.models import ApiKey
 
 _KEY_PREFIX = "rk"
@@ -37,6 +39,8 @@ def api_key_revoke(*, user: AbstractBaseUser, key_id: int) -> ApiKey | None:
     if key.revoked_at is None:
         key.revoked_at = timezone.now()
         key.save(update_fields=["revoked_at"])
+        prefix = key.prefix
+        transaction.on_commit(lambda: key_revoked_publish(prefix))  # close its live streams
     return key
 
 

@@ -15,10 +15,12 @@ from jobs import selectors
 from jobs.caller import caller_resolve
 from jobs.exceptions import NotFound
 from jobs.links import with_links
+from jobs.streams import StreamLimitReached, StreamSlot, stream_slot_acquire
 from jobs.subscriptions import job_follow
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY_STREAMS = 4429
 
 
 def _origin_allowed(scope: dict[str, Any]) -> bool:
@@ -39,6 +41,7 @@ class JobEventsConsumer(AsyncJsonWebsocketConsumer):
     # channel-layer read of its own (a second Redis receive per subscriber for nothing).
     channel_layer_alias = "__job_events_consumer_needs_none__"
     follower: asyncio.Task[None] | None = None
+    slot: StreamSlot | None = None
 
     async def connect(self) -> None:
         headers = dict(self.scope.get("headers", []))
@@ -47,21 +50,26 @@ class JobEventsConsumer(AsyncJsonWebsocketConsumer):
             # Session cookies ride along cross-site; only our own pages may use them.
             await self._refuse(CLOSE_UNAUTHENTICATED)
             return
-        user = await database_sync_to_async(caller_resolve)(
+        caller = await database_sync_to_async(caller_resolve)(
             api_key=api_key, session_user=self.scope.get("user")
         )
-        if user is None:
+        if caller is None:
             await self._refuse(CLOSE_UNAUTHENTICATED)
             return
         try:
             job = await database_sync_to_async(selectors.job_get)(
-                owner=user, job_id=self.scope["url_route"]["kwargs"]["job_id"]
+                owner=caller.user, job_id=self.scope["url_route"]["kwargs"]["job_id"]
             )
         except NotFound:
             await self._refuse(CLOSE_NOT_FOUND)
             return
+        try:
+            self.slot = await stream_slot_acquire(tenant_id=caller.user.pk)
+        except StreamLimitReached:
+            await self._refuse(CLOSE_TOO_MANY_STREAMS)
+            return
         await self.accept()
-        self.follower = asyncio.create_task(self._follow(str(job.job_id)))
+        self.follower = asyncio.create_task(self._follow(str(job.job_id), caller.key_prefix))
 
     async def _refuse(self, code: int) -> None:
         # Accept, then close with an application code: a bare handshake 403 tells a client
@@ -75,11 +83,16 @@ class JobEventsConsumer(AsyncJsonWebsocketConsumer):
         scheme = "https" if self.scope.get("scheme") in ("wss", "https") else "http"
         return f"{scheme}://{host}{path}"
 
-    async def _follow(self, job_id: str) -> None:
+    async def _follow(self, job_id: str, key_prefix: str | None) -> None:
+        follow = job_follow(job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS, key_prefix=key_prefix)
         try:
-            async for event in job_follow(job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS):
+            async for event in follow:
+                if self.slot is not None:
+                    await self.slot.renew_if_due()
                 if event is not None:
                     await self.send_json(with_links(event, self._absolute))
+            if self.slot is not None:
+                await self.slot.release()  # free now, not when the client acknowledges
             await self.close()
         except OSError:
             pass  # the client went away mid-send (uvicorn's ClientDisconnected); nothing to do
@@ -96,3 +109,5 @@ class JobEventsConsumer(AsyncJsonWebsocketConsumer):
             self.follower.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.follower
+        if self.slot is not None:
+            await self.slot.release()

@@ -15,8 +15,8 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
-from jobs.events import job_event_payload, job_group
-from jobs.models import TERMINAL_STATUSES, PdfJob
+from jobs.events import KEY_REVOKED_TYPE, job_event_payload, job_group, key_group
+from jobs.models import TERMINAL_STATUSES, ApiKey, PdfJob
 
 logger = logging.getLogger(__name__)
 
@@ -30,14 +30,21 @@ async def _fresher(job_id: str, last: int) -> dict[str, Any] | None:
     return fresh if fresh["seq"] > last else None
 
 
+async def _key_active(prefix: str) -> bool:
+    return await ApiKey.objects.filter(prefix=prefix, revoked_at__isnull=True).aexists()
+
+
 async def job_follow(
-    job_id: str, *, heartbeat: float, after_seq: int = -1
+    job_id: str, *, heartbeat: float, after_seq: int = -1, key_prefix: str | None = None
 ) -> AsyncIterator[dict[str, Any] | None]:
-    """Yield event payloads newer than after_seq; yield None on idle ticks (heartbeats)."""
+    """Yield event payloads newer than after_seq; yield None on idle ticks (heartbeats).
+    A stream opened with an API key ends when that key is revoked (announced on the
+    key's group, and re-checked on every idle tick in case the announcement was lost)."""
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    group = job_group(job_id)
-    await layer.group_add(group, channel)
+    groups = [job_group(job_id)] + ([key_group(key_prefix)] if key_prefix else [])
+    for group in groups:
+        await layer.group_add(group, channel)
     last = after_seq
     try:
         candidate: dict[str, Any] | None = await _current(job_id)
@@ -51,8 +58,12 @@ async def job_follow(
                 yield None
             try:
                 message = await asyncio.wait_for(layer.receive(channel), timeout=heartbeat)
+                if message.get("type") == KEY_REVOKED_TYPE:
+                    return
                 candidate = message["event"]
             except TimeoutError:
+                if key_prefix and not await _key_active(key_prefix):
+                    return
                 candidate = await _fresher(job_id, last)
             except Exception:
                 # A channel-layer failure must not end the stream: cancelling a blocking
@@ -62,4 +73,5 @@ async def job_follow(
                 await asyncio.sleep(min(1.0, heartbeat))
                 candidate = await _fresher(job_id, last)
     finally:
-        await layer.group_discard(group, channel)
+        for group in groups:
+            await layer.group_discard(group, channel)

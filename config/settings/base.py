@@ -127,12 +127,14 @@ REDIS_URL = env_str("REDIS_URL", "") or ""
 
 # Rate-limit counters live in Redis so every web process shares them; the default cache
 # stays in-process (nothing else needs sharing).
+# Prefix of every per-tenant counter in Redis (rates, open streams).
+LIMITS_KEY_PREFIX = "limits"
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "throttle": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
-        "KEY_PREFIX": "throttle",
+        "KEY_PREFIX": LIMITS_KEY_PREFIX,
         # A Redis that does not answer must not hold a request: the throttle fails open.
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     },
@@ -263,6 +265,10 @@ API_RATE_SUBMIT = env_str("API_RATE_SUBMIT", "600/min") or "600/min"
 API_RATE_PREVIEW = env_str("API_RATE_PREVIEW", "60/min") or "60/min"
 API_RATE_TEMPLATE_WRITE = env_str("API_RATE_TEMPLATE_WRITE", "120/min") or "120/min"
 API_RATE_STATUS_READ = env_str("API_RATE_STATUS_READ", "3000/min") or "3000/min"
+# Live streams (SSE + WebSocket) open at once: per tenant across all web processes (Redis),
+# and per web process (its channel-layer connections are the ceiling).
+STREAMS_MAX_PER_TENANT = env_int("STREAMS_MAX_PER_TENANT", 1000, minimum=1)
+STREAMS_MAX_PER_PROCESS = env_int("STREAMS_MAX_PER_PROCESS", 2000, minimum=1)
 # Request bodies carry the template and data; allow the configured maxima plus headroom.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 * 1024
 # Checked by config.body_limit in front of Django, before authentication: a larger body is
