@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from jobs import transitions
 from jobs.disclosure import internal_error, public_error, public_text
+from jobs.fairness import job_fairer_than
 from jobs.faults import fault_before_render
 from jobs.heartbeat import Heartbeat
 from jobs.liveness import attempt_identity, attempt_is_dead
@@ -89,7 +90,15 @@ def job_fail_permanently(
 
 def job_start(*, job_id: UUID | str, worker: str) -> PdfJob | Defer | None:
     """Claim a queued job, or take over a processing one whose attempt is dead.
-    None: nothing to do (finished, cancelled, unknown). Defer: an attempt may be alive."""
+    None: nothing to do (finished, cancelled, unknown). Defer: an attempt may be alive.
+    A fairer tenant's job may be claimed instead (jobs.fairness); this one is sent again."""
+    if (fairer := job_fairer_than(job_id=job_id)) is not None:
+        job = transitions.job_claim(job_id=fairer, worker=worker)
+        if job is not None:
+            from jobs.services import job_enqueue  # services imports this module
+
+            job_enqueue(job_id=job_id)  # keeps its place for the next free slot
+            return job
     job = transitions.job_claim(job_id=job_id, worker=worker)
     if job is not None:
         return job

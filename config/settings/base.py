@@ -260,6 +260,8 @@ SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)
 PDF_MAX_JOBS_IN_FLIGHT = env_int("PDF_MAX_JOBS_IN_FLIGHT", 1000, minimum=1)
 # What a 429 tells the client to wait before trying again.
 PDF_QUOTA_RETRY_AFTER_SECONDS = env_int("PDF_QUOTA_RETRY_AFTER_SECONDS", 10, minimum=1)
+# Round robin between tenants when a worker slot frees (jobs.fairness); off means FIFO.
+PDF_FAIR_DISPATCH = env_bool("PDF_FAIR_DISPATCH", True)
 # Requests per API key (DRF rate syntax: N/s, N/min, N/hour), counted in Redis.
 API_RATE_SUBMIT = env_str("API_RATE_SUBMIT", "600/min") or "600/min"
 API_RATE_PREVIEW = env_str("API_RATE_PREVIEW", "60/min") or "60/min"
