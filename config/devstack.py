@@ -39,6 +39,20 @@ def _processes(var_dir: Path) -> dict[str, list[str]]:
             "--queues=pdf,maintenance",
             f"--concurrency={os.environ.get('WORKER_CONCURRENCY', '2')}",
         ],
+        # Callbacks wait on tenants' servers: threads of their own, not render children.
+        "callbacks": [
+            python,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--loglevel=info",
+            "--queues=callbacks",
+            "--pool=threads",
+            "--concurrency=8",
+            "--hostname=callbacks@%h",
+        ],
         "beat": [
             python,
             "-m",
@@ -69,7 +83,7 @@ def main() -> int:
         name: subprocess.Popen(cmd, cwd=BASE_DIR, env=env)  # noqa: S603
         for name, cmd in _processes(var_dir).items()
     }
-    print(f"devstack: web, worker and beat running; open http://{HOST}:{PORT}/", flush=True)
+    print(f"devstack: web, workers and beat running; open http://{HOST}:{PORT}/", flush=True)
     stopping = False
 
     def stop(*_: object) -> None:

@@ -221,7 +221,10 @@ DLQ_MAX_RETRIES = env_int("DLQ_MAX_RETRIES", 3, minimum=0)
 DLQ_REDRIVE_INTERVAL_SECONDS = env_int("DLQ_REDRIVE_INTERVAL", 3600, minimum=1)
 # Completion callbacks (POST to the job's callback_url).
 CALLBACK_MAX_ATTEMPTS = env_int("CALLBACK_MAX_ATTEMPTS", 6, minimum=1)
+# One deadline for the whole callback exchange (connect, send, answer), and the most of
+# the answer that is read: a receiver dripping bytes cannot hold a worker.
 CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
+CALLBACK_MAX_RESPONSE_BYTES = env_int("CALLBACK_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 # Callbacks to loopback/private addresses are refused unless allowed (SSRF from a tenant).
 CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)
 # Absolute links (pdf_url in callbacks) need the public address of the web service.
@@ -290,7 +293,9 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_DEFAULT_QUEUE = "pdf"
 # Periodic repair gets a queue of its own so it never waits behind long renders.
 CELERY_TASK_ROUTES = {
-    "jobs.deliver_callback": {"queue": "maintenance"},
+    # Callbacks wait on tenants' servers: a queue of their own, which the Procfile's
+    # `callbacks` process serves with a thread pool, apart from the render children.
+    "jobs.deliver_callback": {"queue": "callbacks"},
     "jobs.reconcile": {"queue": "maintenance"},
     "jobs.redrive_dead_letters": {"queue": "maintenance"},
 }

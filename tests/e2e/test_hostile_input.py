@@ -253,3 +253,32 @@ def test_an_unauthenticated_huge_body_is_refused_before_it_is_read(live_stack, t
         f"\nBody cap: declared 10 GB refused in {declared_in:.3f} s; chunked stream refused "
         f"after {sent >> 20} MB in {streamed_in:.2f} s; {bystander.summary()}"
     )
+
+
+def test_a_callback_receiver_dripping_bytes_is_cut_off_and_renders_go_on(
+    live_stack, tenants, mallory
+):
+    from jobs.models import PdfJob
+    from tests.jobs.test_webhook_transport import _Server
+
+    drip = _Server(body_bytes=100_000, drip=1.0)  # would take a day to answer
+    try:
+        with Bystander(live_stack.base_url, tenants["other_key"]) as bystander:
+            body = mallory.post(
+                "/api/v1/generate-pdf-async",
+                json={"html_template": "<p>hook</p>", "callback_url": drip.url},
+            ).json()
+            job = wait_for_status(mallory, body["status_url"], until=TERMINAL)
+            started = time.monotonic()
+            row = PdfJob.objects.get(job_id=body["job_id"])
+            while not row.callback_error and time.monotonic() - started < 30:
+                time.sleep(0.2)
+                row.refresh_from_db()
+            cut_off_after = time.monotonic() - started
+    finally:
+        drip.server.shutdown()
+    assert job["status"] == "completed"
+    assert "no complete answer within 10 s" in row.callback_error
+    assert cut_off_after < 15
+    bystander.assert_stayed_fast()  # its renders ran while the callback was held
+    print(f"\nDripping callback: cut off after {cut_off_after:.1f} s; {bystander.summary()}")
