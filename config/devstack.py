@@ -53,6 +53,18 @@ def _processes(var_dir: Path) -> dict[str, list[str]]:
             "--concurrency=8",
             "--hostname=callbacks@%h",
         ],
+        "previews": [
+            python,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--loglevel=info",
+            "--queues=previews",
+            "--concurrency=1",
+            "--hostname=previews@%h",
+        ],
         "beat": [
             python,
             "-m",

@@ -7,8 +7,9 @@ from typing import Any
 
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
+from django.conf import settings
 
-from jobs import callbacks, execution, reconciler
+from jobs import callbacks, execution, previews, reconciler
 from jobs.execution import RENDER_TASK, Defer
 
 
@@ -64,3 +65,14 @@ def deliver_callback(self: Task, job_id: str) -> None:
     except callbacks.CallbackError as exc:
         countdown = execution.retry_countdown(attempt=self.request.retries + 1)
         raise self.retry(countdown=countdown, exc=exc) from exc
+
+
+@shared_task(
+    name=previews.PREVIEW_TASK,
+    # At most once: a preview that kills its worker must not come back; the web gives up.
+    acks_late=False,
+    soft_time_limit=settings.PDF_PREVIEW_MAX_SECONDS + 5,
+    time_limit=settings.PDF_PREVIEW_MAX_SECONDS + 10,
+)
+def render_preview(**kwargs: Any) -> None:
+    previews.preview_render_and_reply(**kwargs)

@@ -13,11 +13,11 @@ from rest_framework.views import APIView
 
 from jobs import selectors
 from jobs.exceptions import ApplicationError, NotFound
+from jobs.previews import preview_request
 from jobs.throttles import PreviewThrottle, TemplateWriteThrottle
 from reports.engines import ENGINE_NAMES
 from reports.models import ReportTemplate
 from reports.options import parse_options
-from reports.preview import template_preview_png
 from reports.services import (
     template_archive,
     template_create,
@@ -191,13 +191,13 @@ class TemplatePreviewApi(APIView):
         fields = serializer.validated_data
         version = template_current_version(template=template)
         data = fields.get("data", version.sample_data)
-        png = template_preview_png(
+        png = preview_request(  # rendered on the previews queue, not in this process
             engine=version.engine,
             source=version.html,
             css=version.css,
             data=data,
             schema=version.schema,
-            options=parse_options(fields.get("options")),
+            options=parse_options(fields.get("options")).as_dict(),
             width=fields.get("width", 600),
         )
         return HttpResponse(png, content_type="image/png")

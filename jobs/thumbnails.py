@@ -11,10 +11,10 @@ from pathlib import Path
 
 from django.conf import settings
 
+from jobs.exceptions import ApplicationError
+from jobs.previews import preview_request
 from reports.errors import RenderError
 from reports.models import ReportTemplate
-from reports.options import parse_options
-from reports.preview import template_preview_png
 
 logger = logging.getLogger(__name__)
 THUMBNAIL_WIDTH = 360
@@ -44,16 +44,16 @@ def template_thumbnail(*, template: ReportTemplate) -> bytes | None:
     try:
         # Laid out only as far as the first page, under the preview time limit: a
         # 50-page sample costs no more than a one-page one.
-        png = template_preview_png(
+        png = preview_request(  # on the previews queue, like a preview
             engine=template.engine,
             source=template.html,
             css=template.css,
             data=template.sample_data if isinstance(template.sample_data, dict) else {},
             schema=template.schema or {},
-            options=parse_options({}),
+            options={},
             width=THUMBNAIL_WIDTH,
         )
-    except RenderError as exc:
+    except (RenderError, ApplicationError) as exc:
         logger.info("no thumbnail for template %s: %s", template.slug, exc.message)
         return None
     path.parent.mkdir(parents=True, exist_ok=True)

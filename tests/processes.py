@@ -14,7 +14,7 @@ from celery import Celery
 
 BASE_DIR = Path(__file__).resolve().parents[1]
 # Test workers serve every queue; production runs callbacks on a process of their own.
-ALL_QUEUES = "pdf,maintenance,callbacks"
+ALL_QUEUES = "pdf,maintenance,callbacks,previews"
 
 
 def free_port() -> int:

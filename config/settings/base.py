@@ -254,6 +254,12 @@ PDF_CHART_CACHE_BYTES = env_int("PDF_CHART_CACHE_BYTES", 64 * 1024 * 1024, minim
 PDF_CHART_MAX_SIDE_PX = env_int("PDF_CHART_MAX_SIDE_PX", 2000, minimum=100)
 PDF_CHART_MAX_ROWS = env_int("PDF_CHART_MAX_ROWS", 10000, minimum=10)
 PDF_PREVIEW_MAX_SECONDS = env_int("PDF_PREVIEW_MAX_SECONDS", 10, minimum=1)
+# Previews run on the `previews` queue; the web process waits this long for the PNG.
+PDF_PREVIEW_WAIT_SECONDS = env_int("PDF_PREVIEW_WAIT_SECONDS", 20, minimum=1)
+# Most pixels a preview page is rasterised to, whatever page size the template asks for.
+PDF_PREVIEW_MAX_PIXELS = env_int("PDF_PREVIEW_MAX_PIXELS", 4_000_000, minimum=10_000)
+# Unit tests only: render previews in the calling process (no worker runs there).
+PDF_PREVIEW_IN_PROCESS = env_bool("PDF_PREVIEW_IN_PROCESS", False)
 PDF_TEMPLATE_TIMEOUT_MS = env_int("PDF_TEMPLATE_TIMEOUT_MS", 5000, minimum=10)
 PDF_TEMPLATE_MAX_MEMORY_MB = env_int("PDF_TEMPLATE_MAX_MEMORY_MB", 256, minimum=16)
 SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)
@@ -296,6 +302,8 @@ CELERY_TASK_ROUTES = {
     # Callbacks wait on tenants' servers: a queue of their own, which the Procfile's
     # `callbacks` process serves with a thread pool, apart from the render children.
     "jobs.deliver_callback": {"queue": "callbacks"},
+    # Previews and thumbnails: short, time-limited, on workers of their own (Procfile).
+    "jobs.render_preview": {"queue": "previews"},
     "jobs.reconcile": {"queue": "maintenance"},
     "jobs.redrive_dead_letters": {"queue": "maintenance"},
 }

@@ -28,6 +28,8 @@ SSE_HEARTBEAT_SECONDS = 2
 os.environ.setdefault("TEST_RUN_ID", os.urandom(4).hex())
 LIMITS_KEY_PREFIX = f"limits-{os.environ['TEST_RUN_ID']}"
 CACHES["throttle"]["KEY_PREFIX"] = LIMITS_KEY_PREFIX
+# Unit tests render previews in-process; the live stack (tests/livestack.py) does not.
+PDF_PREVIEW_IN_PROCESS = env_bool("PDF_PREVIEW_IN_PROCESS", True)
 # Tests receive callbacks on a loopback HTTP server.
 CALLBACK_ALLOW_PRIVATE_NETWORKS = True
 # Static files straight from the app and static/ directories; no collectstatic needed.

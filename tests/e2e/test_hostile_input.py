@@ -4,6 +4,7 @@ second tenant's submits and status reads stay fast."""
 
 from __future__ import annotations
 
+import io
 import re
 import select
 import socket
@@ -282,3 +283,41 @@ def test_a_callback_receiver_dripping_bytes_is_cut_off_and_renders_go_on(
     assert cut_off_after < 15
     bystander.assert_stayed_fast()  # its renders ran while the callback was held
     print(f"\nDripping callback: cut off after {cut_off_after:.1f} s; {bystander.summary()}")
+
+
+def test_previews_of_giant_or_slow_templates_run_on_the_preview_queue_bounded(
+    live_stack, tenants, mallory
+):
+    from PIL import Image
+
+    giant = {
+        "slug": "giant-page",
+        "name": "Giant page",
+        "html": "<p>tall</p>",
+        # A later @page rule than the options' own: the page really is 12.5 m tall.
+        "css": "@page { margin: 1cm; } @page { size: 10mm 12500mm; }",
+    }
+    slow = {
+        "slug": "slow-layout",
+        "name": "Slow",
+        "html": "<table>{{#each rows}}<tr><td>{{this}}</td><td>{{../cell}}</td></tr>{{/each}}"
+        "</table>",
+        "sample_data": {"rows": list(range(30_000)), "cell": "cell " * 20},
+    }
+    for template in (giant, slow):
+        assert mallory.post("/api/v1/templates/", json=template).status_code == 201
+    with Bystander(live_stack.base_url, tenants["other_key"]) as bystander:
+        tall, tall_in = _timed(lambda: mallory.post("/api/v1/templates/giant-page/preview"))
+        late, late_in = _timed(lambda: mallory.post("/api/v1/templates/slow-layout/preview"))
+    assert tall.status_code == 200, tall.text
+    image = Image.open(io.BytesIO(tall.content))
+    assert image.width * image.height <= 4_000_000  # PDF_PREVIEW_MAX_PIXELS
+    assert image.height > 50 * image.width
+    assert tall_in < 10
+    assert (late.status_code, late.json()["code"]) == (400, "limit_exceeded")
+    assert late_in < 25  # PDF_PREVIEW_MAX_SECONDS (10) on the preview worker, then the answer
+    bystander.assert_stayed_fast()
+    print(
+        f"\nPreviews: giant page {image.width}x{image.height} px in {tall_in:.1f} s; slow "
+        f"layout refused in {late_in:.1f} s; {bystander.summary()}"
+    )
