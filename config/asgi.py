@@ -12,7 +12,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 from config.body_limit import BodyLimitMiddleware  # noqa: E402
-from jobs.routing import websocket_urlpatterns  # noqa: E402
+from jobs.live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

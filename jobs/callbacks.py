@@ -16,13 +16,12 @@ from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
-from jobs.events import job_event_payload
 from jobs.links import with_links
+from jobs.live.events import job_event_payload
 from jobs.models import TERMINAL_STATUSES, PdfJob
 from jobs.webhook_transport import WebhookRefused, resolve_checked, webhook_post
 
 logger = logging.getLogger(__name__)
-CALLBACK_TASK = "jobs.deliver_callback"
 
 
 class CallbackError(Exception):
@@ -41,15 +40,6 @@ def callback_url_check(url: str) -> str | None:
     except WebhookRefused as exc:
         return str(exc).replace("callback host", "callback_url host")
     return None
-
-
-def callback_enqueue(*, job_id: UUID | str) -> None:
-    from config.celery_app import app
-
-    try:
-        app.send_task(CALLBACK_TASK, args=[str(job_id)])
-    except Exception:
-        logger.warning("could not enqueue the callback of job %s; the reconciler will", job_id)
 
 
 def callback_deliver(*, job_id: UUID | str) -> bool:

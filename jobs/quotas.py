@@ -14,8 +14,8 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from jobs.exceptions import ApplicationError
 from jobs.models import JobStatus, PdfJob
+from rendering.errors import ApplicationError
 
 IN_FLIGHT = (JobStatus.QUEUED, JobStatus.PROCESSING)
 
@@ -23,13 +23,12 @@ IN_FLIGHT = (JobStatus.QUEUED, JobStatus.PROCESSING)
 class QuotaExceeded(ApplicationError):
     """429 with Retry-After; the body names the limit (`limit`) and its value."""
 
-    status_code = 429
+    http_status = 429
     code = "quota_exceeded"
 
     def __init__(self, message: str, *, limit: str, value: int, retry_after: int) -> None:
         super().__init__(message)
-        self.limit = limit
-        self.value = value
+        self.details = {"limit": limit, "limit_value": value}
         self.retry_after = retry_after
 
 

@@ -70,7 +70,7 @@ def resolve_checked(host: str, port: int, *, allow_private: bool) -> str:
         infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
     except OSError:
         raise WebhookRefused(f"callback host {host!r} does not resolve.") from None
-    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+    addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
     if not addresses:
         raise WebhookRefused(f"callback host {host!r} does not resolve.")
     if not allow_private and not all(address_allowed(a) for a in addresses):

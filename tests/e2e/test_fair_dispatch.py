@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from jobs.api_keys import api_key_create
+from accounts.services import api_key_create
 from jobs.models import JobStatus, PdfJob
 from tests.e2e.conftest import wait_for_status
 from tests.factories import UserFactory

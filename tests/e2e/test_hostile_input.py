@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from jobs.api_keys import api_key_create
+from accounts.services import api_key_create
 from tests.e2e.bystander import Bystander
 from tests.e2e.conftest import wait_for_status
 from tests.factories import UserFactory

@@ -15,8 +15,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from accounts.services import api_key_create, api_key_revoke
 from config.celery_app import app as celery_app
-from jobs.api_keys import api_key_create, api_key_revoke
 from jobs.models import JobStatus, PdfJob
 from tests.e2e.bystander import Bystander
 from tests.factories import PdfJobFactory, UserFactory

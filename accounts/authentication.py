@@ -1,0 +1,46 @@
+"""Who is calling: DRF authentication by the X-API-Key header, and the same for SSE and
+WebSocket (API key first, then the session)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rest_framework import authentication, exceptions
+from rest_framework.request import Request
+
+from accounts.services import api_key_resolve
+
+API_KEY_HEADER = "X-API-Key"
+
+
+class ApiKeyAuthentication(authentication.BaseAuthentication):
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        raw_key = request.headers.get(API_KEY_HEADER)
+        if not raw_key:
+            return None
+        key = api_key_resolve(raw_key)
+        if key is None:
+            raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
+        return key.user, key  # request.auth is the key: rate limits count per key
+
+    def authenticate_header(self, request: Request) -> str:
+        # Makes DRF answer 401 (not 403) when no credentials were sent.
+        return API_KEY_HEADER
+
+
+@dataclass(frozen=True)
+class Caller:
+    user: Any
+    key_prefix: str | None  # the API key used, so its revocation can end the stream
+
+
+def caller_resolve(*, api_key: str | None, session_user: Any) -> Caller | None:
+    """Who is calling the non-DRF endpoints (SSE, WebSocket): the API key first, then the
+    session; None if neither. A wrong API key never falls back to the session."""
+    if api_key:
+        key = api_key_resolve(api_key)
+        return None if key is None else Caller(user=key.user, key_prefix=key.prefix)
+    if session_user is not None and getattr(session_user, "is_authenticated", False):
+        return Caller(user=session_user, key_prefix=None)
+    return None
