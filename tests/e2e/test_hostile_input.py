@@ -106,7 +106,7 @@ def test_catastrophic_schema_pattern_is_linear_on_save_submit_preview_and_form(
     assert (refused.status_code, refused.json()["code"]) == (400, "invalid_schema")
     assert "RE2" in refused.json()["error"]
     assert saved.status_code == 201  # RE2 runs this pattern in linear time: no need to refuse
-    assert (bad_sample.status_code, bad_sample.json()["code"]) == (400, "render_error")
+    assert (bad_sample.status_code, bad_sample.json()["code"]) == (400, "invalid_data")
     assert (submit.status_code, submit.json()["code"]) == (400, "invalid_data")
     assert "does not match" in submit.json()["error"]
     assert (preview.status_code, preview.json()["code"]) == (400, "invalid_data")
@@ -307,7 +307,9 @@ def test_previews_of_giant_or_slow_templates_run_on_the_preview_queue_bounded(
     for template in (giant, slow):
         assert mallory.post("/api/v1/templates/", json=template).status_code == 201
     with Bystander(live_stack.base_url, tenants["other_key"]) as bystander:
-        tall, tall_in = _timed(lambda: mallory.post("/api/v1/templates/giant-page/preview"))
+        tall, tall_in = _timed(
+            lambda: mallory.post("/api/v1/templates/giant-page/preview", json={"data": {}})
+        )
         late, late_in = _timed(lambda: mallory.post("/api/v1/templates/slow-layout/preview"))
     assert tall.status_code == 200, tall.text
     image = Image.open(io.BytesIO(tall.content))
