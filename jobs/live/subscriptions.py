@@ -16,6 +16,7 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 from django.db.models import Q
+from django.utils import timezone
 
 from accounts.events import KEY_REVOKED_TYPE, key_group
 from accounts.models import ApiKey
@@ -37,7 +38,12 @@ async def _fresher(job_id: str, last: int) -> dict[str, Any] | None:
 async def _key_active(prefix: str | None) -> bool:
     if prefix is None:
         return True
-    return await ApiKey.objects.filter(prefix=prefix, revoked_at__isnull=True).aexists()
+    # Revoked or expired (an expiry passes without any announcement).
+    return await (
+        ApiKey.objects.filter(prefix=prefix, revoked_at__isnull=True)
+        .exclude(expires_at__lte=timezone.now())
+        .aexists()
+    )
 
 
 async def _subscribe(layer: Any, channel: str, group: str, key_prefix: str | None) -> list[str]:
