@@ -27,9 +27,9 @@ class ApiKey(models.Model):
         db_table = "jobs_apikey"
         ordering = ["-created_at"]
 
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"
+
     @property
     def is_expired(self) -> bool:
         return self.expires_at is not None and self.expires_at <= timezone.now()
-
-    def __str__(self) -> str:
-        return f"{self.prefix}… ({self.user})"
