@@ -10,6 +10,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from accounts.services import api_key_resolve
+from config.logs import tenant_log_bind
 
 API_KEY_HEADER = "X-API-Key"
 
@@ -22,6 +23,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         key = api_key_resolve(raw_key)
         if key is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
+        tenant_log_bind(key.user)
         return key.user, key  # request.auth is the key: rate limits count per key
 
     def authenticate_header(self, request: Request) -> str:

@@ -5,6 +5,7 @@ from config.settings.api import *
 from config.settings.core import *
 from config.settings.data import *
 from config.settings.logs import *
+from config.settings.ops import *
 from config.settings.pdf import *
 from config.settings.quotas import *
 from config.settings.security import *

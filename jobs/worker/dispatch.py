@@ -19,6 +19,7 @@ RENDER_TASK = "jobs.render_pdf"
 CALLBACK_TASK = "jobs.deliver_callback"
 RECONCILE_TASK = "jobs.reconcile"
 REDRIVE_DEAD_LETTERS_TASK = "jobs.redrive_dead_letters"
+EVALUATE_ALERTS_TASK = "jobs.evaluate_alerts"
 TASK_ID_PREFIX = "render-"
 
 

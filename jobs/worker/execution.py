@@ -16,8 +16,10 @@ from django.utils import timezone
 
 from config.disclosure import internal_error, public_error, public_text
 from jobs import transitions
+from jobs.log_context import job_log_bind, stage_log_bind
 from jobs.models import JobStatus, PdfJob
 from jobs.ops.dead_letters import dead_letter_record
+from jobs.ops.metrics import StageTimer
 from jobs.worker import dispatch
 from jobs.worker.fairness import job_fairer_than
 from jobs.worker.faults import fault_before_render
@@ -113,11 +115,17 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
     if not isinstance(started, PdfJob):
         return started
     job = started
+    job_log_bind(job)
+    stage_log_bind("started")
+    stages = StageTimer()
+    stages.enter("started")
     with Heartbeat(job_id=job.job_id, worker=worker) as heartbeat:
 
         def on_stage(stage: str, progress: int) -> None:
             if heartbeat.lost.is_set():
                 raise JobAbandoned
+            stages.enter(stage)
+            stage_log_bind(stage)
             transitions.job_progress(job_id=job.job_id, stage=stage, progress=progress)
 
         def tick() -> None:
@@ -145,6 +153,7 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
             return None
         storage = storages["reports"]
         key = storage.save(storage_key(job.job_id), ContentFile(rendered.content))
+        stages.finish()
     done = transitions.job_complete(
         job_id=job.job_id,
         pdf_file=key,

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('jobs', '0005_move_api_key_to_accounts'),
+        ('jobs', '0006_alert'),
         ('reports', '0002_template_versions_schema_archive'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
