@@ -45,9 +45,11 @@ format: $(VENV)/.installed-test
 clean:
 	rm -rf $(VENV) var
 
-## bench: submit latency vs the bare /livez baseline, render time vs bare xhtml2pdf
+## bench: submit latency vs the bare /livez baseline, render time vs bare xhtml2pdf, and
+## tenant B's job latency behind tenant A's 500-job burst (fair dispatch on and off)
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m tests.bench.run
+	$(BIN)/python -m tests.bench.fairness
 
 ## chaos: soak test, 500 jobs while worker children are SIGKILLed (not in CI)
 chaos: $(VENV)/.installed-test

@@ -3,38 +3,46 @@ WebSocket (API key first, then the session)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from accounts.services import api_key_authenticate
+from accounts.services import api_key_resolve
 from config.logs import tenant_log_bind
 
 API_KEY_HEADER = "X-API-Key"
 
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):
-    def authenticate(self, request: Request) -> tuple[Any, None] | None:
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
         raw_key = request.headers.get(API_KEY_HEADER)
         if not raw_key:
             return None
-        user = api_key_authenticate(raw_key)
-        if user is None:
+        key = api_key_resolve(raw_key)
+        if key is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
-        tenant_log_bind(user)
-        return user, None
+        tenant_log_bind(key.user)
+        return key.user, key  # request.auth is the key: rate limits count per key
 
     def authenticate_header(self, request: Request) -> str:
         # Makes DRF answer 401 (not 403) when no credentials were sent.
         return API_KEY_HEADER
 
 
-def caller_resolve(*, api_key: str | None, session_user: Any) -> Any | None:
+@dataclass(frozen=True)
+class Caller:
+    user: Any
+    key_prefix: str | None  # the API key used, so its revocation can end the stream
+
+
+def caller_resolve(*, api_key: str | None, session_user: Any) -> Caller | None:
     """Who is calling the non-DRF endpoints (SSE, WebSocket): the API key first, then the
     session; None if neither. A wrong API key never falls back to the session."""
     if api_key:
-        return api_key_authenticate(api_key)
+        key = api_key_resolve(api_key)
+        return None if key is None else Caller(user=key.user, key_prefix=key.prefix)
     if session_user is not None and getattr(session_user, "is_authenticated", False):
-        return session_user
+        return Caller(user=session_user, key_prefix=None)
     return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class ApiKey(models.Model):
@@ -18,6 +19,8 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # After this the key is refused as if revoked; empty means it does not expire.
+    expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         # The table keeps the name it had in the jobs app: the model moved, no data did.
@@ -26,3 +29,7 @@ class ApiKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expires_at is not None and self.expires_at <= timezone.now()

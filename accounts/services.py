@@ -5,10 +5,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from datetime import timedelta
 
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.utils import timezone
 
+from accounts.events import key_revoked_publish
 from accounts.models import ApiKey
 
 _KEY_PREFIX = "rk"
@@ -19,11 +22,17 @@ def _digest(raw_key: str) -> str:
     return hashlib.sha256(raw_key.encode("utf-8")).hexdigest()
 
 
-def api_key_create(*, user: User, name: str = "") -> tuple[ApiKey, str]:
-    """Create a key for the user; return it with the raw secret, which is never stored."""
+def api_key_create(
+    *, user: User, name: str = "", expires_in_days: int | None = None
+) -> tuple[ApiKey, str]:
+    """Create a key for the user, expiring after `expires_in_days` if given; return it
+    with the raw secret, which is never stored."""
     prefix = secrets.token_hex(6)
     raw_key = f"{_KEY_PREFIX}_{prefix}_{secrets.token_urlsafe(24)}"
-    key = ApiKey.objects.create(user=user, name=name, prefix=prefix, digest=_digest(raw_key))
+    expires_at = timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None
+    key = ApiKey.objects.create(
+        user=user, name=name, prefix=prefix, digest=_digest(raw_key), expires_at=expires_at
+    )
     return key, raw_key
 
 
@@ -36,11 +45,20 @@ def api_key_revoke(*, user: User, key_id: int) -> ApiKey | None:
     if key.revoked_at is None:
         key.revoked_at = timezone.now()
         key.save(update_fields=["revoked_at"])
+        prefix = key.prefix
+        transaction.on_commit(lambda: key_revoked_publish(prefix))  # close its live streams
     return key
 
 
 def api_key_authenticate(raw_key: str) -> User | None:
     """Return the active user a raw key belongs to, or None for an unknown or revoked key."""
+    key = api_key_resolve(raw_key)
+    return None if key is None else key.user
+
+
+def api_key_resolve(raw_key: str) -> ApiKey | None:
+    """The active key (with its user) a raw key is, or None if unknown, revoked, expired
+    or its user is inactive."""
     parts = raw_key.strip().split("_", 2)
     if len(parts) != 3 or parts[0] != _KEY_PREFIX:
         return None
@@ -51,13 +69,13 @@ def api_key_authenticate(raw_key: str) -> User | None:
     )
     if key is None or not hmac.compare_digest(key.digest, _digest(raw_key.strip())):
         return None
-    if not key.user.is_active:
+    if not key.user.is_active or key.is_expired:
         return None
     now = timezone.now()
     if key.last_used_at is None or (now - key.last_used_at).total_seconds() > 60:
         # Throttled so a busy integrator does not write on every request.
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
-    return key.user
+    return key
 
 
 def user_get_or_create(*, username: str) -> User:

@@ -23,7 +23,11 @@ def api_keys(request: HttpRequest) -> HttpResponse:
     created = None
     form = ApiKeyCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        key, raw = api_key_create(user=cast(User, request.user), name=form.cleaned_data["name"])
+        key, raw = api_key_create(
+            user=cast(User, request.user),
+            name=form.cleaned_data["name"],
+            expires_in_days=form.cleaned_data["expires"],
+        )
         # Rendered, not redirected: the secret exists only in this one response.
         created = {"key": key, "raw": raw}
         form = ApiKeyCreateForm()

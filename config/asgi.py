@@ -9,12 +9,15 @@ django_asgi_app = get_asgi_application()  # sets Django up before consumers are 
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 
+from config.body_limit import BodyLimitMiddleware  # noqa: E402
 from jobs.live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # Bodies are capped before Django spools them and before anyone is authenticated.
+        "http": BodyLimitMiddleware(django_asgi_app, max_bytes=settings.REQUEST_MAX_BODY_BYTES),
         # Origin is checked in the consumer: API-key clients send none, browsers must match.
         "websocket": AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
     }

@@ -10,8 +10,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 app = Celery("pdfreports")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-# Tasks live in jobs/worker/tasks.py, not in an app's top-level tasks module.
-app.autodiscover_tasks(lambda: ["jobs.worker"])
+# Tasks live in jobs/worker/tasks.py and reports/tasks.py (previews).
+app.autodiscover_tasks(lambda: ["jobs.worker", "reports"])
 
 
 @setup_logging.connect

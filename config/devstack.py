@@ -26,7 +26,8 @@ def _manage(*args: str) -> None:
 def _processes(var_dir: Path) -> dict[str, list[str]]:
     python = sys.executable
     processes = {
-        "web": [python, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", PORT],
+        # config.web refuses DEBUG or the development key on a non-loopback HOST.
+        "web": [python, "-m", "config.web"],
         "worker": [
             python,
             "-m",
@@ -37,6 +38,32 @@ def _processes(var_dir: Path) -> dict[str, list[str]]:
             "--loglevel=info",
             "--queues=pdf,maintenance",
             f"--concurrency={os.environ.get('WORKER_CONCURRENCY', '2')}",
+        ],
+        # Callbacks wait on tenants' servers: threads of their own, not render children.
+        "callbacks": [
+            python,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--loglevel=info",
+            "--queues=callbacks",
+            "--pool=threads",
+            "--concurrency=8",
+            "--hostname=callbacks@%h",
+        ],
+        "previews": [
+            python,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--loglevel=info",
+            "--queues=previews",
+            "--concurrency=1",
+            "--hostname=previews@%h",
         ],
         "beat": [
             python,
@@ -74,7 +101,7 @@ def main() -> int:
         name: subprocess.Popen(cmd, cwd=BASE_DIR, env=env)  # noqa: S603
         for name, cmd in _processes(var_dir).items()
     }
-    print(f"devstack: web, worker and beat running; open http://{HOST}:{PORT}/", flush=True)
+    print(f"devstack: web, workers and beat running; open http://{HOST}:{PORT}/", flush=True)
     stopping = False
 
     def stop(*_: object) -> None:

@@ -11,6 +11,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from config.disclosure import public_text
 from rendering.errors import ApplicationError
 
 
@@ -25,10 +26,14 @@ def _flatten(detail: Any, path: str = "") -> list[str]:
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ApplicationError):
-        body: dict[str, Any] = {"error": exc.message, "code": exc.code}
+        # Server paths never reach a tenant (config.disclosure).
+        body: dict[str, Any] = {"error": public_text(exc.message), "code": exc.code}
         if exc.line is not None:
             body["line"] = exc.line
-        return Response(body, status=exc.http_status)
+        body.update(getattr(exc, "details", {}))  # e.g. which quota was hit
+        retry_after = getattr(exc, "retry_after", None)
+        headers = {"Retry-After": str(retry_after)} if retry_after else None
+        return Response(body, status=exc.http_status, headers=headers)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
@@ -39,6 +44,12 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, exceptions.ValidationError):
         messages = _flatten(exc.detail)
         response.data = {"error": "; ".join(messages), "code": "invalid_data", "fields": exc.detail}
+    elif isinstance(exc, exceptions.Throttled):
+        response.data = {
+            "error": str(exc.detail),
+            "code": "throttled",
+            "limit": getattr(context.get("request"), "throttled_setting", ""),
+        }
     elif isinstance(exc, exceptions.APIException):
         response.data = {"error": str(exc.detail), "code": exc.default_code}
     return response

@@ -6,10 +6,8 @@ header (`<job_id>:<status>`), which is the same on every retry of the same callb
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
-import socket
 from urllib.parse import urlsplit
 from uuid import UUID
 
@@ -22,6 +20,7 @@ from jobs.links import with_links
 from jobs.live.events import job_event_payload
 from jobs.models import TERMINAL_STATUSES, PdfJob
 from jobs.ops.metrics import WEBHOOK_DELIVERIES
+from jobs.webhook_transport import WebhookRefused, resolve_checked, webhook_post
 
 logger = logging.getLogger(__name__)
 
@@ -38,14 +37,9 @@ def callback_url_check(url: str) -> str | None:
     if settings.CALLBACK_ALLOW_PRIVATE_NETWORKS:
         return None
     try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or 443, proto=socket.IPPROTO_TCP)
-    except OSError:
-        return f"callback_url host {parts.hostname!r} does not resolve."
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        mapped = getattr(address, "ipv4_mapped", None) or address
-        if not mapped.is_global:
-            return f"callback_url host {parts.hostname!r} is not a public address."
+        resolve_checked(parts.hostname, parts.port or 443, allow_private=False)
+    except WebhookRefused as exc:
+        return str(exc).replace("callback host", "callback_url host")
     return None
 
 
@@ -66,19 +60,27 @@ def callback_deliver(*, job_id: UUID | str) -> bool:
     problem = callback_url_check(job.callback_url)
     if problem is None:
         try:
-            response = httpx.post(
+            # Connects to the address it checked, without proxies, reading at most
+            # CALLBACK_MAX_RESPONSE_BYTES within one deadline for the whole exchange.
+            response = webhook_post(
                 job.callback_url,
-                content=json.dumps(body),
+                content=json.dumps(body).encode(),
                 headers={
                     "Content-Type": "application/json",
                     "Idempotency-Key": f"{job.job_id}:{job.status}",
                     "User-Agent": "pdf-report-service/1",
                 },
-                timeout=settings.CALLBACK_TIMEOUT_SECONDS,
-                follow_redirects=False,
+                deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
+                max_bytes=settings.CALLBACK_MAX_RESPONSE_BYTES,
+                allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
             )
-            problem = None if response.is_success else f"HTTP {response.status_code}"
-        except httpx.HTTPError as exc:
+            ok = 200 <= response.status_code < 300
+            problem = None if ok else f"HTTP {response.status_code}"
+        except WebhookRefused as exc:
+            problem = str(exc)
+        except TimeoutError:
+            problem = f"no complete answer within {settings.CALLBACK_TIMEOUT_SECONDS} s"
+        except (httpx.HTTPError, OSError) as exc:
             problem = f"{type(exc).__name__}: {exc}"
     if problem is None:
         PdfJob.objects.filter(pk=job.pk, callback_sent_at__isnull=True).update(

@@ -81,6 +81,8 @@ class PdfJob(models.Model):
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["owner", "-created_at"], name="job_owner_created_idx"),
+            # Per-tenant counts: the in-flight quota at submit, fair dispatch per message.
+            models.Index(fields=["owner", "status"], name="job_owner_status_idx"),
             models.Index(fields=["status", "updated_at"], name="job_status_updated_idx"),
         ]
         constraints = [

@@ -18,6 +18,7 @@ from jobs.live.events import job_event_payload, job_event_publish
 from jobs.log_context import job_log_bind
 from jobs.models import PdfJob
 from jobs.ops.metrics import JOBS_SUBMITTED, job_renderer
+from jobs.quotas import job_slot_reserve
 from jobs.worker import dispatch
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import ApplicationError, Conflict, NotFound
@@ -165,6 +166,7 @@ def job_create(
 
     try:
         with transaction.atomic():
+            job_slot_reserve(owner=owner)  # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically
             job = PdfJob.objects.create(
                 owner=owner,
                 template=source.template,

@@ -12,9 +12,8 @@ import base64
 import hashlib
 import json
 import re
-import struct
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
@@ -30,17 +29,16 @@ _SCALE = 2  # pixels per CSS pixel: sharp when printed, ~40 ms a chart warm
 _MAX_WIDTH_PX = 640.0  # 480 pt: wider would overflow an A4 portrait frame
 _EMPTY_GIF = "data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw=="
 
+_SVG_SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"')
+
+# Least recently used first; bounded by the bytes of the data URIs it holds.
 _cache: OrderedDict[str, tuple[str, float, float]] = OrderedDict()
+_cache_bytes = 0
 _cache_lock = threading.Lock()
 
 
 class ChartError(Exception):
     """A chart that cannot be drawn: dropped from the document and reported as a warning."""
-
-
-def _png_size(png: bytes) -> tuple[int, int]:
-    width, height = struct.unpack(">II", png[16:24])
-    return width, height
 
 
 def _has_url(value: Any) -> bool:
@@ -51,54 +49,105 @@ def _has_url(value: Any) -> bool:
     return False
 
 
-_SVG_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([\d.]+)"[^>]*?\bheight="([\d.]+)"')
+def _data_rows(value: Any) -> int:
+    """Rows of inline data a spec carries or generates (`values`, `datasets`, `sequence`)."""
+    rows = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if key in ("values", "datasets"):
+                    rows += _list_lengths(child)
+                elif key == "sequence" and isinstance(child, dict):
+                    rows += _sequence_length(child)
+                else:
+                    stack.append(child)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return rows
 
 
-def _draw(spec: dict[str, Any], *, vector: bool) -> tuple[str, float, float]:
-    if vector:
-        svg = vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
-        size = _SVG_SIZE.search(svg)
-        if size is None:
-            raise ChartError("the drawn chart has no size")
-        encoded = base64.b64encode(svg.encode("utf-8")).decode()
-        return f"data:image/svg+xml;base64,{encoded}", float(size[1]), float(size[2])
-    png = vl_convert.vegalite_to_png(spec, scale=_SCALE, allowed_base_urls=[])
-    width, height = (size / _SCALE for size in _png_size(png))
-    return f"data:image/png;base64,{base64.b64encode(png).decode()}", width, height
+def _list_lengths(value: Any) -> int:
+    if isinstance(value, list):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(_list_lengths(child) for child in value.values())
+    return 0
 
 
-def chart_image(
-    spec: dict[str, Any],
-    *,
-    cache_size: int = DEFAULT_LIMITS.chart_cache_size,
-    vector: bool = False,
-) -> tuple[str, float, float]:
-    """(data URI, width, height) of a Vega-Lite spec, in CSS pixels (xhtml2pdf draws
-    1 px as 0.75 pt, as a browser prints); an SVG when `vector` (renderers that draw SVG
-    keep charts sharp at any zoom), else a 2x PNG; cached by content hash."""
+def _sequence_length(sequence: dict[str, Any]) -> int:
+    try:
+        start, stop = float(sequence.get("start", 0)), float(sequence["stop"])
+        step = float(sequence.get("step", 1)) or 1.0
+        return max(0, int((stop - start) / step))
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return 0
+
+
+def _check_spec(spec: Any, limits: Limits) -> None:
     if not isinstance(spec, dict):
         raise ChartError("a chart spec must be a JSON object")
     if _has_url(spec):
         raise ChartError("chart data must be inline (data.values); URLs are not fetched")
+    rows = _data_rows(spec)
+    if rows > limits.chart_max_rows:
+        raise ChartError(f"it has {rows} data rows; the limit is {limits.chart_max_rows}")
+
+
+def _draw(spec: dict[str, Any], limits: Limits, *, vector: bool) -> tuple[str, float, float]:
+    """(data URI, width, height in CSS px): the SVG itself when `vector`, else a 2x PNG.
+    Laid out as SVG first, so a chart whose size would rasterise to gigabytes (width 100000,
+    or a step per one of 10,000 rows) is refused before a pixel is allocated."""
+    try:
+        svg = vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
+    except Exception as exc:  # vl-convert raises ValueError for any bad spec
+        raise ChartError(str(exc).splitlines()[0][:200] if str(exc) else "invalid spec") from None
+    size = _SVG_SIZE.search(svg[:2000])
+    if size is None:
+        raise ChartError("the chart has no size")
+    width, height = float(size.group(1)), float(size.group(2))
+    side = limits.chart_max_side_px
+    if width > side or height > side:
+        raise ChartError(f"it is {width:.0f} x {height:.0f} px; the limit is {side} px a side")
+    if vector:
+        encoded = base64.b64encode(svg.encode("utf-8")).decode()
+        return f"data:image/svg+xml;base64,{encoded}", width, height
+    png = vl_convert.svg_to_png(svg, scale=_SCALE)
+    return f"data:image/png;base64,{base64.b64encode(png).decode()}", width, height
+
+
+def _cache_put(key: str, image: tuple[str, float, float], limit: int) -> None:
+    global _cache_bytes
+    size = len(image[0])
+    with _cache_lock:
+        if key in _cache or size > limit:
+            return
+        _cache[key] = image
+        _cache_bytes += size
+        while _cache_bytes > limit:
+            _, evicted = _cache.popitem(last=False)
+            _cache_bytes -= len(evicted[0])
+
+
+def chart_image(
+    spec: dict[str, Any], *, limits: Limits = DEFAULT_LIMITS, vector: bool = False
+) -> tuple[str, float, float]:
+    """(data URI, width, height) of a Vega-Lite spec, in CSS pixels (xhtml2pdf draws
+    1 px as 0.75 pt, as a browser prints); an SVG when `vector` (renderers that draw SVG
+    keep charts sharp at any zoom), else a 2x PNG; cached by content hash."""
+    _check_spec(spec, limits)
     canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"))
     key = hashlib.sha256(f"{vector}:{canonical}".encode()).hexdigest()
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
-    try:
-        uri, width, height = _draw(spec, vector=vector)
-    except ChartError:
-        raise
-    except Exception as exc:  # vl-convert raises ValueError for any bad spec
-        raise ChartError(str(exc).splitlines()[0][:200] if str(exc) else "invalid spec") from None
+    uri, width, height = _draw(spec, limits, vector=vector)
     if width > _MAX_WIDTH_PX:
         width, height = _MAX_WIDTH_PX, height * _MAX_WIDTH_PX / width
     image = (uri, width, height)
-    with _cache_lock:
-        _cache[key] = image
-        while len(_cache) > cache_size:
-            _cache.popitem(last=False)
+    _cache_put(key, image, limits.chart_cache_bytes)
     return image
 
 
@@ -122,9 +171,8 @@ def charts_embed(
     warnings: list[str] = []
     for done, encoded in enumerate(specs, start=1):
         try:
-            spec = json.loads(unquote(encoded))
             uri, width, height = chart_image(
-                spec, cache_size=limits.chart_cache_size, vector=vector
+                json.loads(unquote(encoded)), limits=limits, vector=vector
             )
             images[encoded] = f'src="{uri}" width="{width:.0f}" height="{height:.0f}"'
         except json.JSONDecodeError:
@@ -135,4 +183,19 @@ def charts_embed(
             images[encoded] = f'src="{_EMPTY_GIF}"'
         if on_chart is not None:
             on_chart(done, len(specs))
+    _check_expanded_size(html, images, limits.max_html_bytes)
     return _PLACEHOLDER.sub(lambda m: images[m.group(1)], html), warnings
+
+
+def _check_expanded_size(html: str, images: dict[str, str], limit: int) -> None:
+    """Count what the document grows to before building it: one placeholder repeated
+    thousands of times would otherwise inline a large image thousands of times."""
+    uses = Counter((m.group(1), m.end() - m.start()) for m in _PLACEHOLDER.finditer(html))
+    size = len(html) + sum(
+        count * (len(images[encoded]) - length) for (encoded, length), count in uses.items()
+    )
+    if size > limit:
+        raise LimitExceeded(
+            f"The charts would make the document {size} bytes; the limit is {limit} bytes "
+            "(each use of a chart counts)."
+        )

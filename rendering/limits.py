@@ -21,7 +21,10 @@ class Limits:
     template_timeout_ms: int = 5000
     template_max_memory_mb: int = 256
     max_charts: int = 100
-    chart_cache_size: int = 256
+    # Bytes of drawn charts kept per process; largest chart side (CSS px) and data rows.
+    chart_cache_bytes: int = 64 * 1024 * 1024
+    chart_max_side_px: int = 2000
+    chart_max_rows: int = 10000
     # Hosts remote images, CSS and fonts may come from; empty means no network.
     remote_allowed_hosts: frozenset[str] = field(default_factory=frozenset)
     # The chromium renderer's browser, and how many jobs one warm browser serves.

@@ -14,6 +14,17 @@ from reports.limits import limits_from_settings
 from reports.validation import DataValidationError, template_data_check
 
 
+def preview_data_check(*, data: Any, schema: dict[str, Any]) -> dict[str, Any]:
+    """The same checks a submit makes, so a preview cannot reach further (cheap and linear:
+    the web process runs them before sending the preview to a worker)."""
+    if data is None:
+        raise DataValidationError(
+            'No data to preview with: this template has no sample data, so send {"data": {…}}.'
+        )
+    limits = limits_from_settings(max_render_seconds=settings.PDF_PREVIEW_MAX_SECONDS)
+    return template_data_check(schema=schema, data=data, limits=limits)
+
+
 def template_preview_png(
     *,
     engine: str,
@@ -28,14 +39,9 @@ def template_preview_png(
 ) -> bytes:
     """The first page of a template rendered with `data`, as PNG, under the tighter
     PDF_PREVIEW_MAX_SECONDS budget and laid out only as far as that page, so an editor's
-    preview of a long report stays quick and never ties up a web worker."""
-    if data is None:
-        raise DataValidationError(
-            'No data to preview with: this template has no sample data, so send {"data": {…}}.'
-        )
+    preview of a long report stays quick. Runs on a preview worker (reports.preview_queue)."""
     limits = limits_from_settings(max_render_seconds=settings.PDF_PREVIEW_MAX_SECONDS)
-    # The same checks a submit makes, so a preview cannot reach further.
-    checked = template_data_check(schema=schema, data=data, limits=limits)
+    checked = preview_data_check(data=data, schema=schema)
     rendered = report_render(
         source=TemplateSource(
             engine=engine, html=source, css=css, renderer=renderer, helpers=helpers
@@ -45,4 +51,6 @@ def template_preview_png(
         limits=limits,
         max_pages=1,
     )
-    return pdf_page_png(rendered.content, page=0, width=width)
+    return pdf_page_png(
+        rendered.content, page=0, width=width, max_pixels=settings.PDF_PREVIEW_MAX_PIXELS
+    )

@@ -11,10 +11,9 @@ from pathlib import Path
 
 from django.conf import settings
 
-from rendering.errors import RenderError
-from rendering.options import parse_options
+from rendering.errors import ApplicationError
 from reports.models import ReportTemplate
-from reports.preview import template_preview_png
+from reports.preview_queue import preview_request
 
 logger = logging.getLogger(__name__)
 THUMBNAIL_WIDTH = 360
@@ -53,18 +52,18 @@ def template_thumbnail(*, template: ReportTemplate, renderer: str | None = None)
     try:
         # Laid out only as far as the first page, under the preview time limit: a
         # 50-page sample costs no more than a one-page one.
-        png = template_preview_png(
+        png = preview_request(  # on the previews queue, like a preview
             engine=template.engine,
             source=template.html,
             css=template.css,
             data=template.sample_data if isinstance(template.sample_data, dict) else {},
             schema=template.schema or {},
-            options=parse_options({}),
+            options={},
             width=THUMBNAIL_WIDTH,
             renderer=renderer or template.renderer,
             helpers=template.helpers,
         )
-    except RenderError as exc:
+    except ApplicationError as exc:
         logger.info("no thumbnail for template %s: %s", template.slug, exc.message)
         return None
     path.parent.mkdir(parents=True, exist_ok=True)

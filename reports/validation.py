@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 
 from rendering.errors import LimitExceeded, RenderError
 from rendering.limits import Limits
+from reports.patterns import FORMAT_CHECKER, PatternUnsupported, SchemaValidator
 
 _TYPE_NAMES = {
     "number": "number",
@@ -55,9 +55,30 @@ def schema_check(schema: Any) -> None:
     if not isinstance(schema, dict):
         raise SchemaInvalid("schema must be a JSON object (a JSON Schema).")
     try:
-        Draft202012Validator.check_schema(schema)
+        SchemaValidator.check_schema(schema, format_checker=FORMAT_CHECKER)
     except SchemaError as exc:
+        if isinstance(exc.cause, PatternUnsupported):
+            raise SchemaInvalid(f"schema {exc.cause}; {_RE2_HINT}") from None
         raise SchemaInvalid(f"schema is not a valid JSON Schema: {exc.message}") from None
+    if _has_key(schema, "unevaluatedProperties") and _has_key(schema, "patternProperties"):
+        # jsonschema evaluates that pair with Python's backtracking `re`, out of our reach.
+        raise SchemaInvalid("schema may not combine unevaluatedProperties with patternProperties.")
+
+
+_RE2_HINT = "patterns run on RE2 (no backreferences or lookaround)."
+
+
+def _has_key(value: Any, key: str) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if key in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def data_validate(*, schema: dict[str, Any], data: Any) -> None:
@@ -65,7 +86,10 @@ def data_validate(*, schema: dict[str, Any], data: Any) -> None:
     `items[3].price: expected number`; an empty schema accepts anything."""
     if not schema:
         return
-    error = best_match(Draft202012Validator(schema).iter_errors(data))
+    try:
+        error = best_match(SchemaValidator(schema).iter_errors(data))
+    except PatternUnsupported as exc:  # a schema saved before patterns were checked
+        raise SchemaInvalid(f"the template's schema {exc}; {_RE2_HINT}") from None
     if error is None:
         return
     # A `required` failure is reported on the object, so name the object's path with it.

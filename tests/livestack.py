@@ -63,6 +63,7 @@ def stack_env(django_db_setup, tmp_path_factory) -> dict[str, str]:
         "REDIS_URL": settings.REDIS_URL,
         "MEDIA_ROOT": str(media),
         "PYTHONUNBUFFERED": "1",
+        "PDF_PREVIEW_IN_PROCESS": "false",  # previews go to the worker's previews queue
     }
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from celery import Celery
 
 BASE_DIR = Path(__file__).resolve().parents[1]
+# Test workers serve every queue; production runs callbacks on a process of their own.
+ALL_QUEUES = "pdf,maintenance,callbacks,previews"
 
 
 def free_port() -> int:
@@ -64,7 +66,7 @@ def web_args(port: int) -> list[str]:
     ]
 
 
-def worker_args(*, name: str, concurrency: int = 1, queues: str = "pdf,maintenance") -> list[str]:
+def worker_args(*, name: str, concurrency: int = 1, queues: str = ALL_QUEUES) -> list[str]:
     return [
         "-m",
         "celery",

@@ -25,7 +25,10 @@ DLQ_MAX_RETRIES = env_int("DLQ_MAX_RETRIES", 3, minimum=0)
 DLQ_REDRIVE_INTERVAL_SECONDS = env_int("DLQ_REDRIVE_INTERVAL", 3600, minimum=1)
 # Completion callbacks (POST to the job's callback_url).
 CALLBACK_MAX_ATTEMPTS = env_int("CALLBACK_MAX_ATTEMPTS", 6, minimum=1)
+# One deadline for the whole callback exchange (connect, send, answer), and the most of
+# the answer that is read: a receiver dripping bytes cannot hold a worker.
 CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
+CALLBACK_MAX_RESPONSE_BYTES = env_int("CALLBACK_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 # Callbacks to loopback/private addresses are refused unless allowed (SSRF from a tenant).
 CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)
 # Absolute links (pdf_url in callbacks) need the public address of the web service.
@@ -49,8 +52,20 @@ PDF_MAX_RENDER_SECONDS = env_int("PDF_MAX_RENDER_SECONDS", 90, minimum=1)
 # Remote images, CSS and fonts are off unless this names the hosts they may come from.
 PDF_REMOTE_ALLOWED_HOSTS = env_list("PDF_REMOTE_ALLOWED_HOSTS", [])
 PDF_MAX_CHARTS = env_int("PDF_MAX_CHARTS", 100, minimum=1)
-PDF_CHART_CACHE_SIZE = env_int("PDF_CHART_CACHE_SIZE", 256, minimum=0)
+# Rendered charts kept per process, bounded by their bytes (a chart can be megabytes).
+PDF_CHART_CACHE_BYTES = env_int("PDF_CHART_CACHE_BYTES", 64 * 1024 * 1024, minimum=0)
+# Largest chart side, in CSS pixels, before it is rasterised (at 2x), and most data rows.
+PDF_CHART_MAX_SIDE_PX = env_int("PDF_CHART_MAX_SIDE_PX", 2000, minimum=100)
+PDF_CHART_MAX_ROWS = env_int("PDF_CHART_MAX_ROWS", 10000, minimum=10)
 PDF_PREVIEW_MAX_SECONDS = env_int("PDF_PREVIEW_MAX_SECONDS", 10, minimum=1)
+# Previews run on the `previews` queue; the web process waits this long for the PNG.
+PDF_PREVIEW_WAIT_SECONDS = env_int("PDF_PREVIEW_WAIT_SECONDS", 20, minimum=1)
+# Most pixels a preview page is rasterised to, whatever page size the template asks for.
+PDF_PREVIEW_MAX_PIXELS = env_int("PDF_PREVIEW_MAX_PIXELS", 4_000_000, minimum=10_000)
+# Unit tests only: render previews in the calling process (no worker runs there).
+PDF_PREVIEW_IN_PROCESS = env_bool("PDF_PREVIEW_IN_PROCESS", False)
+# Round robin between tenants when a worker slot frees (jobs.worker.fairness); off is FIFO.
+PDF_FAIR_DISPATCH = env_bool("PDF_FAIR_DISPATCH", True)
 PDF_TEMPLATE_TIMEOUT_MS = env_int("PDF_TEMPLATE_TIMEOUT_MS", 5000, minimum=10)
 PDF_TEMPLATE_MAX_MEMORY_MB = env_int("PDF_TEMPLATE_MAX_MEMORY_MB", 256, minimum=16)
 # The browser of the chromium renderer (Debian's package) and how many jobs one warm
@@ -60,3 +75,8 @@ PDF_CHROMIUM_MAX_JOBS = env_int("PDF_CHROMIUM_MAX_JOBS", 100, minimum=1)
 SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)
 # Request bodies carry the template and data; allow the configured maxima plus headroom.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 * 1024
+# Checked by config.body_limit in front of Django, before authentication: a larger body is
+# a 413 without being read (Django would spool it to disk first).
+REQUEST_MAX_BODY_BYTES = env_int(
+    "REQUEST_MAX_BODY_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE, minimum=64 * 1024
+)

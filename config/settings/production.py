@@ -1,17 +1,32 @@
 """Production: every secret and address comes from the environment; nothing embedded."""
 
+from django.core.exceptions import ImproperlyConfigured
+
 from config.env import env_bool, env_int, env_required
+from config.safety import secret_key_problem
 from config.settings.base import *
 
-SECRET_KEY = env_required("DJANGO_SECRET_KEY")
+# Refuse to start rather than run exposed: production binds public addresses.
+if env_bool("DJANGO_DEBUG", False):
+    raise ImproperlyConfigured("DJANGO_DEBUG must be off in production.")
 DEBUG = False
+SECRET_KEY = env_required("DJANGO_SECRET_KEY")
+if (_problem := secret_key_problem(SECRET_KEY)) is not None:
+    raise ImproperlyConfigured(_problem)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", [])
+if not ALLOWED_HOSTS:
+    raise ImproperlyConfigured("DJANGO_ALLOWED_HOSTS must name the hosts this service answers.")
+# Operational data (queue depth, failure ratios) is not public.
+METRICS_TOKEN = env_required("METRICS_TOKEN")
 REDIS_URL = env_required("REDIS_URL")
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL
 CHANNEL_LAYERS["default"]["CONFIG"]["hosts"] = channel_layer_hosts(REDIS_URL)
+CACHES["throttle"]["LOCATION"] = REDIS_URL
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
-SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 60, minimum=0)
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 365 * 24 * 3600, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -19,6 +19,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 PDF_RETRY_BACKOFF_SECONDS = 1
 PDF_RETRY_BACKOFF_MAX_SECONDS = 2
 SSE_HEARTBEAT_SECONDS = 2
+# Rate and stream counters of this run only (processes the tests start inherit the id):
+# database ids restart with every test database.
+os.environ.setdefault("TEST_RUN_ID", os.urandom(4).hex())
+LIMITS_KEY_PREFIX = f"limits-{os.environ['TEST_RUN_ID']}"
+CACHES["throttle"]["KEY_PREFIX"] = LIMITS_KEY_PREFIX
+# Unit tests render previews in-process; the live stack (tests/livestack.py) does not.
+PDF_PREVIEW_IN_PROCESS = env_bool("PDF_PREVIEW_IN_PROCESS", True)
 # Tests receive callbacks on a loopback HTTP server.
 CALLBACK_ALLOW_PRIVATE_NETWORKS = True
 # Static files straight from the app and static/ directories; no collectstatic needed.

@@ -27,7 +27,11 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_DEFAULT_QUEUE = "pdf"
 # Periodic repair gets a queue of its own so it never waits behind long renders.
 CELERY_TASK_ROUTES = {
-    "jobs.deliver_callback": {"queue": "maintenance"},
+    # Callbacks wait on tenants' servers: a queue of their own, which the Procfile's
+    # `callbacks` process serves with a thread pool, apart from the render children.
+    "jobs.deliver_callback": {"queue": "callbacks"},
+    # Previews and thumbnails: short, time-limited, on workers of their own (Procfile).
+    "reports.render_preview": {"queue": "previews"},
     "jobs.reconcile": {"queue": "maintenance"},
     "jobs.redrive_dead_letters": {"queue": "maintenance"},
     "jobs.evaluate_alerts": {"queue": "maintenance"},

@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.throttles import StatusReadThrottle, SubmitThrottle
 from jobs import selectors, services
 from jobs.api.serializers import (
     JobCreateInputSerializer,
@@ -29,6 +30,8 @@ def _job_answer(request: Request, job: PdfJob) -> Response:
 
 
 class JobCreateApi(APIView):
+    throttle_classes = [SubmitThrottle]
+
     @extend_schema(
         request=JobCreateInputSerializer,
         responses={202: JobCreateOutputSerializer},
@@ -71,6 +74,8 @@ class JobCreateApi(APIView):
 
 
 class JobListApi(APIView):
+    throttle_classes = [StatusReadThrottle]
+
     class Pagination(LimitOffsetPagination):
         default_limit = 50
         max_limit = 200
@@ -89,6 +94,8 @@ class JobListApi(APIView):
 
 
 class JobDetailApi(APIView):
+    throttle_classes = [StatusReadThrottle]
+
     @extend_schema(responses=JobOutputSerializer)
     def get(self, request: Request, job_id: str) -> Response:
         return _job_answer(request, selectors.job_get(owner=request.user, job_id=job_id))

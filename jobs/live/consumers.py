@@ -14,11 +14,13 @@ from django.conf import settings
 
 from jobs.links import with_links
 from jobs.live.access import follow_authorize, follower_resolve
+from jobs.live.limits import StreamLimitReached, StreamSlot, stream_slot_acquire
 from jobs.live.subscriptions import job_follow, owner_follow
 from jobs.ops.metrics import live_stream
 from rendering.errors import ApplicationError
 
 CLOSE_UNAUTHENTICATED = 4401
+CLOSE_TOO_MANY_STREAMS = 4429
 
 
 def _origin_allowed(scope: dict[str, Any]) -> bool:
@@ -41,6 +43,7 @@ class _FollowingConsumer(AsyncJsonWebsocketConsumer):
     # keep an idle channel-layer read of its own (a second Redis receive per subscriber).
     channel_layer_alias = "__job_events_consumer_needs_none__"
     follower: asyncio.Task[None] | None = None
+    slot: StreamSlot | None = None
 
     async def _authorize(self, check: Callable[..., Any], **arguments: Any) -> Any | None:
         """Run the shared access check (as SSE does); on its 401 or 404, close the socket
@@ -52,13 +55,20 @@ class _FollowingConsumer(AsyncJsonWebsocketConsumer):
             await self._refuse(CLOSE_UNAUTHENTICATED)
             return None
         try:
-            return await database_sync_to_async(check)(
+            allowed = await database_sync_to_async(check)(
                 api_key=api_key, session_user=self.scope.get("user"), **arguments
             )
         except ApplicationError as exc:
             # The HTTP answer in close-code form: 4401 "who are you", 4404 "no such job".
             await self._refuse(4000 + exc.http_status)
             return None
+        caller = allowed[0] if isinstance(allowed, tuple) else allowed
+        try:
+            self.slot = await stream_slot_acquire(tenant_id=caller.user.pk)
+        except StreamLimitReached:
+            await self._refuse(CLOSE_TOO_MANY_STREAMS)
+            return None
+        return allowed
 
     async def _refuse(self, code: int) -> None:
         # Accept, then close with an application code: a bare handshake 403 tells a client
@@ -79,8 +89,12 @@ class _FollowingConsumer(AsyncJsonWebsocketConsumer):
         with live_stream("websocket"):
             try:
                 async for event in events:
+                    if self.slot is not None:
+                        await self.slot.renew_if_due()
                     if event is not None:
                         await self.send_json(with_links(event, self._absolute))
+                if self.slot is not None:
+                    await self.slot.release()  # free now, not when the client acknowledges
                 await self.close()
             except OSError:
                 pass  # the client went away mid-send (uvicorn's ClientDisconnected)
@@ -97,27 +111,40 @@ class _FollowingConsumer(AsyncJsonWebsocketConsumer):
             self.follower.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.follower
+        if self.slot is not None:
+            await self.slot.release()
 
 
 class JobEventsConsumer(_FollowingConsumer):
     """ws/jobs/{id}/: one job's events until it ends."""
 
     async def connect(self) -> None:
-        job_id = await self._authorize(
+        allowed = await self._authorize(
             follow_authorize, job_id=self.scope["url_route"]["kwargs"]["job_id"]
         )
-        if job_id is None:
+        if allowed is None:
             return
+        caller, job_id = allowed
         await self.accept()
-        self._send_all(job_follow(job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS))
+        self._send_all(
+            job_follow(
+                job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS, key_prefix=caller.key_prefix
+            )
+        )
 
 
 class OwnerJobsConsumer(_FollowingConsumer):
     """ws/jobs/: every event of the caller's jobs (the dashboard's one subscription)."""
 
     async def connect(self) -> None:
-        user = await self._authorize(follower_resolve)
-        if user is None:
+        caller = await self._authorize(follower_resolve)
+        if caller is None:
             return
         await self.accept()
-        self._send_all(owner_follow(user.pk, heartbeat=settings.SSE_HEARTBEAT_SECONDS))
+        self._send_all(
+            owner_follow(
+                caller.user.pk,
+                heartbeat=settings.SSE_HEARTBEAT_SECONDS,
+                key_prefix=caller.key_prefix,
+            )
+        )

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET
 from accounts.authentication import API_KEY_HEADER
 from jobs.links import with_links
 from jobs.live.access import follow_authorize, follower_resolve
+from jobs.live.limits import StreamLimitReached, StreamSlot, stream_slot_acquire
 from jobs.live.subscriptions import job_follow, owner_follow
 from jobs.ops.metrics import live_stream
 from rendering.errors import ApplicationError
@@ -28,17 +29,23 @@ def _last_event_id(request: HttpRequest) -> int:
     return int(raw) if raw.isdigit() else -1
 
 
-async def _stream(request: HttpRequest, events: Events, *, with_ids: bool) -> AsyncIterator[str]:
-    with live_stream("sse"):
-        yield "retry: 2000\n\n"
-        async for event in events:
-            if event is None:
-                yield ": keep-alive\n\n"
-                continue
-            payload: dict[str, Any] = with_links(event, request.build_absolute_uri)
-            # An owner's stream has no id: seq counts per job, not per stream.
-            event_id = f"id: {payload['seq']}\n" if with_ids else ""
-            yield f"{event_id}data: {json.dumps(payload)}\n\n"
+async def _stream(
+    request: HttpRequest, events: Events, slot: StreamSlot, *, with_ids: bool
+) -> AsyncIterator[str]:
+    try:
+        with live_stream("sse"):
+            yield "retry: 2000\n\n"
+            async for event in events:
+                await slot.renew_if_due()
+                if event is None:
+                    yield ": keep-alive\n\n"
+                    continue
+                payload: dict[str, Any] = with_links(event, request.build_absolute_uri)
+                # An owner's stream has no id: seq counts per job, not per stream.
+                event_id = f"id: {payload['seq']}\n" if with_ids else ""
+                yield f"{event_id}data: {json.dumps(payload)}\n\n"
+    finally:
+        await slot.release()
 
 
 async def _respond(
@@ -56,7 +63,16 @@ async def _respond(
         )
     except ApplicationError as exc:
         return JsonResponse({"error": exc.message, "code": exc.code}, status=exc.http_status)
-    stream = _stream(request, follow(allowed), with_ids=with_ids)
+    caller = allowed[0] if isinstance(allowed, tuple) else allowed
+    try:
+        slot = await stream_slot_acquire(tenant_id=caller.user.pk)
+    except StreamLimitReached as exc:
+        return JsonResponse(
+            {"error": exc.message, "code": "too_many_streams", "limit": exc.limit},
+            status=429,
+            headers={"Retry-After": str(settings.SSE_HEARTBEAT_SECONDS)},
+        )
+    stream = _stream(request, follow(allowed), slot, with_ids=with_ids)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx must not buffer the stream
@@ -70,7 +86,12 @@ async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
     return await _respond(
         request,
         follow_authorize,
-        lambda found: job_follow(found, heartbeat=settings.SSE_HEARTBEAT_SECONDS, after_seq=after),
+        lambda found: job_follow(
+            found[1],
+            heartbeat=settings.SSE_HEARTBEAT_SECONDS,
+            after_seq=after,
+            key_prefix=found[0].key_prefix,
+        ),
         with_ids=True,
         job_id=job_id,
     )
@@ -82,6 +103,10 @@ async def owner_job_events(request: HttpRequest) -> HttpResponseBase:
     return await _respond(
         request,
         follower_resolve,
-        lambda user: owner_follow(int(user.pk), heartbeat=settings.SSE_HEARTBEAT_SECONDS),
+        lambda caller: owner_follow(
+            int(caller.user.pk),
+            heartbeat=settings.SSE_HEARTBEAT_SECONDS,
+            key_prefix=caller.key_prefix,
+        ),
         with_ids=False,
     )

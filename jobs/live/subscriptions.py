@@ -16,7 +16,10 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 from django.db.models import Q
+from django.utils import timezone
 
+from accounts.events import KEY_REVOKED_TYPE, key_group
+from accounts.models import ApiKey
 from jobs.live.events import job_event_payload, job_group, owner_group
 from jobs.models import TERMINAL_STATUSES, PdfJob
 
@@ -32,14 +35,38 @@ async def _fresher(job_id: str, last: int) -> dict[str, Any] | None:
     return fresh if fresh["seq"] > last else None
 
 
+async def _key_active(prefix: str | None) -> bool:
+    if prefix is None:
+        return True
+    # Revoked or expired (an expiry passes without any announcement).
+    return await (
+        ApiKey.objects.filter(prefix=prefix, revoked_at__isnull=True)
+        .exclude(expires_at__lte=timezone.now())
+        .aexists()
+    )
+
+
+async def _subscribe(layer: Any, channel: str, group: str, key_prefix: str | None) -> list[str]:
+    """Join the stream's group, and its API key's: revoking the key ends the stream."""
+    groups = [group] + ([key_group(key_prefix)] if key_prefix else [])
+    for name in groups:
+        await layer.group_add(name, channel)
+    return groups
+
+
+def _revoked(message: dict[str, Any]) -> bool:
+    return message.get("type") == KEY_REVOKED_TYPE
+
+
 async def job_follow(
-    job_id: str, *, heartbeat: float, after_seq: int = -1
+    job_id: str, *, heartbeat: float, after_seq: int = -1, key_prefix: str | None = None
 ) -> AsyncIterator[dict[str, Any] | None]:
-    """Yield event payloads newer than after_seq; yield None on idle ticks (heartbeats)."""
+    """Yield event payloads newer than after_seq; yield None on idle ticks (heartbeats).
+    A stream opened with an API key ends when that key is revoked (announced on the key's
+    group, and re-checked on every idle tick in case the announcement was lost)."""
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    group = job_group(job_id)
-    await layer.group_add(group, channel)
+    groups = await _subscribe(layer, channel, job_group(job_id), key_prefix)
     last = after_seq
     try:
         candidate: dict[str, Any] | None = await _current(job_id)
@@ -53,8 +80,12 @@ async def job_follow(
                 yield None
             try:
                 message = await asyncio.wait_for(layer.receive(channel), timeout=heartbeat)
+                if _revoked(message):
+                    return
                 candidate = message["event"]
             except TimeoutError:
+                if not await _key_active(key_prefix):
+                    return
                 candidate = await _fresher(job_id, last)
             except Exception:
                 # A channel-layer failure must not end the stream: cancelling a blocking
@@ -64,7 +95,8 @@ async def job_follow(
                 await asyncio.sleep(min(1.0, heartbeat))
                 candidate = await _fresher(job_id, last)
     finally:
-        await layer.group_discard(group, channel)
+        for name in groups:
+            await layer.group_discard(name, channel)
 
 
 # The dashboard shows this many of the owner's latest jobs; a (re)connect sends their state.
@@ -79,15 +111,16 @@ async def _owner_jobs(owner_id: int, *, job_ids: set[str]) -> list[dict[str, Any
     return [job_event_payload(job) async for job in rows.select_related("template")]
 
 
-async def owner_follow(owner_id: int, *, heartbeat: float) -> AsyncIterator[dict[str, Any] | None]:
+async def owner_follow(
+    owner_id: int, *, heartbeat: float, key_prefix: str | None = None
+) -> AsyncIterator[dict[str, Any] | None]:
     """Yield the state of the owner's latest jobs, then every event of any of their jobs
     (new ones included); None on idle ticks. Never ends by itself: the client closes it.
     Each idle tick re-reads the unfinished jobs, so a lost channel message only delays an
     update by one tick."""
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    group = owner_group(owner_id)
-    await layer.group_add(group, channel)
+    groups = await _subscribe(layer, channel, owner_group(owner_id), key_prefix)
     last: dict[str, int] = {}  # seq sent per job id
     running: set[str] = set()  # ids last sent as unfinished: re-read on idle ticks
 
@@ -113,8 +146,12 @@ async def owner_follow(owner_id: int, *, heartbeat: float) -> AsyncIterator[dict
         while True:
             try:
                 message = await asyncio.wait_for(layer.receive(channel), timeout=heartbeat)
+                if _revoked(message):
+                    return
                 fresh = [message["event"]]
             except TimeoutError:
+                if not await _key_active(key_prefix):
+                    return
                 fresh = []
             except Exception:
                 logger.warning("channel layer receive failed for owner %s", owner_id, exc_info=True)
@@ -128,4 +165,5 @@ async def owner_follow(owner_id: int, *, heartbeat: float) -> AsyncIterator[dict
             if not sent:
                 yield None
     finally:
-        await layer.group_discard(group, channel)
+        for name in groups:
+            await layer.group_discard(name, channel)

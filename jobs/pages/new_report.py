@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
+from config.disclosure import public_text
 from jobs import services
 from jobs.pages.forms import ReportRequestForm
 from rendering.errors import ApplicationError, NotFound
@@ -60,7 +61,7 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
                     renderer=form.cleaned_data.get("renderer") or None,
                 )
             except ApplicationError as exc:
-                form.add_error(None, exc.message)
+                form.add_error(None, public_text(exc.message))
             else:
                 return redirect("job-page", job_id=job.job_id)
     else:

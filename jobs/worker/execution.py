@@ -14,11 +14,14 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.utils import timezone
 
+from config.disclosure import internal_error, public_error, public_text
 from jobs import transitions
 from jobs.log_context import job_log_bind, stage_log_bind
 from jobs.models import JobStatus, PdfJob
 from jobs.ops.dead_letters import dead_letter_record
 from jobs.ops.metrics import StageTimer
+from jobs.worker import dispatch
+from jobs.worker.fairness import job_fairer_than
 from jobs.worker.faults import fault_before_render
 from jobs.worker.heartbeat import Heartbeat
 from jobs.worker.liveness import attempt_identity, attempt_is_dead
@@ -87,7 +90,13 @@ def job_fail_permanently(
 
 def job_start(*, job_id: UUID | str, worker: str) -> PdfJob | Defer | None:
     """Claim a queued job, or take over a processing one whose attempt is dead.
-    None: nothing to do (finished, cancelled, unknown). Defer: an attempt may be alive."""
+    None: nothing to do (finished, cancelled, unknown). Defer: an attempt may be alive.
+    A fairer tenant's job may be claimed instead (jobs.fairness); this one is sent again."""
+    if (fairer := job_fairer_than(job_id=job_id)) is not None:
+        job = transitions.job_claim(job_id=fairer, worker=worker)
+        if job is not None:
+            dispatch.job_enqueue(job_id=job_id)  # keeps its place for the next free slot
+            return job
     job = transitions.job_claim(job_id=job_id, worker=worker)
     if job is not None:
         return job
@@ -152,7 +161,10 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
             on_stage("storing", 90)
         except RenderError as exc:
             return job_fail_permanently(
-                job_id=job.job_id, error=exc.message, code=exc.code, dead_letter=False
+                job_id=job.job_id,
+                error=public_error(exc.message, job_id=job.job_id),
+                code=exc.code,
+                dead_letter=False,
             )
         except JobAbandoned:
             return None
@@ -164,7 +176,7 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
         pdf_file=key,
         page_count=rendered.page_count,
         size_bytes=rendered.size,
-        warnings=rendered.warnings,
+        warnings=[public_text(warning) for warning in rendered.warnings],
     )
     if (
         done is None
@@ -233,20 +245,24 @@ def job_handle_transient_error(
 ) -> float | None:
     """Schedule another attempt (return its countdown) or, with retries or attempts used
     up, fail the job and dead-letter it for re-drive (return None)."""
-    message = f"{type(error).__name__}: {error}"
     job = PdfJob.objects.filter(job_id=job_id, status=JobStatus.PROCESSING).first()
     if job is None:
         return None  # no longer processing (cancelled, taken over): nothing to retry
     retries_used = job.attempts - 1
+    # Exception text names hosts, paths and internals: the tenant gets a reference to it.
     if retries_used < settings.PDF_MAX_RETRIES and job.attempts < settings.PDF_MAX_ATTEMPTS:
-        if transitions.job_retry(job_id=job_id, error=message, code="transient") is None:
+        shown, _ = internal_error(
+            error, job_id=job_id, what="An internal error interrupted the render; it is retried"
+        )
+        if transitions.job_retry(job_id=job_id, error=shown, code="transient") is None:
             return None
         return retry_countdown(attempt=job.attempts)
-    failed = transitions.job_fail(
+    shown, message = internal_error(
+        error,
         job_id=job_id,
-        error=f"Gave up after {job.attempts} attempts. Last error: {message}",
-        code="retries_exhausted",
+        what=f"Gave up after {job.attempts} attempts; the last one met an internal error",
     )
+    failed = transitions.job_fail(job_id=job_id, error=shown, code="retries_exhausted")
     if failed is not None:
         dead_letter_record(
             failed,

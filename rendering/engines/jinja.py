@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import json
 import operator
+import re
+import types
+from collections.abc import Callable
+from string import Formatter
 from typing import Any
 from urllib.parse import quote
 
 import jinja2
+from jinja2.filters import do_center, do_format, do_indent, do_wordwrap
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.utils import pass_environment
 from markupsafe import Markup
 
-from rendering.deadline import DeadlineExceeded, deadline
 from rendering.engines.jinja_format import FILTERS
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
+from rendering.isolated import run_isolated
 from rendering.limits import DEFAULT_LIMITS, Limits
 
 
@@ -37,10 +43,98 @@ def _toc() -> Markup:
     return Markup("<pdf:toc></pdf:toc>")
 
 
-class _Environment(ImmutableSandboxedEnvironment):
-    """Caps what one operator can allocate: `"x" * 10**8` is refused before it is built."""
+# Widest field (and longest precision) a format spec, `ljust` and friends or the
+# center/indent/wordwrap filters may ask for: report columns need tens, not billions.
+MAX_WIDTH = 1000
+_WIDENING_METHODS = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs"})
+_DIGITS = re.compile(r"\d+")
 
-    intercepted_binops = frozenset({"*", "**"})
+
+def _too_wide(what: str) -> LimitExceeded:
+    return LimitExceeded(f"The template asks for {what} wider than the {MAX_WIDTH} allowed.")
+
+
+def _check_width(value: Any, what: str) -> None:
+    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_WIDTH:
+        raise _too_wide(what)
+
+
+def _check_spec(spec: str) -> None:
+    """A `str.format` spec: every number in it (width, precision) is bounded."""
+    if "{" in spec:
+        raise TemplateRuntimeError("Nested fields in a format spec are not allowed in templates.")
+    if any(int(number) > MAX_WIDTH for number in _DIGITS.findall(spec)):
+        raise _too_wide("a format field")
+
+
+def _check_str_format(template: str) -> None:
+    for _literal, field, spec, _conversion in Formatter().parse(template):
+        if field is not None and spec:
+            _check_spec(spec)
+
+
+def _check_percent_format(template: str) -> None:
+    """A printf-style `%` template, parsed as CPython does (mapping keys may nest
+    parentheses): widths and precisions are bounded, `*` (width from an argument) refused."""
+    index, end = 0, len(template)
+    while (index := template.find("%", index)) != -1:
+        index += 1
+        if index < end and template[index] == "(":
+            depth = 0
+            while index < end:
+                depth += {"(": 1, ")": -1}.get(template[index], 0)
+                index += 1
+                if depth == 0:
+                    break
+        while index < end and template[index] in "-+ #0":
+            index += 1
+        for _part in ("width", "precision"):
+            if index < end and template[index] == "*":
+                raise TemplateRuntimeError("A `*` width in a % format is not allowed in templates.")
+            start = index
+            while index < end and template[index].isdigit():
+                index += 1
+            if index > start and int(template[start:index]) > MAX_WIDTH:
+                raise _too_wide("a % format field")
+            if index < end and template[index] == ".":
+                index += 1
+            else:
+                break
+        index += 1  # the conversion character ("%%" included)
+
+
+def _center(value: Any, width: int = 80) -> str:
+    _check_width(width, "a centered field")
+    return do_center(value, width)
+
+
+def _indent(value: str, width: int | str = 4, first: bool = False, blank: bool = False) -> str:
+    if isinstance(width, str) and len(width) > MAX_WIDTH:
+        raise _too_wide("an indent")
+    _check_width(width, "an indent")
+    return do_indent(value, width, first, blank)
+
+
+def _format(value: Any, *args: Any, **kwargs: Any) -> str:
+    _check_percent_format(str(value))
+    return do_format(value, *args, **kwargs)
+
+
+@pass_environment
+def _wordwrap(environment: Any, value: str, width: int = 79, *args: Any, **kwargs: Any) -> str:
+    _check_width(width, "a wrapped line")
+    wrapstring = kwargs.get("wrapstring", args[1] if len(args) > 1 else None)
+    if wrapstring is not None and len(str(wrapstring)) > MAX_WIDTH:
+        raise _too_wide("a wrap string")
+    return do_wordwrap(environment, value, width, *args, **kwargs)
+
+
+class _Environment(ImmutableSandboxedEnvironment):
+    """Caps what one operation can allocate: `"x" * 10**8`, `"%2000000000s" % x`,
+    `"{:>2000000000}".format(x)` and `x.ljust(2000000000)` are refused before they are
+    built. Anything that still grows too large meets the render's memory ceiling."""
+
+    intercepted_binops = frozenset({"*", "**", "%"})
 
     def __init__(self, *, max_bytes: int, **options: Any) -> None:
         super().__init__(**options)
@@ -48,6 +142,10 @@ class _Environment(ImmutableSandboxedEnvironment):
 
     def call_binop(self, context: Any, operator_name: str, left: Any, right: Any) -> Any:
         limit = self.max_bytes
+        if operator_name == "%":
+            if isinstance(left, str):
+                _check_percent_format(left)
+            return operator.mod(left, right)
         if operator_name == "*":
             sized = left if isinstance(left, str | list | tuple) else right
             count = right if sized is left else left
@@ -61,12 +159,35 @@ class _Environment(ImmutableSandboxedEnvironment):
             raise LimitExceeded("The template raises a number to too large a power.")
         return operator.pow(left, right)
 
+    def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+        wrapped = super().wrap_str_format(value)
+        if wrapped is None:
+            return None
+        template = value.__self__
+
+        def bounded(*args: Any, **kwargs: Any) -> str:
+            _check_str_format(template)
+            return wrapped(*args, **kwargs)
+
+        return bounded
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if (
+            isinstance(__obj, types.BuiltinMethodType)
+            and isinstance(__obj.__self__, str)
+            and __obj.__name__ in _WIDENING_METHODS
+        ):
+            for argument in (*args, *kwargs.values()):
+                _check_width(argument, f"a {__obj.__name__}() field")
+        return super().call(__context, __obj, *args, **kwargs)
+
 
 def _environment(limits: Limits) -> ImmutableSandboxedEnvironment:
     # A fresh environment per render: no cache or global is shared between tenants.
     env = _Environment(max_bytes=limits.max_html_bytes, autoescape=True, loader=None, cache_size=0)
     env.globals.update(chart=_chart, page_break=_page_break, toc=_toc)
     env.filters.update(FILTERS)
+    env.filters.update(center=_center, indent=_indent, format=_format, wordwrap=_wordwrap)
     return env
 
 
@@ -83,21 +204,24 @@ class JinjaEngine:
 
     def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
         self.check(source)
-        try:
-            with deadline(limits.template_timeout_ms / 1000):
-                return self._generate(source, data, limits)
-        except DeadlineExceeded:
-            raise LimitExceeded(
-                f"The template took longer than {limits.template_timeout_ms} ms to render."
-            ) from None
-
-    def _generate(self, source: str, data: dict[str, Any], limits: Limits) -> str:
+        template = _environment(limits).from_string(source)  # compiled here, run in the child
         limit = limits.max_html_bytes
+        return run_isolated(
+            lambda: self._generate(template, data, limit),
+            seconds=limits.template_timeout_ms / 1000,
+            memory_bytes=limits.template_max_memory_mb << 20,
+            max_bytes=limit,
+            timeout_message=(
+                f"The template took longer than {limits.template_timeout_ms} ms to render."
+            ),
+        )
+
+    def _generate(self, template: jinja2.Template, data: dict[str, Any], limit: int) -> str:
         try:
             parts: list[str] = []
             size = 0
             # Streamed so that a loop producing gigabytes stops at the limit, not at OOM.
-            for chunk in _environment(limits).from_string(source).generate(data):
+            for chunk in template.generate(data):
                 size += len(chunk)
                 if size > limit:
                     raise LimitExceeded(

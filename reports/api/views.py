@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.throttles import PreviewThrottle, TemplateWriteThrottle
 from rendering.errors import ApplicationError
 from rendering.options import parse_options
 from reports import selectors
@@ -21,7 +22,7 @@ from reports.api.serializers import (
     TemplateVersionOutputSerializer,
 )
 from reports.models import ReportTemplate
-from reports.preview import template_preview_png
+from reports.preview_queue import preview_request
 from reports.services import (
     template_archive,
     template_create,
@@ -47,6 +48,8 @@ def _answer(template: ReportTemplate, code: int = status.HTTP_200_OK) -> Respons
 
 
 class TemplateListCreateApi(APIView):
+    throttle_classes = [TemplateWriteThrottle]
+
     @extend_schema(
         responses=TemplateOutputSerializer(many=True), parameters=[TemplateFilterSerializer]
     )
@@ -67,6 +70,8 @@ class TemplateListCreateApi(APIView):
 
 
 class TemplateDetailApi(APIView):
+    throttle_classes = [TemplateWriteThrottle]
+
     @extend_schema(responses=TemplateOutputSerializer)
     def get(self, request: Request, slug: str) -> Response:
         return _answer(selectors.template_get_visible(owner=request.user, slug=slug))
@@ -86,6 +91,8 @@ class TemplateDetailApi(APIView):
 
 
 class TemplateRestoreApi(APIView):
+    throttle_classes = [TemplateWriteThrottle]
+
     @extend_schema(request=None, responses=TemplateOutputSerializer)
     def post(self, request: Request, slug: str) -> Response:
         return _answer(template_unarchive(template=_own_template(request, slug)))
@@ -100,6 +107,8 @@ class TemplateVersionListApi(APIView):
 
 
 class TemplatePreviewApi(APIView):
+    throttle_classes = [PreviewThrottle]
+
     @extend_schema(
         request=TemplatePreviewSerializer,
         responses={(200, "image/png"): inline_serializer("Png", {})},
@@ -110,14 +119,14 @@ class TemplatePreviewApi(APIView):
         serializer.is_valid(raise_exception=True)
         fields = serializer.validated_data
         version = template_current_version(template=template)
-        png = template_preview_png(
+        png = preview_request(  # rendered on the previews queue, not in this process
             engine=version.engine,
             source=version.html,
             css=version.css,
             # A template without sample data has nothing to preview with unless data is sent.
             data=fields.get("data", version.sample_data or None),
             schema=version.schema,
-            options=parse_options(fields.get("options")),
+            options=parse_options(fields.get("options")).as_dict(),
             width=fields.get("width", 600),
             renderer=fields.get("renderer", version.renderer),
             helpers=version.helpers,

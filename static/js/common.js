@@ -383,4 +383,17 @@ export function transportText(kind, detail = {}) {
   }
 }
 
-document.addEventListener("DOMContentLoaded", () => localiseTimes());
+/** Size server-rendered progress bars from aria-valuenow: a style attribute in the markup
+ * would need 'unsafe-inline' in the Content-Security-Policy. */
+export function sizeProgressBars(root = document) {
+  for (const bar of root.querySelectorAll('[role="progressbar"][aria-valuenow]')) {
+    const fill = bar.querySelector("span");
+    const value = Math.max(0, Math.min(100, Number(bar.getAttribute("aria-valuenow")) || 0));
+    if (fill) fill.style.width = `${value}%`;
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  localiseTimes();
+  sizeProgressBars();
+});

@@ -58,3 +58,21 @@ def test_revoke_is_scoped_to_the_owner_and_keeps_the_first_time(user):
     first = api_key_revoke(user=user, key_id=key.pk).revoked_at
     assert api_key_authenticate(raw) is None
     assert api_key_revoke(user=user, key_id=key.pk).revoked_at == first
+
+
+def test_an_expired_key_is_refused_like_a_revoked_one(user):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from accounts.models import ApiKey
+    from accounts.services import api_key_create, api_key_resolve
+
+    key, raw = api_key_create(user=user, name="short-lived", expires_in_days=30)
+    assert key.expires_at is not None
+    assert api_key_resolve(raw) == key
+    ApiKey.objects.filter(pk=key.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert api_key_resolve(raw) is None
+    forever, raw_forever = api_key_create(user=user)
+    assert forever.expires_at is None
+    assert api_key_resolve(raw_forever) == forever

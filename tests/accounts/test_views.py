@@ -34,3 +34,14 @@ def test_someone_elses_key_cannot_be_revoked(browser):
     assert browser.post(f"/keys/{theirs.pk}/revoke").status_code == 404
     assert ApiKey.objects.get(pk=theirs.pk).revoked_at is None
     assert api_key_authenticate(raw) is not None
+
+
+def test_a_key_can_be_created_with_an_expiry_and_shows_it(browser, user):
+    from accounts.models import ApiKey
+
+    response = browser.post("/keys/", {"name": "quarterly", "expires": "90"})
+    assert response.status_code == 200
+    key = ApiKey.objects.get(user=user, name="quarterly")
+    assert 89 <= (key.expires_at - key.created_at).days <= 90
+    page = browser.get("/keys/").content.decode()
+    assert key.expires_at.strftime("%Y-%m-%d") in page

@@ -30,7 +30,8 @@ def test_dashboard_follows_all_my_jobs_on_one_subscription(page, person, live_st
     requests.clear()
     page.goto(f"/?transport={transport}")
     expected = {"ws": "websocket", "sse": "sse", "poll": "polling"}[transport]
-    page.wait_for_function(f"document.body.dataset.transport === {expected!r}")
+    # A function, not an expression: the page's CSP forbids eval.
+    page.wait_for_function(f"() => document.body.dataset.transport === {expected!r}")
     expect(page.locator("[data-live-summary]")).to_contain_text("1 job is in progress")
     page.evaluate("window.__sameDocument = true")
 

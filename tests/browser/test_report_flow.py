@@ -53,8 +53,8 @@ def test_sign_in_pick_a_template_submit_and_download(page, person, live_stack):
 
     page.get_by_role("link", name="New report").first.click()
     expect(page.get_by_role("heading", name="New report")).to_be_visible()
-    page.wait_for_function(
-        "[...document.querySelectorAll('.gallery img')]"
+    page.wait_for_function(  # a function, not an expression: the CSP forbids eval
+        "() => [...document.querySelectorAll('.gallery img')]"
         ".every(img => img.complete && img.naturalWidth > 0)",
         timeout=30_000,
     )

@@ -23,6 +23,7 @@ from jobs.live.events import job_group
 from jobs.models import PdfJob
 from jobs.worker.dispatch import task_id_for
 from tests.processes import (
+    ALL_QUEUES,
     database_url_for_tests,
     free_port,
     kill_group,
@@ -106,7 +107,7 @@ class Chaos:
 
     # -- processes
     def worker(
-        self, name: str, *, concurrency: int = 1, queues: str = "pdf,maintenance", **env: str
+        self, name: str, *, concurrency: int = 1, queues: str = ALL_QUEUES, **env: str
     ) -> subprocess.Popen[bytes]:
         log = self.logs / f"{name}.log"
         proc = start(

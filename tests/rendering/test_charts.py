@@ -11,6 +11,7 @@ import pytest
 from rendering import charts
 from rendering.charts import ChartError, chart_image, charts_embed
 from rendering.errors import LimitExceeded
+from rendering.limits import Limits
 from reports.limits import limits_from_settings
 
 BAR = {
@@ -38,13 +39,13 @@ def test_a_spec_becomes_a_sized_png_data_uri():
 
 def test_identical_specs_are_rendered_once(monkeypatch):
     calls = []
-    original = charts.vl_convert.vegalite_to_png
+    original = charts.vl_convert.vegalite_to_svg
 
     def counting(spec, **kwargs):
         calls.append(1)
         return original(spec, **kwargs)
 
-    monkeypatch.setattr(charts.vl_convert, "vegalite_to_png", counting)
+    monkeypatch.setattr(charts.vl_convert, "vegalite_to_svg", counting)
     spec = BAR | {"title": f"cache-{time.time()}"}
     html, warnings = charts_embed(
         _placeholder(spec) * 3 + _placeholder(dict(reversed(spec.items()))),
@@ -85,3 +86,38 @@ def test_html_without_charts_is_untouched():
         "<p>no charts</p>",
         [],
     )
+
+
+@pytest.mark.parametrize(
+    ("spec", "reason"),
+    [
+        (BAR | {"width": 100_000}, "the limit is 2000 px a side"),
+        (BAR | {"height": 50_000}, "the limit is 2000 px a side"),
+        (BAR | {"width": {"step": 5000}}, "the limit is 2000 px a side"),
+        (BAR | {"data": {"values": [{"a": n, "b": n} for n in range(10_001)]}}, "10001 data"),
+        (BAR | {"data": {"sequence": {"start": 0, "stop": 1e9, "as": "b"}}}, "1000000000 data"),
+    ],
+)
+def test_oversized_charts_are_refused_before_they_are_rasterised(spec, reason):
+    started = time.monotonic()
+    with pytest.raises(ChartError, match=reason):
+        chart_image(spec | {"title": f"big-{time.time()}"})
+    assert time.monotonic() - started < 5
+
+
+def test_one_chart_repeated_thousands_of_times_is_refused_before_it_is_inlined():
+    html = _placeholder(BAR) * 5000  # ~1.3 MB of placeholders, gigabytes once inlined
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="each use of a chart counts"):
+        charts_embed(html, limits=Limits(max_html_bytes=2_000_000))
+    assert time.monotonic() - started < 5
+
+
+def test_the_chart_cache_is_bounded_in_bytes():
+    for n in range(6):
+        chart_image(
+            BAR | {"title": f"cache-bytes-{n}-{time.time()}"},
+            limits=Limits(chart_cache_bytes=120_000),
+        )
+    assert 0 < charts._cache_bytes <= 120_000
+    assert charts._cache_bytes == sum(len(uri) for uri, _, _ in charts._cache.values())

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from rendering.engines import ENGINE_NAMES, get_engine
 from rendering.errors import LimitExceeded, RenderError, TemplateRuntimeError, TemplateSyntaxError
+from rendering.limits import Limits
 from reports.limits import limits_from_settings
 
 
@@ -238,3 +241,54 @@ def test_handlebars_runtime_errors_name_the_line_of_the_helper():
     with pytest.raises(TemplateRuntimeError) as caught:
         engine.render("a\n{{#chart}}{oops{{/chart}}", {}, limits_from_settings())
     assert caught.value.line == 2
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '{{ "%2000000000s" % x }}',
+        '{{ "%(a(b))2000000000s" % {"a(b)": x} }}',  # CPython nests parentheses in keys
+        '{{ "%.2000000000f" % 1.5 }}',
+        '{{ "{:>2000000000}".format(x) }}',
+        '{{ "{0:>2000000000}".format_map({}) }}',
+        "{{ x.ljust(2000000000) }}",
+        "{{ x.rjust(2000000000) }}",
+        "{{ x.center(2000000000) }}",
+        "{{ x.zfill(width=2000000000) }}",
+        "{{ x|center(2000000000) }}",
+        "{{ x|indent(2000000000, first=true) }}",
+        '{{ "%2000000000s"|format(x) }}',
+        "{{ x|wordwrap(2000000000) }}",
+        '{{ ("a " * 100000)|wordwrap(1, wrapstring="x" * 100000) }}',
+    ],
+)
+def test_jinja2_width_bombs_are_refused_before_they_allocate(source):
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="wider than the 1000 allowed"):
+        get_engine("jinja2").render(source, {"x": "ab"})
+    assert time.monotonic() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    "source", ['{{ "%*s" % (2000000000, x) }}', '{{ "{:{w}}".format(x, w=2000000000) }}']
+)
+def test_jinja2_widths_taken_from_arguments_are_refused(source):
+    with pytest.raises(TemplateRuntimeError, match="not allowed in templates"):
+        get_engine("jinja2").render(source, {"x": "ab"})
+
+
+def test_jinja2_ordinary_widths_still_format():
+    source = '{{ "%5s|%-3d|%05.1f" % ("ab", 7, 2.25) }} {{ "{:>4}".format(x) }} {{ x.ljust(3) }}|'
+    assert get_engine("jinja2").render(source, {"x": "ab"}) == "   ab|7  |002.2   ab ab |"
+
+
+def test_jinja2_render_past_its_memory_ceiling_fails_and_this_process_survives():
+    doubling = (
+        '{% set ns = namespace(x="a" * 1000000) %}'
+        "{% for i in range(40) %}{% set ns.x = ns.x ~ ns.x %}{% endfor %}{{ ns.x|length }}"
+    )
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="more than the 64 MB of memory"):
+        get_engine("jinja2").render(doubling, {}, Limits(template_max_memory_mb=64))
+    assert time.monotonic() - started < 3.0
+    assert get_engine("jinja2").render("{{ 6 * 7 }}", {}) == "42"

@@ -82,3 +82,20 @@ def test_preview_refuses_data_nested_deeper_than_a_submit_may(settings):
             schema={},
             options=parse_options({}),
         )
+
+
+def test_a_giant_page_is_rasterised_within_the_pixel_cap(settings):
+    import time
+
+    from reportlab.lib.units import mm
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    sheet = canvas.Canvas(out, pagesize=(10 * mm, 12500 * mm))  # 600 px wide: 450 Mpx
+    sheet.drawString(2, 2, "x")
+    sheet.save()
+    started = time.monotonic()
+    image = Image.open(io.BytesIO(pdf_page_png(out.getvalue(), width=600)))
+    assert image.width * image.height <= settings.PDF_PREVIEW_MAX_PIXELS
+    assert image.height > 50 * image.width  # the shape is kept, only the scale shrinks
+    assert time.monotonic() - started < 5

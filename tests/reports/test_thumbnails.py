@@ -21,7 +21,7 @@ def test_thumbnail_is_rendered_once_then_cached(user):
     template = ReportTemplateFactory(owner=user)
     first = thumbnails.template_thumbnail(template=template)
     assert first.startswith(b"\x89PNG")
-    with mock.patch.object(thumbnails, "template_preview_png") as render:
+    with mock.patch.object(thumbnails, "preview_request") as render:
         assert thumbnails.template_thumbnail(template=template) == first
     render.assert_not_called()
     assert list(thumbnails.thumbnail_dir().glob("*.png")) == [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from reports.validation import (
@@ -62,3 +64,55 @@ def test_data_depth_stops_counting_past_the_limit():
         node = node["a"]
     assert data_depth(deep, limit=100) == 101
     assert data_depth({"a": [1, {"b": 2}]}, limit=100) == 4
+
+
+EVIL = "^(a+)+$"
+LONG = "a" * 50_000 + "!"  # Python's re would backtrack for longer than the universe lasts
+
+
+def test_a_catastrophic_pattern_is_answered_in_linear_time():
+    schema = {"type": "object", "properties": {"name": {"type": "string", "pattern": EVIL}}}
+    started = time.monotonic()
+    with pytest.raises(DataValidationError, match="name: 'aaa"):
+        data_validate(schema=schema, data={"name": LONG})
+    assert time.monotonic() - started < 1.0
+
+
+def test_pattern_properties_and_additional_properties_use_the_linear_engine():
+    schema = {"patternProperties": {EVIL: {"type": "integer"}}, "additionalProperties": False}
+    started = time.monotonic()
+    data_validate(schema=schema, data={"a" * 30: 1})
+    with pytest.raises(DataValidationError, match="additional properties are not allowed"):
+        data_validate(schema=schema, data={LONG: 1})
+    with pytest.raises(DataValidationError, match="expected integer"):
+        data_validate(schema=schema, data={"aaa": "x"})
+    assert time.monotonic() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [
+        ("^(?=a)a$", "invalid perl operator"),
+        ("(a)\\1", "invalid escape sequence"),
+        ("(a{1000}){1000}", "invalid repetition size"),
+    ],
+)
+def test_patterns_re2_cannot_run_are_refused_with_the_reason(pattern, reason):
+    with pytest.raises(SchemaInvalid, match=reason):
+        schema_check({"properties": {"x": {"pattern": pattern}}})
+    with pytest.raises(SchemaInvalid, match=reason):
+        schema_check({"patternProperties": {pattern: {}}})
+
+
+def test_a_property_named_pattern_is_not_mistaken_for_a_regex():
+    schema_check({"properties": {"pattern": {"type": "string"}}})
+
+
+def test_unevaluated_properties_with_pattern_properties_is_refused():
+    with pytest.raises(SchemaInvalid, match="unevaluatedProperties"):
+        schema_check({"patternProperties": {"^a": {}}, "unevaluatedProperties": False})
+
+
+def test_a_stored_schema_with_an_unsupported_pattern_fails_as_a_schema_error():
+    with pytest.raises(SchemaInvalid, match="not supported"):
+        data_validate(schema={"properties": {"x": {"pattern": "(?<=a)b"}}}, data={"x": "b"})

@@ -15,8 +15,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
         parser.add_argument("--name", default="cli", help="A label to recognise the key by.")
+        parser.add_argument(
+            "--expires-in-days", type=int, default=None, help="Refuse the key after this long."
+        )
 
-    def handle(self, *args: Any, username: str, name: str, **options: Any) -> None:
+    def handle(
+        self, *args: Any, username: str, name: str, expires_in_days: int | None, **options: Any
+    ) -> None:
         user = user_get_or_create(username=username)
-        _, raw_key = api_key_create(user=user, name=name)
+        _, raw_key = api_key_create(user=user, name=name, expires_in_days=expires_in_days)
         self.stdout.write(raw_key)

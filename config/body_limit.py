@@ -1,0 +1,86 @@
+"""ASGI middleware: a request body over the limit is answered 413 before Django reads it.
+
+Django's ASGI handler spools the whole body to a temporary file before routing, so an
+unauthenticated client could stream gigabytes onto the disk; DATA_UPLOAD_MAX_MEMORY_SIZE
+is only checked after that. This sits in front of Django: a declared Content-Length over
+the limit is refused at once, and a body without one (chunked) is counted as it arrives.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+Scope = Any
+Message = Any
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class BodyLimitMiddleware:
+    def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = _content_length(scope)
+        if length is not None:
+            if length > self.max_bytes:
+                await self._refuse(send)
+                return
+            await self.app(scope, receive, send)  # the server enforces the declared length
+            return
+        # No length declared: read up to the limit here, then hand the body on.
+        messages: list[Message] = []
+        received = 0
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break  # the client went away; let Django see the disconnect
+            received += len(message.get("body", b""))
+            if received > self.max_bytes:
+                await self._refuse(send)
+                return
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Send) -> None:
+        body = json.dumps(
+            {
+                "error": f"The request body is larger than the {self.max_bytes} bytes allowed.",
+                "code": "too_large",
+            }
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None

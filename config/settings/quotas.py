@@ -1,0 +1,38 @@
+"""Per-tenant quotas and rate limits, and the Redis keys their shared counters live under."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from config.env import env_int, env_str
+from config.settings.data import REDIS_URL
+
+# ---------------------------------------------------------------- tenant quotas
+# Jobs one tenant may have queued or processing at once (checked atomically at submit).
+PDF_MAX_JOBS_IN_FLIGHT = env_int("PDF_MAX_JOBS_IN_FLIGHT", 1000, minimum=1)
+# What a 429 tells the client to wait before trying again.
+PDF_QUOTA_RETRY_AFTER_SECONDS = env_int("PDF_QUOTA_RETRY_AFTER_SECONDS", 10, minimum=1)
+# Requests per API key (DRF rate syntax: N/s, N/min, N/hour), counted in Redis.
+API_RATE_SUBMIT = env_str("API_RATE_SUBMIT", "600/min") or "600/min"
+API_RATE_PREVIEW = env_str("API_RATE_PREVIEW", "60/min") or "60/min"
+API_RATE_TEMPLATE_WRITE = env_str("API_RATE_TEMPLATE_WRITE", "120/min") or "120/min"
+API_RATE_STATUS_READ = env_str("API_RATE_STATUS_READ", "3000/min") or "3000/min"
+# Live streams (SSE + WebSocket) open at once: per tenant across all web processes (Redis),
+# and per web process (its channel-layer connections are the ceiling).
+STREAMS_MAX_PER_TENANT = env_int("STREAMS_MAX_PER_TENANT", 1000, minimum=1)
+STREAMS_MAX_PER_PROCESS = env_int("STREAMS_MAX_PER_PROCESS", 2000, minimum=1)
+
+# Prefix of every per-tenant counter in Redis (rates, open streams, preview answers).
+LIMITS_KEY_PREFIX = "limits"
+# Rate-limit counters live in Redis so every web process shares them; the default cache
+# stays in-process (nothing else needs sharing).
+CACHES: dict[str, dict[str, Any]] = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "throttle": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": LIMITS_KEY_PREFIX,
+        # A Redis that does not answer must not hold a request: the throttle fails open.
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    },
+}

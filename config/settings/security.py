@@ -1,0 +1,53 @@
+"""Sign-in and browser security: sign-in throttling, password rules, Content-Security-Policy."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from csp.constants import NONE, SELF
+
+from config.env import env_int
+
+# ---------------------------------------------------------------- sign-in
+# django-axes counts failed sign-ins (browser and admin) in the database, so every web
+# process sees them: after AXES_FAILURE_LIMIT failures for one username from one address
+# that pair is locked out for AXES_COOLOFF_MINUTES (HTTP 429); a success resets the count.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_VERBOSE = False  # no banner in every process's log at start-up
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 12},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# ---------------------------------------------------------------- Content-Security-Policy
+# Every page: scripts and styles only from our own static files (the UI has no inline
+# script, handler or style attribute), images also from data: URIs (thumbnails, previews),
+# live updates over same-origin WebSocket/EventSource. The API docs pages relax it for
+# their own bundles (config.urls).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}

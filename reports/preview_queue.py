@@ -1,0 +1,150 @@
+"""Template previews and thumbnails, rendered on the `previews` worker queue.
+
+The web process checks the data (cheap, linear), sends the render to a worker of the
+previews queue and waits for the PNG on a Redis list for at most PDF_PREVIEW_WAIT_SECONDS.
+A template that lays out slowly or asks for a giant page therefore costs a preview
+worker at most its time limit, never a web process; the message expires if no worker
+took it in time, so nobody renders a preview that nobody waits for.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import uuid
+from functools import lru_cache
+from typing import Any
+
+import redis
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from kombu.exceptions import OperationalError
+from redis.exceptions import RedisError
+
+from rendering.errors import ApplicationError, RenderError
+from rendering.options import parse_options
+from rendering.renderers import DEFAULT_RENDERER
+from reports.preview import preview_data_check, template_preview_png
+
+logger = logging.getLogger(__name__)
+PREVIEW_TASK = "jobs.render_preview"
+PREVIEW_QUEUE = "previews"
+
+
+class PreviewTimeout(ApplicationError):
+    http_status = 503
+    code = "preview_timeout"
+
+
+@lru_cache(maxsize=1)
+def _redis() -> redis.Redis:
+    # The read timeout must outlast the blocking wait for the answer.
+    return redis.Redis.from_url(
+        settings.REDIS_URL,
+        socket_connect_timeout=2,
+        socket_timeout=settings.PDF_PREVIEW_WAIT_SECONDS + 5,
+    )
+
+
+def preview_request(
+    *,
+    engine: str,
+    source: str,
+    css: str,
+    data: Any,
+    schema: dict[str, Any],
+    options: dict[str, Any],
+    width: int,
+    renderer: str = DEFAULT_RENDERER,
+    helpers: str = "",
+) -> bytes:
+    """The PNG of the template's first page; RenderError for bad data or a template
+    problem, PreviewTimeout if no worker answered within PDF_PREVIEW_WAIT_SECONDS."""
+    data = preview_data_check(data=data, schema=schema)
+    work = {
+        "engine": engine,
+        "source": source,
+        "css": css,
+        "data": data,
+        "options": options,
+        "renderer": renderer,
+        "helpers": helpers,
+    }
+    if settings.PDF_PREVIEW_IN_PROCESS:  # unit tests: no worker runs
+        return template_preview_png(
+            **{**work, "options": parse_options(options)}, schema={}, width=width
+        )
+    from config.celery_app import app
+
+    wait = settings.PDF_PREVIEW_WAIT_SECONDS
+    reply_key = f"{settings.LIMITS_KEY_PREFIX}:preview:{uuid.uuid4().hex}"
+    try:
+        app.send_task(
+            PREVIEW_TASK,
+            kwargs={**work, "width": width, "reply_key": reply_key},
+            queue=PREVIEW_QUEUE,
+            expires=wait,
+        )
+        answer = _redis().blpop([reply_key], timeout=wait)
+    except (RedisError, OperationalError, OSError):
+        logger.warning("preview not rendered: the broker or Redis is unavailable", exc_info=True)
+        raise PreviewTimeout("Previews are unavailable for a moment; try again.") from None
+    if answer is None:
+        raise PreviewTimeout(
+            f"The preview did not finish within {wait} s (PDF_PREVIEW_WAIT_SECONDS); "
+            "the preview workers are busy or the template is slow to lay out."
+        )
+    reply = json.loads(answer[1])
+    if reply["ok"]:
+        return base64.b64decode(reply["png"])
+    # The worker's error kind (template_syntax, limit_exceeded…), answered as it would be.
+    raise RenderError(
+        reply["message"], code=reply["code"], http_status=reply["status"], line=reply.get("line")
+    )
+
+
+def preview_render_and_reply(
+    *,
+    reply_key: str,
+    engine: str,
+    source: str,
+    css: str,
+    data: dict[str, Any],
+    options: dict[str, Any],
+    width: int,
+    renderer: str = DEFAULT_RENDERER,
+    helpers: str = "",
+) -> None:
+    """The worker's side: render under the preview time limit, push the answer."""
+    try:
+        png = template_preview_png(
+            engine=engine,
+            source=source,
+            css=css,
+            data=data,
+            schema={},  # checked by the web process before sending
+            options=parse_options(options),
+            width=width,
+            renderer=renderer,
+            helpers=helpers,
+        )
+        reply: dict[str, Any] = {"ok": True, "png": base64.b64encode(png).decode()}
+    except ApplicationError as exc:
+        reply = {
+            "ok": False,
+            "code": exc.code,
+            "status": exc.http_status,
+            "message": exc.message,
+            "line": exc.line,
+        }
+    except SoftTimeLimitExceeded:
+        reply = {
+            "ok": False,
+            "code": "limit_exceeded",
+            "status": 400,
+            "message": "The preview took longer than its time limit to render.",
+        }
+    connection = _redis()
+    connection.rpush(reply_key, json.dumps(reply))
+    connection.expire(reply_key, 60)  # nobody reads it if the web gave up waiting

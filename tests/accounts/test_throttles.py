@@ -1,0 +1,49 @@
+"""Request-rate limits per API key, counted in Redis and answered 429 with Retry-After."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.services import api_key_create
+
+pytestmark = pytest.mark.django_db
+BODY = {"html_template": "<p>{{n}}</p>", "data": {"n": 1}}
+
+
+def _client(key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=key)
+    return client
+
+
+def test_submits_past_the_key_rate_are_429_with_retry_after(user, settings):
+    settings.API_RATE_SUBMIT = "3/min"
+    client = _client(api_key_create(user=user, name="a")[1])
+    codes = [
+        client.post("/api/v1/generate-pdf-async", BODY, format="json").status_code for _ in range(4)
+    ]
+    assert codes == [202, 202, 202, 429]
+    refused = client.post("/api/v1/generate-pdf-async", BODY, format="json")
+    assert 0 < int(refused["Retry-After"]) <= 60
+    assert (refused.json()["code"], refused.json()["limit"]) == ("throttled", "API_RATE_SUBMIT")
+    # Each key has its own budget, and status reads have theirs.
+    other = _client(api_key_create(user=user, name="b")[1])
+    assert other.post("/api/v1/generate-pdf-async", BODY, format="json").status_code == 202
+    assert client.get("/api/v1/jobs").status_code == 200
+
+
+def test_template_writes_are_limited_but_reads_are_not(user, settings):
+    settings.API_RATE_TEMPLATE_WRITE = "1/min"
+    client = _client(api_key_create(user=user, name="t")[1])
+    template = {"slug": "one", "name": "One", "html": "<p>1</p>"}
+    assert client.post("/api/v1/templates/", template, format="json").status_code == 201
+    again = client.post("/api/v1/templates/", {**template, "slug": "two"}, format="json")
+    assert (again.status_code, again.json()["limit"]) == (429, "API_RATE_TEMPLATE_WRITE")
+    assert client.get("/api/v1/templates/one").status_code == 200
+
+
+def test_status_reads_are_limited(user, settings):
+    settings.API_RATE_STATUS_READ = "2/min"
+    client = _client(api_key_create(user=user, name="r")[1])
+    assert [client.get("/api/v1/jobs").status_code for _ in range(3)] == [200, 200, 429]

@@ -1,0 +1,49 @@
+"""Per-tenant quota on jobs queued or processing (PDF_MAX_JOBS_IN_FLIGHT)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jobs import services
+from jobs.models import JobStatus, PdfJob
+from jobs.quotas import QuotaExceeded
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+BODY = {"html_template": "<p>{{n}}</p>", "data": {"n": 1}}
+
+
+def test_submits_past_the_limit_are_429_naming_it(api, user, settings):
+    settings.PDF_MAX_JOBS_IN_FLIGHT = 2
+    settings.PDF_QUOTA_RETRY_AFTER_SECONDS = 7
+    assert [
+        api.post("/api/v1/generate-pdf-async", BODY, format="json").status_code for _ in range(2)
+    ] == [202, 202]
+    refused = api.post("/api/v1/generate-pdf-async", BODY, format="json")
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == "7"
+    body = refused.json()
+    assert (body["code"], body["limit"], body["limit_value"]) == (
+        "quota_exceeded",
+        "PDF_MAX_JOBS_IN_FLIGHT",
+        2,
+    )
+    assert "2 jobs queued or processing" in body["error"]
+    assert PdfJob.objects.filter(owner=user).count() == 2
+
+
+def test_finished_jobs_free_their_slot_and_other_tenants_are_unaffected(user, settings):
+    settings.PDF_MAX_JOBS_IN_FLIGHT = 1
+    first, _ = services.job_create(owner=user, **BODY)
+    with pytest.raises(QuotaExceeded):
+        services.job_create(owner=user, **BODY)
+    services.job_create(owner=UserFactory(), **BODY)  # another tenant's own quota
+    PdfJob.objects.filter(pk=first.pk).update(status=JobStatus.COMPLETED)
+    services.job_create(owner=user, **BODY)
+
+
+def test_an_idempotent_replay_does_not_need_a_slot(user, settings):
+    settings.PDF_MAX_JOBS_IN_FLIGHT = 1
+    job, created = services.job_create(owner=user, idempotency_key="k", **BODY)
+    again, created_again = services.job_create(owner=user, idempotency_key="k", **BODY)
+    assert (again.pk, created, created_again) == (job.pk, True, False)
