@@ -8,6 +8,7 @@ from typing import Any
 
 from rendering.charts import charts_embed
 from rendering.engines import engine_render
+from rendering.glyphs import html_text, missing_glyph_warning
 from rendering.limits import Limits
 from rendering.options import PdfOptions
 from rendering.renderers import DEFAULT_RENDERER, VECTOR_RENDERERS, get_renderer
@@ -72,9 +73,14 @@ def report_render(
         max_pages=max_pages,
     )
     notify("finishing", 88)
+    # Checked on what the template produced, the same for every renderer: each falls
+    # back to the bundled fonts, so only characters none of them has stay undrawn.
+    glyphs = missing_glyph_warning(
+        html_text(body), options.header, options.footer, options.watermark
+    )
     content = watermark_apply(rendered.content, options.watermark) if options.watermark else None
     return RenderedPdf(
         content=content or rendered.content,
         page_count=rendered.page_count,
-        warnings=chart_warnings + rendered.warnings,
+        warnings=chart_warnings + rendered.warnings + ([glyphs] if glyphs else []),
     )

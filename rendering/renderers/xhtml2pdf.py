@@ -73,11 +73,13 @@ def html_to_pdf(
     page_count = len(PdfReader(io.BytesIO(content)).pages)
     if page_count > limits.max_pages:
         raise LimitExceeded(f"The report has {page_count} pages; the limit is {limits.max_pages}.")
-    return RenderedPdf(
-        content=content, page_count=page_count, warnings=[_explained(w) for w in warnings]
-    )
+    # Characters no font has are named once for every renderer (rendering.glyphs), not
+    # one message a character with a fragment of the template.
+    kept = [_explained(w) for w in warnings if not w.startswith(_NO_GLYPH)]
+    return RenderedPdf(content=content, page_count=page_count, warnings=kept)
 
 
+_NO_GLYPH = "No font this document has can draw"
 _FLOWABLE = re.compile(r"Flowable <(\w+)")
 _FLOWABLE_NAMES = {
     "Table": "a table row",
