@@ -1,8 +1,9 @@
 """Vega-Lite charts rendered server-side (vl-convert, no browser) and embedded as images.
 
 Engines emit a placeholder `<img src="vega-lite:URL-ENCODED-SPEC">` (the `chart` helper);
-after the template renders, each distinct spec becomes a PNG once and every placeholder a
-data URI. Specs come from untrusted authors, so vl-convert may fetch nothing: data has to
+after the template renders, each distinct spec becomes an image once (SVG for renderers
+that draw it, else PNG), written once into the document, and every placeholder a small tag
+that shows it. Specs come from untrusted authors, so vl-convert may fetch nothing: data has to
 be inline (`data.values`).
 """
 
@@ -28,6 +29,8 @@ _PLACEHOLDER = re.compile(r'src\s*=\s*"vega-lite:([^"]*)"', re.IGNORECASE)
 _SCALE = 2  # pixels per CSS pixel: sharp when printed, ~40 ms a chart warm
 _MAX_WIDTH_PX = 640.0  # 480 pt: wider would overflow an A4 portrait frame
 _EMPTY_GIF = "data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw=="
+# Marks the <img> of a chart (its value: which image) and the <style> block of the images.
+_SHARED_ATTRIBUTE = "data-chart-image"
 
 _SVG_SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"')
 
@@ -151,6 +154,20 @@ def chart_image(
     return image
 
 
+def _frame(width: float, height: float) -> str:
+    # An empty SVG of the chart's size: the <img> keeps its intrinsic size and ratio (so a
+    # template's `width: 100%; height: auto` still works) and draws nothing itself.
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}"/>'
+    return f"data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}"
+
+
+def _shared_rule(number: int, uri: str) -> str:
+    return (
+        f'[{_SHARED_ATTRIBUTE}="{number}"] {{ background: url("{uri}") center / 100% 100% '
+        "no-repeat !important; }"
+    )
+
+
 def charts_embed(
     html: str,
     *,
@@ -159,7 +176,9 @@ def charts_embed(
     vector: bool = False,
 ) -> tuple[str, list[str]]:
     """Replace every chart placeholder with its image (SVG when `vector`); return
-    (html, warnings)."""
+    (html, warnings). Each distinct image is written once, as the background of a CSS
+    rule in one <style> block, and every use of it is a small <img> that rule paints, so
+    a chart repeated 500 times adds 500 short tags, not 500 copies of the image."""
     specs = list(dict.fromkeys(_PLACEHOLDER.findall(html)))
     if not specs:
         return html, []
@@ -167,35 +186,76 @@ def charts_embed(
         raise LimitExceeded(
             f"The report has {len(specs)} distinct charts; the limit is {limits.max_charts}."
         )
-    images: dict[str, str] = {}
+    uses: dict[str, str] = {}
+    numbers: dict[str, int] = {}  # image data URI -> its rule's number
     warnings: list[str] = []
     for done, encoded in enumerate(specs, start=1):
         try:
             uri, width, height = chart_image(
                 json.loads(unquote(encoded)), limits=limits, vector=vector
             )
-            images[encoded] = f'src="{uri}" width="{width:.0f}" height="{height:.0f}"'
         except json.JSONDecodeError:
             warnings.append(f"Chart {done} dropped: its spec is not valid JSON.")
-            images[encoded] = f'src="{_EMPTY_GIF}"'
+            uses[encoded] = f'src="{_EMPTY_GIF}"'
         except ChartError as exc:
             warnings.append(f"Chart {done} dropped: {exc}.")
-            images[encoded] = f'src="{_EMPTY_GIF}"'
+            uses[encoded] = f'src="{_EMPTY_GIF}"'
+        else:
+            # Two spellings of one spec (key order, spaces) draw the same image: one rule.
+            number = numbers.setdefault(uri, len(numbers) + 1)
+            uses[encoded] = (
+                f'src="{_frame(width, height)}" width="{width:.0f}" height="{height:.0f}" '
+                f'{_SHARED_ATTRIBUTE}="{number}"'
+            )
         if on_chart is not None:
             on_chart(done, len(specs))
-    _check_expanded_size(html, images, limits.max_html_bytes)
-    return _PLACEHOLDER.sub(lambda m: images[m.group(1)], html), warnings
+    rules = " ".join(_shared_rule(number, uri) for uri, number in numbers.items())
+    style = f"<style {_SHARED_ATTRIBUTE}s>{rules}</style>" if rules else ""
+    _check_expanded_size(html, uses, len(style), limits.max_html_bytes)
+    first = next(_PLACEHOLDER.finditer(html)).start()  # there is one: specs is not empty
+    # The rules go just before the first chart's <img>: a <style> element is read wherever
+    # it stands, and there is no <head> to find in a template's fragment.
+    tag = html.rfind("<", 0, first)
+    html = html[:tag] + style + html[tag:]
+    return _PLACEHOLDER.sub(lambda m: uses[m.group(1)], html), warnings
 
 
-def _check_expanded_size(html: str, images: dict[str, str], limit: int) -> None:
-    """Count what the document grows to before building it: one placeholder repeated
-    thousands of times would otherwise inline a large image thousands of times."""
-    uses = Counter((m.group(1), m.end() - m.start()) for m in _PLACEHOLDER.finditer(html))
-    size = len(html) + sum(
-        count * (len(images[encoded]) - length) for (encoded, length), count in uses.items()
+def _check_expanded_size(html: str, uses: dict[str, str], style_bytes: int, limit: int) -> None:
+    """Count what the document grows to before building it: the images once, in the
+    <style> block, and each placeholder as the tag that replaces it."""
+    counted = Counter((m.group(1), m.end() - m.start()) for m in _PLACEHOLDER.finditer(html))
+    size = (
+        len(html)
+        + style_bytes
+        + sum(count * (len(uses[encoded]) - length) for (encoded, length), count in counted.items())
     )
     if size > limit:
         raise LimitExceeded(
             f"The charts would make the document {size} bytes; the limit is {limit} bytes "
             "(each use of a chart counts)."
         )
+
+
+_SHARED_RULE = re.compile(
+    r"\[" + _SHARED_ATTRIBUTE + r'="(\d+)"\] \{ background: url\("(data:image/[^"]+)"\)'
+)
+_SHARED_STYLE = re.compile(r"<style " + _SHARED_ATTRIBUTE + r"s>(.*?)</style>", re.DOTALL)
+_SHARED_USE = re.compile(
+    r'src="[^"]*"( width="\d+" height="\d+") ' + _SHARED_ATTRIBUTE + r'="(\d+)"'
+)
+LINK_SCHEME = "chart-image:"
+
+
+def chart_links(html: str) -> tuple[str, dict[str, str]]:
+    """For a renderer that paints no CSS backgrounds on images (xhtml2pdf): the shared
+    images as links instead, `<img src="chart-image:N">`, and what each link resolves to
+    (its data URI), for the renderer's link callback. The image data leaves the HTML."""
+    images: dict[str, str] = {}
+    for block in _SHARED_STYLE.findall(html):
+        images.update(
+            (f"{LINK_SCHEME}{number}", uri) for number, uri in _SHARED_RULE.findall(block)
+        )
+    if not images:
+        return html, {}
+    html = _SHARED_STYLE.sub("", html)
+    return _SHARED_USE.sub(lambda m: f'src="{LINK_SCHEME}{m.group(2)}"{m.group(1)}', html), images

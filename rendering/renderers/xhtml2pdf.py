@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Mapping
 
 from pypdf import PdfReader
 from reportlab.platypus.doctemplate import LayoutError
 from xhtml2pdf import pisa
 from xhtml2pdf.config.resources import RenderLimitError
 
+from rendering.charts import chart_links
 from rendering.errors import LayoutFailed, LimitExceeded, RenderError
 from rendering.fetch import public_message
 from rendering.layout import build_document
@@ -37,8 +39,10 @@ def html_to_pdf(
     on_page: PageCallback | None = None,
     meta: dict[str, str] | None = None,
     max_pages: int | None = None,
+    images: Mapping[str, str] | None = None,
 ) -> RenderedPdf:
-    """Lay out a full HTML document as PDF under the locked-down resource policy."""
+    """Lay out a full HTML document as PDF under the locked-down resource policy.
+    `images` maps the document's `chart-image:N` links to their data URIs."""
     if len(html.encode("utf-8")) > limits.max_html_bytes:
         raise LimitExceeded(
             f"The rendered HTML is larger than the {limits.max_html_bytes} bytes allowed."
@@ -57,6 +61,10 @@ def html_to_pdf(
                 encoding="utf-8",
                 resource_policy=resource_policy(limits),
                 context_meta={k: v for k, v in (meta or {}).items() if v},
+                # The data URI of a shared chart for each of its uses: the image data is
+                # decoded per use but stands once in the HTML and, by its digest, once in
+                # the PDF. The policy still checks what the callback returns.
+                link_callback=lambda uri, _base: (images or {}).get(uri),
             )
         except LimitExceeded as exc:
             # ReportLab re-raises errors from its page hooks with its own notes prepended.
@@ -125,8 +133,11 @@ class Xhtml2PdfRenderer:
         max_pages: int | None = None,
     ) -> RenderedPdf:
         meta = {"title": options.title, "author": options.author, "subject": options.subject}
+        # xhtml2pdf paints no backgrounds on images: shared charts become links instead.
+        body_html, images = chart_links(body_html)
         return html_to_pdf(
             build_document(body_html=body_html, css=css, options=options),
+            images=images,
             limits=limits,
             on_page=on_page,
             meta=meta,

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import io
 import json
 import time
 from urllib.parse import quote
 
 import pytest
+from pypdf import PdfReader
 
 from rendering import charts
-from rendering.charts import ChartError, chart_image, charts_embed
+from rendering.charts import ChartError, chart_image, chart_links, charts_embed
 from rendering.errors import LimitExceeded
 from rendering.limits import Limits
+from rendering.options import parse_options
 from reports.limits import limits_from_settings
+from tests.conftest import pdf_text
+from tests.rendering.conftest import report
 
 BAR = {
     "data": {"values": [{"a": "A", "b": 28}, {"a": "B", "b": 55}]},
@@ -53,7 +58,8 @@ def test_identical_specs_are_rendered_once(monkeypatch):
     )
     assert warnings == []
     assert len(calls) == 1  # key order does not matter: the hash is of canonical JSON
-    assert html.count("data:image/png;base64,") == 4
+    assert html.count("data:image/png;base64,") == 1  # written once, shown four times
+    assert html.count('data-chart-image="1"') == 5  # its rule and its four uses
 
 
 def test_specs_with_urls_are_refused_without_fetching():
@@ -105,12 +111,48 @@ def test_oversized_charts_are_refused_before_they_are_rasterised(spec, reason):
     assert time.monotonic() - started < 5
 
 
-def test_one_chart_repeated_thousands_of_times_is_refused_before_it_is_inlined():
-    html = _placeholder(BAR) * 5000  # ~1.3 MB of placeholders, gigabytes once inlined
+def test_a_repeated_chart_is_counted_as_its_tags_before_it_is_expanded():
+    html = _placeholder(BAR) * 5000  # each use becomes a short tag
     started = time.monotonic()
-    with pytest.raises(LimitExceeded, match="each use of a chart counts"):
-        charts_embed(html, limits=Limits(max_html_bytes=2_000_000))
+    with pytest.raises(LimitExceeded, match="each use of a chart counts") as refused:
+        charts_embed(html, limits=Limits(max_html_bytes=100_000))
     assert time.monotonic() - started < 5
+    counted = int(refused.value.message.split("document ")[1].split(" bytes")[0])
+    # With room for them the uses are built, and the count was exact: the image once.
+    embedded, _ = charts_embed(html, limits=Limits(max_html_bytes=3_000_000))
+    assert len(embedded) == counted
+    assert embedded.count("data:image/png;base64,") == 1
+
+
+def test_the_document_grows_by_tags_not_by_images_per_use():
+    big = BAR | {"width": 900, "height": 600, "title": "big"}  # a larger image
+    sizes = {}
+    for spec in (BAR, big):
+        for uses in (250, 500):
+            html, _ = charts_embed(
+                "<p>x</p>" + _placeholder(spec) * uses, limits=limits_from_settings()
+            )
+            sizes[(spec["width"], uses)] = len(html)
+    image = len(chart_image(big)[0])
+    per_use = (sizes[(900, 500)] - sizes[(900, 250)]) / 250
+    assert per_use < 600 < image / 10  # a placeholder's worth of tag, not the image
+    # Both charts' documents grow alike per use, whatever their image sizes.
+    small_per_use = (sizes[(200, 500)] - sizes[(200, 250)]) / 250
+    assert abs(per_use - small_per_use) < 100
+
+
+def test_chart_links_take_the_images_out_of_the_html_for_xhtml2pdf():
+    html, _ = charts_embed(_placeholder(BAR) * 3, limits=limits_from_settings())
+    linked, images = chart_links(html)
+    assert list(images) == ["chart-image:1"]
+    assert images["chart-image:1"].startswith("data:image/png;base64,")
+    assert "data:image/png" not in linked
+    assert linked.count('src="chart-image:1" width=') == 3
+    # A template's own look-alike rule is not taken for a chart: only data: images.
+    forged = (
+        '<style data-chart-images>[data-chart-image="1"] { background: url("file:///etc/passwd")'
+    )
+    assert chart_links(forged + "</style>") == (forged + "</style>", {})
 
 
 def test_the_chart_cache_is_bounded_in_bytes():
@@ -121,3 +163,41 @@ def test_the_chart_cache_is_bounded_in_bytes():
         )
     assert 0 < charts._cache_bytes <= 120_000
     assert charts._cache_bytes == sum(len(uri) for uri, _, _ in charts._cache.values())
+
+
+def _image_xobjects(content: bytes) -> set[int]:
+    """The distinct image XObjects the pages draw (by object number)."""
+    found = set()
+    for page in PdfReader(io.BytesIO(content)).pages:
+        resources = page.get("/Resources")
+        objects = resources.get_object().get("/XObject") if resources else None
+        for ref in (objects.get_object() if objects else {}).values():
+            if ref.get_object().get("/Subtype") == "/Image":
+                found.add(ref.idnum)
+    return found
+
+
+def test_a_chart_repeated_500_times_stands_once_in_the_html_and_the_pdf(renderer):
+    cell = f"<div>{_placeholder(BAR)}</div>"
+    documents = {}
+    for uses in (1, 500):
+        documents[uses] = report(
+            engine="raw",
+            source=f"<h1>Charts</h1>{cell * uses}",
+            css="",
+            data={},
+            options=parse_options({}),
+            renderer=renderer,
+        )
+    many = documents[500]
+    pages, text = pdf_text(many.content)
+    assert pages > 10
+    assert "Charts" in text
+    assert many.warnings == []
+    # The raster chart (xhtml2pdf) is one image XObject however often it is drawn; the
+    # vector renderers draw the SVG as paths (no image XObject). Chromium's PDF barely
+    # grows per use; WeasyPrint draws an SVG anew at each use (a form of ~3 KB each).
+    images = _image_xobjects(many.content)
+    assert len(images) == (1 if renderer == "xhtml2pdf" else 0)
+    grown = (len(many.content) - len(documents[1].content)) / 499
+    assert grown < {"xhtml2pdf": 500, "chromium": 1_000, "weasyprint": 8_000}[renderer]
