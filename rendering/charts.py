@@ -187,6 +187,7 @@ def charts_embed(
             f"The report has {len(specs)} distinct charts; the limit is {limits.max_charts}."
         )
     uses: dict[str, str] = {}
+    drawn: dict[str, int] = {}  # bytes of the image each use draws
     numbers: dict[str, int] = {}  # image data URI -> its rule's number
     warnings: list[str] = []
     for done, encoded in enumerate(specs, start=1):
@@ -203,6 +204,7 @@ def charts_embed(
         else:
             # Two spellings of one spec (key order, spaces) draw the same image: one rule.
             number = numbers.setdefault(uri, len(numbers) + 1)
+            drawn[encoded] = len(uri)
             uses[encoded] = (
                 f'src="{_frame(width, height)}" width="{width:.0f}" height="{height:.0f}" '
                 f'{_SHARED_ATTRIBUTE}="{number}"'
@@ -211,7 +213,7 @@ def charts_embed(
             on_chart(done, len(specs))
     rules = " ".join(_shared_rule(number, uri) for uri, number in numbers.items())
     style = f"<style {_SHARED_ATTRIBUTE}s>{rules}</style>" if rules else ""
-    _check_expanded_size(html, uses, len(style), limits.max_html_bytes)
+    _check_drawn_size(html, drawn, limits.max_html_bytes)
     first = next(_PLACEHOLDER.finditer(html)).start()  # there is one: specs is not empty
     # The rules go just before the first chart's <img>: a <style> element is read wherever
     # it stands, and there is no <head> to find in a template's fragment.
@@ -220,19 +222,16 @@ def charts_embed(
     return _PLACEHOLDER.sub(lambda m: uses[m.group(1)], html), warnings
 
 
-def _check_expanded_size(html: str, uses: dict[str, str], style_bytes: int, limit: int) -> None:
-    """Count what the document grows to before building it: the images once, in the
-    <style> block, and each placeholder as the tag that replaces it."""
-    counted = Counter((m.group(1), m.end() - m.start()) for m in _PLACEHOLDER.finditer(html))
-    size = (
-        len(html)
-        + style_bytes
-        + sum(count * (len(uses[encoded]) - length) for (encoded, length), count in counted.items())
-    )
+def _check_drawn_size(html: str, drawn: dict[str, int], limit: int) -> None:
+    """Count what the renderer will draw before building anything: the document stays
+    small, but xhtml2pdf decodes and WeasyPrint re-draws the image at every use, so each
+    use counts its image's bytes against the document limit, as if it were inlined."""
+    counted = Counter(m.group(1) for m in _PLACEHOLDER.finditer(html))
+    size = len(html) + sum(count * drawn.get(encoded, 0) for encoded, count in counted.items())
     if size > limit:
         raise LimitExceeded(
-            f"The charts would make the document {size} bytes; the limit is {limit} bytes "
-            "(each use of a chart counts)."
+            f"The charts would have the renderer draw {size} bytes of images and text; the "
+            f"limit is {limit} bytes (each use of a chart counts)."
         )
 
 

@@ -34,9 +34,7 @@ def test_characters_no_bundled_font_has_are_named_once(renderer):
         assert code in glyphs[0]
     # Nothing of the covered text is named, and no renderer adds its own glyph message.
     assert not any(f"U+{ord(char):04X}" in glyphs[0] for char in COVERED)
-    assert [w for w in rendered.warnings if "glyph" in w.lower() or "font" in w.lower()] == (
-        glyphs
-    )
+    assert [w for w in rendered.warnings if "glyph" in w.lower() or "font" in w.lower()] == (glyphs)
 
 
 def test_only_printed_text_is_checked():
