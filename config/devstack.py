@@ -23,63 +23,45 @@ def _manage(*args: str) -> None:
     subprocess.run([sys.executable, "manage.py", *args], cwd=BASE_DIR, check=True)  # noqa: S603
 
 
+def celery_args(*args: str) -> list[str]:
+    """Arguments after the Python executable that run `celery -A config …`."""
+    return ["-m", "celery", "-A", "config", *args]
+
+
+def worker_args(
+    *, queues: str, concurrency: int | str, name: str = "", pool: str = ""
+) -> list[str]:
+    """A Celery worker of `queues` (named `name@host` when several share a host)."""
+    return celery_args(
+        "worker",
+        "--loglevel=info",
+        f"--queues={queues}",
+        f"--concurrency={concurrency}",
+        *([f"--pool={pool}"] if pool else []),
+        *([f"--hostname={name}@%h"] if name else []),
+    )
+
+
 def _processes(var_dir: Path) -> dict[str, list[str]]:
     python = sys.executable
     processes = {
         # config.web refuses DEBUG or the development key on a non-loopback HOST.
-        "web": [python, "-m", "config.web"],
-        "worker": [
-            python,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--loglevel=info",
-            "--queues=pdf,maintenance",
-            f"--concurrency={os.environ.get('WORKER_CONCURRENCY', '2')}",
-        ],
+        "web": ["-m", "config.web"],
+        "worker": worker_args(
+            queues="pdf,maintenance", concurrency=os.environ.get("WORKER_CONCURRENCY", "2")
+        ),
         # Callbacks wait on tenants' servers: threads of their own, not render children.
-        "callbacks": [
-            python,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--loglevel=info",
-            "--queues=callbacks",
-            "--pool=threads",
-            "--concurrency=8",
-            "--hostname=callbacks@%h",
-        ],
-        "previews": [
-            python,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--loglevel=info",
-            "--queues=previews",
-            "--concurrency=1",
-            "--hostname=previews@%h",
-        ],
-        "beat": [
-            python,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "beat",
-            "--loglevel=info",
-            f"--schedule={var_dir / 'celerybeat-schedule'}",
-        ],
+        "callbacks": worker_args(
+            queues="callbacks", concurrency=8, name="callbacks", pool="threads"
+        ),
+        "previews": worker_args(queues="previews", concurrency=1, name="previews"),
+        "beat": celery_args(
+            "beat", "--loglevel=info", f"--schedule={var_dir / 'celerybeat-schedule'}"
+        ),
     }
     if os.environ.get("FLOWER_PORT"):  # optional: `FLOWER_PORT=5555 make run`; Flower reads it
-        processes["flower"] = [python, "-m", "celery", "-A", "config", "flower"]
-        processes["flower"].append(f"--address={HOST}")
-    return processes
+        processes["flower"] = celery_args("flower", f"--address={HOST}")
+    return {name: [python, *args] for name, args in processes.items()}
 
 
 def main() -> int:

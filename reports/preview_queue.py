@@ -13,6 +13,7 @@ import base64
 import json
 import logging
 import uuid
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -47,34 +48,39 @@ def _redis() -> redis.Redis:
     )
 
 
-def preview_request(
-    *,
-    engine: str,
-    source: str,
-    css: str,
-    data: Any,
-    schema: dict[str, Any],
-    options: dict[str, Any],
-    width: int,
-    renderer: str = DEFAULT_RENDERER,
-    helpers: str = "",
-) -> bytes:
+@dataclass(frozen=True)
+class PreviewWork:
+    """What a preview renders; sent to the preview worker as its fields (JSON)."""
+
+    engine: str
+    source: str
+    css: str
+    data: Any  # checked against the schema by preview_request before it is sent
+    options: dict[str, Any]
+    width: int
+    renderer: str = DEFAULT_RENDERER
+    helpers: str = ""
+
+    def png(self) -> bytes:
+        return template_preview_png(
+            engine=self.engine,
+            source=self.source,
+            css=self.css,
+            data=self.data,
+            schema={},  # checked by the web process before sending
+            options=parse_options(self.options),
+            width=self.width,
+            renderer=self.renderer,
+            helpers=self.helpers,
+        )
+
+
+def preview_request(work: PreviewWork, *, schema: dict[str, Any]) -> bytes:
     """The PNG of the template's first page; RenderError for bad data or a template
     problem, PreviewTimeout if no worker answered within PDF_PREVIEW_WAIT_SECONDS."""
-    data = preview_data_check(data=data, schema=schema)
-    work = {
-        "engine": engine,
-        "source": source,
-        "css": css,
-        "data": data,
-        "options": options,
-        "renderer": renderer,
-        "helpers": helpers,
-    }
+    work = replace(work, data=preview_data_check(data=work.data, schema=schema))
     if settings.PDF_PREVIEW_IN_PROCESS:  # unit tests: no worker runs
-        return template_preview_png(
-            **{**work, "options": parse_options(options)}, schema={}, width=width
-        )
+        return work.png()
     from config.celery_app import app
 
     wait = settings.PDF_PREVIEW_WAIT_SECONDS
@@ -82,7 +88,7 @@ def preview_request(
     try:
         app.send_task(
             PREVIEW_TASK,
-            kwargs={**work, "width": width, "reply_key": reply_key},
+            kwargs={"work": asdict(work), "reply_key": reply_key},
             queue=PREVIEW_QUEUE,
             expires=wait,
         )
@@ -104,31 +110,10 @@ def preview_request(
     )
 
 
-def preview_render_and_reply(
-    *,
-    reply_key: str,
-    engine: str,
-    source: str,
-    css: str,
-    data: dict[str, Any],
-    options: dict[str, Any],
-    width: int,
-    renderer: str = DEFAULT_RENDERER,
-    helpers: str = "",
-) -> None:
+def preview_render_and_reply(*, reply_key: str, work: dict[str, Any]) -> None:
     """The worker's side: render under the preview time limit, push the answer."""
     try:
-        png = template_preview_png(
-            engine=engine,
-            source=source,
-            css=css,
-            data=data,
-            schema={},  # checked by the web process before sending
-            options=parse_options(options),
-            width=width,
-            renderer=renderer,
-            helpers=helpers,
-        )
+        png = PreviewWork(**work).png()
         reply: dict[str, Any] = {"ok": True, "png": base64.b64encode(png).decode()}
     except ApplicationError as exc:
         reply = {

@@ -13,7 +13,7 @@ from django.conf import settings
 
 from rendering.errors import ApplicationError
 from reports.models import ReportTemplate
-from reports.preview_queue import preview_request
+from reports.preview_queue import PreviewWork, preview_request
 
 logger = logging.getLogger(__name__)
 THUMBNAIL_WIDTH = 360
@@ -52,17 +52,17 @@ def template_thumbnail(*, template: ReportTemplate, renderer: str | None = None)
     try:
         # Laid out only as far as the first page, under the preview time limit: a
         # 50-page sample costs no more than a one-page one.
-        png = preview_request(  # on the previews queue, like a preview
+        work = PreviewWork(
             engine=template.engine,
             source=template.html,
             css=template.css,
             data=template.sample_data if isinstance(template.sample_data, dict) else {},
-            schema=template.schema or {},
             options={},
             width=THUMBNAIL_WIDTH,
             renderer=renderer or template.renderer,
             helpers=template.helpers,
         )
+        png = preview_request(work, schema=template.schema or {})  # on the previews queue
     except ApplicationError as exc:
         logger.info("no thumbnail for template %s: %s", template.slug, exc.message)
         return None

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from celery import Celery
 
+from config import devstack
+
 BASE_DIR = Path(__file__).resolve().parents[1]
 # Test workers serve every queue; production runs callbacks on a process of their own.
 ALL_QUEUES = "pdf,maintenance,callbacks,previews"
@@ -67,19 +69,9 @@ def web_args(port: int) -> list[str]:
 
 
 def worker_args(*, name: str, concurrency: int = 1, queues: str = ALL_QUEUES) -> list[str]:
-    return [
-        "-m",
-        "celery",
-        "-A",
-        "config",
-        "worker",
-        "--loglevel=info",
-        f"--concurrency={concurrency}",
-        f"--queues={queues}",
-        "--without-gossip",
-        "--without-mingle",
-        f"--hostname={name}@%h",
-    ]
+    # `make run`'s worker, without the start-up chatter between test workers.
+    worker = devstack.worker_args(queues=queues, concurrency=concurrency, name=name)
+    return [*worker, "--without-gossip", "--without-mingle"]
 
 
 def wait_for_worker(

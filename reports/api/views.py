@@ -22,7 +22,7 @@ from reports.api.serializers import (
     TemplateVersionOutputSerializer,
 )
 from reports.models import ReportTemplate
-from reports.preview_queue import preview_request
+from reports.preview_queue import PreviewWork, preview_request
 from reports.services import (
     template_archive,
     template_create,
@@ -119,16 +119,17 @@ class TemplatePreviewApi(APIView):
         serializer.is_valid(raise_exception=True)
         fields = serializer.validated_data
         version = template_current_version(template=template)
-        png = preview_request(  # rendered on the previews queue, not in this process
+        work = PreviewWork(
             engine=version.engine,
             source=version.html,
             css=version.css,
             # A template without sample data has nothing to preview with unless data is sent.
             data=fields.get("data", version.sample_data or None),
-            schema=version.schema,
             options=parse_options(fields.get("options")).as_dict(),
             width=fields.get("width", 600),
             renderer=fields.get("renderer", version.renderer),
             helpers=version.helpers,
         )
+        # Rendered on the previews queue, not in this process.
+        png = preview_request(work, schema=version.schema)
         return HttpResponse(png, content_type="image/png")

@@ -14,10 +14,9 @@ from rendering import charts
 from rendering.charts import ChartError, chart_image, chart_links, charts_embed
 from rendering.errors import LimitExceeded
 from rendering.limits import Limits
-from rendering.options import parse_options
 from reports.limits import limits_from_settings
 from tests.conftest import pdf_text
-from tests.rendering.conftest import report
+from tests.rendering.conftest import render
 
 BAR = {
     "data": {"values": [{"a": "A", "b": 28}, {"a": "B", "b": 55}]},
@@ -178,16 +177,9 @@ def _image_xobjects(content: bytes) -> set[int]:
 
 def test_a_chart_repeated_500_times_stands_once_in_the_html_and_the_pdf(renderer):
     cell = f"<div>{_placeholder(BAR)}</div>"
-    documents = {}
-    for uses in (1, 500):
-        documents[uses] = report(
-            engine="raw",
-            source=f"<h1>Charts</h1>{cell * uses}",
-            css="",
-            data={},
-            options=parse_options({}),
-            renderer=renderer,
-        )
+    documents = {
+        uses: render(renderer, f"<h1>Charts</h1>{cell * uses}", engine="raw") for uses in (1, 500)
+    }
     many = documents[500]
     pages, text = pdf_text(many.content)
     assert pages > 10

@@ -1,16 +1,13 @@
 """Hostile templates on WeasyPrint and Chromium: no file is read, no internal address is
 reached (not by a redirect, a script or a WebSocket either), scripts cannot run for ever,
-pages cannot be made huge. xhtml2pdf's probes are in tests/reports/test_resources.py."""
+pages cannot be made huge. xhtml2pdf's probes are in tests/rendering/test_resources.py."""
 
 from __future__ import annotations
 
 import dataclasses
 import io
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import AbstractContextManager
 
 import pytest
 from pypdf import PdfReader
@@ -22,42 +19,11 @@ from rendering.renderers import chromium, weasyprint
 from rendering.resources import resource_policy
 from tests.conftest import pdf_text
 from tests.rendering.conftest import render
+from tests.rendering.probe_server import recording_server
 
 
-class _Recorder(BaseHTTPRequestHandler):
-    hits: list[str]
-    location = ""
-
-    def do_GET(self) -> None:
-        self.hits.append(self.path)
-        if self.location:
-            self.send_response(302)
-            self.send_header("Location", self.location)
-            self.end_headers()
-            return
-        body = b"<p>INTERNAL-ANSWER</p>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@contextmanager
-def _server(location: str = "") -> Iterator[tuple[int, list[str]]]:
-    hits: list[str] = []
-    handler = type("Handler", (_Recorder,), {"hits": hits, "location": location})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1], hits
-    finally:
-        server.shutdown()
-        server.server_close()
+def _server(location: str = "") -> AbstractContextManager[tuple[int, list[str]]]:
+    return recording_server(location, body=b"<p>INTERNAL-ANSWER</p>", content_type="text/html")
 
 
 def test_local_files_are_not_read(modern_renderer, secret_file):

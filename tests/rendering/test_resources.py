@@ -8,10 +8,8 @@ import io
 import mimetypes
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ from rendering.report import TemplateSource, report_render
 from rendering.resources import ASSETS_DIR, collect_warnings, resource_policy
 from reports.limits import limits_from_settings
 from tests.conftest import pdf_text
+from tests.rendering.probe_server import recording_server
 
 # Audit hooks cannot be removed, so one hook records into whichever list is active.
 _recording: list[list[tuple[str, str]]] = []
@@ -47,37 +46,7 @@ def _audited() -> Iterator[list[tuple[str, str]]]:
         _recording.pop()
 
 
-class _Recorder(BaseHTTPRequestHandler):
-    hits: list[str]
-    location = ""
-
-    def do_GET(self) -> None:
-        self.hits.append(self.path)
-        if self.location:
-            self.send_response(302)
-            self.send_header("Location", self.location)
-            self.end_headers()
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "image/png")
-        self.end_headers()
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@contextmanager
-def _server(location: str = "") -> Iterator[tuple[int, list[str]]]:
-    hits: list[str] = []
-    handler = type("Handler", (_Recorder,), {"hits": hits, "location": location})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1], hits
-    finally:
-        server.shutdown()
-        server.server_close()
+_server = recording_server
 
 
 @pytest.fixture
