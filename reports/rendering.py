@@ -16,12 +16,15 @@ from reportlab import rl_config
 from xhtml2pdf import pisa
 from xhtml2pdf.config.resources import RenderLimitError
 
+import reports.layout_speedups  # noqa: F401  (patches ReportLab on import)
 from reports.charts import charts_embed
+from reports.chunked import ManyRender, plan_render
+from reports.chunking import document_plan
 from reports.engines import get_engine
 from reports.errors import LimitExceeded, RenderError
 from reports.fonts import fonts_css
-from reports.layout_hooks import on_page, page_cap
-from reports.layout_speedups import *  # noqa: F403  (patches ReportLab on import)
+from reports.layout_hooks import TocEntry, on_page, page_cap, toc_collect, toc_seed
+from reports.merging import ChunkPdf
 from reports.options import PdfOptions
 from reports.resources import collect_warnings, resource_policy
 from reports.watermark import watermark_apply
@@ -204,6 +207,75 @@ def html_to_pdf(
     return RenderedPdf(content=content, page_count=page_count, warnings=list(warnings))
 
 
+def document_render(
+    document: str,
+    *,
+    chunks: int = 1,
+    render_many: ManyRender | None = None,
+    max_render_seconds: float | None = None,
+    on_page_count: PageCallback | None = None,
+    meta: dict[str, str] | None = None,
+) -> RenderedPdf:
+    """Lay a full document out with one pass over each page. Page numbers, page counts
+    and a table of contents would need xhtml2pdf's second pass over the whole document,
+    so the body is laid out alone (in up to `chunks` pieces; `render_many` may spread
+    them over workers), the contents last with the entries the body produced, and the
+    numbered header/footer stamped on the merged pages. Documents that need the whole
+    layout at once (page templates, per-page frames) render whole."""
+    plan = document_plan(document)
+    if plan is None or (chunks <= 1 and not plan.numbered and plan.toc_section is None):
+        return html_to_pdf(
+            document,
+            max_render_seconds=max_render_seconds,
+            on_page_count=on_page_count,
+            meta=meta,
+        )
+    done = 0
+
+    def render(html: str, entries: list[TocEntry] | None) -> ChunkPdf:
+        nonlocal done
+        progress = None if on_page_count is None else (lambda page: on_page_count(done + page))
+        part = chunk_render(
+            html, entries, max_render_seconds=max_render_seconds, meta=meta, on_page_count=progress
+        )
+        done += part.page_count
+        return part
+
+    content, page_count, warnings = plan_render(
+        plan,
+        chunks=chunks,
+        render=render,
+        render_many=render_many,
+        stamp_render=lambda html: html_to_pdf(html, meta=meta).content,
+    )
+    if page_count > settings.PDF_MAX_PAGES:
+        raise LimitExceeded(
+            f"The report has {page_count} pages; the limit is {settings.PDF_MAX_PAGES}."
+        )
+    return RenderedPdf(content=content, page_count=page_count, warnings=warnings)
+
+
+def chunk_render(
+    html: str,
+    entries: list[TocEntry] | None = None,
+    *,
+    max_render_seconds: float | None = None,
+    meta: dict[str, str] | None = None,
+    on_page_count: PageCallback | None = None,
+) -> ChunkPdf:
+    """Lay out one chunk document; `entries` fill its table of contents in one pass."""
+    with toc_collect() as notified, toc_seed(entries):
+        rendered = html_to_pdf(
+            html, max_render_seconds=max_render_seconds, on_page_count=on_page_count, meta=meta
+        )
+    return ChunkPdf(
+        content=rendered.content,
+        page_count=rendered.page_count,
+        toc_entries=list(notified),
+        warnings=rendered.warnings,
+    )
+
+
 def report_render(
     *,
     engine: str,
@@ -235,13 +307,22 @@ def report_render(
             on_page(page)
 
     meta = {"title": options.title, "author": options.author, "subject": options.subject}
-    rendered = html_to_pdf(
-        build_document(body_html=body, css=css, options=options),
-        max_render_seconds=max_render_seconds,
-        on_page_count=page_started,
-        meta=meta,
-        max_pages=max_pages,
-    )
+    document = build_document(body_html=body, css=css, options=options)
+    if max_pages is not None:  # a preview: the first pages as the whole layout has them
+        rendered = html_to_pdf(
+            document,
+            max_render_seconds=max_render_seconds,
+            on_page_count=page_started,
+            meta=meta,
+            max_pages=max_pages,
+        )
+    else:
+        rendered = document_render(
+            document,
+            max_render_seconds=max_render_seconds,
+            on_page_count=page_started,
+            meta=meta,
+        )
     notify("finishing", 88)
     content = watermark_apply(rendered.content, options.watermark) if options.watermark else None
     return RenderedPdf(
