@@ -19,6 +19,7 @@ from jobs.faults import fault_before_render
 from jobs.heartbeat import Heartbeat
 from jobs.liveness import attempt_identity, attempt_is_dead
 from jobs.models import DeadLetter, JobStatus, PdfJob
+from jobs.progress import ProgressThrottle
 from reports.errors import RenderError
 from reports.options import parse_options
 from reports.rendering import report_render
@@ -124,12 +125,14 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
     if not isinstance(started, PdfJob):
         return started
     job = started
+    throttle = ProgressThrottle()
     with Heartbeat(job_id=job.job_id, worker=worker) as heartbeat:
 
         def on_stage(stage: str, progress: int) -> None:
             if heartbeat.lost.is_set():
                 raise JobAbandoned
-            transitions.job_progress(job_id=job.job_id, stage=stage, progress=progress)
+            if throttle.due():
+                transitions.job_progress(job_id=job.job_id, stage=stage, progress=progress)
 
         def tick() -> None:
             if heartbeat.lost.is_set():

@@ -1,5 +1,6 @@
-"""`make bench`: submit latency against the bare baseline, and render time against bare
-xhtml2pdf. Loopback only, bounded; prints a table for the README."""
+"""`make bench`: submit latency against the bare baseline, render time against bare
+xhtml2pdf, and the service end to end against its renderers (tests/bench/pipeline.py).
+Loopback only, bounded (BENCH_QUICK=1 for a shorter run); prints tables for the README."""
 
 from __future__ import annotations
 
@@ -37,33 +38,38 @@ def _timed(client: httpx.Client, method: str, url: str, **kwargs: object) -> flo
     return elapsed
 
 
-def bench_http(var: Path) -> list[tuple[str, float, float, float]]:
-    from config import embedded_redis
-    from tests.processes import free_port, start, stop
-
+def bench_env(var: Path) -> tuple[dict[str, str], str]:
+    """The environment of the processes the bench starts (migrated), and an API key."""
     env = dict(os.environ)
-    env.pop("REDIS_URL", None)
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.local",
         DJANGO_DEBUG="false",
         VAR_DIR=str(var),
+        MEDIA_ROOT=str(var / "media"),
         DATABASE_URL=os.environ.get("BENCH_DATABASE_URL", f"sqlite:///{var / 'db.sqlite3'}"),
+        PYTHONUNBUFFERED="1",
     )
-    env["REDIS_URL"] = embedded_redis.start(var / "redis")
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "-v", "0"],
-        cwd=BASE_DIR,
-        env=env,
-        check=True,
-    )
-    key = subprocess.run(
-        [sys.executable, "manage.py", "create_api_key", "bench"],
-        cwd=BASE_DIR,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    if os.environ.get("BENCH_REDIS_URL"):
+        env["REDIS_URL"] = os.environ["BENCH_REDIS_URL"]
+    else:
+        from config import embedded_redis
+
+        env["REDIS_URL"] = embedded_redis.start(var / "redis")
+    for command in (["migrate", "-v", "0"], ["seed_demo"]):
+        subprocess.run(
+            [sys.executable, "manage.py", *command],
+            cwd=BASE_DIR,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+    key = (var / "demo-api-key").read_text().strip()
+    return env, key
+
+
+def bench_http(env: dict[str, str], key: str, var: Path) -> list[tuple[str, float, float, float]]:
+    from tests.processes import free_port, start, stop
+
     port = free_port()
     web = start(
         ["-m", "uvicorn", "config.asgi:application", "--port", str(port), "--log-level", "warning"],
@@ -124,7 +130,6 @@ def bench_http(var: Path) -> list[tuple[str, float, float, float]]:
             return rows
     finally:
         stop(web)
-        embedded_redis.stop()
 
 
 def bench_render() -> list[tuple[str, float]]:
@@ -169,11 +174,64 @@ def _clock(fn: object) -> float:
     return time.perf_counter() - started
 
 
+def bench_pipeline(env: dict[str, str], key: str, var: Path) -> None:
+    """Web and worker as `make run` starts them, then tests/bench/pipeline.py."""
+    from celery import Celery
+
+    from tests.bench import pipeline
+    from tests.processes import free_port, start, stop, wait_for_worker, web_args, worker_args
+
+    # This process renders the baselines: same Redis and database as the processes.
+    os.environ.update(REDIS_URL=env["REDIS_URL"], DATABASE_URL=env["DATABASE_URL"])
+    port = free_port()
+    # Child recycling off, so (d) sees the memory of the same children all along.
+    worker_env = {**env, "CELERY_WORKER_MAX_TASKS_PER_CHILD": "100000"}
+    web = start(web_args(port), env=env, log=var / "pipeline-web.log")
+    name = f"bench-{port}"
+    worker = start(
+        worker_args(name=name, concurrency=pipeline.CHILDREN),
+        env=worker_env,
+        log=var / "pipeline-worker.log",
+    )
+    app = Celery(broker=env["REDIS_URL"])
+    try:
+        wait_for_worker(app, name, worker, var / "pipeline-worker.log")
+        api = pipeline.Api(f"http://127.0.0.1:{port}", key)
+        for _ in range(100):
+            try:
+                api.client.get("/livez")
+                break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        print(
+            f"\nEnd to end: one uvicorn process, one worker with {pipeline.CHILDREN} children"
+            f"{' (QUICK)' if pipeline.QUICK else ''}:"
+        )
+        pipeline.run(api=api, worker=worker, var=var, purge=lambda: app.control.purge())
+    finally:
+        stop(worker)
+        stop(web)
+
+
 def main() -> int:
     var = BASE_DIR / "var" / "bench"
     shutil.rmtree(var, ignore_errors=True)
     var.mkdir(parents=True)
-    http_rows = bench_http(var)
+    env, key = bench_env(var)
+    try:
+        if "pipeline" not in sys.argv[1:]:
+            _bench_http_and_render(env, key, var)
+        bench_pipeline(env, key, var)
+    finally:
+        if not os.environ.get("BENCH_REDIS_URL"):
+            from config import embedded_redis
+
+            embedded_redis.stop()
+    return 0
+
+
+def _bench_http_and_render(env: dict[str, str], key: str, var: Path) -> None:
+    http_rows = bench_http(env, key, var)
     print(f"HTTP, one uvicorn process, {N} sequential requests each (ms):")
     print(f"{'':45} {'p50':>7} {'p95':>7} {'p99':>7}")
     baseline = http_rows[0][1]
@@ -191,7 +249,6 @@ def main() -> int:
     ):
         print(f"{bare_name:62} {bare_s:6.3f}")
         print(f"{ours_name:62} {ours_s:6.3f}   = {ours_s / bare_s:.2f}x bare")
-    return 0
 
 
 if __name__ == "__main__":

@@ -213,3 +213,19 @@ def test_a_limit_fails_the_job_permanently_with_its_message(user, settings):
     assert failed.error_code == "limit_exceeded"
     assert failed.error == "The report has more than 3 pages; the limit is 3."
     assert failed.attempts == 1
+
+
+def test_a_job_faster_than_the_progress_interval_writes_only_claim_and_completion(user, settings):
+    settings.PDF_PROGRESS_INTERVAL_MS = 60_000
+    job = PdfJobFactory(owner=user, html_template="<h1>Total {{total}}</h1>", data={"total": 1})
+    done = execution.job_execute(job_id=job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    assert done.event_seq == job.event_seq + 2  # claim and completion, no progress between
+
+
+def test_progress_writes_every_stage_when_the_interval_is_zero(user, settings):
+    settings.PDF_PROGRESS_INTERVAL_MS = 0
+    job = PdfJobFactory(owner=user, html_template="<h1>Total {{total}}</h1>", data={"total": 1})
+    done = execution.job_execute(job_id=job.job_id)
+    # claim, rendering_template, rendering_charts, laying_out, finishing, storing, complete
+    assert done.event_seq == job.event_seq + 7
