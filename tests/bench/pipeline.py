@@ -297,8 +297,10 @@ def run(
     )
 
     print(f"(c) submit latency at {RATE:.0f}/s offered, workers busy", flush=True)
-    with ThreadPoolExecutor(8) as pool:  # a backlog that keeps every worker child rendering
-        backlog = list(pool.map(lambda _: api.submit(invoice), range(int(RATE * RATE_SECONDS))))
+    # A backlog that keeps every worker child rendering for the whole measurement.
+    backlog_size = int(service_rate * RATE_SECONDS * 2) + 4 * CHILDREN
+    with ThreadPoolExecutor(8) as pool:
+        backlog = list(pool.map(lambda _: api.submit(invoice), range(backlog_size)))
     time.sleep(1)
     latencies = asyncio.run(_offered_load(api.base, api.key, invoice, RATE, RATE_SECONDS))
     busy = sum(1 for s in map(api.job, backlog[-20:]) if s["status"] not in TERMINAL)
