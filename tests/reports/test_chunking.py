@@ -9,6 +9,7 @@ import itertools
 import pytest
 from pypdf import PdfReader
 
+from reports import rendering
 from reports.chunking import document_plan
 from reports.errors import LimitExceeded
 from reports.options import parse_options
@@ -22,6 +23,12 @@ CSS = """
 @frame other { -pdf-frame-content: note; }
 h1 { font-size: 16pt; }
 """
+
+
+@pytest.fixture(autouse=True)
+def _one_pass_for_short_documents(monkeypatch):
+    # The test documents are short; these tests are about the one-pass path.
+    monkeypatch.setattr(rendering, "ONE_PASS_MIN_TAGS", 0)
 
 
 def _document(sections: int = SECTIONS, *, toc: bool = True, extra: str = "") -> str:
