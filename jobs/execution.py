@@ -15,6 +15,7 @@ from django.core.files.storage import storages
 from django.utils import timezone
 
 from jobs import transitions
+from jobs.chunked import chunk_plan_for, job_dispatch_chunks
 from jobs.faults import fault_before_render
 from jobs.heartbeat import Heartbeat
 from jobs.liveness import attempt_identity, attempt_is_dead
@@ -22,7 +23,7 @@ from jobs.models import DeadLetter, JobStatus, PdfJob
 from jobs.progress import ProgressThrottle
 from reports.errors import RenderError
 from reports.options import parse_options
-from reports.rendering import report_render
+from reports.rendering import report_layout, report_prepare
 
 logger = logging.getLogger(__name__)
 RENDER_TASK = "jobs.render_pdf"
@@ -141,14 +142,20 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
         try:
             fault_before_render(job.data, tick)
             source = _job_source(job)
-            rendered = report_render(
+            options = parse_options(job.options)
+            prepared = report_prepare(
                 engine=source.engine,
                 source=source.html,
                 css=source.css,
                 data=job.data,
-                options=parse_options(job.options),
+                options=options,
                 on_stage=on_stage,
             )
+            plan = chunk_plan_for(prepared.document)
+            if plan is not None:  # laid out by several workers; the merge completes it
+                job_dispatch_chunks(job=job, plan=plan, prepared=prepared)
+                return job
+            rendered = report_layout(prepared, options=options, on_stage=on_stage)
             on_stage("storing", 90)
         except RenderError as exc:
             return job_fail_permanently(

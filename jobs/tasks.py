@@ -8,8 +8,9 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
-from jobs import callbacks, execution, reconciler
+from jobs import callbacks, chunked, execution, reconciler
 from jobs.execution import RENDER_TASK, Defer
+from reports.errors import RenderError
 
 
 class RenderTask(Task):
@@ -45,6 +46,46 @@ def render_pdf(self: RenderTask, job_id: str) -> None:
         # Another delivery of this job may still be rendering; look again once its
         # heartbeat would have gone stale.
         raise self.retry(countdown=outcome.seconds)
+
+
+def _chunk_failed(task: Task, job_id: str, exc: Exception) -> None:
+    """A chunk or merge error: permanent ones fail the job now; others retry this task
+    alone (the other chunks keep their results) until its retries are used up."""
+    if isinstance(exc, RenderError):
+        execution.job_fail_permanently(
+            job_id=job_id, error=exc.message, code=exc.code, dead_letter=False
+        )
+        return
+    if isinstance(exc, SoftTimeLimitExceeded):
+        execution.job_fail_timeout(job_id=job_id, limit="soft")
+        return
+    if task.request.retries >= (task.max_retries or 0):
+        execution.job_fail_permanently(
+            job_id=job_id,
+            error=f"A part of the report failed {task.request.retries + 1} times: {exc}",
+            code="retries_exhausted",
+        )
+        return
+    countdown = execution.retry_countdown(attempt=task.request.retries + 1)
+    raise task.retry(countdown=countdown, exc=exc) from exc
+
+
+@shared_task(bind=True, name=chunked.CHUNK_TASK, max_retries=3)
+def render_chunk(self: Task, job_id: str, index: int) -> dict[str, Any] | None:
+    try:
+        return chunked.chunk_execute(job_id=job_id, index=index)
+    except Exception as exc:
+        _chunk_failed(self, job_id, exc)
+        return None  # the job has failed: the merge finds it so and only cleans up
+
+
+@shared_task(bind=True, name=chunked.MERGE_TASK, max_retries=3)
+def merge_chunks(self: Task, results: list[dict[str, Any] | None], job_id: str) -> str:
+    try:
+        return chunked.chunks_merge_execute(job_id=job_id, results=results)
+    except Exception as exc:
+        _chunk_failed(self, job_id, exc)
+        return ""
 
 
 @shared_task(name="jobs.reconcile")

@@ -3,8 +3,9 @@ out exactly as their pages do in the whole, so chunks render apart and merge bac
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 PAGE_BREAK = "<pdf:nextpage></pdf:nextpage>"
 _TAG = re.compile(r"<(/?)([a-zA-Z][\w:.-]*)((?:\"[^\"]*\"|'[^']*'|[^'\">])*)>")
@@ -39,6 +40,19 @@ class ChunkPlan:
     tail: str  # </body></html>
     toc_section: int | None  # the section holding <pdf:toc>, if any
 
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> ChunkPlan:
+        fields = json.loads(text)
+        return cls(**{**fields, "sections": tuple(fields["sections"])})
+
+    def body_runs(self, chunks: int) -> list[tuple[int, int]]:
+        """The runs laid out before the contents (all of them without a contents)."""
+        runs = self.ranges(chunks)
+        return runs[1:] if self.toc_section is not None else runs
+
     def chunk_html(self, first: int, last: int) -> str:
         """The document made of sections first..last (inclusive)."""
         body = PAGE_BREAK.join(self.sections[first : last + 1])
@@ -51,8 +65,9 @@ class ChunkPlan:
         )
 
     def ranges(self, chunks: int) -> list[tuple[int, int]]:
-        """(first, last) section runs for at most `chunks` chunks of similar size. The
-        table of contents ends a run of its own: its entries come from the runs after it."""
+        """(first, last) section runs: at most `chunks` runs of similar size for the body,
+        after a run of their own for the sections up to the table of contents (laid out
+        last, with the entries the body runs report)."""
         runs: list[tuple[int, int]] = []
         first = 0
         if self.toc_section is not None:
@@ -63,7 +78,7 @@ class ChunkPlan:
             if runs and first < len(self.sections):
                 runs[-1] = (runs[-1][0], len(self.sections) - 1)
             return runs or [(0, len(self.sections) - 1)]
-        wanted = max(1, min(chunks - len(runs), len(filled)))
+        wanted = max(1, min(chunks, len(filled)))  # the contents' own run is small: extra
         total = sum(len(self.sections[i]) for i in filled)
         done, cut = 0, 1
         for index in filled[:-1]:  # a run never ends after the last filled section

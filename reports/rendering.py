@@ -282,6 +282,47 @@ def chunk_render(
     )
 
 
+@dataclass(frozen=True)
+class PreparedDocument:
+    """A report's final HTML (template run, charts drawn), ready to lay out."""
+
+    document: str
+    meta: dict[str, str]
+    warnings: list[str]
+
+
+def report_prepare(
+    *,
+    engine: str,
+    source: str,
+    css: str,
+    data: dict[str, Any],
+    options: PdfOptions,
+    on_stage: StageCallback | None = None,
+) -> PreparedDocument:
+    """Run the template and draw its charts. Stages: rendering_template, rendering_charts."""
+    notify = on_stage or (lambda stage, progress: None)
+    notify("rendering_template", 10)
+    body = get_engine(engine).render(source, data)
+    notify("rendering_charts", 20)
+    body, chart_warnings = charts_embed(
+        body, on_chart=lambda done, total: notify("rendering_charts", 20 + 20 * done // total)
+    )
+    meta = {"title": options.title, "author": options.author, "subject": options.subject}
+    document = build_document(body_html=body, css=css, options=options)
+    return PreparedDocument(document=document, meta=meta, warnings=chart_warnings)
+
+
+def pdf_finish(rendered: RenderedPdf, *, options: PdfOptions, warnings: list[str]) -> RenderedPdf:
+    """The laid-out PDF with the job's watermark, and every warning of the render."""
+    content = watermark_apply(rendered.content, options.watermark) if options.watermark else None
+    return RenderedPdf(
+        content=content or rendered.content,
+        page_count=rendered.page_count,
+        warnings=warnings + rendered.warnings,
+    )
+
+
 def report_render(
     *,
     engine: str,
@@ -297,13 +338,30 @@ def report_render(
     """Render template + data with the named engine, draw its charts, lay the HTML out as
     a PDF and stamp it. Stages: rendering_template, rendering_charts, laying_out (progress
     rising with the pages laid out), finishing. `on_page(n)` is called as page n starts."""
-    notify = on_stage or (lambda stage, progress: None)
-    notify("rendering_template", 10)
-    body = get_engine(engine).render(source, data)
-    notify("rendering_charts", 20)
-    body, chart_warnings = charts_embed(
-        body, on_chart=lambda done, total: notify("rendering_charts", 20 + 20 * done // total)
+    prepared = report_prepare(
+        engine=engine, source=source, css=css, data=data, options=options, on_stage=on_stage
     )
+    return report_layout(
+        prepared,
+        options=options,
+        on_stage=on_stage,
+        on_page=on_page,
+        max_render_seconds=max_render_seconds,
+        max_pages=max_pages,
+    )
+
+
+def report_layout(
+    prepared: PreparedDocument,
+    *,
+    options: PdfOptions,
+    on_stage: StageCallback | None = None,
+    on_page: PageCallback | None = None,
+    max_render_seconds: float | None = None,
+    max_pages: int | None = None,
+) -> RenderedPdf:
+    """Lay a prepared document out in this process. Stages: laying_out, finishing."""
+    notify = on_stage or (lambda stage, progress: None)
     notify("laying_out", 40)
 
     def page_started(page: int) -> None:
@@ -312,27 +370,20 @@ def report_render(
         if on_page is not None:
             on_page(page)
 
-    meta = {"title": options.title, "author": options.author, "subject": options.subject}
-    document = build_document(body_html=body, css=css, options=options)
     if max_pages is not None:  # a preview: the first pages as the whole layout has them
         rendered = html_to_pdf(
-            document,
+            prepared.document,
             max_render_seconds=max_render_seconds,
             on_page_count=page_started,
-            meta=meta,
+            meta=prepared.meta,
             max_pages=max_pages,
         )
     else:
         rendered = document_render(
-            document,
+            prepared.document,
             max_render_seconds=max_render_seconds,
             on_page_count=page_started,
-            meta=meta,
+            meta=prepared.meta,
         )
     notify("finishing", 88)
-    content = watermark_apply(rendered.content, options.watermark) if options.watermark else None
-    return RenderedPdf(
-        content=content or rendered.content,
-        page_count=rendered.page_count,
-        warnings=chart_warnings + rendered.warnings,
-    )
+    return pdf_finish(rendered, options=options, warnings=prepared.warnings)
