@@ -101,18 +101,18 @@ def test_a_job_that_keeps_killing_its_worker_becomes_poison(user, settings):
 
 def test_cancelled_while_rendering_discards_the_result(user, report_storage):
     job = PdfJobFactory(owner=user)
-    original = execution.report_render
+    original = execution.report_layout  # the layout step of the render
 
-    def render_then_cancel(**kwargs):
-        rendered = original(**kwargs)
+    def render_then_cancel(*args, **kwargs):
+        rendered = original(*args, **kwargs)
         transitions.job_cancel(job_id=job.job_id)
         return rendered
 
-    execution.report_render = render_then_cancel
+    execution.report_layout = render_then_cancel
     try:
         assert execution.job_execute(job_id=job.job_id) is None
     finally:
-        execution.report_render = original
+        execution.report_layout = original
     job.refresh_from_db()
     assert job.status == JobStatus.CANCELLED
     assert list(report_storage.iterdir()) == []
