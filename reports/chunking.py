@@ -79,10 +79,12 @@ class ChunkPlan:
                 runs[-1] = (runs[-1][0], len(self.sections) - 1)
             return runs or [(0, len(self.sections) - 1)]
         wanted = max(1, min(chunks, len(filled)))  # the contents' own run is small: extra
-        total = sum(len(self.sections[i]) for i in filled)
+        # Sized by tags, not bytes: an embedded chart is 100 KB of base64 but one image.
+        sizes = {i: self.sections[i].count("<") + 1 for i in filled}
+        total = sum(sizes.values())
         done, cut = 0, 1
         for index in filled[:-1]:  # a run never ends after the last filled section
-            done += len(self.sections[index])
+            done += sizes[index]
             if cut < wanted and done >= cut * total / wanted:
                 runs.append((first, index))
                 first, cut = index + 1, cut + 1
