@@ -189,8 +189,14 @@ def bench_pipeline(env: dict[str, str], key: str, var: Path) -> None:
     from tests.bench import pipeline
     from tests.processes import free_port, start, stop, wait_for_worker, web_args, worker_args
 
-    # This process renders the baselines: same Redis and database as the processes.
+    # This process renders the baselines and reads job rows: same Redis and database.
     os.environ.update(REDIS_URL=env["REDIS_URL"], DATABASE_URL=env["DATABASE_URL"])
+    pipeline._django()
+    from jobs.models import PdfJob
+
+    # The jobs the latency section queued (no worker ran then) would go first otherwise.
+    _purge(Celery(broker=env["REDIS_URL"]), "pdf")
+    PdfJob.objects.all().delete()  # the bench's own database (BENCH_DATABASE_URL)
     port = free_port()
     # Child recycling off, so (d) sees the memory of the same children all along.
     worker_env = {**env, "CELERY_WORKER_MAX_TASKS_PER_CHILD": "100000"}
