@@ -25,7 +25,9 @@ class RenderTask(Task):
             )
 
 
-@shared_task(bind=True, base=RenderTask, name=RENDER_TASK, max_retries=None)
+# No result stored: the job row is the result, and the django-db backend wrote two rows a
+# job (STARTED, SUCCESS) that nothing reads.
+@shared_task(bind=True, base=RenderTask, name=RENDER_TASK, max_retries=None, ignore_result=True)
 def render_pdf(self: RenderTask, job_id: str) -> None:
     try:
         outcome = execution.job_execute(job_id=job_id)
@@ -79,7 +81,7 @@ def render_chunk(self: Task, job_id: str, index: int) -> dict[str, Any] | None:
         return None  # the job has failed: the merge finds it so and only cleans up
 
 
-@shared_task(bind=True, name=chunked.MERGE_TASK, max_retries=3)
+@shared_task(bind=True, name=chunked.MERGE_TASK, max_retries=3, ignore_result=True)
 def merge_chunks(self: Task, results: list[dict[str, Any] | None], job_id: str) -> str:
     try:
         return chunked.chunks_merge_execute(job_id=job_id, results=results)

@@ -302,26 +302,29 @@ def run(
         f"{alone:6.1f} PDFs/s   service = {service_rate / alone:.2f}x",
     )
 
-    print(f"(c) submit latency at {RATE:.0f}/s offered, workers busy", flush=True)
+    print("(c) submit latency at a fixed offered rate, workers busy", flush=True)
     # A backlog that keeps every worker child rendering for the whole measurement.
     backlog_size = int(service_rate * RATE_SECONDS * 2) + 4 * CHILDREN
-    for niceness in (0, 10):  # the workers as started, then behind the web process
-        for proc in [psutil.Process(worker.pid), *worker_children(worker)]:
-            proc.nice(niceness)
-        with ThreadPoolExecutor(8) as pool:
-            backlog = list(pool.map(lambda _: api.submit(invoice), range(backlog_size)))
-        time.sleep(1)
-        latencies = asyncio.run(_offered_load(api.base, api.key, invoice, RATE, RATE_SECONDS))
-        from jobs.models import PdfJob
+    for rate in (RATE, RATE / 4):  # the target's rate, and one a web process keeps up with
+        for niceness in (0, 10):  # the workers as started, then behind the web process
+            for proc in [psutil.Process(worker.pid), *worker_children(worker)]:
+                proc.nice(niceness)
+            with ThreadPoolExecutor(8) as pool:
+                backlog = list(pool.map(lambda _: api.submit(invoice), range(backlog_size)))
+            time.sleep(1)
+            latencies = asyncio.run(_offered_load(api.base, api.key, invoice, rate, RATE_SECONDS))
+            from jobs.models import PdfJob
 
-        busy = PdfJob.objects.filter(job_id__in=backlog[-10:]).exclude(status__in=TERMINAL).count()
-        results.add(
-            f"submit p50 / p99, worker nice {niceness} ({len(latencies)} in {RATE_SECONDS} s)",
-            f"{_pct(latencies, 0.5) * 1000:6.1f} / {_pct(latencies, 0.99) * 1000:.1f} ms"
-            f"   ({busy}/10 of the backlog unfinished at the end)",
-        )
-        purge()
-        time.sleep(2)  # the children finish what they hold
+            busy = (
+                PdfJob.objects.filter(job_id__in=backlog[-10:]).exclude(status__in=TERMINAL).count()
+            )
+            results.add(
+                f"submit p50 / p99 at {rate:.0f}/s, worker nice {niceness}",
+                f"{_pct(latencies, 0.5) * 1000:6.1f} / {_pct(latencies, 0.99) * 1000:.1f} ms"
+                f"   ({len(latencies)} submits; {busy}/10 of the backlog unfinished at the end)",
+            )
+            purge()
+            time.sleep(2)  # the children finish what they hold
 
     print(f"(d) worker RSS over {SOAK_JOBS} one-page jobs", flush=True)
     warm = [api.submit(invoice) for _ in range(50)]
