@@ -14,9 +14,10 @@ import time
 N = int(os.environ.get("BENCH_JOBS", "60"))
 # Functions whose cumulative time is one part of a job (first match wins, outermost).
 PARTS = {
-    "report_render (template, charts, layout)": ("rendering.py", "report_render"),
+    "template and charts (report_prepare)": ("rendering/report.py", "report_prepare"),
+    "layout (report_layout)": ("rendering/report.py", "report_layout"),
     "  of which the Handlebars isolate start": ("handlebars.py", "_new_isolate"),
-    "claim (job_start)": ("execution.py", "job_start"),
+    "claim (job_start)": ("worker/execution.py", "job_start"),
     "progress transitions (job_progress)": ("transitions.py", "job_progress"),
     "completion (job_complete)": ("transitions.py", "job_complete"),
     "event publishing (job_event_publish)": ("events.py", "job_event_publish"),
@@ -34,8 +35,8 @@ def main() -> int:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from jobs import execution
     from jobs.models import PdfJob
+    from jobs.worker import execution
     from reports.samples import sample_files
 
     call_command("migrate", verbosity=0)

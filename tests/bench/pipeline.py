@@ -58,15 +58,18 @@ def _django() -> None:
 def final_html(slug: str) -> str:
     """The sample's document as the renderer gets it: template run, charts drawn."""
     _django()
-    from reports.charts import charts_embed
-    from reports.engines import get_engine
-    from reports.options import parse_options
-    from reports.rendering import build_document
+    from rendering.options import parse_options
+    from rendering.report import TemplateSource, report_prepare
+    from reports.limits import limits_from_settings
     from reports.samples import sample_files
 
     html, css, data = sample_files(slug)
-    body, _ = charts_embed(get_engine("handlebars").render(html, data))
-    return build_document(body_html=body, css=css, options=parse_options({}))
+    return report_prepare(
+        source=TemplateSource(engine="handlebars", html=html, css=css),
+        data=data,
+        options=parse_options({}),
+        limits=limits_from_settings(),
+    ).document
 
 
 def _clock(fn: Callable[[], object]) -> float:
@@ -112,14 +115,16 @@ def cold_chromium(document: str, var: Path) -> float | None:
 
 def _render_invoices(count: int) -> int:
     _django()
-    from reports.options import parse_options
-    from reports.rendering import report_render
+    from rendering.options import parse_options
+    from rendering.report import TemplateSource, report_render
+    from reports.limits import limits_from_settings
     from reports.samples import sample_files
 
     html, css, data = sample_files("invoice")
-    options = parse_options({})
+    source = TemplateSource(engine="handlebars", html=html, css=css)
+    options, limits = parse_options({}), limits_from_settings()
     for _ in range(count):
-        report_render(engine="handlebars", source=html, css=css, data=data, options=options)
+        report_render(source=source, data=data, options=options, limits=limits)
     return count
 
 

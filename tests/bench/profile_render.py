@@ -26,15 +26,17 @@ def main() -> int:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
     django.setup()
-    from reports.options import parse_options
-    from reports.rendering import report_render
+    from rendering.options import parse_options
+    from rendering.report import TemplateSource, report_render
+    from reports.limits import limits_from_settings
     from reports.samples import sample_files
 
     html, css, data = sample_files(args.slug)
-    options = parse_options({})
+    source = TemplateSource(engine="handlebars", html=html, css=css)
+    options, limits = parse_options({}), limits_from_settings()
 
     def render() -> None:
-        report_render(engine="handlebars", source=html, css=css, data=data, options=options)
+        report_render(source=source, data=data, options=options, limits=limits)
 
     render()  # warm: imports, chart cache, fonts
     started = time.perf_counter()

@@ -1,0 +1,119 @@
+"""Celery tasks: take an id, call one service, decide retry."""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any
+
+from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
+
+from jobs import callbacks
+from jobs.ops import dead_letters, reconciler
+from jobs.worker import chunked, execution
+from jobs.worker.dispatch import (
+    CALLBACK_TASK,
+    CHUNK_TASK,
+    MERGE_TASK,
+    RECONCILE_TASK,
+    REDRIVE_DEAD_LETTERS_TASK,
+    RENDER_TASK,
+)
+from jobs.worker.execution import Defer
+from rendering.errors import RenderError
+
+
+class RenderTask(Task):
+    def on_failure(
+        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
+        # Runs in the worker's main process when the hard time limit killed the child:
+        # the child can no longer fail the job itself.
+        if isinstance(exc, TimeLimitExceeded) and args:
+            execution.job_fail_timeout(
+                job_id=args[0], limit="hard", worker=self.request.hostname or ""
+            )
+
+
+# No result stored: the job row is the result, and the django-db backend wrote two rows a
+# job (STARTED, SUCCESS) that nothing reads.
+@shared_task(bind=True, base=RenderTask, name=RENDER_TASK, max_retries=None, ignore_result=True)
+def render_pdf(self: RenderTask, job_id: str) -> None:
+    try:
+        outcome = execution.job_execute(job_id=job_id)
+    except SoftTimeLimitExceeded:
+        execution.job_fail_timeout(job_id=job_id, limit="soft")
+        return
+    except Exception as exc:  # permanent errors were handled inside; the rest may pass
+        countdown = execution.job_handle_transient_error(
+            job_id=job_id,
+            error=exc,
+            traceback=traceback.format_exc(),
+            task_id=self.request.id or "",
+        )
+        if countdown is None:
+            return
+        raise self.retry(countdown=countdown, exc=exc) from exc
+    if isinstance(outcome, Defer):
+        # Another delivery of this job may still be rendering; look again once its
+        # heartbeat would have gone stale.
+        raise self.retry(countdown=outcome.seconds)
+
+
+def _chunk_failed(task: Task, job_id: str, exc: Exception) -> None:
+    """A chunk or merge error: permanent ones fail the job now; others retry this task
+    alone (the other chunks keep their results) until its retries are used up."""
+    if isinstance(exc, RenderError):
+        execution.job_fail_permanently(
+            job_id=job_id, error=exc.message, code=exc.code, dead_letter=False
+        )
+        return
+    if isinstance(exc, SoftTimeLimitExceeded):
+        execution.job_fail_timeout(job_id=job_id, limit="soft")
+        return
+    if task.request.retries >= (task.max_retries or 0):
+        execution.job_fail_permanently(
+            job_id=job_id,
+            error=f"A part of the report failed {task.request.retries + 1} times: {exc}",
+            code="retries_exhausted",
+        )
+        return
+    countdown = execution.retry_countdown(attempt=task.request.retries + 1)
+    raise task.retry(countdown=countdown, exc=exc) from exc
+
+
+@shared_task(bind=True, name=CHUNK_TASK, max_retries=3)
+def render_chunk(self: Task, job_id: str, index: int) -> dict[str, Any] | None:
+    try:
+        return chunked.chunk_execute(job_id=job_id, index=index)
+    except Exception as exc:
+        _chunk_failed(self, job_id, exc)
+        return None  # the job has failed: the merge finds it so and only cleans up
+
+
+@shared_task(bind=True, name=MERGE_TASK, max_retries=3, ignore_result=True)
+def merge_chunks(self: Task, results: list[dict[str, Any] | None], job_id: str) -> str:
+    try:
+        return chunked.chunks_merge_execute(job_id=job_id, results=results)
+    except Exception as exc:
+        _chunk_failed(self, job_id, exc)
+        return ""
+
+
+@shared_task(name=RECONCILE_TASK)
+def reconcile() -> dict[str, int]:
+    return reconciler.jobs_reconcile()
+
+
+@shared_task(name=REDRIVE_DEAD_LETTERS_TASK)
+def redrive_dead_letters() -> int:
+    return dead_letters.dead_letters_redrive_due()
+
+
+@shared_task(bind=True, name=CALLBACK_TASK, max_retries=None)
+def deliver_callback(self: Task, job_id: str) -> None:
+    try:
+        callbacks.callback_deliver(job_id=job_id)
+    except callbacks.CallbackError as exc:
+        countdown = execution.retry_countdown(attempt=self.request.retries + 1)
+        raise self.retry(countdown=countdown, exc=exc) from exc
