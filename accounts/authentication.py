@@ -9,6 +9,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from accounts.services import api_key_authenticate
+from config.logs import tenant_log_bind
 
 API_KEY_HEADER = "X-API-Key"
 
@@ -21,6 +22,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         user = api_key_authenticate(raw_key)
         if user is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
+        tenant_log_bind(user)
         return user, None
 
     def authenticate_header(self, request: Request) -> str:

@@ -1,8 +1,10 @@
 """The Celery application, configured from Django settings with the CELERY_ prefix."""
 
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import setup_logging
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
@@ -10,3 +12,14 @@ app = Celery("pdfreports")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # Tasks live in jobs/worker/tasks.py, not in an app's top-level tasks module.
 app.autodiscover_tasks(lambda: ["jobs.worker"])
+
+
+@setup_logging.connect
+def _logging_from_django_settings(**_: Any) -> None:
+    """Workers and beat log exactly as the web does (config/logs.py), instead of Celery's
+    own format; connecting this signal also stops Celery from taking over the root logger."""
+    from django.conf import settings
+
+    from config.logs import configure
+
+    configure(settings.LOGGING)

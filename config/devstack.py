@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from config import embedded_redis
+from config import embedded_redis, metrics_dir
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 HOST = os.environ.get("HOST", "127.0.0.1")
@@ -25,7 +25,7 @@ def _manage(*args: str) -> None:
 
 def _processes(var_dir: Path) -> dict[str, list[str]]:
     python = sys.executable
-    return {
+    processes = {
         "web": [python, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", PORT],
         "worker": [
             python,
@@ -49,6 +49,10 @@ def _processes(var_dir: Path) -> dict[str, list[str]]:
             f"--schedule={var_dir / 'celerybeat-schedule'}",
         ],
     }
+    if os.environ.get("FLOWER_PORT"):  # optional: `FLOWER_PORT=5555 make run`; Flower reads it
+        processes["flower"] = [python, "-m", "celery", "-A", "config", "flower"]
+        processes["flower"].append(f"--address={HOST}")
+    return processes
 
 
 def main() -> int:
@@ -58,6 +62,8 @@ def main() -> int:
     if not os.environ.get("REDIS_URL"):
         url = embedded_redis.start(var_dir / "redis")
         print(f"devstack: embedded Redis at {url}", flush=True)
+    # One metrics directory for web, worker and beat, empty at each start.
+    metrics_dir.metrics_dir_prepare(default=var_dir / "prometheus", wipe_default=True)
     _manage("migrate", "--noinput", "-v", "0")
     _manage("seed_demo")
 

@@ -52,3 +52,39 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if value is None:
         return default
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    if value.strip().lower() not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r} is not one of: {', '.join(choices)}.")
+    return value.strip().lower()
+
+
+def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not a number.") from None
+    if minimum is not None and number < minimum:
+        raise ImproperlyConfigured(f"{name}={number} is below the minimum of {minimum}.")
+    return number
+
+
+def env_admins(name: str) -> list[tuple[str, str]]:
+    """`ADMINS=ops@example.com,Ann <ann@example.com>` as Django's [(name, email), ...]."""
+    admins = []
+    for item in env_list(name, []):
+        if "<" in item and item.endswith(">"):
+            person, _, address = item[:-1].partition("<")
+            admins.append((person.strip() or address.strip(), address.strip()))
+        elif "@" in item:
+            admins.append((item, item))
+        else:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not an email address.")
+    return admins

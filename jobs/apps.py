@@ -10,3 +10,4 @@ class JobsConfig(AppConfig):
     def ready(self) -> None:
         # The operators' console lives in jobs/ops/, where admin autodiscovery does not look.
         from jobs.ops import admin  # noqa: F401
+        from jobs.worker import signals  # noqa: F401 - connects the Celery signal handlers

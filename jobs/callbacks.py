@@ -21,6 +21,7 @@ from django.utils import timezone
 from jobs.links import with_links
 from jobs.live.events import job_event_payload
 from jobs.models import TERMINAL_STATUSES, PdfJob
+from jobs.ops.metrics import WEBHOOK_DELIVERIES
 
 logger = logging.getLogger(__name__)
 
@@ -83,9 +84,12 @@ def callback_deliver(*, job_id: UUID | str) -> bool:
         PdfJob.objects.filter(pk=job.pk, callback_sent_at__isnull=True).update(
             callback_sent_at=timezone.now(), callback_error=""
         )
+        WEBHOOK_DELIVERIES.labels(outcome="delivered").inc()
         return True
     PdfJob.objects.filter(pk=job.pk).update(callback_error=problem[:2000])
     if job.callback_attempts + 1 < settings.CALLBACK_MAX_ATTEMPTS:
+        WEBHOOK_DELIVERIES.labels(outcome="retry").inc()
         raise CallbackError(problem)
+    WEBHOOK_DELIVERIES.labels(outcome="gave_up").inc()
     logger.warning("gave up on the callback of job %s: %s", job.job_id, problem)
     return False

@@ -125,3 +125,49 @@ class DeadLetter(models.Model):
 
     def __str__(self) -> str:
         return f"dead letter for {self.job.job_id}"
+
+
+class AlertRule(models.TextChoices):
+    GENERATION_SLOW = "generation_slow", "Average generation time"
+    FAILURE_RATE = "failure_rate", "Failure rate"
+    QUEUE_AGE = "queue_age", "Oldest queued message"
+    DEAD_LETTERS = "dead_letters", "Dead letters growing"
+    NO_WORKER = "no_worker", "No worker alive"
+
+
+class Alert(models.Model):
+    """One episode of a rule's condition holding: opened once, resolved when it clears."""
+
+    rule = models.CharField(max_length=30, choices=AlertRule.choices)
+    message = models.TextField(help_text="What was seen when the alert opened.")
+    value = models.FloatField(help_text="The measured value when it opened.")
+    threshold = models.FloatField()
+    last_value = models.FloatField(help_text="The value at the latest evaluation.")
+    last_checked_at = models.DateTimeField()
+    opened_at = models.DateTimeField(db_index=True)
+    # When the condition was first seen clear again; the alert resolves once it has stayed
+    # clear for ALERT_RESOLVE_AFTER_SECONDS, so a value hovering at the threshold does not
+    # open and resolve it every minute.
+    cleared_at = models.DateTimeField(null=True, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_message = models.TextField(blank=True)
+    notify_error = models.TextField(blank=True, help_text="Why a notification did not go out.")
+
+    class Meta:
+        ordering = ["-opened_at"]
+        constraints = [
+            # At most one open alert per rule: the guard that keeps it from opening twice.
+            models.UniqueConstraint(
+                fields=["rule"],
+                condition=models.Q(resolved_at__isnull=True),
+                name="alert_one_open_per_rule",
+            )
+        ]
+
+    def __str__(self) -> str:
+        state = "resolved" if self.resolved_at else "open"
+        return f"{self.get_rule_display()} ({state})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.resolved_at is None

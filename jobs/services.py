@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -14,7 +15,9 @@ from django.db import IntegrityError, transaction
 from jobs import transitions
 from jobs.callbacks import callback_url_check
 from jobs.live.events import job_event_payload, job_event_publish
+from jobs.log_context import job_log_bind
 from jobs.models import PdfJob
+from jobs.ops.metrics import JOBS_SUBMITTED, job_renderer
 from jobs.worker import dispatch
 from rendering.engines import ENGINE_NAMES, get_engine
 from rendering.errors import ApplicationError, Conflict, NotFound
@@ -24,6 +27,8 @@ from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.services import template_current_version
 from reports.validation import data_check, data_validate, size_check
+
+logger = logging.getLogger(__name__)
 
 
 def request_digest(payload: dict[str, Any]) -> str:
@@ -163,12 +168,16 @@ def job_create(
             transaction.on_commit(
                 lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id)
             )
+            transaction.on_commit(JOBS_SUBMITTED.labels(renderer=job_renderer(job)).inc)
     except IntegrityError:
         # The same key raced in from another request: answer with the job that won.
         replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)
         if replayed is None:
             raise
         return replayed, False
+    job_log_bind(job)
+    template = source.template.slug if source.template else "inline"
+    logger.info("job accepted (%s engine, template %s)", job.engine, template)
     return job, True
 
 

@@ -1,9 +1,10 @@
 """The job state machine: the only module that writes PdfJob.status.
 
 Every transition is one guarded UPDATE (compare-and-set on the current status), stamps
-its time and publishes one event after the transaction commits (and, on reaching a final
-status, queues the job's completion callback). A transition that finds
-the job in another state changes nothing and returns None: someone else got there first.
+its time and, after the transaction commits, publishes one event and counts it in the
+metrics (and, on reaching a final status, queues the job's completion callback). A
+transition that finds the job in another state changes nothing and returns None: someone
+else got there first.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.utils import timezone
 
 from jobs.live.events import job_event_payload, job_event_publish
 from jobs.models import JobStatus, PdfJob
+from jobs.ops.metrics import job_transition_observe
 from jobs.worker import dispatch
 
 QUEUED, PROCESSING, COMPLETED, FAILED, CANCELLED = (
@@ -48,6 +50,7 @@ def _transition(
         transaction.on_commit(
             lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id)
         )
+        transaction.on_commit(lambda: job_transition_observe(job))
         if job.callback_url and job.is_terminal:
             transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job_id))
     return job

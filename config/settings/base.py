@@ -5,5 +5,6 @@ from config.settings.api import *
 from config.settings.core import *
 from config.settings.data import *
 from config.settings.logs import *
+from config.settings.ops import *
 from config.settings.pdf import *
 from config.settings.workers import *

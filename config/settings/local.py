@@ -4,6 +4,10 @@
 from config.settings.base import *
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
+LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("json", "text"))
+LOGGING = logging_dict(fmt=LOG_FORMAT, level=LOG_LEVEL)
+# Mail (alerts to ADMINS) is printed, not sent, unless configured.
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend") or ""
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 # Static files straight from the app and static/ directories; no collectstatic needed.
 STATIC_ROOT = None

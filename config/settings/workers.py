@@ -7,6 +7,7 @@ from typing import Any
 from config.env import env_int, env_str
 from config.settings.core import TIME_ZONE
 from config.settings.data import REDIS_URL
+from config.settings.ops import ALERT_INTERVAL_SECONDS
 from config.settings.pdf import (
     DLQ_REDRIVE_INTERVAL_SECONDS,
     PDF_HARD_TIME_LIMIT,
@@ -29,6 +30,7 @@ CELERY_TASK_ROUTES = {
     "jobs.deliver_callback": {"queue": "maintenance"},
     "jobs.reconcile": {"queue": "maintenance"},
     "jobs.redrive_dead_letters": {"queue": "maintenance"},
+    "jobs.evaluate_alerts": {"queue": "maintenance"},
 }
 # A job is only acknowledged once rendered, so a crashed worker's job is redelivered.
 CELERY_TASK_ACKS_LATE = True
@@ -62,13 +64,16 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_max": 0.2,
 }
 CELERY_TASK_TRACK_STARTED = True
+# Task events (sent, received, started, succeeded, failed...) for Flower and `celery events`.
 CELERY_WORKER_SEND_TASK_EVENTS = True
+CELERY_TASK_SEND_SENT_EVENT = True
 CELERY_BEAT_SCHEDULE = {
     "reconcile-jobs": {"task": "jobs.reconcile", "schedule": RECONCILE_INTERVAL_SECONDS},
     "redrive-dead-letters": {
         "task": "jobs.redrive_dead_letters",
         "schedule": DLQ_REDRIVE_INTERVAL_SECONDS,
     },
+    "evaluate-alerts": {"task": "jobs.evaluate_alerts", "schedule": ALERT_INTERVAL_SECONDS},
 }
 
 # ---------------------------------------------------------------- Channels

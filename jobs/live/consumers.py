@@ -15,6 +15,7 @@ from django.conf import settings
 from jobs.links import with_links
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.live.subscriptions import job_follow, owner_follow
+from jobs.ops.metrics import live_stream
 from rendering.errors import ApplicationError
 
 CLOSE_UNAUTHENTICATED = 4401
@@ -75,13 +76,14 @@ class _FollowingConsumer(AsyncJsonWebsocketConsumer):
         self.follower = asyncio.create_task(self._relay(events))
 
     async def _relay(self, events: AsyncIterator[dict[str, Any] | None]) -> None:
-        try:
-            async for event in events:
-                if event is not None:
-                    await self.send_json(with_links(event, self._absolute))
-            await self.close()
-        except OSError:
-            pass  # the client went away mid-send (uvicorn's ClientDisconnected); nothing to do
+        with live_stream("websocket"):
+            try:
+                async for event in events:
+                    if event is not None:
+                        await self.send_json(with_links(event, self._absolute))
+                await self.close()
+            except OSError:
+                pass  # the client went away mid-send (uvicorn's ClientDisconnected)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         # Client keep-alive: a browser cannot see WebSocket pings, so it sends its own and

@@ -17,6 +17,7 @@ from accounts.authentication import API_KEY_HEADER
 from jobs.links import with_links
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.live.subscriptions import job_follow, owner_follow
+from jobs.ops.metrics import live_stream
 from rendering.errors import ApplicationError
 
 Events = AsyncIterator[dict[str, Any] | None]
@@ -28,15 +29,16 @@ def _last_event_id(request: HttpRequest) -> int:
 
 
 async def _stream(request: HttpRequest, events: Events, *, with_ids: bool) -> AsyncIterator[str]:
-    yield "retry: 2000\n\n"
-    async for event in events:
-        if event is None:
-            yield ": keep-alive\n\n"
-            continue
-        payload: dict[str, Any] = with_links(event, request.build_absolute_uri)
-        # An owner's stream has no id: seq counts per job, not per stream.
-        event_id = f"id: {payload['seq']}\n" if with_ids else ""
-        yield f"{event_id}data: {json.dumps(payload)}\n\n"
+    with live_stream("sse"):
+        yield "retry: 2000\n\n"
+        async for event in events:
+            if event is None:
+                yield ": keep-alive\n\n"
+                continue
+            payload: dict[str, Any] = with_links(event, request.build_absolute_uri)
+            # An owner's stream has no id: seq counts per job, not per stream.
+            event_id = f"id: {payload['seq']}\n" if with_ids else ""
+            yield f"{event_id}data: {json.dumps(payload)}\n\n"
 
 
 async def _respond(

@@ -14,7 +14,10 @@ from django.utils.safestring import SafeString
 from jobs import services
 from jobs.links import pdf_path
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from jobs.ops import dead_letters
+from jobs.ops import (
+    alert_admin,  # noqa: F401 - registers the Alert admin
+    dead_letters,
+)
 from rendering.errors import Conflict
 
 STATUS_COLOURS: dict[str, str] = {

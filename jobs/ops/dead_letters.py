@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from jobs import services
 from jobs.models import DeadLetter, JobStatus, PdfJob
+from jobs.ops.metrics import JOBS_DEAD_LETTERED
 from jobs.worker.dispatch import RENDER_TASK
 
 BATCH = 500
@@ -32,6 +33,7 @@ def dead_letter_record(
     }
     if not DeadLetter.objects.filter(job=job).update(**fields):
         DeadLetter.objects.create(job=job, **fields)
+    JOBS_DEAD_LETTERED.labels(error_code=code).inc()
 
 
 def dead_letter_redrive(*, dead_letter: DeadLetter) -> PdfJob | None:

@@ -1,111 +1,122 @@
-"""Service metrics in the Prometheus text format, computed from the database (the truth)
-and the broker: the seed's generation-time histogram, completion and failure counters,
-failure rate, plus queue depth, stuck jobs and dead letters."""
+"""Prometheus instruments that count what happens to jobs, where it happens.
+
+Web processes, worker pool children and the worker's main process each write their own
+files under PROMETHEUS_MULTIPROC_DIR (prometheus_client's multiprocess mode); /metrics adds
+them up. Scrape-time state (queue depth, jobs in flight) is in jobs.ops.scrape.
+"""
 
 from __future__ import annotations
 
-from datetime import timedelta
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-import redis
-from django.conf import settings
-from django.db.models import Count, Q
-from django.utils import timezone
+from prometheus_client import Counter, Gauge, Histogram
 
-from jobs.models import DeadLetter, JobStatus, PdfJob
+from config.metrics_dir import metrics_dir_prepare
+from jobs.models import JobStatus, PdfJob
 
-BUCKETS = (0.5, 1, 2, 5, 10, 30, 60, 120, 300)
-WINDOW = timedelta(hours=1)
+# In multiprocess mode every metric made below opens a file in the directory at once.
+metrics_dir_prepare(default=None)
+
+# The seed alerts on an average above 30 s; buckets are dense around it.
+GENERATION_BUCKETS = (0.5, 1, 2, 5, 10, 20, 30, 45, 60, 120, 300, 600)
+STAGE_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+
+GENERATION_SECONDS = Histogram(
+    "pdf_generation_seconds",
+    "Submit-to-completion time of completed jobs (the seed's generation time).",
+    ["renderer", "template"],
+    buckets=GENERATION_BUCKETS,
+)
+RENDER_STAGE_SECONDS = Histogram(
+    "pdf_render_stage_seconds",
+    "Time a render attempt spent in each stage.",
+    ["stage"],
+    buckets=STAGE_BUCKETS,
+)
+JOBS_SUBMITTED = Counter("pdf_jobs_submitted", "Jobs accepted by a submit.", ["renderer"])
+JOBS_COMPLETED = Counter("pdf_jobs_completed", "Jobs that completed.", ["renderer"])
+JOBS_FAILED = Counter("pdf_jobs_failed", "Jobs that failed, by error code.", ["error_code"])
+JOBS_RETRIED = Counter(
+    "pdf_jobs_retried", "Attempts that ended in a scheduled retry, by error code.", ["error_code"]
+)
+JOBS_DEAD_LETTERED = Counter(
+    "pdf_jobs_dead_lettered",
+    "Jobs written to the dead-letter table, by error code.",
+    ["error_code"],
+)
+JOBS_CANCELLED = Counter("pdf_jobs_cancelled", "Jobs cancelled before they finished.")
+WEBHOOK_DELIVERIES = Counter(
+    "pdf_webhook_deliveries",
+    "Completion callback delivery attempts, by outcome (delivered, retry, gave_up).",
+    ["outcome"],
+)
+# livesum: a dead web process's open streams drop out of the sum (see jobs.ops.scrape).
+LIVE_STREAMS = Gauge(
+    "pdf_live_streams",
+    "Open live-update streams, by transport.",
+    ["transport"],
+    multiprocess_mode="livesum",
+)
 
 
-def _queue_depth() -> int | None:
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=2)
-    try:
-        return int(client.llen(settings.CELERY_TASK_DEFAULT_QUEUE))
-    except redis.RedisError:
-        return None
-    finally:
-        client.close()
+def job_renderer(job: PdfJob) -> str:
+    """The layout library that renders the job; xhtml2pdf is the only one so far."""
+    return "xhtml2pdf"
 
 
-def metrics_text() -> str:
-    now = timezone.now()
-    lines: list[str] = []
+def job_template_label(job: PdfJob) -> str:
+    """Stored templates by slug; inline templates share one label so tenants' ad-hoc HTML
+    cannot grow the number of series."""
+    if job.template_id is not None and job.template is not None:
+        return job.template.slug
+    return "inline"
 
-    def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
-        lines.append(f"# HELP {name} {help_text}")
-        lines.append(f"# TYPE {name} {kind}")
-        lines.extend(f"{name}{labels} {value}" for labels, value in samples)
 
-    by_status = dict(PdfJob.objects.values_list("status").annotate(n=Count("id")))
-    metric(
-        "pdf_jobs",
-        "gauge",
-        "Jobs by current status.",
-        [(f'{{status="{s}"}}', by_status.get(s, 0)) for s in JobStatus.values],
-    )
-
-    recent = PdfJob.objects.filter(completed_at__gte=now - WINDOW)
-    finished = recent.filter(status__in=[JobStatus.COMPLETED, JobStatus.FAILED])
-    counts = finished.aggregate(
-        completed=Count("id", filter=Q(status=JobStatus.COMPLETED)),
-        failed=Count("id", filter=Q(status=JobStatus.FAILED)),
-    )
-    metric(
-        "pdf_generation_finished_1h",
-        "gauge",
-        "Jobs finished in the last hour.",
-        [(f'{{status="{k}"}}', v) for k, v in counts.items()],
-    )
-    total = counts["completed"] + counts["failed"]
-    metric(
-        "pdf_generation_failure_ratio_1h",
-        "gauge",
-        "Failed / finished in the last hour (the seed alerts above 0.05).",
-        [("", round(counts["failed"] / total, 4) if total else 0)],
-    )
-    failures = dict(
-        recent.filter(status=JobStatus.FAILED).values_list("error_code").annotate(n=Count("id"))
-    )
-    metric(
-        "pdf_generation_failed_1h",
-        "gauge",
-        "Failures in the last hour by error type.",
-        [(f'{{error_type="{code or "unknown"}"}}', n) for code, n in failures.items()],
-    )
-
-    durations = [
-        (done - created).total_seconds()
-        for created, done in recent.filter(status=JobStatus.COMPLETED).values_list(
-            "created_at", "completed_at"
+def job_transition_observe(job: PdfJob) -> None:
+    """Count a transition once it has committed (called by jobs.transitions)."""
+    if job.status == JobStatus.COMPLETED and job.completed_at is not None:
+        seconds = (job.completed_at - job.created_at).total_seconds()
+        renderer = job_renderer(job)
+        JOBS_COMPLETED.labels(renderer=renderer).inc()
+        GENERATION_SECONDS.labels(renderer=renderer, template=job_template_label(job)).observe(
+            seconds
         )
-        if done is not None
-    ]
-    samples = [(f'{{le="{b}"}}', sum(1 for d in durations if d <= b)) for b in BUCKETS]
-    samples.append(('{le="+Inf"}', len(durations)))
-    lines.append("# HELP pdf_generation_duration_seconds Submit-to-completion time, last hour.")
-    lines.append("# TYPE pdf_generation_duration_seconds histogram")
-    lines.extend(f"pdf_generation_duration_seconds_bucket{lb} {v}" for lb, v in samples)
-    lines.append(f"pdf_generation_duration_seconds_sum {round(sum(durations), 3)}")
-    lines.append(f"pdf_generation_duration_seconds_count {len(durations)}")
+    elif job.status == JobStatus.FAILED:
+        JOBS_FAILED.labels(error_code=job.error_code or "unknown").inc()
+    elif job.status == JobStatus.QUEUED and job.stage == "retry_scheduled":
+        JOBS_RETRIED.labels(error_code=job.error_code or "unknown").inc()
+    elif job.status == JobStatus.CANCELLED:
+        JOBS_CANCELLED.inc()
 
-    stale = now - timedelta(seconds=settings.PDF_HEARTBEAT_STALE_SECONDS)
-    stuck = PdfJob.objects.filter(status=JobStatus.PROCESSING, heartbeat_at__lt=stale).count()
-    metric("pdf_jobs_stuck", "gauge", "Processing jobs whose heartbeat is stale.", [("", stuck)])
-    letters = dict(DeadLetter.objects.values_list("permanent").annotate(n=Count("id")))
-    metric(
-        "pdf_dead_letters",
-        "gauge",
-        "Dead letters, by whether they are auto re-driven.",
-        [
-            ('{permanent="false"}', letters.get(False, 0)),
-            ('{permanent="true"}', letters.get(True, 0)),
-        ],
-    )
-    depth = _queue_depth()
-    metric(
-        "pdf_queue_depth",
-        "gauge",
-        "Render messages waiting in the broker (-1: unreachable).",
-        [("", -1 if depth is None else depth)],
-    )
-    return "\n".join(lines) + "\n"
+
+class StageTimer:
+    """Times the stages a render reports: each stage lasts until the next one starts."""
+
+    def __init__(self) -> None:
+        self._stage: str | None = None
+        self._since = 0.0
+
+    def enter(self, stage: str) -> None:
+        now = time.monotonic()
+        if self._stage is not None and stage != self._stage:
+            RENDER_STAGE_SECONDS.labels(stage=self._stage).observe(now - self._since)
+        if stage != self._stage:
+            self._stage, self._since = stage, now
+
+    def finish(self) -> None:
+        if self._stage is not None:
+            RENDER_STAGE_SECONDS.labels(stage=self._stage).observe(time.monotonic() - self._since)
+            self._stage = None
+
+
+@contextmanager
+def live_stream(transport: str) -> Iterator[None]:
+    """Count an open SSE or WebSocket stream for as long as the block runs."""
+    gauge = LIVE_STREAMS.labels(transport=transport)
+    gauge.inc()
+    try:
+        yield
+    finally:
+        gauge.dec()

@@ -6,8 +6,9 @@ import hmac
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from prometheus_client import CONTENT_TYPE_LATEST
 
-from jobs.ops.metrics import metrics_text
+from jobs.ops.scrape import metrics_exposition
 
 
 def metrics(request: HttpRequest) -> HttpResponse:
@@ -21,4 +22,4 @@ def metrics(request: HttpRequest) -> HttpResponse:
                 status=401,
                 content_type="text/plain",
             )
-    return HttpResponse(metrics_text(), content_type="text/plain; version=0.0.4")
+    return HttpResponse(metrics_exposition(), content_type=CONTENT_TYPE_LATEST)

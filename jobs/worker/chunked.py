@@ -137,7 +137,7 @@ def chunks_merge_execute(*, job_id: UUID | str, results: list[dict[str, Any] | N
         options=parse_options(job.options),
         warnings=manifest["warnings"],
     )
-    from jobs.worker.execution import storage_key
+    from jobs.worker.execution import log_if_slow, storage_key
 
     key = storage.save(storage_key(job_id), ContentFile(rendered.content))
     done = transitions.job_complete(
@@ -149,6 +149,8 @@ def chunks_merge_execute(*, job_id: UUID | str, results: list[dict[str, Any] | N
     )
     if done is None and PdfJob.objects.filter(job_id=job_id, status=JobStatus.CANCELLED).exists():
         storage.delete(key)  # cancelled while merging: the result is discarded
+    if done is not None:
+        log_if_slow(done)
     chunks_delete(job_id=job_id, count=len(results))
     return key
 

@@ -21,6 +21,7 @@ RECONCILE_TASK = "jobs.reconcile"
 REDRIVE_DEAD_LETTERS_TASK = "jobs.redrive_dead_letters"
 CHUNK_TASK = "jobs.render_chunk"
 MERGE_TASK = "jobs.merge_chunks"
+EVALUATE_ALERTS_TASK = "jobs.evaluate_alerts"
 TASK_ID_PREFIX = "render-"
 
 

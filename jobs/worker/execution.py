@@ -15,8 +15,10 @@ from django.core.files.storage import storages
 from django.utils import timezone
 
 from jobs import transitions
+from jobs.log_context import job_log_bind, stage_log_bind
 from jobs.models import JobStatus, PdfJob
 from jobs.ops.dead_letters import dead_letter_record
+from jobs.ops.metrics import StageTimer
 from jobs.worker.chunked import chunk_plan_for, job_dispatch_chunks
 from jobs.worker.faults import fault_before_render
 from jobs.worker.heartbeat import Heartbeat
@@ -107,11 +109,17 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
         return started
     job = started
     throttle = ProgressThrottle()
+    job_log_bind(job)
+    stage_log_bind("started")
+    stages = StageTimer()
+    stages.enter("started")
     with Heartbeat(job_id=job.job_id, worker=worker) as heartbeat:
 
         def on_stage(stage: str, progress: int) -> None:
             if heartbeat.lost.is_set():
                 raise JobAbandoned
+            stages.enter(stage)  # timings and logs see every stage; the row is coalesced
+            stage_log_bind(stage)
             if throttle.due():
                 transitions.job_progress(job_id=job.job_id, stage=stage, progress=progress)
 
@@ -151,6 +159,7 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
             return None
         storage = storages["reports"]
         key = storage.save(storage_key(job.job_id), ContentFile(rendered.content))
+        stages.finish()
     done = transitions.job_complete(
         job_id=job.job_id,
         pdf_file=key,

@@ -9,11 +9,12 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
 from jobs import callbacks
-from jobs.ops import dead_letters, reconciler
+from jobs.ops import alerts, dead_letters, history, queues, reconciler
 from jobs.worker import chunked, execution
 from jobs.worker.dispatch import (
     CALLBACK_TASK,
     CHUNK_TASK,
+    EVALUATE_ALERTS_TASK,
     MERGE_TASK,
     RECONCILE_TASK,
     REDRIVE_DEAD_LETTERS_TASK,
@@ -117,3 +118,11 @@ def deliver_callback(self: Task, job_id: str) -> None:
     except callbacks.CallbackError as exc:
         countdown = execution.retry_countdown(attempt=self.request.retries + 1)
         raise self.retry(countdown=countdown, exc=exc) from exc
+
+
+@shared_task(name=EVALUATE_ALERTS_TASK)
+def evaluate_alerts() -> dict[str, str]:
+    stats = queues.broker_stats()
+    if stats is not None:
+        history.queue_history_record(stats)  # the dashboard's queue-depth chart
+    return alerts.alerts_evaluate()

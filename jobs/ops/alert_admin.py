@@ -1,0 +1,44 @@
+"""Alerts in the admin: a read-only history of what was opened, when and why."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from jobs.models import Alert
+
+
+class AlertStateFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("open", "Open"), ("resolved", "Resolved")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() == "open":
+            return queryset.filter(resolved_at__isnull=True)
+        if self.value() == "resolved":
+            return queryset.filter(resolved_at__isnull=False)
+        return queryset
+
+
+@admin.register(Alert)
+class AlertAdmin(admin.ModelAdmin):
+    list_display = ("rule", "is_open", "opened_at", "resolved_at", "value", "threshold", "message")
+    list_filter = (AlertStateFilter, "rule")
+    date_hierarchy = "opened_at"
+    readonly_fields = [field.name for field in Alert._meta.fields]
+
+    @admin.display(boolean=True, description="open")
+    def is_open(self, alert: Alert) -> bool:
+        return alert.is_open
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # alerts are opened by the rules, not by hand
+
+    def has_change_permission(self, request: HttpRequest, obj: Alert | None = None) -> bool:
+        return False

@@ -1,0 +1,98 @@
+"""Which Celery workers are alive: each worker's main process stamps a Redis sorted set
+every WORKER_PRESENCE_SECONDS, so a scrape or the dashboard reads them in one call, and a
+worker that died simply stops being there."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from django.conf import settings
+
+PRESENCE_KEY = "pdf:workers"  # member: worker hostname, score: when its presence expires
+INFO_KEY = "pdf:workers:info"  # hostname -> JSON (host, pid, processes, queues, started_at)
+
+
+def _client() -> redis.Redis:
+    return redis.Redis.from_url(
+        settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2
+    )
+
+
+def _expires_after() -> float:
+    # Three missed beats before a worker counts as gone.
+    return 3 * settings.WORKER_PRESENCE_SECONDS
+
+
+def presence_stamp(*, hostname: str, info: dict[str, Any]) -> None:
+    now = time.time()
+    client = _client()
+    try:
+        pipe = client.pipeline(transaction=False)
+        pipe.zadd(PRESENCE_KEY, {hostname: now + _expires_after()})
+        pipe.hset(INFO_KEY, hostname, json.dumps(info))
+        pipe.execute()
+    finally:
+        client.close()
+
+
+def presence_leave(*, hostname: str) -> None:
+    client = _client()
+    try:
+        client.zrem(PRESENCE_KEY, hostname)
+        client.hdel(INFO_KEY, hostname)
+    finally:
+        client.close()
+
+
+def workers_alive_count(client: redis.Redis) -> int:
+    return int(client.zcount(PRESENCE_KEY, time.time(), "+inf"))
+
+
+def workers_alive() -> list[dict[str, Any]]:
+    """Live workers with what they said about themselves, by hostname."""
+    client = _client()
+    try:
+        members: list[bytes] = client.zrangebyscore(PRESENCE_KEY, time.time(), "+inf")  # type: ignore[assignment]
+        names = [member.decode() for member in members]
+        infos = client.hmget(INFO_KEY, names) if names else []
+    finally:
+        client.close()
+    return [
+        {"hostname": name, **(json.loads(raw) if raw else {})}
+        for name, raw in zip(names, infos, strict=True)
+    ]
+
+
+class PresenceBeat:
+    """A daemon thread in the worker's main process that keeps its presence stamped."""
+
+    def __init__(self, *, hostname: str, info: Callable[[], dict[str, Any]]) -> None:
+        self.hostname = hostname
+        self.info = info  # read at every beat: pool children come and go
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="worker-presence", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                presence_stamp(hostname=self.hostname, info=self.info())
+            except redis.RedisError:
+                pass  # the broker is down; the worker is in trouble anyway, try again later
+            if self._stop.wait(settings.WORKER_PRESENCE_SECONDS):
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        try:
+            presence_leave(hostname=self.hostname)
+        except redis.RedisError:
+            pass  # it expires by itself

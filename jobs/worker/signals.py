@@ -1,0 +1,111 @@
+"""Celery signal handlers for operations: log context per task, stamp messages for
+queue-age metrics, tidy up a pool child's live gauges when it exits, keep the worker's
+presence stamped, and serve a worker host's metrics."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from typing import Any
+
+from celery.signals import (
+    before_task_publish,
+    task_postrun,
+    task_prerun,
+    worker_process_shutdown,
+    worker_ready,
+    worker_shutdown,
+)
+from django.conf import settings
+from prometheus_client import CollectorRegistry, multiprocess, start_http_server
+
+from jobs.log_context import job_id_log_bind, log_context_end, log_context_start
+from jobs.ops.queues import SENT_AT_HEADER
+from jobs.ops.scrape import multiprocess_dir
+from jobs.worker.dispatch import CALLBACK_TASK, RENDER_TASK
+from jobs.worker.presence import PresenceBeat
+
+logger = logging.getLogger(__name__)
+
+
+_JOB_TASKS = {RENDER_TASK, CALLBACK_TASK}  # both take the job id as their argument
+
+
+@task_prerun.connect
+def log_context_for_task(task_id: str = "", task: Any = None, args: Any = None, **_: Any) -> None:
+    name = getattr(task, "name", "")
+    log_context_start(task=name, task_id=task_id)
+    if name in _JOB_TASKS and args:
+        job_id_log_bind(args[0])
+
+
+@task_postrun.connect
+def log_context_after_task(**_: Any) -> None:
+    log_context_end()
+
+
+@before_task_publish.connect
+def stamp_sent_at(headers: dict[str, Any] | None = None, **_: Any) -> None:
+    if headers is not None:
+        headers.setdefault(SENT_AT_HEADER, time.time())
+
+
+@worker_process_shutdown.connect
+def forget_live_gauges(**_: Any) -> None:
+    directory = multiprocess_dir()
+    if directory is not None:
+        multiprocess.mark_process_dead(os.getpid(), str(directory))
+
+
+_presence: PresenceBeat | None = None
+
+
+@worker_ready.connect
+def presence_start(sender: Any = None, **_: Any) -> None:
+    global _presence
+    consumer = sender
+    hostname = getattr(consumer, "hostname", "") or "unknown"
+    queues = sorted(q.name for q in consumer.task_consumer.queues) if consumer else []
+    started_at = time.time()
+
+    def info() -> dict[str, Any]:
+        # Pool children's pids, so a processing job's `host:pid` names its worker.
+        try:
+            processes = list(consumer.pool.info.get("processes", []))
+        except Exception:
+            processes = []
+        return {
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "processes": processes,
+            "queues": queues,
+            "started_at": started_at,
+        }
+
+    _presence = PresenceBeat(hostname=hostname, info=info)
+    _presence.start()
+
+
+@worker_shutdown.connect
+def presence_stop(**_: Any) -> None:
+    if _presence is not None:
+        _presence.stop()
+
+
+@worker_ready.connect
+def serve_worker_metrics(**_: Any) -> None:
+    """A host that runs only workers has no web process to scrape: with WORKER_METRICS_PORT
+    set, the worker's main process serves the counters of every process on the host."""
+    port = settings.WORKER_METRICS_PORT
+    directory = multiprocess_dir()
+    if not port:
+        return
+    if directory is None:
+        logger.warning("WORKER_METRICS_PORT is set but PROMETHEUS_MULTIPROC_DIR is not")
+        return
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=str(directory))
+    start_http_server(port, addr=settings.WORKER_METRICS_ADDR, registry=registry)
+    logger.info("worker metrics on %s:%s", settings.WORKER_METRICS_ADDR, port)
