@@ -6,8 +6,8 @@ import importlib
 from typing import Any
 
 from rendering.errors import RenderError
-from rendering.renderers.base import RenderedPdf, Renderer
-from rendering.renderers.xhtml2pdf import Xhtml2PdfRenderer
+from rendering.renderers.base import Chunker, RenderedPdf, Renderer
+from rendering.renderers.xhtml2pdf import Xhtml2PdfChunker, Xhtml2PdfRenderer
 
 
 class _Imported:
@@ -39,3 +39,15 @@ def get_renderer(name: str = DEFAULT_RENDERER) -> Renderer:
     except (KeyError, TypeError):
         known = ", ".join(RENDERER_NAMES)
         raise RenderError(f"Unknown renderer {name!r}; use one of: {known}.") from None
+
+
+def get_chunker(name: str) -> Chunker | None:
+    """The named renderer's chunked layout, or None: Chromium lays every document out
+    whole (its warm browser prints 50 pages faster than a chord could share them out)."""
+    get_renderer(name)
+    if name == "xhtml2pdf":
+        return Xhtml2PdfChunker()
+    if name == "weasyprint":
+        chunker: Chunker = importlib.import_module("rendering.renderers.weasyprint_chunks").CHUNKER
+        return chunker
+    return None

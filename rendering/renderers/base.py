@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from rendering.limits import Limits
+from rendering.merging import ChunkPdf
 from rendering.options import PdfOptions
 
 PageCallback = Callable[[int], None]
@@ -44,3 +45,20 @@ class Renderer(Protocol):
         on_page: PageCallback | None = None,
         max_pages: int | None = None,
     ) -> RenderedPdf: ...
+
+
+class Chunker(Protocol):
+    """A renderer that lays a large document out in chunks on several processes at once.
+
+    `plan` cuts the document into chunks (a JSON text the job stores), or returns None when
+    it must be laid out whole; `render_chunk` is a pure render of one body chunk (any
+    process); `merge` lays out what needs every chunk's pages (the contents), merges the
+    chunks and numbers the pages, so no chunk needs a second layout pass."""
+
+    def plan(self, *, body_html: str, css: str, options: PdfOptions, chunks: int) -> str | None: ...
+
+    def count(self, plan: str) -> int: ...
+
+    def render_chunk(self, plan: str, index: int, *, limits: Limits) -> ChunkPdf: ...
+
+    def merge(self, plan: str, parts: list[ChunkPdf], *, limits: Limits) -> RenderedPdf: ...
