@@ -120,7 +120,7 @@ def _element_end(html: str, start: int) -> int:
     raise ValueError("unclosed element")
 
 
-def _top_level_breaks(body: str) -> list[tuple[int, int]]:
+def top_level_breaks(body: str) -> list[tuple[int, int]]:
     """Spans of the page breaks that are direct children of <body>."""
     spans, depth = [], 0
     for match in _TAG.finditer(body):
@@ -171,7 +171,7 @@ def document_plan(document: str) -> ChunkPlan | None:
     if _NUMBERING.search(body):
         return None  # a page number in the flow, not in a static frame
     sections, previous = [], 0
-    for start, end in _top_level_breaks(body):
+    for start, end in top_level_breaks(body):
         sections.append(body[previous:start])
         previous = end
     sections.append(body[previous:])

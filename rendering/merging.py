@@ -9,10 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pypdf import PageObject, PdfReader, PdfWriter
+from pypdf.annotations import Link
 from pypdf.generic import (
     ArrayObject,
     DecodedStreamObject,
     DictionaryObject,
+    Fit,
     FloatObject,
     NameObject,
     NullObject,
@@ -120,10 +122,16 @@ def page_overlay(writer: PdfWriter, page: PageObject, over: PageObject) -> None:
         BBox=ArrayObject(over.mediabox),
         Resources=over["/Resources"].clone(writer),
     )
-    resources = page.get("/Resources")
-    resources = resources.get_object() if resources is not None else DictionaryObject()
-    xobjects = resources.get("/XObject")
-    xobjects = xobjects.get_object() if xobjects is not None else DictionaryObject()
+    # Copies: pages may share one resources dictionary (WeasyPrint's do), and each page
+    # gets a stamp of its own.
+    shared = page.get("/Resources")
+    resources = DictionaryObject(shared.get_object()) if shared is not None else DictionaryObject()
+    shared_xobjects = resources.get("/XObject")
+    xobjects = (
+        DictionaryObject(shared_xobjects.get_object())
+        if shared_xobjects is not None
+        else DictionaryObject()
+    )
     xobjects[NameObject("/RsStamp")] = form
     resources[NameObject("/XObject")] = xobjects
     page[NameObject("/Resources")] = resources
@@ -184,6 +192,11 @@ def chunks_merge(
             )
         first = sum(chunk.page_count for chunk in chunks[:toc_chunk])
         _fix_toc_links(writer, range(first, first + chunks[toc_chunk].page_count), targets)
+    return _finished(writer, stamp)
+
+
+def _finished(writer: PdfWriter, stamp: bytes | None) -> bytes:
+    """The merged PDF, with `stamp` (a PDF of as many pages) drawn over each page."""
     if stamp is not None:
         stamps = PdfReader(io.BytesIO(stamp)).pages
         if len(stamps) != len(writer.pages):
@@ -193,3 +206,35 @@ def chunks_merge(
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+def chunks_merge_linked(chunks: Sequence[ChunkPdf], *, stamp: bytes | None) -> bytes:
+    """Merge `chunks` in order, pointing each chunk's links to anchors it did not hold
+    (its `links`) at those anchors in the other chunks (their `anchors`): the contents'
+    entries and any cross-reference. Links within a chunk and bookmarks come along."""
+    writer = PdfWriter()
+    offsets, offset = [], 0
+    readers = [PdfReader(io.BytesIO(chunk.content)) for chunk in chunks]
+    for chunk, reader in zip(chunks, readers, strict=True):
+        writer.append(reader, import_outline=True)
+        offsets.append(offset)
+        offset += chunk.page_count
+    if readers and readers[0].metadata:
+        writer.add_metadata(dict(readers[0].metadata))
+    anchors: dict[str, tuple[int, float, float]] = {}
+    for chunk, first in zip(chunks, offsets, strict=True):
+        for name, (page, left, top) in chunk.anchors.items():
+            anchors.setdefault(name, (first + int(page), float(left), float(top)))
+    for chunk, first in zip(chunks, offsets, strict=True):
+        for page, target, x1, y1, x2, y2 in chunk.links:
+            if target not in anchors:
+                continue
+            to_page, left, top = anchors[target]
+            link = Link(
+                rect=(x1, y2, x2, y1),
+                target_page_index=to_page,
+                fit=Fit.xyz(left=left, top=top, zoom=0),
+                border=[0, 0, 0],
+            )
+            writer.add_annotation(first + int(page), link)
+    return _finished(writer, stamp)

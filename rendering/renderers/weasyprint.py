@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -106,34 +106,16 @@ def page_css(options: PdfOptions, *, toc: bool) -> str:
     return f"@page {{ size: {size} !important;{margin}{boxes} }}\n{contents}\n"
 
 
-def layout(
-    *,
-    body_html: str,
-    css: str,
-    options: PdfOptions,
-    policy: ResourceAccessPolicy,
-    max_render_seconds: float,
-    max_pages: int,
-    max_html_bytes: int,
-    page_cap: int | None = None,
-    on_page: Callable[[int], None] | None = None,
-) -> RenderedPdf:
-    """Lay out rendered template HTML as PDF. `page_cap` keeps only the first pages
-    (previews); more than `max_pages` pages is a limit error."""
-    document = html_document(
-        body_html=body_html,
-        css=css,
-        options=options,
-        font_url=_file_url,
-        page_css=page_css(options, toc=has_toc(body_html)),
-    )
-    if len(document.encode("utf-8")) > max_html_bytes:
-        raise LimitExceeded(f"The rendered HTML is larger than the {max_html_bytes} bytes allowed.")
+def laid_out(
+    document: str, *, policy: ResourceAccessPolicy, max_render_seconds: float, max_pages: int
+) -> tuple[weasyprint.Document, list[str]]:
+    """Lay out a full document under the resource policy and the deadline: its pages and
+    the warnings (refused resources, ignored CSS). Limits and layout failures raise."""
     warnings: list[str] = []
     with _collect_log() as logged:
         try:
             with deadline(max_render_seconds):
-                laid_out = weasyprint.HTML(
+                laid = weasyprint.HTML(
                     string=document, url_fetcher=_PolicyFetcher(policy, warnings)
                 ).render()
         except DeadlineExceeded:
@@ -149,22 +131,78 @@ def layout(
                 "unusual CSS (nested multi-column, grid or table layouts), or try the "
                 "chromium renderer."
             ) from None
-    pages = laid_out.pages
+    pages = laid.pages
     if len(pages) > max_pages:
         raise LimitExceeded(f"The report has {len(pages)} pages; the limit is {max_pages}.")
     if any(max(page.width, page.height) > _MAX_PAGE_SIDE_PX for page in pages):
         raise LimitExceeded("A page is larger than the largest page size offered (A3).")
-    if page_cap is not None:
-        laid_out = laid_out.copy(pages[:page_cap])
-    for number in range(1, len(laid_out.pages) + 1):
-        if on_page is not None:
-            on_page(number)
-    metadata = laid_out.metadata
+    return laid, warnings + logged
+
+
+def pdf_write(laid: weasyprint.Document, options: PdfOptions) -> bytes:
+    """The PDF of laid-out pages, with the job's title, author and subject."""
+    metadata = laid.metadata
     metadata.title = options.title or metadata.title
     metadata.authors = [options.author] if options.author else metadata.authors
     metadata.description = options.subject or metadata.description
-    content = laid_out.write_pdf()
-    return RenderedPdf(content=content, page_count=len(laid_out.pages), warnings=warnings + logged)
+    content: bytes = laid.write_pdf()
+    return content
+
+
+def document_for(
+    body_html: str,
+    *,
+    css: str,
+    options: PdfOptions,
+    toc: bool,
+    extra_page_css: str = "",
+    toc_pages: Mapping[str, int] | None = None,
+    toc_source: str | None = None,
+) -> str:
+    """The document WeasyPrint lays out: bundled fonts by file URL, the page CSS last
+    (then `extra_page_css`); see `html_document` for the contents arguments."""
+    return html_document(
+        body_html=body_html,
+        css=css,
+        options=options,
+        font_url=_file_url,
+        page_css=page_css(options, toc=toc) + extra_page_css,
+        toc_pages=toc_pages,
+        toc_source=toc_source,
+    )
+
+
+def size_check(document: str, max_html_bytes: int) -> None:
+    if len(document.encode("utf-8")) > max_html_bytes:
+        raise LimitExceeded(f"The rendered HTML is larger than the {max_html_bytes} bytes allowed.")
+
+
+def layout(
+    *,
+    body_html: str,
+    css: str,
+    options: PdfOptions,
+    policy: ResourceAccessPolicy,
+    max_render_seconds: float,
+    max_pages: int,
+    max_html_bytes: int,
+    page_cap: int | None = None,
+    on_page: Callable[[int], None] | None = None,
+) -> RenderedPdf:
+    """Lay out rendered template HTML as PDF. `page_cap` keeps only the first pages
+    (previews); more than `max_pages` pages is a limit error."""
+    document = document_for(body_html, css=css, options=options, toc=has_toc(body_html))
+    size_check(document, max_html_bytes)
+    laid, warnings = laid_out(
+        document, policy=policy, max_render_seconds=max_render_seconds, max_pages=max_pages
+    )
+    if page_cap is not None:
+        laid = laid.copy(laid.pages[:page_cap])
+    for number in range(1, len(laid.pages) + 1):
+        if on_page is not None:
+            on_page(number)
+    content = pdf_write(laid, options)
+    return RenderedPdf(content=content, page_count=len(laid.pages), warnings=warnings)
 
 
 def render(

@@ -20,31 +20,52 @@ from tests.factories import PdfJobFactory
 
 pytestmark = pytest.mark.django_db
 
-FOOTER_CSS = """@page { @frame footer { -pdf-frame-content: footer; bottom: 1cm;
-  margin-left: 2cm; margin-right: 2cm; height: 1cm; } }"""
+# "Page X of Y" in each renderer's own way: an xhtml2pdf frame, a WeasyPrint margin box.
+NUMBERED = {
+    "xhtml2pdf": (
+        '<div id="footer">Page <pdf:pagenumber /> of <pdf:pagecount /></div>',
+        """@page { @frame footer { -pdf-frame-content: footer; bottom: 1cm;
+          margin-left: 2cm; margin-right: 2cm; height: 1cm; } }""",
+    ),
+    "weasyprint": (
+        "",
+        '@page { @bottom-center { content: "Page " counter(page) " of " counter(pages); } }',
+    ),
+}
+RENDERERS = pytest.mark.parametrize("renderer", list(NUMBERED))
 
 
-def _processing_job(user, settings, sections: int = 5) -> tuple[PdfJob, int]:
+def _processing_job(
+    user, settings, renderer: str = "xhtml2pdf", sections: int = 5
+) -> tuple[PdfJob, int]:
     """A processing job whose plan is stored, as job_dispatch_chunks leaves it."""
     settings.PDF_CHUNK_MIN_TAGS = 1
-    body = '<div id="footer">Page <pdf:pagenumber /> of <pdf:pagecount /></div>'
-    body += "<pdf:nextpage />".join(f"<h1>Part {n}</h1><p>Text {n}</p>" for n in range(sections))
-    prepared = PreparedDocument(body_html=body, css=FOOTER_CSS, warnings=[])
+    footer, css = NUMBERED[renderer]
+    body = footer + "<pdf:nextpage />".join(
+        f"<h1>Part {n}</h1><p>Text {n}</p>" for n in range(sections)
+    )
+    prepared = PreparedDocument(body_html=body, css=css, warnings=[])
     chunks = chunked.chunk_plan_for(
-        renderer="xhtml2pdf", prepared=prepared, options=parse_options({"title": "T"})
+        renderer=renderer, prepared=prepared, options=parse_options({"title": "T"})
     )
     assert chunks is not None
-    job = PdfJobFactory(owner=user, status=JobStatus.PROCESSING, worker=attempt_identity())
+    job = PdfJobFactory(
+        owner=user, status=JobStatus.PROCESSING, worker=attempt_identity(), renderer=renderer
+    )
     count = chunked.chunks_store(job_id=job.job_id, chunks=chunks, warnings=[])
     return job, count
 
 
-def test_chunks_then_merge_complete_the_job_with_numbered_pages(user, settings):
+@RENDERERS
+def test_chunks_then_merge_complete_the_job_with_numbered_pages(user, settings, renderer):
     settings.PDF_CHUNKS = 2
     settings.PDF_PROGRESS_INTERVAL_MS = 0
-    job, count = _processing_job(user, settings)
+    job, count = _processing_job(user, settings, renderer)
     assert count == 2
-    results = [chunked.chunk_execute(job_id=job.job_id, index=i) for i in range(count)]
+    results = [chunked.chunk_execute(job_id=job.job_id, index=0)]
+    job.refresh_from_db()
+    assert job.progress == 41 + 44 // 2  # one chunk of two done
+    results.append(chunked.chunk_execute(job_id=job.job_id, index=1))
     job.refresh_from_db()
     assert job.progress == 85  # every chunk counted
     key = chunked.chunks_merge_execute(job_id=job.job_id, results=results)
@@ -58,9 +79,10 @@ def test_chunks_then_merge_complete_the_job_with_numbered_pages(user, settings):
     assert not storages["reports"].exists(chunked.chunk_key(job.job_id, "0.pdf"))
 
 
-def test_chunk_of_a_cancelled_job_lays_nothing_out(user, settings):
+@RENDERERS
+def test_chunk_of_a_cancelled_job_lays_nothing_out(user, settings, renderer):
     settings.PDF_CHUNKS = 2
-    job, _ = _processing_job(user, settings)
+    job, _ = _processing_job(user, settings, renderer)
     PdfJob.objects.filter(pk=job.pk).update(status=JobStatus.CANCELLED)
     assert chunked.chunk_execute(job_id=job.job_id, index=0) is None
     assert not storages["reports"].exists(chunked.chunk_key(job.job_id, "0.pdf"))
@@ -84,21 +106,27 @@ def test_a_permanent_chunk_error_fails_the_job(user, settings, monkeypatch):
     assert job.error == "The chunk could not be laid out."
 
 
-def test_a_transient_chunk_error_retries_that_chunk(user, settings, monkeypatch):
+@RENDERERS
+def test_a_transient_chunk_error_retries_that_chunk(user, settings, monkeypatch, renderer):
     settings.PDF_CHUNKS = 2
-    job, _ = _processing_job(user, settings)
+    job, _ = _processing_job(user, settings, renderer)
     calls = []
+    real = chunked.chunk_execute
 
     def flaky(**kwargs):
         calls.append(kwargs["index"])
         if len(calls) == 1:
-            raise OSError("storage hiccup")
-        return {"index": kwargs["index"]}
+            raise OSError("storage hiccup")  # the first attempt only
+        return real(**kwargs)
 
     monkeypatch.setattr(chunked, "chunk_execute", flaky)
     monkeypatch.setattr(tasks.execution, "retry_countdown", lambda attempt: 0)
-    result = tasks.render_chunk.apply(args=(str(job.job_id), 1))
-    assert result.get() == {"index": 1}
+    result = tasks.render_chunk.apply(args=(str(job.job_id), 1)).get()
+    assert result["index"] == 1
+    assert result["page_count"] >= 2
     assert calls == [1, 1]  # the same chunk again, nothing else
+    storage = storages["reports"]
+    assert storage.exists(chunked.chunk_key(job.job_id, "1.pdf"))
+    assert not storage.exists(chunked.chunk_key(job.job_id, "0.pdf"))
     job.refresh_from_db()
     assert job.status == JobStatus.PROCESSING
