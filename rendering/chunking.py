@@ -136,6 +136,16 @@ def top_level_breaks(body: str) -> list[tuple[int, int]]:
     return spans
 
 
+def body_sections(body: str) -> tuple[list[str], int | None]:
+    """The body cut at its top-level page breaks, and the section holding <pdf:toc>."""
+    sections, previous = [], 0
+    for start, end in top_level_breaks(body):
+        sections.append(body[previous:start])
+        previous = end
+    sections.append(body[previous:])
+    return sections, next((i for i, s in enumerate(sections) if _TOC.search(s)), None)
+
+
 def document_plan(document: str) -> ChunkPlan | None:
     """The chunk plan of a document built by `build_document`, or None when it uses
     something that needs the whole document in one layout."""
@@ -170,12 +180,7 @@ def document_plan(document: str) -> ChunkPlan | None:
             frames.append(element)
     if _NUMBERING.search(body):
         return None  # a page number in the flow, not in a static frame
-    sections, previous = [], 0
-    for start, end in top_level_breaks(body):
-        sections.append(body[previous:start])
-        previous = end
-    sections.append(body[previous:])
-    toc_section = next((i for i, s in enumerate(sections) if _TOC.search(s)), None)
+    sections, toc_section = body_sections(body)
     if tocs and toc_section is None:
         return None  # the table of contents is nested inside a block
     return ChunkPlan(

@@ -6,9 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from xhtml2pdf.config.resources import ResourceAccessPolicy
+
+from rendering.errors import LimitExceeded
 from rendering.limits import Limits
 from rendering.merging import ChunkPdf
 from rendering.options import PdfOptions
+from rendering.resources import resource_policy
 
 PageCallback = Callable[[int], None]
 
@@ -22,6 +26,34 @@ class RenderedPdf:
     @property
     def size(self) -> int:
         return len(self.content)
+
+
+@dataclass(frozen=True)
+class LayoutBounds:
+    """What one layout may fetch, take and make: the resource policy, the deadline, the
+    pages and HTML bytes allowed, and the pages kept (`page_cap`: a preview's one)."""
+
+    policy: ResourceAccessPolicy
+    max_render_seconds: float
+    max_pages: int
+    max_html_bytes: int
+    page_cap: int | None = None
+
+    @classmethod
+    def from_limits(cls, limits: Limits, *, page_cap: int | None = None) -> LayoutBounds:
+        return cls(
+            policy=resource_policy(limits),
+            max_render_seconds=limits.max_render_seconds,
+            max_pages=limits.max_pages,
+            max_html_bytes=limits.max_html_bytes,
+            page_cap=page_cap,
+        )
+
+    def size_check(self, document: str) -> None:
+        if len(document.encode("utf-8")) > self.max_html_bytes:
+            raise LimitExceeded(
+                f"The rendered HTML is larger than the {self.max_html_bytes} bytes allowed."
+            )
 
 
 class Renderer(Protocol):

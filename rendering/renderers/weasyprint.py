@@ -18,9 +18,8 @@ from xhtml2pdf.config.resources import ResourceAccessPolicy
 from rendering.deadline import DeadlineExceeded, deadline
 from rendering.errors import LayoutFailed, LimitExceeded
 from rendering.fetch import ResourceRefused, public_message, resource_fetch
-from rendering.limits import Limits
 from rendering.options import PdfOptions
-from rendering.renderers.base import RenderedPdf
+from rendering.renderers.base import LayoutBounds, RenderedPdf
 from rendering.renderers.document import (
     RUNNING_STYLE,
     TOC_TARGET_COUNTER,
@@ -28,7 +27,6 @@ from rendering.renderers.document import (
     html_document,
     running_content,
 )
-from rendering.resources import resource_policy
 
 NAME = "weasyprint"
 # A3 is the largest size offered; a named @page of a template may not go far beyond it
@@ -106,11 +104,11 @@ def page_css(options: PdfOptions, *, toc: bool) -> str:
     return f"@page {{ size: {size} !important;{margin}{boxes} }}\n{contents}\n"
 
 
-def laid_out(
-    document: str, *, policy: ResourceAccessPolicy, max_render_seconds: float, max_pages: int
-) -> tuple[weasyprint.Document, list[str]]:
+def laid_out(document: str, bounds: LayoutBounds) -> tuple[weasyprint.Document, list[str]]:
     """Lay out a full document under the resource policy and the deadline: its pages and
     the warnings (refused resources, ignored CSS). Limits and layout failures raise."""
+    bounds.size_check(document)
+    policy, max_render_seconds = bounds.policy, bounds.max_render_seconds
     warnings: list[str] = []
     with _collect_log() as logged:
         try:
@@ -132,8 +130,8 @@ def laid_out(
                 "chromium renderer."
             ) from None
     pages = laid.pages
-    if len(pages) > max_pages:
-        raise LimitExceeded(f"The report has {len(pages)} pages; the limit is {max_pages}.")
+    if len(pages) > bounds.max_pages:
+        raise LimitExceeded(f"The report has {len(pages)} pages; the limit is {bounds.max_pages}.")
     if any(max(page.width, page.height) > _MAX_PAGE_SIDE_PX for page in pages):
         raise LimitExceeded("A page is larger than the largest page size offered (A3).")
     return laid, warnings + logged
@@ -172,57 +170,21 @@ def document_for(
     )
 
 
-def size_check(document: str, max_html_bytes: int) -> None:
-    if len(document.encode("utf-8")) > max_html_bytes:
-        raise LimitExceeded(f"The rendered HTML is larger than the {max_html_bytes} bytes allowed.")
-
-
 def layout(
     *,
     body_html: str,
     css: str,
     options: PdfOptions,
-    policy: ResourceAccessPolicy,
-    max_render_seconds: float,
-    max_pages: int,
-    max_html_bytes: int,
-    page_cap: int | None = None,
+    bounds: LayoutBounds,
     on_page: Callable[[int], None] | None = None,
 ) -> RenderedPdf:
-    """Lay out rendered template HTML as PDF. `page_cap` keeps only the first pages
-    (previews); more than `max_pages` pages is a limit error."""
+    """Lay out rendered template HTML as PDF (`base.Renderer`, through the registry)."""
     document = document_for(body_html, css=css, options=options, toc=has_toc(body_html))
-    size_check(document, max_html_bytes)
-    laid, warnings = laid_out(
-        document, policy=policy, max_render_seconds=max_render_seconds, max_pages=max_pages
-    )
-    if page_cap is not None:
-        laid = laid.copy(laid.pages[:page_cap])
+    laid, warnings = laid_out(document, bounds)
+    if bounds.page_cap is not None:
+        laid = laid.copy(laid.pages[: bounds.page_cap])
     for number in range(1, len(laid.pages) + 1):
         if on_page is not None:
             on_page(number)
     content = pdf_write(laid, options)
     return RenderedPdf(content=content, page_count=len(laid.pages), warnings=warnings)
-
-
-def render(
-    *,
-    body_html: str,
-    css: str,
-    options: PdfOptions,
-    limits: Limits,
-    on_page: Callable[[int], None] | None = None,
-    max_pages: int | None = None,
-) -> RenderedPdf:
-    """The renderer interface (`base.Renderer`): `layout` under the limits' policy."""
-    return layout(
-        body_html=body_html,
-        css=css,
-        options=options,
-        policy=resource_policy(limits),
-        max_render_seconds=limits.max_render_seconds,
-        max_pages=limits.max_pages,
-        max_html_bytes=limits.max_html_bytes,
-        page_cap=max_pages,
-        on_page=on_page,
-    )

@@ -11,24 +11,22 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from rendering.chunking import PAGE_BREAK, ChunkPlan, top_level_breaks
+from rendering.chunking import PAGE_BREAK, ChunkPlan, body_sections
 from rendering.errors import LimitExceeded
 from rendering.layout import close_pdf_tags
 from rendering.limits import Limits
 from rendering.merging import ChunkPdf, chunks_merge_linked
 from rendering.options import PdfOptions
-from rendering.renderers.base import RenderedPdf
+from rendering.renderers.base import LayoutBounds, RenderedPdf
 from rendering.renderers.document import has_toc, headings, toc_anchor
 from rendering.renderers.weasyprint import (
     document_for,
     laid_out,
     page_css,
     pdf_write,
-    size_check,
 )
-from rendering.resources import resource_policy
 
 # CSS whose output depends on the document before a chunk.
 _WHOLE = re.compile(
@@ -148,13 +146,8 @@ def _render(
         toc_pages=toc_pages,
         toc_source=plan.toc_source() if toc_pages is not None else None,
     )
-    size_check(document, limits.max_html_bytes)
-    laid, warnings = laid_out(
-        document,
-        policy=resource_policy(limits),
-        max_render_seconds=limits.max_render_seconds,
-        max_pages=limits.max_pages + int(lead),
-    )
+    bounds = LayoutBounds.from_limits(limits)
+    laid, warnings = laid_out(document, replace(bounds, max_pages=bounds.max_pages + int(lead)))
     if lead:
         laid = laid.copy(laid.pages[1:])
     anchors: dict[str, list[float]] = {}
@@ -188,12 +181,7 @@ def _stamp(plan: _Plan, pages: int, *, limits: Limits) -> bytes:
         toc=False,
         extra_page_css=_boxes_off(plan.plain) + _STAMP_CSS,
     )
-    laid, _ = laid_out(
-        document,
-        policy=resource_policy(limits),
-        max_render_seconds=limits.max_render_seconds,
-        max_pages=pages,
-    )
+    laid, _ = laid_out(document, replace(LayoutBounds.from_limits(limits), max_pages=pages))
     content: bytes = laid.write_pdf()
     return content
 
@@ -218,12 +206,7 @@ class WeasyPrintChunker:
         if len(_TOC.findall(body)) > 1:
             return None
         body = toc_anchor(body) if has_toc(body) else body
-        sections, previous = [], 0
-        for start, end in top_level_breaks(body):
-            sections.append(body[previous:start])
-            previous = end
-        sections.append(body[previous:])
-        toc_section = next((i for i, s in enumerate(sections) if _TOC.search(s)), None)
+        sections, toc_section = body_sections(body)
         cut = ChunkPlan(
             head=head,
             frames="",
