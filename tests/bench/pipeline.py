@@ -297,6 +297,20 @@ def run(
             f"{chromium:6.2f} s   service = {service / chromium:.2f}x",
         )
     results.add("worker child peak RSS during the 50-page job", f"{peak[0]:6.0f} MiB")
+    # The same sample on the other renderers: WeasyPrint chunked, Chromium whole (warm).
+    for renderer, bare, name in (
+        ("weasyprint", weasy, "bare WeasyPrint"),
+        ("chromium", chromium, "cold Chromium"),
+    ):
+        job = {**review, "renderer": renderer}
+        api.wait([api.submit(job) for _ in range(CHILDREN)])  # warm: fonts, the browser
+        started = time.perf_counter()
+        api.wait([api.submit(job)])
+        seconds = time.perf_counter() - started
+        versus = f"   = {seconds / bare:.2f}x {name}" if bare else ""
+        results.add(
+            f"service, renderer {renderer}: submit to completed", f"{seconds:6.2f} s{versus}"
+        )
 
     print(f"(b) {ONE_PAGE_JOBS} one-page jobs end to end vs report_render alone", flush=True)
     api.wait([api.submit(invoice) for _ in range(4)])

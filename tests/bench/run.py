@@ -138,10 +138,9 @@ def bench_http(env: dict[str, str], key: str, var: Path) -> list[tuple[str, floa
 
 
 def bench_render() -> list[tuple[str, float]]:
-    import django
+    from tests.bench.pipeline import _django
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
-    django.setup()
+    _django()  # WeasyPrint's per-page progress log stays out of the tables
     from xhtml2pdf import pisa
 
     from rendering.charts import charts_embed
