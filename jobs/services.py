@@ -152,7 +152,8 @@ def job_create(
     if callback_url and (problem := callback_url_check(callback_url)):
         raise ApplicationError(problem, code="invalid_callback_url")
     parsed_options = parse_options(options)
-    get_engine(source.engine).check(source.html)  # a syntax error is a 400 now, not later
+    if source.version is None:  # a stored version's source was checked when it was saved
+        get_engine(source.engine).check(source.html)  # a syntax error is a 400 now, not later
     if renderer is not None:
         get_renderer(renderer)  # an unknown one is a 400 naming the three
     if helpers and source.template is not None:

@@ -245,6 +245,14 @@ _SHARED_USE = re.compile(
 LINK_SCHEME = "chart-image:"
 
 
+def chart_styles_apart(html: str) -> tuple[str, str]:
+    """The HTML without its shared chart rules, and those rules as CSS: a renderer that
+    lays a document out in chunks gives every chunk the rules, not only the one where the
+    first chart stood."""
+    rules = " ".join(_SHARED_STYLE.findall(html))
+    return (_SHARED_STYLE.sub("", html), rules) if rules else (html, "")
+
+
 def chart_links(html: str) -> tuple[str, dict[str, str]]:
     """For a renderer that paints no CSS backgrounds on images (xhtml2pdf): the shared
     images as links instead, `<img src="chart-image:N">`, and what each link resolves to

@@ -70,7 +70,7 @@ _BODY_OPEN = re.compile(r"<body[^>]*>", re.IGNORECASE)
 _SELF_CLOSING_PDF_TAG = re.compile(r"<(pdf:[a-z]+)(\s[^<>]*?)?\s*/>", re.IGNORECASE)
 
 
-def _close_pdf_tags(html: str) -> str:
+def close_pdf_tags(html: str) -> str:
     # The HTML parser ignores "/>" on unknown tags, so each <pdf:nextpage /> would
     # swallow the rest of the document as its child: 3,000 page breaks nest 3,000 deep.
     return _SELF_CLOSING_PDF_TAG.sub(
@@ -82,7 +82,7 @@ def build_document(*, body_html: str, css: str, options: PdfOptions) -> str:
     """Wrap rendered HTML into a full document carrying the template CSS and page options."""
     # xhtml2pdf treats a second @page rule as a new page template that drops the first
     # one's margins and frames, so options go into the template's own rule.
-    body_html = html_font_fallback(_close_pdf_tags(body_html))
+    body_html = html_font_fallback(close_pdf_tags(body_html))
     style = f"<style>{fonts_css(body_html + css)}{css_font_fallback(css)}</style>"
     if _HEAD_CLOSE.search(body_html):
         document = _HEAD_CLOSE.sub(lambda _: f"{style}</head>", body_html, count=1)

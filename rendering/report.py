@@ -30,6 +30,88 @@ class TemplateSource:
     helpers: str = ""
 
 
+@dataclass(frozen=True)
+class PreparedDocument:
+    """A report's body HTML (template run, charts drawn for its renderer) and its CSS,
+    ready for a renderer to lay out, here or in chunks on several workers."""
+
+    body_html: str
+    css: str
+    warnings: list[str]
+
+
+def report_prepare(
+    *,
+    source: TemplateSource,
+    data: dict[str, Any],
+    options: PdfOptions,
+    limits: Limits,
+    on_stage: StageCallback | None = None,
+) -> PreparedDocument:
+    """Run the template and draw its charts (SVG for renderers that take it).
+    Stages: rendering_template, rendering_charts."""
+    notify = on_stage or (lambda stage, progress: None)
+    notify("rendering_template", 10)
+    body = engine_render(source.engine, source.html, data, limits, helpers=source.helpers)
+    notify("rendering_charts", 20)
+    body, chart_warnings = charts_embed(
+        body,
+        limits=limits,
+        on_chart=lambda done, total: notify("rendering_charts", 20 + 20 * done // total),
+        vector=source.renderer in VECTOR_RENDERERS,
+    )
+    # Checked on what the template produced, the same for every renderer: each falls
+    # back to the bundled fonts, so only characters none of them has stay undrawn.
+    glyphs = missing_glyph_warning(
+        html_text(body), options.header, options.footer, options.watermark
+    )
+    warnings = chart_warnings + ([glyphs] if glyphs else [])
+    return PreparedDocument(body_html=body, css=source.css, warnings=warnings)
+
+
+def pdf_finish(rendered: RenderedPdf, *, options: PdfOptions, warnings: list[str]) -> RenderedPdf:
+    """The laid-out PDF with the job's watermark, and every warning of the render."""
+    content = watermark_apply(rendered.content, options.watermark) if options.watermark else None
+    return RenderedPdf(
+        content=content or rendered.content,
+        page_count=rendered.page_count,
+        warnings=warnings + rendered.warnings,
+    )
+
+
+def report_layout(
+    prepared: PreparedDocument,
+    *,
+    renderer: str,
+    options: PdfOptions,
+    limits: Limits,
+    on_stage: StageCallback | None = None,
+    on_page: PageCallback | None = None,
+    max_pages: int | None = None,
+) -> RenderedPdf:
+    """Lay a prepared document out in this process with the named renderer and stamp it.
+    Stages: laying_out (progress rising with the pages laid out), finishing."""
+    notify = on_stage or (lambda stage, progress: None)
+    notify("laying_out", 40)
+
+    def page_started(page: int) -> None:
+        if page % 5 == 0:  # a progress event per page would flood the job's followers
+            notify("laying_out", min(85, 40 + page // 2))
+        if on_page is not None:
+            on_page(page)
+
+    rendered = get_renderer(renderer).render(
+        body_html=prepared.body_html,
+        css=prepared.css,
+        options=options,
+        limits=limits,
+        on_page=page_started,
+        max_pages=max_pages,
+    )
+    notify("finishing", 88)
+    return pdf_finish(rendered, options=options, warnings=prepared.warnings)
+
+
 def report_render(
     *,
     source: TemplateSource,
@@ -45,42 +127,16 @@ def report_render(
     Stages: rendering_template, rendering_charts, laying_out (progress
     rising with the pages laid out), finishing. `on_page(n)` is called as page n starts;
     `max_pages` stops the layout after that many pages (a preview needs only the first)."""
-    renderer = get_renderer(source.renderer)
-    notify = on_stage or (lambda stage, progress: None)
-    notify("rendering_template", 10)
-    body = engine_render(source.engine, source.html, data, limits, helpers=source.helpers)
-    notify("rendering_charts", 20)
-    body, chart_warnings = charts_embed(
-        body,
-        limits=limits,
-        on_chart=lambda done, total: notify("rendering_charts", 20 + 20 * done // total),
-        vector=source.renderer in VECTOR_RENDERERS,
+    get_renderer(source.renderer)  # an unknown renderer fails before the template runs
+    prepared = report_prepare(
+        source=source, data=data, options=options, limits=limits, on_stage=on_stage
     )
-    notify("laying_out", 40)
-
-    def page_started(page: int) -> None:
-        if page % 5 == 0:  # a progress event per page would flood the job's followers
-            notify("laying_out", min(85, 40 + page // 2))
-        if on_page is not None:
-            on_page(page)
-
-    rendered = renderer.render(
-        body_html=body,
-        css=source.css,
+    return report_layout(
+        prepared,
+        renderer=source.renderer,
         options=options,
         limits=limits,
-        on_page=page_started,
+        on_stage=on_stage,
+        on_page=on_page,
         max_pages=max_pages,
-    )
-    notify("finishing", 88)
-    # Checked on what the template produced, the same for every renderer: each falls
-    # back to the bundled fonts, so only characters none of them has stay undrawn.
-    glyphs = missing_glyph_warning(
-        html_text(body), options.header, options.footer, options.watermark
-    )
-    content = watermark_apply(rendered.content, options.watermark) if options.watermark else None
-    return RenderedPdf(
-        content=content or rendered.content,
-        page_count=rendered.page_count,
-        warnings=chart_warnings + rendered.warnings + ([glyphs] if glyphs else []),
     )

@@ -15,6 +15,14 @@ PDF_HARD_TIME_LIMIT = env_int("PDF_HARD_TIME_LIMIT", 150, minimum=2)
 # A running attempt stamps heartbeat_at this often; one silent for STALE seconds is dead.
 PDF_HEARTBEAT_SECONDS = env_int("PDF_HEARTBEAT_SECONDS", 5, minimum=1)
 PDF_HEARTBEAT_STALE_SECONDS = env_int("PDF_HEARTBEAT_STALE_SECONDS", 30, minimum=2)
+# A running job writes (and publishes) its progress at most this often: a one-page job
+# finishes before the first write, so it costs a claim and a completion, not seven events.
+PDF_PROGRESS_INTERVAL_MS = env_int("PDF_PROGRESS_INTERVAL_MS", 100, minimum=0)
+# A report with at least PDF_CHUNK_MIN_TAGS tags is laid out as PDF_CHUNKS chunks on as
+# many worker processes at once (split at top-level page breaks); 1 lays everything out
+# in one process.
+PDF_CHUNKS = env_int("PDF_CHUNKS", 2, minimum=1)
+PDF_CHUNK_MIN_TAGS = env_int("PDF_CHUNK_MIN_TAGS", 5000, minimum=1)
 # The reconciler re-sends queued jobs older than this that have no message in the broker.
 RECONCILE_QUEUED_AFTER_SECONDS = env_int("RECONCILE_QUEUED_AFTER_SECONDS", 60, minimum=1)
 # ...and takes back processing jobs whose heartbeat is older than the hard limit plus this.

@@ -19,6 +19,8 @@ RENDER_TASK = "jobs.render_pdf"
 CALLBACK_TASK = "jobs.deliver_callback"
 RECONCILE_TASK = "jobs.reconcile"
 REDRIVE_DEAD_LETTERS_TASK = "jobs.redrive_dead_letters"
+CHUNK_TASK = "jobs.render_chunk"
+MERGE_TASK = "jobs.merge_chunks"
 EVALUATE_ALERTS_TASK = "jobs.evaluate_alerts"
 TASK_ID_PREFIX = "render-"
 
@@ -53,3 +55,12 @@ def callback_enqueue(*, job_id: UUID | str) -> None:
         app.send_task(CALLBACK_TASK, args=[str(job_id)])
     except Exception:
         logger.warning("could not enqueue the callback of job %s; the reconciler will", job_id)
+
+
+def job_chunks_send(*, job_id: UUID | str, count: int) -> None:
+    """The chord of a chunked layout: `count` chunk renders, then their merge. Raised on a
+    broker failure: the job's task then retries the whole job."""
+    from celery import chord
+
+    header = [app.signature(CHUNK_TASK, args=(str(job_id), index)) for index in range(count)]
+    chord(header)(app.signature(MERGE_TASK, args=(str(job_id),)))

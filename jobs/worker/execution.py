@@ -21,13 +21,15 @@ from jobs.models import JobStatus, PdfJob
 from jobs.ops.dead_letters import dead_letter_record
 from jobs.ops.metrics import StageTimer
 from jobs.worker import dispatch
+from jobs.worker.chunked import chunk_plan_for, job_dispatch_chunks
 from jobs.worker.fairness import job_fairer_than
 from jobs.worker.faults import fault_before_render
 from jobs.worker.heartbeat import Heartbeat
 from jobs.worker.liveness import attempt_identity, attempt_is_dead
+from jobs.worker.progress import ProgressThrottle
 from rendering.errors import RenderError
 from rendering.options import parse_options
-from rendering.report import TemplateSource, report_render
+from rendering.report import TemplateSource, report_layout, report_prepare
 from reports.limits import limits_from_settings
 
 logger = logging.getLogger(__name__)
@@ -132,6 +134,7 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
     if not isinstance(started, PdfJob):
         return started
     job = started
+    throttle = ProgressThrottle()
     job_log_bind(job)
     stage_log_bind("started")
     stages = StageTimer()
@@ -141,9 +144,10 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
         def on_stage(stage: str, progress: int) -> None:
             if heartbeat.lost.is_set():
                 raise JobAbandoned
-            stages.enter(stage)
+            stages.enter(stage)  # timings and logs see every stage; the row is coalesced
             stage_log_bind(stage)
-            transitions.job_progress(job_id=job.job_id, stage=stage, progress=progress)
+            if throttle.due():
+                transitions.job_progress(job_id=job.job_id, stage=stage, progress=progress)
 
         def tick() -> None:
             if heartbeat.lost.is_set():
@@ -151,11 +155,21 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
 
         try:
             fault_before_render(job.data, tick)
-            rendered = report_render(
-                source=_job_source(job),
-                data=job.data,
-                options=parse_options(job.options),
-                limits=limits_from_settings(),
+            source = _job_source(job)
+            options = parse_options(job.options)
+            limits = limits_from_settings()
+            prepared = report_prepare(
+                source=source, data=job.data, options=options, limits=limits, on_stage=on_stage
+            )
+            chunks = chunk_plan_for(renderer=source.renderer, prepared=prepared, options=options)
+            if chunks is not None:  # laid out by several workers; the merge completes it
+                job_dispatch_chunks(job=job, chunks=chunks, prepared=prepared)
+                return job
+            rendered = report_layout(
+                prepared,
+                renderer=source.renderer,
+                options=options,
+                limits=limits,
                 on_stage=on_stage,
             )
             on_stage("storing", 90)

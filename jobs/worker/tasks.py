@@ -8,17 +8,21 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
+from config.disclosure import internal_error, public_error
 from jobs import callbacks
 from jobs.ops import alerts, dead_letters, history, queues, reconciler
-from jobs.worker import execution
+from jobs.worker import chunked, execution
 from jobs.worker.dispatch import (
     CALLBACK_TASK,
+    CHUNK_TASK,
     EVALUATE_ALERTS_TASK,
+    MERGE_TASK,
     RECONCILE_TASK,
     REDRIVE_DEAD_LETTERS_TASK,
     RENDER_TASK,
 )
 from jobs.worker.execution import Defer
+from rendering.errors import RenderError
 
 
 class RenderTask(Task):
@@ -33,7 +37,9 @@ class RenderTask(Task):
             )
 
 
-@shared_task(bind=True, base=RenderTask, name=RENDER_TASK, max_retries=None)
+# No result stored: the job row is the result, and the django-db backend wrote two rows a
+# job (STARTED, SUCCESS) that nothing reads.
+@shared_task(bind=True, base=RenderTask, name=RENDER_TASK, max_retries=None, ignore_result=True)
 def render_pdf(self: RenderTask, job_id: str) -> None:
     try:
         outcome = execution.job_execute(job_id=job_id)
@@ -54,6 +60,51 @@ def render_pdf(self: RenderTask, job_id: str) -> None:
         # Another delivery of this job may still be rendering; look again once its
         # heartbeat would have gone stale.
         raise self.retry(countdown=outcome.seconds)
+
+
+def _chunk_failed(task: Task, job_id: str, exc: Exception) -> None:
+    """A chunk or merge error: permanent ones fail the job now; others retry this task
+    alone (the other chunks keep their results) until its retries are used up."""
+    if isinstance(exc, RenderError):
+        execution.job_fail_permanently(
+            job_id=job_id,
+            error=public_error(exc.message, job_id=job_id),
+            code=exc.code,
+            dead_letter=False,
+        )
+        return
+    if isinstance(exc, SoftTimeLimitExceeded):
+        execution.job_fail_timeout(job_id=job_id, limit="soft")
+        return
+    if task.request.retries >= (task.max_retries or 0):
+        # Exception text names hosts, paths and internals: the tenant gets a reference.
+        shown, _ = internal_error(
+            exc,
+            job_id=job_id,
+            what=f"A part of the report failed {task.request.retries + 1} times",
+        )
+        execution.job_fail_permanently(job_id=job_id, error=shown, code="retries_exhausted")
+        return
+    countdown = execution.retry_countdown(attempt=task.request.retries + 1)
+    raise task.retry(countdown=countdown, exc=exc) from exc
+
+
+@shared_task(bind=True, name=CHUNK_TASK, max_retries=3)
+def render_chunk(self: Task, job_id: str, index: int) -> dict[str, Any] | None:
+    try:
+        return chunked.chunk_execute(job_id=job_id, index=index)
+    except Exception as exc:
+        _chunk_failed(self, job_id, exc)
+        return None  # the job has failed: the merge finds it so and only cleans up
+
+
+@shared_task(bind=True, name=MERGE_TASK, max_retries=3, ignore_result=True)
+def merge_chunks(self: Task, results: list[dict[str, Any] | None], job_id: str) -> str:
+    try:
+        return chunked.chunks_merge_execute(job_id=job_id, results=results)
+    except Exception as exc:
+        _chunk_failed(self, job_id, exc)
+        return ""
 
 
 @shared_task(name=RECONCILE_TASK)

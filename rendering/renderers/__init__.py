@@ -6,20 +6,40 @@ import importlib
 from typing import Any
 
 from rendering.errors import RenderError
-from rendering.renderers.base import RenderedPdf, Renderer
-from rendering.renderers.xhtml2pdf import Xhtml2PdfRenderer
+from rendering.limits import Limits
+from rendering.options import PdfOptions
+from rendering.renderers.base import Chunker, LayoutBounds, PageCallback, RenderedPdf, Renderer
+from rendering.renderers.xhtml2pdf import Xhtml2PdfChunker, Xhtml2PdfRenderer
 
 
 class _Imported:
     """A renderer whose module is imported on first use: a web process that only checks
-    names never loads WeasyPrint or Playwright."""
+    names never loads WeasyPrint or Playwright. The module's `layout` gets the limits as
+    bounds, and what its `layout_settings(limits)` adds."""
 
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def render(self, **kwargs: Any) -> RenderedPdf:
+    def render(
+        self,
+        *,
+        body_html: str,
+        css: str,
+        options: PdfOptions,
+        limits: Limits,
+        on_page: PageCallback | None = None,
+        max_pages: int | None = None,
+    ) -> RenderedPdf:
         module = importlib.import_module(f"rendering.renderers.{self.name}")
-        rendered: RenderedPdf = module.render(**kwargs)
+        settings: dict[str, Any] = getattr(module, "layout_settings", lambda limits: {})(limits)
+        rendered: RenderedPdf = module.layout(
+            body_html=body_html,
+            css=css,
+            options=options,
+            bounds=LayoutBounds.from_limits(limits, page_cap=max_pages),
+            on_page=on_page,
+            **settings,
+        )
         return rendered
 
 
@@ -39,3 +59,15 @@ def get_renderer(name: str = DEFAULT_RENDERER) -> Renderer:
     except (KeyError, TypeError):
         known = ", ".join(RENDERER_NAMES)
         raise RenderError(f"Unknown renderer {name!r}; use one of: {known}.") from None
+
+
+def get_chunker(name: str) -> Chunker | None:
+    """The named renderer's chunked layout, or None: Chromium lays every document out
+    whole (its warm browser prints 50 pages faster than a chord could share them out)."""
+    get_renderer(name)
+    if name == "xhtml2pdf":
+        return Xhtml2PdfChunker()
+    if name == "weasyprint":
+        chunker: Chunker = importlib.import_module("rendering.renderers.weasyprint_chunks").CHUNKER
+        return chunker
+    return None

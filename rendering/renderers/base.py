@@ -6,8 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from xhtml2pdf.config.resources import ResourceAccessPolicy
+
+from rendering.errors import LimitExceeded
 from rendering.limits import Limits
+from rendering.merging import ChunkPdf
 from rendering.options import PdfOptions
+from rendering.resources import resource_policy
 
 PageCallback = Callable[[int], None]
 
@@ -21,6 +26,34 @@ class RenderedPdf:
     @property
     def size(self) -> int:
         return len(self.content)
+
+
+@dataclass(frozen=True)
+class LayoutBounds:
+    """What one layout may fetch, take and make: the resource policy, the deadline, the
+    pages and HTML bytes allowed, and the pages kept (`page_cap`: a preview's one)."""
+
+    policy: ResourceAccessPolicy
+    max_render_seconds: float
+    max_pages: int
+    max_html_bytes: int
+    page_cap: int | None = None
+
+    @classmethod
+    def from_limits(cls, limits: Limits, *, page_cap: int | None = None) -> LayoutBounds:
+        return cls(
+            policy=resource_policy(limits),
+            max_render_seconds=limits.max_render_seconds,
+            max_pages=limits.max_pages,
+            max_html_bytes=limits.max_html_bytes,
+            page_cap=page_cap,
+        )
+
+    def size_check(self, document: str) -> None:
+        if len(document.encode("utf-8")) > self.max_html_bytes:
+            raise LimitExceeded(
+                f"The rendered HTML is larger than the {self.max_html_bytes} bytes allowed."
+            )
 
 
 class Renderer(Protocol):
@@ -44,3 +77,20 @@ class Renderer(Protocol):
         on_page: PageCallback | None = None,
         max_pages: int | None = None,
     ) -> RenderedPdf: ...
+
+
+class Chunker(Protocol):
+    """A renderer that lays a large document out in chunks on several processes at once.
+
+    `plan` cuts the document into chunks (a JSON text the job stores), or returns None when
+    it must be laid out whole; `render_chunk` is a pure render of one body chunk (any
+    process); `merge` lays out what needs every chunk's pages (the contents), merges the
+    chunks and numbers the pages, so no chunk needs a second layout pass."""
+
+    def plan(self, *, body_html: str, css: str, options: PdfOptions, chunks: int) -> str | None: ...
+
+    def count(self, plan: str) -> int: ...
+
+    def render_chunk(self, plan: str, index: int, *, limits: Limits) -> ChunkPdf: ...
+
+    def merge(self, plan: str, parts: list[ChunkPdf], *, limits: Limits) -> RenderedPdf: ...

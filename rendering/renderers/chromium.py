@@ -26,10 +26,9 @@ from rendering.errors import LimitExceeded
 from rendering.fetch import ASSETS_DIR, ResourceRefused, resource_fetch
 from rendering.limits import Limits
 from rendering.options import PdfOptions
-from rendering.renderers.base import RenderedPdf
+from rendering.renderers.base import LayoutBounds, RenderedPdf
 from rendering.renderers.chromium_browser import DEFAULT_EXECUTABLE, chromium_service
 from rendering.renderers.document import RUNNING_STYLE, has_toc, headings, html_document
-from rendering.resources import resource_policy
 
 NAME = "chromium"
 ORIGIN = "https://document.invalid"
@@ -59,6 +58,18 @@ class ChromiumSettings:
     max_jobs: int = 100  # jobs before the browser is recycled
     memory_mb: int = 256  # V8 heap of a page
     script_seconds: float = 5.0  # scripts of a page, from load to print
+
+
+def layout_settings(limits: Limits) -> dict[str, Any]:
+    """What `layout` takes besides the bounds, from the limits (see renderers._Imported)."""
+    return {
+        "settings": ChromiumSettings(
+            executable=Path(limits.chromium_path),
+            max_jobs=limits.chromium_max_jobs,
+            memory_mb=limits.template_max_memory_mb,
+            script_seconds=limits.template_timeout_ms / 1000,
+        )
+    }
 
 
 @dataclass
@@ -250,25 +261,22 @@ def layout(
     body_html: str,
     css: str,
     options: PdfOptions,
-    policy: ResourceAccessPolicy,
-    max_render_seconds: float,
-    max_pages: int,
-    max_html_bytes: int,
-    page_cap: int | None = None,
+    bounds: LayoutBounds,
     on_page: Callable[[int], None] | None = None,
     settings: ChromiumSettings | None = None,
 ) -> RenderedPdf:
-    """Lay out rendered template HTML as PDF in this process's warm Chromium."""
+    """Lay out rendered template HTML as PDF in this process's warm Chromium
+    (`base.Renderer`, through the registry)."""
     settings = settings or ChromiumSettings()
     document = html_document(body_html=body_html, css=css, options=options, font_url=None)
-    if len(document.encode("utf-8")) > max_html_bytes:
-        raise LimitExceeded(f"The rendered HTML is larger than the {max_html_bytes} bytes allowed.")
+    bounds.size_check(document)
+    max_pages, page_cap = bounds.max_pages, bounds.page_cap
     job = _Job(
         document=document,
         options=options,
-        policy=policy,
+        policy=bounds.policy,
         settings=settings,
-        deadline_seconds=max_render_seconds,
+        deadline_seconds=bounds.max_render_seconds,
         # One page past the limit is enough to know it is exceeded.
         page_ranges="1" if page_cap == 1 else f"1-{page_cap or max_pages + 1}",
         toc=has_toc(body_html),
@@ -276,7 +284,9 @@ def layout(
     service = chromium_service(
         executable=settings.executable, max_jobs=settings.max_jobs, memory_mb=settings.memory_mb
     )
-    content = service.run(lambda context: _print(job, context), timeout=max_render_seconds + 15)
+    content = service.run(
+        lambda context: _print(job, context), timeout=bounds.max_render_seconds + 15
+    )
     page_count = len(PdfReader(io.BytesIO(content)).pages)
     if page_count > max_pages:
         raise LimitExceeded(
@@ -287,33 +297,4 @@ def layout(
             on_page(number)
     return RenderedPdf(
         content=_with_metadata(content, options), page_count=page_count, warnings=job.warnings
-    )
-
-
-def render(
-    *,
-    body_html: str,
-    css: str,
-    options: PdfOptions,
-    limits: Limits,
-    on_page: Callable[[int], None] | None = None,
-    max_pages: int | None = None,
-) -> RenderedPdf:
-    """The renderer interface (`base.Renderer`): `layout` in this process's browser."""
-    return layout(
-        body_html=body_html,
-        css=css,
-        options=options,
-        policy=resource_policy(limits),
-        max_render_seconds=limits.max_render_seconds,
-        max_pages=limits.max_pages,
-        max_html_bytes=limits.max_html_bytes,
-        page_cap=max_pages,
-        on_page=on_page,
-        settings=ChromiumSettings(
-            executable=Path(limits.chromium_path),
-            max_jobs=limits.chromium_max_jobs,
-            memory_mb=limits.template_max_memory_mb,
-            script_seconds=limits.template_timeout_ms / 1000,
-        ),
     )

@@ -67,11 +67,13 @@ def toc_html(html: str, pages: Mapping[str, int] | None = None) -> str:
     """The contents of `html`'s headings; `pages` maps heading ids to page numbers when
     the renderer cannot compute them itself."""
     entries = []
+    # The link sits in a span: WeasyPrint makes no link of an <a> that is a flex item.
     for level, anchor, text in headings(html):
         page = "" if pages is None else str(pages.get(anchor, ""))
         entries.append(
-            f'<div class="rs-toc-entry rs-toc-l{level}"><a href="#{html_lib.escape(anchor)}">'
-            f'{html_lib.escape(text)}</a><span class="rs-toc-fill"></span>'
+            f'<div class="rs-toc-entry rs-toc-l{level}"><span class="rs-toc-text">'
+            f'<a href="#{html_lib.escape(anchor)}">{html_lib.escape(text)}</a></span>'
+            f'<span class="rs-toc-fill"></span>'
             f'<span class="rs-toc-page" data-href="#{html_lib.escape(anchor)}">{page}</span></div>'
         )
     return f'<div class="rs-toc">{"".join(entries)}</div>'
@@ -106,15 +108,18 @@ def html_document(
     font_url: Callable[[Path], str] | None,
     page_css: str = "",
     toc_pages: Mapping[str, int] | None = None,
+    toc_source: str | None = None,
 ) -> str:
     """A complete document; `page_css` goes last (the renderer's running headers).
     `font_url` gives the URL of a bundled font file; None when the renderer has the
-    bundled fonts installed, so only the default font stack is declared."""
+    bundled fonts installed, so only the default font stack is declared. The contents
+    lists the headings of `toc_source` (a chunk's: the whole document's), else those that
+    follow it; `toc_pages` gives their pages when the renderer cannot compute them."""
     body_html = _PAGE_BREAK.sub('<div class="rs-page-break"></div>', body_html)
     body_html = toc_anchor(body_html) if has_toc(body_html) else body_html
     if marker := _TOC.search(body_html):
         # As xhtml2pdf's: the contents lists the headings that follow it.
-        following = body_html[marker.end() :]
+        following = body_html[marker.end() :] if toc_source is None else toc_source
         body_html = _TOC.sub(lambda _: toc_html(following, toc_pages), body_html, count=1)
     body_html = html_font_fallback(body_html)
     fonts = (

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -18,9 +18,8 @@ from xhtml2pdf.config.resources import ResourceAccessPolicy
 from rendering.deadline import DeadlineExceeded, deadline
 from rendering.errors import LayoutFailed, LimitExceeded
 from rendering.fetch import ResourceRefused, public_message, resource_fetch
-from rendering.limits import Limits
 from rendering.options import PdfOptions
-from rendering.renderers.base import RenderedPdf
+from rendering.renderers.base import LayoutBounds, RenderedPdf
 from rendering.renderers.document import (
     RUNNING_STYLE,
     TOC_TARGET_COUNTER,
@@ -28,7 +27,6 @@ from rendering.renderers.document import (
     html_document,
     running_content,
 )
-from rendering.resources import resource_policy
 
 NAME = "weasyprint"
 # A3 is the largest size offered; a named @page of a template may not go far beyond it
@@ -106,34 +104,16 @@ def page_css(options: PdfOptions, *, toc: bool) -> str:
     return f"@page {{ size: {size} !important;{margin}{boxes} }}\n{contents}\n"
 
 
-def layout(
-    *,
-    body_html: str,
-    css: str,
-    options: PdfOptions,
-    policy: ResourceAccessPolicy,
-    max_render_seconds: float,
-    max_pages: int,
-    max_html_bytes: int,
-    page_cap: int | None = None,
-    on_page: Callable[[int], None] | None = None,
-) -> RenderedPdf:
-    """Lay out rendered template HTML as PDF. `page_cap` keeps only the first pages
-    (previews); more than `max_pages` pages is a limit error."""
-    document = html_document(
-        body_html=body_html,
-        css=css,
-        options=options,
-        font_url=_file_url,
-        page_css=page_css(options, toc=has_toc(body_html)),
-    )
-    if len(document.encode("utf-8")) > max_html_bytes:
-        raise LimitExceeded(f"The rendered HTML is larger than the {max_html_bytes} bytes allowed.")
+def laid_out(document: str, bounds: LayoutBounds) -> tuple[weasyprint.Document, list[str]]:
+    """Lay out a full document under the resource policy and the deadline: its pages and
+    the warnings (refused resources, ignored CSS). Limits and layout failures raise."""
+    bounds.size_check(document)
+    policy, max_render_seconds = bounds.policy, bounds.max_render_seconds
     warnings: list[str] = []
     with _collect_log() as logged:
         try:
             with deadline(max_render_seconds):
-                laid_out = weasyprint.HTML(
+                laid = weasyprint.HTML(
                     string=document, url_fetcher=_PolicyFetcher(policy, warnings)
                 ).render()
         except DeadlineExceeded:
@@ -142,49 +122,69 @@ def layout(
             ) from None
         except RecursionError:
             raise LimitExceeded("The document nests elements too deeply to lay out.") from None
-        except (AssertionError, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError):
+        except (AssertionError, ArithmeticError, IndexError, KeyError, TypeError, ValueError):
             # WeasyPrint has no error type of its own for a layout it cannot finish.
             raise LayoutFailed(
                 "WeasyPrint could not lay the document out. Simplify the part that uses "
                 "unusual CSS (nested multi-column, grid or table layouts), or try the "
                 "chromium renderer."
             ) from None
-    pages = laid_out.pages
-    if len(pages) > max_pages:
-        raise LimitExceeded(f"The report has {len(pages)} pages; the limit is {max_pages}.")
+    pages = laid.pages
+    if len(pages) > bounds.max_pages:
+        raise LimitExceeded(f"The report has {len(pages)} pages; the limit is {bounds.max_pages}.")
     if any(max(page.width, page.height) > _MAX_PAGE_SIDE_PX for page in pages):
         raise LimitExceeded("A page is larger than the largest page size offered (A3).")
-    if page_cap is not None:
-        laid_out = laid_out.copy(pages[:page_cap])
-    for number in range(1, len(laid_out.pages) + 1):
-        if on_page is not None:
-            on_page(number)
-    metadata = laid_out.metadata
+    return laid, warnings + logged
+
+
+def pdf_write(laid: weasyprint.Document, options: PdfOptions) -> bytes:
+    """The PDF of laid-out pages, with the job's title, author and subject."""
+    metadata = laid.metadata
     metadata.title = options.title or metadata.title
     metadata.authors = [options.author] if options.author else metadata.authors
     metadata.description = options.subject or metadata.description
-    content = laid_out.write_pdf()
-    return RenderedPdf(content=content, page_count=len(laid_out.pages), warnings=warnings + logged)
+    content: bytes = laid.write_pdf()
+    return content
 
 
-def render(
+def document_for(
+    body_html: str,
+    *,
+    css: str,
+    options: PdfOptions,
+    toc: bool,
+    extra_page_css: str = "",
+    toc_pages: Mapping[str, int] | None = None,
+    toc_source: str | None = None,
+) -> str:
+    """The document WeasyPrint lays out: bundled fonts by file URL, the page CSS last
+    (then `extra_page_css`); see `html_document` for the contents arguments."""
+    return html_document(
+        body_html=body_html,
+        css=css,
+        options=options,
+        font_url=_file_url,
+        page_css=page_css(options, toc=toc) + extra_page_css,
+        toc_pages=toc_pages,
+        toc_source=toc_source,
+    )
+
+
+def layout(
     *,
     body_html: str,
     css: str,
     options: PdfOptions,
-    limits: Limits,
+    bounds: LayoutBounds,
     on_page: Callable[[int], None] | None = None,
-    max_pages: int | None = None,
 ) -> RenderedPdf:
-    """The renderer interface (`base.Renderer`): `layout` under the limits' policy."""
-    return layout(
-        body_html=body_html,
-        css=css,
-        options=options,
-        policy=resource_policy(limits),
-        max_render_seconds=limits.max_render_seconds,
-        max_pages=limits.max_pages,
-        max_html_bytes=limits.max_html_bytes,
-        page_cap=max_pages,
-        on_page=on_page,
-    )
+    """Lay out rendered template HTML as PDF (`base.Renderer`, through the registry)."""
+    document = document_for(body_html, css=css, options=options, toc=has_toc(body_html))
+    laid, warnings = laid_out(document, bounds)
+    if bounds.page_cap is not None:
+        laid = laid.copy(laid.pages[: bounds.page_cap])
+    for number in range(1, len(laid.pages) + 1):
+        if on_page is not None:
+            on_page(number)
+    content = pdf_write(laid, options)
+    return RenderedPdf(content=content, page_count=len(laid.pages), warnings=warnings)

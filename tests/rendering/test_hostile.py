@@ -16,6 +16,7 @@ from rendering.errors import LimitExceeded
 from rendering.fetch import ASSETS_DIR
 from rendering.options import parse_options
 from rendering.renderers import chromium, weasyprint
+from rendering.renderers.base import LayoutBounds
 from rendering.resources import resource_policy
 from tests.conftest import pdf_text
 from tests.rendering.conftest import render
@@ -113,10 +114,9 @@ def test_a_redirect_to_a_refused_destination_is_not_followed(module):
             body_html=f'<p>BODY</p><img src="http://127.0.0.1:{port}/r.png">',
             css="",
             options=parse_options({}),
-            policy=policy,
-            max_render_seconds=30,
-            max_pages=10,
-            max_html_bytes=1_000_000,
+            bounds=LayoutBounds(
+                policy=policy, max_render_seconds=30, max_pages=10, max_html_bytes=1_000_000
+            ),
         )
     assert redirect_hits == ["/r.png"]
     assert target_hits == []

@@ -23,7 +23,10 @@ def _labelled_stages() -> set[str]:
     return {key.strip('"') for key in re.findall(r'^\s*("?[\w]*"?):', block.group(1), re.M)}
 
 
-def test_every_stage_the_server_sets_has_a_label_and_no_label_is_unused(user, monkeypatch):
+def test_every_stage_the_server_sets_has_a_label_and_no_label_is_unused(
+    user, monkeypatch, settings
+):
+    settings.PDF_PROGRESS_INTERVAL_MS = 0  # every stage written, none coalesced away
     seen: list[str] = []
     real = transitions._transition
 

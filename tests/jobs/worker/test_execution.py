@@ -102,18 +102,18 @@ def test_a_job_that_keeps_killing_its_worker_becomes_poison(user, settings):
 
 def test_cancelled_while_rendering_discards_the_result(user, report_storage):
     job = PdfJobFactory(owner=user)
-    original = execution.report_render
+    original = execution.report_layout  # the layout step of the render
 
-    def render_then_cancel(**kwargs):
-        rendered = original(**kwargs)
+    def render_then_cancel(*args, **kwargs):
+        rendered = original(*args, **kwargs)
         transitions.job_cancel(job_id=job.job_id)
         return rendered
 
-    execution.report_render = render_then_cancel
+    execution.report_layout = render_then_cancel
     try:
         assert execution.job_execute(job_id=job.job_id) is None
     finally:
-        execution.report_render = original
+        execution.report_layout = original
     job.refresh_from_db()
     assert job.status == JobStatus.CANCELLED
     assert list(report_storage.iterdir()) == []
@@ -214,6 +214,22 @@ def test_a_limit_fails_the_job_permanently_with_its_message(user, settings):
     assert failed.error_code == "limit_exceeded"
     assert failed.error == "The report has more than 3 pages; the limit is 3."
     assert failed.attempts == 1
+
+
+def test_a_job_faster_than_the_progress_interval_writes_only_claim_and_completion(user, settings):
+    settings.PDF_PROGRESS_INTERVAL_MS = 60_000
+    job = PdfJobFactory(owner=user, html_template="<h1>Total {{total}}</h1>", data={"total": 1})
+    done = execution.job_execute(job_id=job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    assert done.event_seq == job.event_seq + 2  # claim and completion, no progress between
+
+
+def test_progress_writes_every_stage_when_the_interval_is_zero(user, settings):
+    settings.PDF_PROGRESS_INTERVAL_MS = 0
+    job = PdfJobFactory(owner=user, html_template="<h1>Total {{total}}</h1>", data={"total": 1})
+    done = execution.job_execute(job_id=job.job_id)
+    # claim, rendering_template, rendering_charts, laying_out, finishing, storing, complete
+    assert done.event_seq == job.event_seq + 7
 
 
 def test_a_job_slower_than_pdf_slow_job_seconds_is_logged_with_its_timings(user, settings, caplog):

@@ -57,6 +57,17 @@ def test_a_layout_weasyprint_cannot_finish_fails_the_job_once(user):
     assert "TextBox" not in failed.error
 
 
+def test_spacing_weasyprint_cannot_measure_fails_the_job_once(user):
+    # WeasyPrint 70 raises OverflowError (no error of its own) for a spacing this large.
+    job = PdfJobFactory(
+        owner=user,
+        renderer="weasyprint",
+        html_template='<p style="letter-spacing: -1e9px; word-spacing: -1e9px">a b c</p>',
+    )
+    failed = _failed_once(job.job_id)
+    assert failed.error.startswith("WeasyPrint could not lay the document out.")
+
+
 def test_the_same_list_renders_without_the_marker_rule(user):
     # Guards the test above: only the flex marker breaks WeasyPrint, not the list itself.
     job = PdfJobFactory(

@@ -1,0 +1,372 @@
+"""The service end to end against its baselines, measured in one run (issue 12, item 4):
+(a) the 50-page sample submit-to-completed vs bare xhtml2pdf, bare WeasyPrint and a cold
+Chromium print of the same final HTML; (b) one-page jobs end to end vs report_render alone
+in as many processes as worker children; (c) submit latency at a fixed offered rate with
+the workers busy; (d) worker memory over many jobs, and its peak for the 50-page sample."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import multiprocessing
+import os
+import statistics
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import httpx
+import psutil
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0", "false")
+CHILDREN = int(os.environ.get("WORKER_CONCURRENCY", "2"))
+ONE_PAGE_JOBS = 60 if QUICK else 200
+SOAK_JOBS = 300 if QUICK else 2000
+RATE = float(os.environ.get("BENCH_SUBMIT_RATE", "100"))
+RATE_SECONDS = 4 if QUICK else 10
+TERMINAL = {"completed", "failed", "cancelled"}
+
+
+@dataclass
+class Results:
+    rows: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, name: str, value: str) -> None:
+        self.rows.append((name, value))
+        print(f"  {name:70} {value}", flush=True)
+
+
+def _django() -> None:
+    import logging
+
+    import django
+
+    for noisy in ("httpx", "weasyprint", "weasyprint.progress", "fontTools"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+    django.setup()
+
+
+def final_html(slug: str, *, vector: bool = False) -> str:
+    """The sample's document as xhtml2pdf gets it (template run, charts drawn), or, with
+    `vector`, as WeasyPrint and Chromium get it (SVG charts, their document)."""
+    _django()
+    from rendering.charts import charts_embed
+    from rendering.engines import engine_render
+    from rendering.layout import build_document
+    from rendering.options import parse_options
+    from rendering.renderers.document import html_document
+    from reports.limits import limits_from_settings
+    from reports.samples import sample_files
+
+    html, css, data = sample_files(slug)
+    limits, options = limits_from_settings(), parse_options({})
+    body, _ = charts_embed(engine_render("handlebars", html, data, limits), vector=vector)
+    if not vector:
+        return build_document(body_html=body, css=css, options=options)
+    return html_document(
+        body_html=body, css=css, options=options, font_url=lambda path: path.resolve().as_uri()
+    )
+
+
+def _clock(fn: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
+def bare_xhtml2pdf(document: str) -> float:
+    from xhtml2pdf import pisa
+
+    return _clock(lambda: pisa.pisaDocument(document, dest=io.BytesIO(), encoding="utf-8"))
+
+
+def bare_weasyprint(document: str) -> float | None:
+    try:
+        import weasyprint
+    except ImportError:
+        return None
+    return _clock(lambda: weasyprint.HTML(string=document, base_url=str(BASE_DIR)).write_pdf())
+
+
+def cold_chromium(document: str, var: Path) -> float | None:
+    """A new browser process printing the file: start-up included, as a cold print pays."""
+    source, out = var / "sample.html", var / "chromium.pdf"
+    source.write_text(document, encoding="utf-8")
+    args = [
+        "chromium",
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        f"--print-to-pdf={out}",
+        "--no-pdf-header-footer",
+        source.as_uri(),
+    ]
+    try:
+        seconds = _clock(lambda: subprocess.run(args, capture_output=True, timeout=120, check=True))
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return seconds if out.exists() else None
+
+
+def _render_invoices(count: int) -> int:
+    _django()
+    from rendering.options import parse_options
+    from rendering.report import TemplateSource, report_render
+    from reports.limits import limits_from_settings
+    from reports.samples import sample_files
+
+    html, css, data = sample_files("invoice")
+    source = TemplateSource(engine="handlebars", html=html, css=css)
+    options, limits = parse_options({}), limits_from_settings()
+    for _ in range(count):
+        report_render(source=source, data=data, options=options, limits=limits)
+    return count
+
+
+def renderer_throughput(jobs: int, processes: int) -> float:
+    """PDFs/s of report_render alone, `processes` processes sharing `jobs` invoices."""
+    # Spawned, not forked: this process has threads (httpx, the RSS sampler) whose locks a
+    # fork could copy held.
+    with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
+        list(pool.map(_render_invoices, [2] * processes))  # warm: imports, fonts
+        started = time.perf_counter()
+        done = sum(pool.map(_render_invoices, [jobs // processes] * processes))
+        return done / (time.perf_counter() - started)
+
+
+def _ts(value: str | datetime) -> datetime:
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value)
+
+
+class Api:
+    def __init__(self, base: str, key: str) -> None:
+        self.client = httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=60)
+        self.base, self.key = base, key
+
+    def submit(self, body: dict) -> str:
+        response = self.client.post("/api/v1/generate-pdf-async", json=body)
+        if response.status_code != 202:
+            raise RuntimeError(f"submit: {response.status_code} {response.text[:300]}")
+        return response.json()["job_id"]
+
+    def job(self, job_id: str) -> dict:
+        return self.client.get(f"/api/v1/jobs/{job_id}").json()
+
+    def wait(self, job_ids: list[str], timeout: float = 600) -> list[dict]:
+        """Until every job is final; their rows. Read from the database, one query a
+        quarter second: polling each job over HTTP would take the web process's CPU
+        from the workers being measured."""
+        from jobs.models import PdfJob
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            rows = {
+                str(row["job_id"]): row
+                for row in PdfJob.objects.filter(job_id__in=job_ids).values(
+                    "job_id", "status", "created_at", "completed_at", "error"
+                )
+            }
+            if all(row["status"] in TERMINAL for row in rows.values()) and len(rows) == len(
+                set(job_ids)
+            ):
+                failed = [row for row in rows.values() if row["status"] != "completed"]
+                if failed:
+                    raise RuntimeError(f"{len(failed)} jobs did not complete: {failed[0]}")
+                return [rows[job_id] for job_id in job_ids]
+            time.sleep(0.25)
+        raise RuntimeError(f"jobs not finished after {timeout} s")
+
+
+def worker_children(worker: subprocess.Popen[bytes]) -> list[psutil.Process]:
+    """The pool children of a Celery worker (its main process forks them)."""
+    return [
+        child
+        for child in psutil.Process(worker.pid).children(recursive=True)
+        if "celery" in " ".join(child.cmdline())
+    ]
+
+
+def rss_mib(processes: list[psutil.Process]) -> list[float]:
+    values = []
+    for proc in processes:
+        try:
+            values.append(proc.memory_info().rss / 2**20)
+        except psutil.Error:
+            values.append(0.0)
+    return values
+
+
+@contextmanager
+def peak_rss(worker: subprocess.Popen[bytes]) -> Iterator[list[float]]:
+    """Sample the worker children's RSS every 50 ms; yields [peak MiB] once done."""
+    peak = [0.0]
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.wait(0.05):
+            peak[0] = max([peak[0], *rss_mib(worker_children(worker))])
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield peak
+    finally:
+        stop.set()
+        thread.join()
+
+
+async def _offered_load(
+    base: str, key: str, body: dict, rate: float, seconds: float
+) -> list[float]:
+    """Open loop: a submit every 1/rate s whatever the answers do; each one's latency."""
+    latencies: list[float] = []
+    async with httpx.AsyncClient(
+        base_url=base,
+        headers={"X-API-Key": key},
+        timeout=30,
+        limits=httpx.Limits(max_connections=200),
+    ) as client:
+
+        async def one() -> None:
+            started = time.perf_counter()
+            response = await client.post("/api/v1/generate-pdf-async", json=body)
+            if response.status_code == 202:
+                latencies.append(time.perf_counter() - started)
+
+        tasks = []
+        start = time.perf_counter()
+        for index in range(int(rate * seconds)):
+            delay = start + index / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.create_task(one()))
+        await asyncio.gather(*tasks)
+    return latencies
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
+
+
+def run(
+    *, api: Api, worker: subprocess.Popen[bytes], var: Path, purge: Callable[[], None]
+) -> Results:
+    results = Results()
+    _django()
+    from reports.samples import sample_files
+
+    invoice = {"template": "invoice", "data": sample_files("invoice")[2]}
+    review = {"template": "operations-review", "data": sample_files("operations-review")[2]}
+
+    print("(a) the 50-page sample: service vs bare renderers on the same final HTML", flush=True)
+    document = final_html("operations-review")
+    # Warm every child (chart cache, fonts, imports): one job each, at once.
+    api.wait([api.submit(review) for _ in range(CHILDREN)])
+    with peak_rss(worker) as peak:
+        started = time.perf_counter()
+        state = api.wait([api.submit(review)])[0]
+        service = time.perf_counter() - started
+    server = (_ts(state["completed_at"]) - _ts(state["created_at"])).total_seconds()
+    vector = final_html("operations-review", vector=True)  # SVG charts, as they get it
+    xhtml = bare_xhtml2pdf(document)
+    weasy = bare_weasyprint(vector)
+    chromium = cold_chromium(vector, var)
+    results.add("service: submit to completed seen by the client", f"{service:6.2f} s")
+    results.add("service: created_at to completed_at", f"{server:6.2f} s")
+    results.add(
+        "bare xhtml2pdf (one process)", f"{xhtml:6.2f} s   service = {service / xhtml:.2f}x"
+    )
+    if weasy:
+        results.add(
+            "bare WeasyPrint (one process)", f"{weasy:6.2f} s   service = {service / weasy:.2f}x"
+        )
+    if chromium:
+        results.add(
+            "cold Chromium --print-to-pdf",
+            f"{chromium:6.2f} s   service = {service / chromium:.2f}x",
+        )
+    results.add("worker child peak RSS during the 50-page job", f"{peak[0]:6.0f} MiB")
+    # The same sample on the other renderers: WeasyPrint chunked, Chromium whole (warm).
+    for renderer, bare, name in (
+        ("weasyprint", weasy, "bare WeasyPrint"),
+        ("chromium", chromium, "cold Chromium"),
+    ):
+        job = {**review, "renderer": renderer}
+        api.wait([api.submit(job) for _ in range(CHILDREN)])  # warm: fonts, the browser
+        started = time.perf_counter()
+        api.wait([api.submit(job)])
+        seconds = time.perf_counter() - started
+        versus = f"   = {seconds / bare:.2f}x {name}" if bare else ""
+        results.add(
+            f"service, renderer {renderer}: submit to completed", f"{seconds:6.2f} s{versus}"
+        )
+
+    print(f"(b) {ONE_PAGE_JOBS} one-page jobs end to end vs report_render alone", flush=True)
+    api.wait([api.submit(invoice) for _ in range(4)])
+    with ThreadPoolExecutor(8) as pool:
+        ids = list(pool.map(lambda _: api.submit(invoice), range(ONE_PAGE_JOBS)))
+    states = api.wait(ids)
+    first = min(_ts(s["created_at"]) for s in states)
+    last = max(_ts(s["completed_at"]) for s in states)
+    service_rate = ONE_PAGE_JOBS / (last - first).total_seconds()
+    alone = renderer_throughput(ONE_PAGE_JOBS, CHILDREN)
+    results.add("service, first submit to last completed", f"{service_rate:6.1f} PDFs/s")
+    results.add(
+        f"report_render alone in {CHILDREN} processes",
+        f"{alone:6.1f} PDFs/s   service = {service_rate / alone:.2f}x",
+    )
+
+    print("(c) submit latency at a fixed offered rate, workers busy", flush=True)
+    # A backlog that keeps every worker child rendering for the whole measurement.
+    backlog_size = int(service_rate * RATE_SECONDS * 2) + 4 * CHILDREN
+    for rate in (RATE, RATE / 4):  # the target's rate, and one a web process keeps up with
+        for niceness in (0, 10):  # the workers as started, then behind the web process
+            for proc in [psutil.Process(worker.pid), *worker_children(worker)]:
+                proc.nice(niceness)
+            with ThreadPoolExecutor(8) as pool:
+                backlog = list(pool.map(lambda _: api.submit(invoice), range(backlog_size)))
+            time.sleep(1)
+            latencies = asyncio.run(_offered_load(api.base, api.key, invoice, rate, RATE_SECONDS))
+            from jobs.models import PdfJob
+
+            busy = (
+                PdfJob.objects.filter(job_id__in=backlog[-10:]).exclude(status__in=TERMINAL).count()
+            )
+            results.add(
+                f"submit p50 / p99 at {rate:.0f}/s, worker nice {niceness}",
+                f"{_pct(latencies, 0.5) * 1000:6.1f} / {_pct(latencies, 0.99) * 1000:.1f} ms"
+                f"   ({len(latencies)} submits; {busy}/10 of the backlog unfinished at the end)",
+            )
+            purge()
+            time.sleep(2)  # the children finish what they hold
+
+    print(f"(d) worker RSS over {SOAK_JOBS} one-page jobs", flush=True)
+    warm = [api.submit(invoice) for _ in range(50)]
+    api.wait(warm)
+    before = rss_mib(worker_children(worker))
+    with ThreadPoolExecutor(8) as pool:
+        ids = list(pool.map(lambda _: api.submit(invoice), range(SOAK_JOBS)))
+    api.wait(ids, timeout=1800)
+    after = rss_mib(worker_children(worker))
+    growth = [(a - b) / b for a, b in zip(after, before, strict=False) if b]
+    results.add(
+        "worker children RSS after 50 jobs -> after the soak",
+        f"{' '.join(f'{b:.0f}' for b in before)} -> {' '.join(f'{a:.0f}' for a in after)} MiB"
+        f"   growth max {max(growth, default=0):+.1%}",
+    )
+    return results
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
