@@ -41,3 +41,6 @@ urlpatterns = [
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
 ]
+
+handler404 = "config.http_errors.not_found"
+handler500 = "config.http_errors.server_error"

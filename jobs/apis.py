@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from jobs import selectors, services, transitions
+from jobs.api_fields import JsonInput, JsonObjectField, PdfOptionsField, QueryFilters
 from jobs.events import job_event_payload
 from jobs.exceptions import Conflict, NotFound
 from jobs.links import pdf_download_token_valid, with_links
@@ -48,20 +49,26 @@ class JobOutputSerializer(serializers.Serializer):
 
 
 class JobCreateApi(APIView):
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(JsonInput):
         html_template = serializers.CharField(
             required=False, allow_blank=True, trim_whitespace=False
         )
         template = serializers.SlugField(required=False, allow_blank=True)
-        data = serializers.JSONField(required=False, default=dict)
+        data = JsonObjectField(required=False, default=dict)
         engine = serializers.ChoiceField(choices=ENGINE_NAMES, required=False)
-        options = serializers.JSONField(required=False, default=dict)
+        options = PdfOptionsField(required=False, default=dict)
         callback_url = serializers.URLField(required=False, allow_blank=True, default="")
+
+        class Meta:
+            ref_name = "JobCreate"  # the schema's component name (else a bare "Input")
 
     class OutputSerializer(serializers.Serializer):
         job_id = serializers.UUIDField()
         status = serializers.CharField()
         status_url = serializers.URLField()
+
+        class Meta:
+            ref_name = "JobAccepted"
 
     @extend_schema(
         request=InputSerializer,
@@ -107,14 +114,26 @@ class JobListApi(APIView):
         default_limit = 50
         max_limit = 200
 
+    class FilterSerializer(QueryFilters):
+        status = serializers.ChoiceField(choices=JobStatus.choices, required=False)
+
     @extend_schema(
-        responses=JobOutputSerializer(many=True),
-        parameters=[OpenApiParameter("status", str, enum=JobStatus.values)],
+        parameters=[FilterSerializer],
+        responses=inline_serializer(
+            "PaginatedJobList",
+            {
+                "count": serializers.IntegerField(),
+                "next": serializers.URLField(allow_null=True),
+                "previous": serializers.URLField(allow_null=True),
+                "results": JobOutputSerializer(many=True),
+            },
+        ),
     )
     def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
         jobs = selectors.job_list(owner=request.user)
-        wanted = request.query_params.get("status")
-        if wanted:
+        if wanted := filters.validated_data.get("status"):
             jobs = jobs.filter(status=wanted)
         paginator = self.Pagination()
         page = paginator.paginate_queryset(jobs, request, view=self)

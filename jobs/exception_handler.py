@@ -40,7 +40,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         return None
     if isinstance(exc, exceptions.ValidationError):
         messages = _flatten(exc.detail)
-        response.data = {"error": "; ".join(messages), "code": "invalid", "fields": exc.detail}
+        response.data = {"error": "; ".join(messages), "code": "invalid"}
+        if isinstance(exc.detail, dict):  # per-field messages; a bare list says no more
+            response.data["fields"] = exc.detail
     elif isinstance(exc, exceptions.APIException):
         response.data = {"error": str(exc.detail), "code": exc.default_code}
     return response

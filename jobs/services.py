@@ -25,7 +25,7 @@ from jobs.selectors import template_get_visible
 from reports.engines import ENGINE_NAMES, get_engine
 from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.options import parse_options
-from reports.schemas import data_depth, data_validate
+from reports.schemas import data_depth, data_unstorable_text, data_validate
 from reports.services import template_current_version
 
 logger = logging.getLogger(__name__)
@@ -100,6 +100,8 @@ def _validated_data(data: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ApplicationError("data must be a JSON object.", code="invalid_data")
     _check_size("data", json.dumps(data), settings.PDF_MAX_DATA_BYTES)
+    if problem := data_unstorable_text(data):
+        raise ApplicationError(f"data {problem}, which cannot be stored.", code="invalid_data")
     if data_depth(data, limit=settings.PDF_MAX_NESTING_DEPTH) > settings.PDF_MAX_NESTING_DEPTH:
         raise ApplicationError(
             f"data nests deeper than {settings.PDF_MAX_NESTING_DEPTH} levels.", code="too_deep"

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from jobs import selectors
+from jobs.api_fields import JsonInput, JsonObjectField, PdfOptionsField, QueryFilters
 from jobs.exceptions import ApplicationError, NotFound
 from reports.engines import ENGINE_NAMES
 from reports.models import ReportTemplate
@@ -50,8 +51,8 @@ class TemplateOutputSerializer(serializers.Serializer):
     engine = serializers.ChoiceField(choices=ENGINE_NAMES)
     html = serializers.CharField()
     css = serializers.CharField()
-    schema = serializers.JSONField(help_text="JSON Schema every job's data must match.")
-    sample_data = serializers.JSONField()
+    schema = JsonObjectField(help_text="JSON Schema every job's data must match.")
+    sample_data = JsonObjectField()
     version = serializers.IntegerField(help_text="Number of the version new jobs render.")
     builtin = serializers.BooleanField()
     archived = serializers.BooleanField()
@@ -59,13 +60,13 @@ class TemplateOutputSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-class _TemplateFields(serializers.Serializer):
+class _TemplateFields(JsonInput):
     name = serializers.CharField(max_length=200)
     engine = serializers.ChoiceField(choices=ENGINE_NAMES, default="handlebars")
     html = serializers.CharField(trim_whitespace=False)
     css = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
-    schema = serializers.JSONField(required=False)
-    sample_data = serializers.JSONField(required=False)
+    schema = JsonObjectField(required=False)
+    sample_data = JsonObjectField(required=False)
 
 
 def _own_template(request: Request, slug: str) -> ReportTemplate:
@@ -85,13 +86,17 @@ class TemplateListCreateApi(APIView):
     class TemplateCreateSerializer(_TemplateFields):
         slug = serializers.SlugField(max_length=100)
 
-    @extend_schema(
-        responses=TemplateOutputSerializer(many=True),
-        parameters=[OpenApiParameter("archived", bool, description="include archived ones")],
-    )
+    class FilterSerializer(QueryFilters):
+        archived = serializers.BooleanField(
+            required=False, default=False, help_text="include archived ones"
+        )
+
+    @extend_schema(responses=TemplateOutputSerializer(many=True), parameters=[FilterSerializer])
     def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
         templates = selectors.template_list_visible(owner=request.user).prefetch_related("versions")
-        if request.query_params.get("archived", "").lower() not in ("1", "true", "yes"):
+        if not filters.validated_data["archived"]:
             templates = templates.filter(archived_at__isnull=True)
         return Response([template_representation(t) for t in templates])
 
@@ -124,7 +129,7 @@ class TemplateDetailApi(APIView):
         template = template_update(template=template, by=request.user, **changes)
         return Response(template_representation(template))
 
-    @extend_schema(request=None, responses=TemplateOutputSerializer)
+    @extend_schema(request=None, responses={200: TemplateOutputSerializer})
     def delete(self, request: Request, slug: str) -> Response:
         """Archive: the template takes no new jobs; its versions stay for old jobs."""
         return Response(
@@ -164,9 +169,9 @@ class TemplateVersionListApi(APIView):
 
 
 class TemplatePreviewApi(APIView):
-    class TemplatePreviewSerializer(serializers.Serializer):
-        data = serializers.JSONField(required=False, help_text="Defaults to the sample data.")
-        options = serializers.JSONField(required=False, default=dict)
+    class TemplatePreviewSerializer(JsonInput):
+        data = JsonObjectField(required=False, help_text="Defaults to the sample data.")
+        options = PdfOptionsField(required=False, default=dict)
         width = serializers.IntegerField(required=False, min_value=100, max_value=1600)
 
     @extend_schema(

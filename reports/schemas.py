@@ -82,3 +82,27 @@ def data_depth(value: Any, *, limit: int) -> int:
         elif isinstance(item, list):
             stack.extend((child, depth + 1) for child in item)
     return deepest
+
+
+def data_unstorable_text(value: Any) -> str:
+    """Why JSON data cannot be stored (PostgreSQL's jsonb refuses NUL, UTF-8 refuses lone
+    surrogates), naming the first offending key or string; "" when it can be."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        texts: list[str] = []
+        if isinstance(item, dict):
+            texts = [key for key in item if isinstance(key, str)]
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            texts = [item]
+        for text in texts:
+            if "\x00" in text:
+                return "contains a NUL character (\\u0000)"
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return "contains an unpaired UTF-16 surrogate"
+    return ""

@@ -12,7 +12,7 @@ from django.utils import timezone
 from reports.engines import ENGINE_NAMES, get_engine
 from reports.errors import LimitExceeded, RenderError
 from reports.models import ReportTemplate, ReportTemplateVersion
-from reports.schemas import data_validate, schema_check
+from reports.schemas import data_unstorable_text, data_validate, schema_check
 
 _VERSIONED = ("engine", "html", "css", "schema", "sample_data")
 
@@ -31,6 +31,9 @@ def template_validate(*, engine: str, html: str, css: str, schema: Any, sample_d
         raise RenderError("sample_data must be a JSON object.")
     if len(json.dumps(sample_data)) > settings.PDF_MAX_DATA_BYTES:
         raise LimitExceeded("sample_data is larger than PDF_MAX_DATA_BYTES.")
+    for name, value in (("schema", schema), ("sample_data", sample_data)):
+        if problem := data_unstorable_text(value):
+            raise RenderError(f"{name} {problem}, which cannot be stored.")
     get_engine(engine).check(html)
     try:
         data_validate(schema=schema, data=sample_data)
@@ -60,7 +63,9 @@ def template_create(
     schema: dict[str, Any] | None = None,
     sample_data: dict[str, Any] | None = None,
 ) -> ReportTemplate:
-    schema, sample_data = schema or {}, sample_data or {}
+    # Only a missing value defaults to {}: `false` or `[]` must fail validation, not vanish.
+    schema = {} if schema is None else schema
+    sample_data = {} if sample_data is None else sample_data
     template_validate(engine=engine, html=html, css=css, schema=schema, sample_data=sample_data)
     if ReportTemplate.objects.filter(owner=owner, slug=slug).exists():
         raise RenderError(f"You already have a template with slug {slug!r}.")

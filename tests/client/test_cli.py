@@ -61,14 +61,11 @@ def test_submit_wait_out_downloads_the_50_page_sample(run, tmp_path):
     assert lines[0] == f"Submitted job {job_id}"
     # not a terminal: one line per update, from waiting to done, progress never going back
     updates = [line.split(" ", 3) for line in lines if line.startswith(job_id)]
-    assert updates[0][1] == "queued"
-    assert updates[-1][1:] == [
-        "completed",
-        "100%",
-        "Completed, 50 pages",
-    ]
+    assert updates[0][1] in ("queued", "processing")  # the worker may be quicker than us
+    assert updates[-1][1:] == ["completed", "100%", "Completed, 50 pages"]
     percents = [int(u[2].rstrip("%")) for u in updates]
     assert percents == sorted(percents)
+    assert len(set(percents)) >= 5  # the bar moved through the render, not just to the end
     assert any(u[3] == "Laying out pages" for u in updates)
     assert lines[-1].startswith("Saved report.pdf (50 pages, ")
     pages, text = pdf_text((tmp_path / "report.pdf").read_bytes())

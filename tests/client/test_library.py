@@ -47,7 +47,7 @@ def test_submit_follows_server_sent_events_and_downloads(live_stack, integrator,
     assert state.succeeded
     assert state.progress == 100
     _assert_ordered(updates)
-    assert {"queued", "processing", "completed"} <= {u.status for u in updates}
+    assert {"processing", "completed"} <= {u.status for u in updates}  # queued may be missed
     job_path = f"/api/v1/jobs/{job.job_id}"
     # followed by one event stream: one status read before it, one before the download
     assert transport.requests.count(("GET", f"{job_path}/events")) == 1
