@@ -29,9 +29,11 @@ test: $(VENV)/.installed-test
 bench-push: $(VENV)/.installed-test
 	$(BIN)/python tests/bench/push_fanout.py $(BENCH_ARGS)
 
+## lint: ruff (lint and format check) and mypy (django-stubs, DRF stubs) on all app code
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 format: $(VENV)/.installed-test
 	$(BIN)/ruff format .

@@ -10,7 +10,7 @@ django_asgi_app = get_asgi_application()  # sets Django up before consumers are 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from jobs.routing import websocket_urlpatterns  # noqa: E402
+from jobs.live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

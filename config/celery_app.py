@@ -8,4 +8,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 app = Celery("pdfreports")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
+# Tasks live in jobs/worker/tasks.py, not in an app's top-level tasks module.
+app.autodiscover_tasks(lambda: ["jobs.worker"])

@@ -18,12 +18,11 @@ from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
-from jobs.events import job_event_payload
 from jobs.links import with_links
+from jobs.live.events import job_event_payload
 from jobs.models import TERMINAL_STATUSES, PdfJob
 
 logger = logging.getLogger(__name__)
-CALLBACK_TASK = "jobs.deliver_callback"
 
 
 class CallbackError(Exception):
@@ -47,15 +46,6 @@ def callback_url_check(url: str) -> str | None:
         if not mapped.is_global:
             return f"callback_url host {parts.hostname!r} is not a public address."
     return None
-
-
-def callback_enqueue(*, job_id: UUID | str) -> None:
-    from config.celery_app import app
-
-    try:
-        app.send_task(CALLBACK_TASK, args=[str(job_id)])
-    except Exception:
-        logger.warning("could not enqueue the callback of job %s; the reconciler will", job_id)
 
 
 def callback_deliver(*, job_id: UUID | str) -> bool:

@@ -1,4 +1,4 @@
-"""PdfJob (one requested report), DeadLetter (a job that ran out of retries), ApiKey."""
+"""PdfJob (one requested report) and DeadLetter (a job that ran out of retries)."""
 
 from __future__ import annotations
 
@@ -125,23 +125,3 @@ class DeadLetter(models.Model):
 
     def __str__(self) -> str:
         return f"dead letter for {self.job.job_id}"
-
-
-class ApiKey(models.Model):
-    """An integrator key; only a SHA-256 digest of the secret is stored."""
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys"
-    )
-    name = models.CharField(max_length=100, blank=True)
-    prefix = models.CharField(max_length=16, unique=True)
-    digest = models.CharField(max_length=64)
-    created_at = models.DateTimeField(auto_now_add=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-
-    def __str__(self) -> str:
-        return f"{self.prefix}… ({self.user})"

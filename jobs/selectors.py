@@ -1,15 +1,14 @@
-"""Reads of jobs and templates, always scoped to the caller."""
+"""Reads of jobs, always scoped to the caller; a missing job raises NotFound."""
 
 from __future__ import annotations
 
 import uuid
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
-from jobs.exceptions import NotFound
-from jobs.models import ApiKey, PdfJob
-from reports.models import ReportTemplate
+from jobs.models import JobStatus, PdfJob
+from rendering.errors import NotFound
 
 
 def _parse_uuid(value: str | uuid.UUID) -> uuid.UUID | None:
@@ -19,8 +18,9 @@ def _parse_uuid(value: str | uuid.UUID) -> uuid.UUID | None:
         return None
 
 
-def job_list(*, owner: Any) -> QuerySet[PdfJob]:
-    return PdfJob.objects.filter(owner=owner).select_related("template")
+def job_list(*, owner: Any, status: str | None = None) -> QuerySet[PdfJob]:
+    jobs = PdfJob.objects.filter(owner=owner).select_related("template")
+    return jobs.filter(status=status) if status else jobs
 
 
 def job_get(*, owner: Any, job_id: str | uuid.UUID) -> PdfJob:
@@ -32,26 +32,13 @@ def job_get(*, owner: Any, job_id: str | uuid.UUID) -> PdfJob:
     return job
 
 
-def template_get_visible(*, owner: Any, slug: str) -> ReportTemplate | None:
-    """The caller's own template with this slug, else the built-in one, else None."""
-    found = list(ReportTemplate.objects.filter(Q(owner=owner) | Q(owner__isnull=True), slug=slug))
-    found.sort(key=lambda template: template.owner_id is None)
-    return found[0] if found else None
-
-
-def template_list_visible(*, owner: Any) -> QuerySet[ReportTemplate]:
-    return ReportTemplate.objects.filter(Q(owner=owner) | Q(owner__isnull=True))
-
-
-def template_list_for_gallery(*, owner: Any) -> list[ReportTemplate]:
-    """What the caller can submit by slug: their own templates shadow built-ins of the
-    same slug, exactly as template_get_visible resolves them."""
-    chosen: dict[str, ReportTemplate] = {}
-    for template in template_list_visible(owner=owner).order_by("name"):
-        if template.slug not in chosen or template.owner_id is not None:
-            chosen[template.slug] = template
-    return sorted(chosen.values(), key=lambda template: template.name.lower())
-
-
-def api_key_list(*, user: Any) -> QuerySet[ApiKey]:
-    return ApiKey.objects.filter(user=user)
+def job_get_completed(*, job_id: str | uuid.UUID) -> PdfJob:
+    """A completed job with a stored PDF, for its signed download link (no owner: the
+    link is the credential)."""
+    parsed = _parse_uuid(job_id)
+    job = (
+        PdfJob.objects.filter(job_id=parsed, status=JobStatus.COMPLETED).first() if parsed else None
+    )
+    if job is None or not job.pdf_file:
+        raise NotFound(f"Job {job_id} has no PDF.")
+    return job

@@ -1,70 +1,29 @@
-"""Accepting jobs and sending them to the workers: submit (with idempotency), enqueue,
+"""Accepting jobs and sending them to the workers: submit (with idempotency), cancel,
 re-drive."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import logging
-import uuid
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
-from django.utils import timezone
 
 from jobs import transitions
 from jobs.callbacks import callback_url_check
-from jobs.exceptions import ApplicationError, Conflict
-from jobs.execution import RENDER_TASK
-from jobs.models import DeadLetter, PdfJob
-from jobs.selectors import template_get_visible
-from reports.engines import ENGINE_NAMES, get_engine
+from jobs.live.events import job_event_payload, job_event_publish
+from jobs.models import PdfJob
+from jobs.worker import dispatch
+from rendering.engines import ENGINE_NAMES, get_engine
+from rendering.errors import ApplicationError, Conflict, NotFound
+from rendering.options import parse_options
+from reports import selectors as template_selectors
+from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
-from reports.options import parse_options
-from reports.schemas import data_depth, data_unstorable_text, data_validate
 from reports.services import template_current_version
-
-logger = logging.getLogger(__name__)
-TASK_ID_PREFIX = "render-"
-
-
-def _check_size(name: str, text: str, limit: int) -> None:
-    size = len(text.encode("utf-8"))
-    if size > limit:
-        raise ApplicationError(
-            f"{name} is {size} bytes; the limit is {limit} bytes.", code="too_large", status=413
-        )
-
-
-def task_id_for(job_id: UUID | str) -> str:
-    """Message ids carry the job id, so the reconciler can see which jobs are in flight."""
-    return f"{TASK_ID_PREFIX}{job_id}-{uuid.uuid4().hex[:8]}"
-
-
-def job_id_from_task_id(task_id: str) -> str | None:
-    if not task_id.startswith(TASK_ID_PREFIX):
-        return None
-    return task_id[len(TASK_ID_PREFIX) : -9] or None
-
-
-def job_enqueue(*, job_id: UUID | str, countdown: float | None = None) -> bool:
-    """Send the render message. A broker failure is logged, not raised: the row stays
-    queued and the reconciler sends it once the broker is back."""
-    from config.celery_app import app
-
-    try:
-        app.send_task(
-            RENDER_TASK, args=[str(job_id)], task_id=task_id_for(job_id), countdown=countdown
-        )
-    except Exception:
-        logger.warning("could not enqueue job %s; the reconciler will resend it", job_id)
-        return False
-    transitions.job_mark_enqueued(job_id=job_id)
-    return True
+from reports.validation import data_check, data_validate, size_check
 
 
 def request_digest(payload: dict[str, Any]) -> str:
@@ -81,7 +40,7 @@ def _replay(*, owner: Any, idempotency_key: str, digest: str) -> PdfJob | None:
             f"Idempotency-Key {idempotency_key!r} was already used with a different request "
             f"(job {existing.job_id}); use a new key for a new request.",
             code="idempotency_key_reused",
-            status=422,
+            http_status=422,
         )
     return existing
 
@@ -94,21 +53,6 @@ class _Source:
     html: str
 
 
-def _validated_data(data: Any) -> dict[str, Any]:
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ApplicationError("data must be a JSON object.", code="invalid_data")
-    _check_size("data", json.dumps(data), settings.PDF_MAX_DATA_BYTES)
-    if problem := data_unstorable_text(data):
-        raise ApplicationError(f"data {problem}, which cannot be stored.", code="invalid_data")
-    if data_depth(data, limit=settings.PDF_MAX_NESTING_DEPTH) > settings.PDF_MAX_NESTING_DEPTH:
-        raise ApplicationError(
-            f"data nests deeper than {settings.PDF_MAX_NESTING_DEPTH} levels.", code="too_deep"
-        )
-    return data
-
-
 def _resolve_source(
     *,
     owner: Any,
@@ -116,6 +60,7 @@ def _resolve_source(
     template_slug: str | None,
     engine: str | None,
     data: dict[str, Any],
+    max_template_bytes: int,
 ) -> _Source:
     """The template text to render: inline, or the current version of a stored template
     (whose JSON Schema the data must satisfy)."""
@@ -131,13 +76,14 @@ def _resolve_source(
         )
     if not template_slug:
         source = str(html_template)
-        _check_size("html_template", source, settings.PDF_MAX_TEMPLATE_BYTES)
+        size_check("html_template", source, max_template_bytes)
         return _Source(template=None, version=None, engine=engine or "handlebars", html=source)
-    template = template_get_visible(owner=owner, slug=template_slug)
-    if template is None:
+    try:
+        template = template_selectors.template_get_visible(owner=owner, slug=template_slug)
+    except NotFound:
         raise ApplicationError(
             f"No template with slug {template_slug!r} exists.", code="unknown_template"
-        )
+        ) from None
     if engine is not None and engine != template.engine:
         raise ApplicationError(
             f"Template {template_slug!r} uses the {template.engine} engine, not {engine}.",
@@ -182,13 +128,15 @@ def job_create(
         replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)
         if replayed is not None:
             return replayed, False
-    data = _validated_data(data)
+    limits = limits_from_settings()
+    data = data_check({} if data is None else data, limits=limits)
     source = _resolve_source(
         owner=owner,
         html_template=html_template,
         template_slug=template_slug,
         engine=engine,
         data=data,
+        max_template_bytes=limits.max_template_bytes,
     )
     if callback_url and (problem := callback_url_check(callback_url)):
         raise ApplicationError(problem, code="invalid_callback_url")
@@ -209,7 +157,11 @@ def job_create(
                 idempotency_key=idempotency_key,
                 request_digest=digest,
             )
-            transaction.on_commit(lambda: job_enqueue(job_id=job.job_id))
+            transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
+            # The owner's dashboard shows the new job at once, wherever it was submitted.
+            transaction.on_commit(
+                lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id)
+            )
     except IntegrityError:
         # The same key raced in from another request: answer with the job that won.
         replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)
@@ -224,16 +176,14 @@ def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
     with transaction.atomic():
         job = transitions.job_redrive(job_id=job_id)
         if job is not None:
-            transaction.on_commit(lambda: job_enqueue(job_id=job.job_id))
+            transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
     return job
 
 
-def dead_letter_redrive(*, dead_letter: DeadLetter) -> PdfJob | None:
-    """Re-drive the dead letter's job, counting the attempt on the dead letter."""
-    with transaction.atomic():
-        job = job_redrive(job_id=dead_letter.job.job_id)
-        if job is not None:
-            DeadLetter.objects.filter(pk=dead_letter.pk).update(
-                retry_count=F("retry_count") + 1, last_retry_at=timezone.now()
-            )
-    return job
+def job_cancel(*, job: PdfJob) -> PdfJob:
+    """Cancel a queued or processing job; Conflict (409) once it has finished."""
+    cancelled = transitions.job_cancel(job_id=job.job_id)
+    if cancelled is None:
+        job.refresh_from_db()
+        raise Conflict(f"Job {job.job_id} is already {job.status}; it cannot be cancelled.")
+    return cancelled

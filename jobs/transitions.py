@@ -15,9 +15,9 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from jobs.callbacks import callback_enqueue
-from jobs.events import job_event_payload, job_event_publish
+from jobs.live.events import job_event_payload, job_event_publish
 from jobs.models import JobStatus, PdfJob
+from jobs.worker import dispatch
 
 QUEUED, PROCESSING, COMPLETED, FAILED, CANCELLED = (
     JobStatus.QUEUED,
@@ -43,10 +43,13 @@ def _transition(
         if not changed:
             return None
         job = PdfJob.objects.get(job_id=job_id)
-        payload = job_event_payload(job)
-        transaction.on_commit(lambda: job_event_publish(payload))
+        # The payload (with the template's name) is read after the commit: reading a second
+        # table inside this transaction could deadlock with a TRUNCATE (test teardown).
+        transaction.on_commit(
+            lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id)
+        )
         if job.callback_url and job.is_terminal:
-            transaction.on_commit(lambda: callback_enqueue(job_id=job_id))
+            transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job_id))
     return job
 
 
@@ -156,8 +159,3 @@ def job_cancel(*, job_id: UUID | str) -> PdfJob | None:
         stage="cancelled",
         completed_at=timezone.now(),
     )
-
-
-def job_mark_enqueued(*, job_id: UUID | str) -> None:
-    """Note that a message was sent (not a status change: no event)."""
-    PdfJob.objects.filter(job_id=job_id).update(enqueued_at=timezone.now())

@@ -6,11 +6,17 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from reports.errors import RenderError
+from rendering.errors import ApplicationError
 from reports.models import ReportTemplate, ReportTemplateVersion
-from reports.services import template_record_version, template_validate
+from reports.services import (
+    template_archive,
+    template_record_version,
+    template_unarchive,
+    template_validate,
+)
 
 
 class ReportTemplateForm(forms.ModelForm):
@@ -28,7 +34,7 @@ class ReportTemplateForm(forms.ModelForm):
                 schema=cleaned.get("schema") or {},
                 sample_data=cleaned.get("sample_data") or {},
             )
-        except RenderError as exc:
+        except ApplicationError as exc:
             raise forms.ValidationError(exc.message) from None
         return cleaned
 
@@ -62,11 +68,11 @@ class ReportTemplateAdmin(admin.ModelAdmin):
         template_record_version(template=obj, by=request.user)
 
     @admin.action(description="Archive selected templates (they take no new jobs)")
-    def archive(self, request: HttpRequest, queryset: Any) -> None:
-        from django.utils import timezone
-
-        self.message_user(request, f"Archived {queryset.update(archived_at=timezone.now())}.")
+    def archive(self, request: HttpRequest, queryset: QuerySet[ReportTemplate]) -> None:
+        done = [t for t in queryset if not t.is_archived and template_archive(template=t)]
+        self.message_user(request, f"Archived {len(done)}.")
 
     @admin.action(description="Restore selected archived templates")
-    def unarchive(self, request: HttpRequest, queryset: Any) -> None:
-        self.message_user(request, f"Restored {queryset.update(archived_at=None)}.")
+    def unarchive(self, request: HttpRequest, queryset: QuerySet[ReportTemplate]) -> None:
+        done = [t for t in queryset if t.is_archived and template_unarchive(template=t)]
+        self.message_user(request, f"Restored {len(done)}.")

@@ -97,4 +97,4 @@ class ReportTemplateVersion(models.Model):
         # Immutability is a data rule, so it is enforced where every writer passes.
         if self.pk is not None:
             raise ValueError("A template version is immutable; save a new version instead.")
-        super().save(*args, **kwargs)  # type: ignore[arg-type]
+        super().save(*args, **kwargs)

@@ -1,33 +1,16 @@
-"""A page of a rendered PDF as a PNG image, for template thumbnails and previews."""
+"""Template previews: the first page rendered with given or sample data, as a PNG."""
 
 from __future__ import annotations
 
-import io
-import json
 from typing import Any
 
-import pypdfium2 as pdfium
 from django.conf import settings
 
-from reports.errors import LimitExceeded, RenderError
-from reports.options import PdfOptions
-from reports.schemas import data_depth, data_validate
-
-
-def pdf_page_png(pdf: bytes, *, page: int = 0, width: int = 600) -> bytes:
-    """Rasterise one page of a PDF to a PNG `width` pixels wide (aspect ratio kept)."""
-    document = pdfium.PdfDocument(pdf)
-    try:
-        if not 0 <= page < len(document):
-            raise RenderError(f"The PDF has no page {page + 1}.")
-        pdf_page = document[page]
-        scale = width / pdf_page.get_width()
-        image = pdf_page.render(scale=scale).to_pil()
-        out = io.BytesIO()
-        image.save(out, format="PNG", optimize=True)
-        return out.getvalue()
-    finally:
-        document.close()
+from rendering.options import PdfOptions
+from rendering.raster import pdf_page_png
+from rendering.report import TemplateSource, report_render
+from reports.limits import limits_from_settings
+from reports.validation import DataValidationError, template_data_check
 
 
 def template_preview_png(
@@ -35,7 +18,7 @@ def template_preview_png(
     engine: str,
     source: str,
     css: str,
-    data: Any,
+    data: Any,  # None: the caller sent none and the template has no sample data
     schema: dict[str, Any],
     options: PdfOptions,
     width: int = 600,
@@ -43,23 +26,18 @@ def template_preview_png(
     """The first page of a template rendered with `data`, as PNG, under the tighter
     PDF_PREVIEW_MAX_SECONDS budget and laid out only as far as that page, so an editor's
     preview of a long report stays quick and never ties up a web worker."""
-    from reports.rendering import report_render
-
-    if not isinstance(data, dict):
-        raise RenderError("data must be a JSON object.")
-    if len(json.dumps(data)) > settings.PDF_MAX_DATA_BYTES:
-        raise LimitExceeded(f"data is larger than {settings.PDF_MAX_DATA_BYTES} bytes.")
-    # The same nesting bound a submit enforces, so a preview cannot reach further.
-    if data_depth(data, limit=settings.PDF_MAX_NESTING_DEPTH) > settings.PDF_MAX_NESTING_DEPTH:
-        raise LimitExceeded(f"data nests deeper than {settings.PDF_MAX_NESTING_DEPTH} levels.")
-    data_validate(schema=schema, data=data)
+    if data is None:
+        raise DataValidationError(
+            'No data to preview with: this template has no sample data, so send {"data": {…}}.'
+        )
+    limits = limits_from_settings(max_render_seconds=settings.PDF_PREVIEW_MAX_SECONDS)
+    # The same checks a submit makes, so a preview cannot reach further.
+    checked = template_data_check(schema=schema, data=data, limits=limits)
     rendered = report_render(
-        engine=engine,
-        source=source,
-        css=css,
-        data=data,
+        source=TemplateSource(engine=engine, html=source, css=css),
+        data=checked,
         options=options,
-        max_render_seconds=settings.PDF_PREVIEW_MAX_SECONDS,
+        limits=limits,
         max_pages=1,
     )
     return pdf_page_png(rendered.content, page=0, width=width)

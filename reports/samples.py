@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
@@ -53,7 +54,8 @@ def template_sync_samples() -> list[ReportTemplate]:
     for sample in SAMPLES:
         html, css, data = sample_files(sample.slug)
         schema = sample_schema(sample.slug)
-        fields = {"name": sample.name, "engine": sample.engine, "html": html, "css": css}
+        fields: dict[str, Any] = {"name": sample.name, "engine": sample.engine}
+        fields |= {"html": html, "css": css}
         fields |= {"schema": schema, "sample_data": data}
         existing = ReportTemplate.objects.filter(owner=None, slug=sample.slug).first()
         if existing is None:

@@ -2,43 +2,45 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from reports.engines import ENGINE_NAMES, get_engine
-from reports.errors import LimitExceeded, RenderError
+from rendering.engines import ENGINE_NAMES, get_engine
+from rendering.errors import RenderError
+from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
-from reports.schemas import data_unstorable_text, data_validate, schema_check
+from reports.validation import (
+    DataValidationError,
+    SchemaInvalid,
+    data_check,
+    data_unstorable_text,
+    data_validate,
+    schema_check,
+    size_check,
+)
 
 _VERSIONED = ("engine", "html", "css", "schema", "sample_data")
 
 
 def template_validate(*, engine: str, html: str, css: str, schema: Any, sample_data: Any) -> None:
-    """Everything a saved template must satisfy; raise RenderError naming the problem."""
+    """Everything a saved template must satisfy; raise an ApplicationError naming the problem."""
     if engine not in ENGINE_NAMES:
         raise RenderError(f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.")
-    size = len(html.encode("utf-8")) + len(css.encode("utf-8"))
-    if size > settings.PDF_MAX_TEMPLATE_BYTES:
-        raise LimitExceeded(
-            f"The template is {size} bytes; the limit is {settings.PDF_MAX_TEMPLATE_BYTES} bytes."
-        )
+    limits = limits_from_settings()
+    size_check("The template", html + css, limits.max_template_bytes)
     schema_check(schema)
-    if not isinstance(sample_data, dict):
-        raise RenderError("sample_data must be a JSON object.")
-    if len(json.dumps(sample_data)) > settings.PDF_MAX_DATA_BYTES:
-        raise LimitExceeded("sample_data is larger than PDF_MAX_DATA_BYTES.")
-    for name, value in (("schema", schema), ("sample_data", sample_data)):
-        if problem := data_unstorable_text(value):
-            raise RenderError(f"{name} {problem}, which cannot be stored.")
+    if problem := data_unstorable_text(schema):
+        raise SchemaInvalid(f"schema {problem}, which cannot be stored.")
+    data_check(sample_data, limits=limits, name="sample_data")
     get_engine(engine).check(html)
+    if not sample_data:
+        return  # sample data is optional; a template without it just has no preview data
     try:
         data_validate(schema=schema, data=sample_data)
-    except RenderError as exc:
-        raise RenderError(f"sample_data does not match the schema: {exc.message}") from None
+    except DataValidationError as exc:
+        raise DataValidationError(f"sample_data does not match the schema: {exc.message}") from None
 
 
 def _snapshot(template: ReportTemplate, *, by: Any) -> ReportTemplateVersion:

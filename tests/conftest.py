@@ -9,7 +9,7 @@ import pytest
 from pypdf import PdfReader
 from rest_framework.test import APIClient
 
-from jobs.api_keys import api_key_create
+from accounts.services import api_key_create
 from tests.factories import UserFactory
 from tests.livestack import live_stack, stack_env  # noqa: F401 - session fixtures for e2e and browser tests
 

@@ -77,7 +77,7 @@ def live_stack(stack_env, tmp_path_factory) -> Iterator[Stack]:
     name = f"e2e-{port}"
     worker = start(worker_args(name=name, concurrency=2), env=stack_env, log=worker_log)
     try:
-        wait_for_web(f"http://127.0.0.1:{port}/api/v1/schema/", web, web_log)
+        wait_for_web(f"http://127.0.0.1:{port}/api/v1/schema", web, web_log)
         wait_for_worker(celery_app, name, worker, worker_log)
         yield Stack(base_url=f"http://127.0.0.1:{port}", logs=logs)
     finally:

@@ -1,15 +1,5 @@
-"""Development on one machine: embedded Redis when REDIS_URL is unset, SQLite, local disk."""
-
-import os
-
-from config import embedded_redis
-from config.env import env_str
-
-if not os.environ.get("REDIS_URL"):
-    from pathlib import Path
-
-    _var = Path(env_str("VAR_DIR", "") or Path(__file__).resolve().parents[2] / "var")
-    embedded_redis.start(_var / "redis")
+"""Development on one machine: SQLite and local disk unless configured. `make run`
+(config.devstack) starts an embedded Redis and sets REDIS_URL when it is unset."""
 
 from config.settings.base import *
 

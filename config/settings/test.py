@@ -1,16 +1,12 @@
-"""The test suite: real Redis (embedded when REDIS_URL is unset) and the configured database."""
+"""The test suite: real Redis and the configured database. The pytest plugin
+tests/redis_plugin.py starts an embedded Redis (and sets VAR_DIR) before these are read."""
 
 import os
 from pathlib import Path
 
-from config import embedded_redis
+from config.settings.base import *
 
 _var = Path(__file__).resolve().parents[2] / "var" / "test"
-if not os.environ.get("REDIS_URL"):
-    embedded_redis.start(_var / "redis")
-os.environ.setdefault("VAR_DIR", str(_var))
-
-from config.settings.base import *  # noqa: E402
 
 DEBUG = False
 SECRET_KEY = "test-secret-key-not-for-production"  # noqa: S105

@@ -8,11 +8,11 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from jobs import selectors, services, transitions
-from jobs.exceptions import NotFound
+from jobs import selectors, services
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
 from jobs.pages.present import job_state
+from rendering.errors import Conflict, NotFound
 
 
 def _own_job(request: HttpRequest, job_id: str) -> PdfJob:
@@ -43,7 +43,9 @@ def job_retry(request: HttpRequest, job_id: str) -> HttpResponse:
 @require_POST
 def job_cancel(request: HttpRequest, job_id: str) -> HttpResponse:
     job = _own_job(request, job_id)
-    if transitions.job_cancel(job_id=job.job_id) is None:
+    try:
+        services.job_cancel(job=job)
+    except Conflict:
         messages.warning(request, "The job had already finished, so it was not cancelled.")
     else:
         messages.success(request, "The job is cancelled.")

@@ -10,12 +10,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from jobs import selectors, services
-from jobs.exceptions import ApplicationError
+from jobs import services
 from jobs.pages.forms import ReportRequestForm
-from jobs.thumbnails import template_thumbnail
-from reports.errors import RenderError
+from rendering.errors import ApplicationError, NotFound
+from reports import selectors
 from reports.models import ReportTemplate
+from reports.thumbnails import template_thumbnail
 
 # An image that says "no preview" rather than a broken-image icon.
 _NO_PREVIEW = (
@@ -26,10 +26,10 @@ _NO_PREVIEW = (
 
 
 def _visible_template(request: HttpRequest, slug: str) -> ReportTemplate:
-    template = selectors.template_get_visible(owner=request.user, slug=slug)
-    if template is None:
-        raise Http404("No such template.")
-    return template
+    try:
+        return selectors.template_get_visible(owner=request.user, slug=slug)
+    except NotFound:
+        raise Http404("No such template.") from None
 
 
 def _schema(template: ReportTemplate) -> dict[str, Any] | None:
@@ -58,7 +58,7 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
                     data=form.cleaned_data["data"],
                     options=form.options(),
                 )
-            except (ApplicationError, RenderError) as exc:
+            except ApplicationError as exc:
                 form.add_error(None, exc.message)
             else:
                 return redirect("job-page", job_id=job.job_id)

@@ -7,13 +7,12 @@ from typing import Any
 from django.http import HttpRequest
 from django.urls import reverse
 
-from jobs.events import job_event_payload
-from jobs.links import with_links
+from jobs.api.serializers import JobOutputSerializer
 from jobs.models import PdfJob
 
 
 def job_state(request: HttpRequest, job: PdfJob) -> dict[str, Any]:
-    state = with_links(job_event_payload(job), request.build_absolute_uri)
+    state = dict(JobOutputSerializer(job, context={"absolute": request.build_absolute_uri}).data)
     state["page_url"] = reverse("job-page", kwargs={"job_id": job.job_id})
-    state["template_name"] = job.template.name if job.template_id and job.template else "Inline"
+    state["template_name"] = state["template_name"] or "Inline"
     return state

@@ -10,15 +10,15 @@ const STATUS_LABELS = {
   cancelled: "Cancelled",
 };
 
-// Stages reported by the worker; anything new still shows, humanised.
+// The stages the server sets (jobs/transitions.py, reports/rendering.py, jobs/execution.py);
+// anything new still shows, humanised.
 const STAGE_LABELS = {
   "": "Waiting for a worker",
-  queued: "Waiting for a worker",
   started: "Starting",
   rendering_template: "Filling in the template",
   rendering_charts: "Drawing charts",
-  charts: "Drawing charts",
   laying_out: "Laying out pages",
+  finishing: "Finishing the PDF",
   storing: "Saving the PDF",
   done: "Done",
   failed: "Stopped by an error",
@@ -33,7 +33,7 @@ export function statusLabel(status) {
 
 export function stageLabel(stage, status) {
   if (stage in STAGE_LABELS) return STAGE_LABELS[stage];
-  if (status === "queued") return STAGE_LABELS.queued;
+  if (status === "queued") return STAGE_LABELS[""];
   return humanise(stage);
 }
 
@@ -90,13 +90,8 @@ export function elapsedSeconds(state, now = Date.now()) {
   return (end - start) / 1000;
 }
 
-/** "page 3 of 8" from whatever page counter the worker reports. */
+/** "8 pages" once the job is completed (the server counts pages only at the end). */
 export function pageText(state) {
-  const done = state.pages_done ?? state.page ?? state.current_page;
-  const total = state.pages_total ?? state.page_total ?? state.total_pages;
-  if (state.status === "processing" && done != null) {
-    return total ? `page ${done} of ${total}` : `${done} pages laid out`;
-  }
   if (state.status === "completed" && state.page_count != null) {
     return `${state.page_count} ${state.page_count === 1 ? "page" : "pages"}`;
   }
@@ -116,7 +111,7 @@ export function renderJob(root, state) {
   const stage = stageLabel(state.stage, state.status);
   const pages = pageText(state);
   setField(root, "stage", (node) => {
-    node.textContent = state.status === "processing" && pages ? `${stage} · ${pages}` : stage;
+    node.textContent = stage;
   });
   setField(root, "progress", (node) => {
     const value = Math.max(0, Math.min(100, Number(state.progress) || 0));
@@ -175,6 +170,26 @@ function backoff(attempt) {
  * already has (by seq), so a resumed stream never moves the display backwards.
  */
 export class JobFollower {
+  // Where each transport lives; OwnerJobsFollower points them at the owner-wide feed.
+  get wsPath() {
+    return `/ws/jobs/${this.jobId}/`;
+  }
+
+  get ssePath() {
+    return `/api/v1/jobs/${this.jobId}/events`;
+  }
+
+  get pollPath() {
+    return `/api/v1/jobs/${this.jobId}`;
+  }
+
+  pollInterval = 1000;
+
+  /** The states in a poll answer. */
+  polled(body) {
+    return [body];
+  }
+
   constructor(jobId, { onEvent, onTransport = () => {}, onGone = () => {}, transport } = {}) {
     this.jobId = jobId;
     this.onEvent = onEvent;
@@ -225,7 +240,7 @@ export class JobFollower {
 
   tryWs() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const ws = new WebSocket(`${scheme}://${location.host}/ws/jobs/${this.jobId}/`);
+    const ws = new WebSocket(`${scheme}://${location.host}${this.wsPath}`);
     this.ws = ws;
     let opened = false;
     let lastPong = Date.now();
@@ -264,7 +279,7 @@ export class JobFollower {
 
   trySse() {
     if (typeof EventSource !== "function") return this.tryPoll();
-    const es = new EventSource(`/api/v1/jobs/${this.jobId}/events`);
+    const es = new EventSource(this.ssePath);
     this.es = es;
     let opened = false;
     es.onopen = () => {
@@ -290,22 +305,61 @@ export class JobFollower {
     const poll = async () => {
       if (this.done) return;
       try {
-        const response = await fetch(`/api/v1/jobs/${this.jobId}`, {
+        const response = await fetch(this.pollPath, {
           credentials: "same-origin",
           headers: { Accept: "application/json" },
         });
         if (response.status === 404) return this.onGone("not-found");
         if (response.status === 401 || response.status === 403) return this.onGone("signed-out");
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        this.handle(await response.json());
+        for (const state of this.polled(await response.json())) this.handle(state);
         if (this.done) return;
         this.onTransport("polling");
-        this.timer = setTimeout(poll, 1000);
+        this.timer = setTimeout(poll, this.pollInterval);
       } catch {
         this.later("polling", poll);
       }
     };
     poll();
+  }
+}
+
+/**
+ * Follows all of the signed-in person's jobs on one subscription (the dashboard): the same
+ * WebSocket -> SSE -> polling fallback, never ending by itself; drops events it already
+ * has per job (by seq).
+ */
+export class OwnerJobsFollower extends JobFollower {
+  get wsPath() {
+    return "/ws/jobs/";
+  }
+
+  get ssePath() {
+    return "/api/v1/jobs/events";
+  }
+
+  get pollPath() {
+    return `/api/v1/jobs?limit=${this.limit}`;
+  }
+
+  pollInterval = 3000;
+
+  constructor(options = {}) {
+    super(null, options);
+    this.limit = options.limit || 25;
+    this.seen = new Map();
+  }
+
+  polled(body) {
+    return [...body.results].reverse();
+  }
+
+  handle(state) {
+    if (this.done || typeof state.seq !== "number") return;
+    if (state.seq <= (this.seen.get(state.job_id) ?? -1)) return;
+    this.seen.set(state.job_id, state.seq);
+    this.attempt = 0;
+    this.onEvent(state);
   }
 }
 

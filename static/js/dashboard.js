@@ -1,13 +1,14 @@
-// The dashboard: each unfinished job follows itself live; new jobs appear without a reload.
-import { JobFollower, TERMINAL, localiseTimes, renderJob } from "./common.js";
+// The dashboard: one live subscription for all of my jobs; rows change and new jobs appear
+// without a reload.
+import { OwnerJobsFollower, TERMINAL, localiseTimes, renderJob } from "./common.js";
 
 const body = document.querySelector("[data-jobs]");
 const table = document.querySelector("[data-jobs-table]");
 const empty = document.querySelector("[data-jobs-empty]");
 const rowTemplate = document.querySelector("[data-row-template]");
 const summary = document.querySelector("[data-live-summary]");
-const followers = new Map();
 const LIMIT = 25;
+const running = new Set();
 
 function rowFor(state) {
   let row = body.querySelector(`tr[data-job-id="${state.job_id}"]`);
@@ -15,8 +16,8 @@ function rowFor(state) {
   row = rowTemplate.content.firstElementChild.cloneNode(true);
   row.dataset.jobId = state.job_id;
   const link = row.querySelector("a");
-  link.href = state.page_url || `/jobs/${state.job_id}/`;
-  link.textContent = state.template_name || "Report";
+  link.href = `/jobs/${state.job_id}/`;
+  link.textContent = state.template_name || "Inline";
   row.querySelector("[data-field=short_id]").textContent = state.job_id.slice(0, 8);
   row.querySelector("time").setAttribute("datetime", state.created_at);
   body.prepend(row);
@@ -27,49 +28,29 @@ function rowFor(state) {
   return row;
 }
 
-function updateSummary() {
-  const active = [...followers.keys()].length;
+function show(state) {
+  renderJob(rowFor(state), state);
+  if (TERMINAL.has(state.status)) running.delete(state.job_id);
+  else running.add(state.job_id);
+  const active = running.size;
   summary.textContent = active
     ? `${active} ${active === 1 ? "job is" : "jobs are"} in progress; this page updates by itself.`
     : "";
 }
 
-function follow(state) {
-  const row = rowFor(state);
-  renderJob(row, state);
-  if (TERMINAL.has(state.status) || followers.has(state.job_id)) return;
-  const follower = new JobFollower(state.job_id, {
-    onEvent(next) {
-      renderJob(row, next);
-      if (TERMINAL.has(next.status)) {
-        followers.delete(state.job_id);
-        updateSummary();
-      }
-    },
-  });
-  followers.set(state.job_id, follower);
-  follower.start();
-  updateSummary();
+const initial = JSON.parse(document.getElementById("job-states").textContent).reverse();
+const follower = new OwnerJobsFollower({
+  limit: LIMIT,
+  onEvent: show,
+  onTransport(kind) {
+    document.body.dataset.transport = kind;
+  },
+  onGone() {
+    summary.textContent = "You are signed out; sign in again to see live updates.";
+  },
+});
+for (const state of initial) {
+  show(state);
+  follower.seen.set(state.job_id, state.seq);
 }
-
-JSON.parse(document.getElementById("job-states").textContent)
-  .reverse()
-  .forEach(follow);
-
-// Jobs created elsewhere (another tab, the API) show up within a few seconds.
-async function refresh() {
-  try {
-    const response = await fetch(`/api/v1/jobs?limit=${LIMIT}`, { credentials: "same-origin" });
-    if (response.ok) {
-      const page = await response.json();
-      const known = new Set([...body.rows].map((row) => row.dataset.jobId));
-      page.results
-        .filter((job) => !known.has(job.job_id))
-        .reverse()
-        .forEach((job) => follow({ ...job, template_name: job.template_name || "Report" }));
-    }
-  } finally {
-    setTimeout(refresh, document.hidden ? 30000 : 5000);
-  }
-}
-setTimeout(refresh, 5000);
+follower.start();

@@ -1,5 +1,13 @@
 // A form generated from a JSON Schema (the common subset: object, array, string, number,
-// integer, boolean, enum), prefilled with data; collect() reads it back as JSON.
+// integer, boolean, enum, pattern, format: date, minItems/maxItems), prefilled with data;
+// collect() reads it back as JSON. The inputs carry no `name`: the page posts the collected
+// JSON as one field, so data with thousands of values is one field, not thousands. The
+// browser's checks are a convenience; the server validates the data against the schema.
+
+// Arrays longer than this show their first rows, a count and "Show all": the rest stay as
+// data until asked for, so a 50-page report's form opens at once.
+export const SHOWN_ROWS = 5;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 let counter = 0;
 const uid = (hint) => `sf-${hint.replace(/[^a-z0-9]+/gi, "-")}-${++counter}`;
@@ -30,6 +38,39 @@ function el(tag, attrs = {}, children = []) {
   return node;
 }
 
+function enumInput(schema, value, id, required) {
+  const choices = [...schema.enum];
+  // A value outside the enum is shown as it is (the server will say what is wrong with it)
+  // rather than silently replaced by the first choice.
+  if (value !== undefined && !choices.some((choice) => choice === value)) choices.unshift(value);
+  const options = choices.map((option) =>
+    el("option", { value: JSON.stringify(option), text: String(option), selected: option === value }),
+  );
+  if (!required) options.unshift(el("option", { value: "", text: "—", selected: value === undefined }));
+  const input = el("select", { id, required }, options);
+  return { input, read: () => (input.value === "" ? undefined : JSON.parse(input.value)) };
+}
+
+function textInput(schema, value, id, required) {
+  const text = value ?? "";
+  const long = (schema.maxLength ?? 0) > 200 || String(text).length > 80;
+  // type=date only for a value it can show: it would blank anything but YYYY-MM-DD.
+  const date = schema.format === "date" && (text === "" || ISO_DATE.test(text));
+  const kind = date ? "date" : { email: "email", uri: "url" }[schema.format] || "text";
+  const attrs = { id, required, maxlength: schema.maxLength, minlength: schema.minLength };
+  const input = long
+    ? el("textarea", { ...attrs, rows: 3, text })
+    : el("input", {
+        ...attrs,
+        type: kind,
+        value: text,
+        pattern: kind === "text" || kind === "url" ? schema.pattern : null,
+        placeholder: schema.format === "date" && !date ? "YYYY-MM-DD" : null,
+        title: schema.pattern ? `Must match ${schema.pattern}` : null,
+      });
+  return { input, read: () => (input.value === "" && !required ? undefined : input.value) };
+}
+
 /** Build the editor of one value; returns {node, read()} where read() gives the value. */
 function build(schema, value, key, required) {
   const type = typeOf(schema);
@@ -41,22 +82,14 @@ function build(schema, value, key, required) {
   let input;
   let read;
   if (schema.enum) {
-    input = el(
-      "select",
-      { id, name: key, required },
-      schema.enum.map((option) =>
-        el("option", { value: JSON.stringify(option), text: String(option), selected: option === value }),
-      ),
-    );
-    read = () => JSON.parse(input.value);
+    ({ input, read } = enumInput(schema, value, id, required));
   } else if (type === "boolean") {
-    input = el("input", { id, type: "checkbox", name: key, checked: Boolean(value) });
+    input = el("input", { id, type: "checkbox", checked: Boolean(value) });
     read = () => input.checked;
     return { node: el("div", { class: "sf-field sf-check" }, [input, el("label", { for: id, text: label }), help]), read };
   } else if (type === "number" || type === "integer") {
     input = el("input", {
       id,
-      name: key,
       type: "number",
       step: type === "integer" ? "1" : "any",
       min: schema.minimum,
@@ -66,15 +99,10 @@ function build(schema, value, key, required) {
     });
     read = () => (input.value === "" ? undefined : Number(input.value));
   } else if (type === "json") {
-    input = el("textarea", { id, name: key, rows: 3, class: "mono", text: JSON.stringify(value ?? null) });
+    input = el("textarea", { id, rows: 3, class: "mono", text: JSON.stringify(value ?? null) });
     read = () => JSON.parse(input.value || "null");
   } else {
-    const long = (schema.maxLength ?? 0) > 200 || String(value ?? "").length > 80;
-    const kind = { date: "date", email: "email", uri: "url", "date-time": "datetime-local" }[schema.format];
-    input = long
-      ? el("textarea", { id, name: key, rows: 3, required, text: value ?? "" })
-      : el("input", { id, name: key, type: kind || "text", required, maxlength: schema.maxLength, value: value ?? "" });
-    read = () => (input.value === "" && !required ? undefined : input.value);
+    ({ input, read } = textInput(schema, value, id, required));
   }
   return { node: el("div", { class: "sf-field" }, [el("label", { for: id, text: label }), input, help]), read };
 }
@@ -103,29 +131,68 @@ function buildObject(schema, value, label) {
 
 function buildArray(schema, items, label) {
   const itemSchema = schema.items || {};
-  const list = el("ol", { class: "sf-list" });
+  const itemName = titleOf(itemSchema, "item").toLowerCase();
+  const min = schema.minItems ?? 0;
+  const max = schema.maxItems ?? Infinity;
+  // Objects of a few plain values (a month and two numbers) are laid out as one row each.
+  const props = Object.values(itemSchema.properties || {});
+  const flat =
+    typeOf(itemSchema) === "object" &&
+    props.length <= 6 &&
+    props.every((child) => !["object", "array", "json"].includes(typeOf(child)));
+  const list = el("ol", { class: flat ? "sf-list sf-flat" : "sf-list" });
   const entries = [];
-  const fieldset = el("fieldset", { class: "sf-array" }, [el("legend", { text: label }), list]);
+  const limits = el("small", { class: "muted sf-limits" });
+  const rest = el("p", { class: "sf-more" });
+  const addButton = el("button", { type: "button", class: "secondary small-button", text: `Add ${itemName}` });
+  const fieldset = el("fieldset", { class: "sf-array" }, [el("legend", { text: label }), list, rest, addButton, limits]);
+  // Rows not shown yet: kept as data, read back unchanged, built on "Show all".
+  let hidden = items.slice(SHOWN_ROWS + 1 >= items.length ? items.length : SHOWN_ROWS);
+
+  const refresh = () => {
+    const count = entries.length + hidden.length;
+    addButton.disabled = count >= max;
+    for (const entry of entries) entry.remove.disabled = count <= min;
+    const bounds = [min > 0 && `at least ${min}`, max < Infinity && `at most ${max}`].filter(Boolean);
+    limits.textContent = bounds.length ? ` (${bounds.join(", ")})` : "";
+    rest.hidden = hidden.length === 0;
+    if (hidden.length) {
+      showAll.textContent = `Show all ${count}`;
+      rest.replaceChildren(el("span", { class: "muted", text: `Showing ${entries.length} of ${count}. ` }), showAll);
+    }
+  };
   const add = (itemValue) => {
     const part = build(itemSchema, itemValue, `${label} ${entries.length + 1}`, true);
     const remove = el("button", { type: "button", class: "secondary small-button", text: "Remove" });
     const item = el("li", {}, [part.node, remove]);
-    const entry = { item, read: part.read };
+    const entry = { item, remove, read: part.read };
     remove.addEventListener("click", () => {
       entries.splice(entries.indexOf(entry), 1);
       item.remove();
+      refresh();
     });
     entries.push(entry);
     list.append(item);
   };
-  items.forEach(add);
-  const addButton = el("button", { type: "button", class: "secondary small-button", text: `Add ${titleOf(itemSchema, "item").toLowerCase()}` });
+  const showAll = el("button", { type: "button", class: "secondary small-button" });
+  const expand = () => {
+    const later = hidden;
+    hidden = [];
+    later.forEach(add);
+  };
+  showAll.addEventListener("click", () => {
+    expand();
+    refresh();
+  });
+  items.slice(0, items.length - hidden.length).forEach(add);
   addButton.addEventListener("click", () => {
+    expand(); // a new row goes after every existing one
     add(typeOf(itemSchema) === "object" ? {} : undefined);
+    refresh();
     list.lastElementChild.querySelector("input, select, textarea")?.focus();
   });
-  fieldset.append(addButton);
-  return { node: fieldset, read: () => entries.map((entry) => entry.read()) };
+  refresh();
+  return { node: fieldset, read: () => [...entries.map((entry) => entry.read()), ...hidden] };
 }
 
 /** Render a form for schema into container; returns collect() giving the data object. */

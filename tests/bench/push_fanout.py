@@ -239,7 +239,7 @@ def main() -> int:
     import django
 
     django.setup()
-    from jobs.api_keys import api_key_create, user_get_or_create
+    from accounts.services import api_key_create, user_get_or_create
     from jobs.models import PdfJob
 
     user = user_get_or_create(username="bench")

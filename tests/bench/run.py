@@ -134,24 +134,33 @@ def bench_render() -> list[tuple[str, float]]:
     django.setup()
     from xhtml2pdf import pisa
 
-    from reports.charts import charts_embed
-    from reports.engines import get_engine
-    from reports.options import parse_options
-    from reports.rendering import build_document, report_render
+    from rendering.charts import charts_embed
+    from rendering.engines import get_engine
+    from rendering.layout import build_document
+    from rendering.options import parse_options
+    from rendering.report import TemplateSource, report_render
+    from reports.limits import limits_from_settings
     from reports.samples import sample_files
+
+    limits = limits_from_settings()
 
     rows = []
     for slug in ("invoice", "sales-report", "operations-review"):
         html, css, data = sample_files(slug)
         options = parse_options({})
-        body, _ = charts_embed(get_engine("handlebars").render(html, data))
+        body, _ = charts_embed(get_engine("handlebars").render(html, data, limits), limits=limits)
         document = build_document(body_html=body, css=css, options=options)
 
         def bare(document: str = document) -> None:
             pisa.pisaDocument(document, dest=io.BytesIO(), encoding="utf-8")
 
         def ours(html: str = html, css: str = css, data: dict = data, options=options) -> None:
-            report_render(engine="handlebars", source=html, css=css, data=data, options=options)
+            report_render(
+                source=TemplateSource(engine="handlebars", html=html, css=css),
+                data=data,
+                options=options,
+                limits=limits,
+            )
 
         for fn in (bare, ours):
             fn()  # warm

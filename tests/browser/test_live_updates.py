@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from jobs import services
+from jobs.worker import dispatch
 from tests.browser.conftest import sign_in
 from tests.factories import PdfJobFactory
 
@@ -35,7 +36,7 @@ def test_blocked_websocket_falls_back_to_server_sent_events(page, person, live_s
     page.add_init_script(BLOCKED_WEBSOCKET)
     page.goto(f"/jobs/{job.job_id}/")
     expect(page.locator("[data-transport]")).to_contain_text("server-sent events")
-    services.job_enqueue(job_id=job.job_id)
+    dispatch.job_enqueue(job_id=job.job_id)
     expect(page.locator(".page-head [data-field=status]")).to_have_text("Completed")
 
 
@@ -64,7 +65,7 @@ def test_dropped_websocket_reconnects_and_catches_up(page, person, live_stack):
             break
         page.wait_for_timeout(100)
     assert len(sockets) == 2  # reconnected by itself, no reload
-    services.job_enqueue(job_id=job.job_id)
+    dispatch.job_enqueue(job_id=job.job_id)
     expect(page.locator(".page-head [data-field=status]")).to_have_text("Completed")
     log = page.evaluate("window.__transport")
     assert any(text.startswith("Connection lost; reconnecting") for text in log), log

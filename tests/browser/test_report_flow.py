@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from jobs import services, transitions
+from jobs import transitions
+from jobs.worker import dispatch
 from reports.samples import template_sync_samples
 from tests.browser.conftest import shoot, sign_in
 from tests.conftest import pdf_text
@@ -113,7 +114,7 @@ def test_progress_and_status_change_live_without_reload(page, person, live_stack
     expect(page.locator(".job [data-field=stage]")).to_have_text("Waiting for a worker")
     page.evaluate(RECORDER)
 
-    services.job_enqueue(job_id=job.job_id)
+    dispatch.job_enqueue(job_id=job.job_id)
     if transport == "ws":
         expect(page.locator(".page-head [data-field=status]")).to_have_text("Processing")
         shoot(page, "07-job-processing")

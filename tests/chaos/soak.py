@@ -67,7 +67,7 @@ def main() -> int:
     from django.contrib.auth import get_user_model
 
     from jobs.models import JobStatus, PdfJob
-    from jobs.services import task_id_for
+    from jobs.worker.dispatch import task_id_for
     from tests.chaos.conftest import EventRecorder
     from tests.processes import kill_group, start, worker_args
 

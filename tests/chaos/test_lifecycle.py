@@ -9,9 +9,9 @@ import time
 import httpx
 import pytest
 
-from jobs.api_keys import api_key_create
+from accounts.services import api_key_create
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from jobs.services import task_id_for
+from jobs.worker.dispatch import task_id_for
 from tests.chaos.conftest import (
     EventRecorder,
     kill_attempt,
@@ -187,7 +187,7 @@ def test_submit_with_redis_down_answers_202_and_runs_when_redis_returns(chaos):
 
 def _up(base: str) -> bool:
     try:
-        return httpx.get(f"{base}/api/v1/schema/", timeout=1).status_code == 200
+        return httpx.get(f"{base}/api/v1/schema", timeout=1).status_code == 200
     except httpx.HTTPError:
         return False
 

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from jobs.api_keys import api_key_create
+from accounts.services import api_key_create
 from tests.factories import UserFactory
 
 

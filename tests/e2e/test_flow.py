@@ -12,8 +12,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from jobs import services
-from jobs.api_keys import api_key_create
+from accounts.services import api_key_create
+from jobs.worker import dispatch
 from reports.samples import sample_files, template_sync_samples
 from tests.conftest import pdf_text
 from tests.e2e.conftest import read_sse, wait_for_status
@@ -111,7 +111,7 @@ def test_sse_sends_one_event_per_status_change_then_closes(live_stack, http, int
         stream = read_sse(response.iter_lines())
         events.append(next(stream))
         assert events[0]["status"] == "queued"
-        services.job_enqueue(job_id=job.job_id)  # only now may the worker start
+        dispatch.job_enqueue(job_id=job.job_id)  # only now may the worker start
         events.extend(stream)  # ends when the server closes the stream
     assert _status_changes(events) == ["queued", "processing", "completed"]
     seqs = [e["seq"] for e in events]
@@ -124,7 +124,7 @@ def test_sse_sends_one_event_per_status_change_then_closes(live_stack, http, int
 def test_sse_resumes_after_last_event_id(live_stack, http, integrator):
     user, key = integrator
     job = PdfJobFactory(owner=user)
-    services.job_enqueue(job_id=job.job_id)
+    dispatch.job_enqueue(job_id=job.job_id)
     done = wait_for_status(http, f"/api/v1/jobs/{job.job_id}", until=TERMINAL)
     with httpx.Client(timeout=30) as client:
         fresh = client.get(
@@ -148,7 +148,7 @@ def test_websocket_follows_the_job_to_completion(live_stack, integrator):
         open_timeout=10,
     ) as ws:
         events.append(json.loads(ws.recv(timeout=10)))
-        services.job_enqueue(job_id=job.job_id)
+        dispatch.job_enqueue(job_id=job.job_id)
         while events[-1]["status"] not in TERMINAL:
             events.append(json.loads(ws.recv(timeout=60)))
     assert _status_changes(events) == ["queued", "processing", "completed"]

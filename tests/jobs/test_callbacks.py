@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from jobs import callbacks, services
-from jobs.exceptions import ApplicationError
 from jobs.models import JobStatus, PdfJob
+from rendering.errors import ApplicationError
 from tests.factories import PdfJobFactory
 from tests.http_receiver import Receiver
 
@@ -84,9 +84,10 @@ def test_reaching_a_final_status_queues_the_callback(
     django_capture_on_commit_callbacks, monkeypatch
 ):
     from jobs import transitions
+    from jobs.worker import dispatch
 
     queued = []
-    monkeypatch.setattr(transitions, "callback_enqueue", lambda *, job_id: queued.append(job_id))
+    monkeypatch.setattr(dispatch, "callback_enqueue", lambda *, job_id: queued.append(job_id))
     with_hook = PdfJobFactory(callback_url="http://127.0.0.1:9/hook")
     without = PdfJobFactory()
     with django_capture_on_commit_callbacks(execute=True):

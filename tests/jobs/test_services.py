@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from jobs import services
-from jobs.exceptions import ApplicationError
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from reports.errors import RenderError, TemplateSyntaxError
+from jobs.ops import dead_letters
+from jobs.worker import dispatch
+from rendering.errors import ApplicationError, RenderError, TemplateSyntaxError
 from tests.factories import PdfJobFactory, ReportTemplateFactory
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +18,7 @@ def test_create_queues_and_enqueues_only_after_commit(
     user, django_capture_on_commit_callbacks, monkeypatch
 ):
     sent = []
-    monkeypatch.setattr(services, "job_enqueue", lambda *, job_id: sent.append(job_id))
+    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id: sent.append(job_id))
     with django_capture_on_commit_callbacks(execute=True):
         job, created = services.job_create(owner=user, html_template="<p>{{x}}</p>", data={"x": 1})
         assert sent == []
@@ -32,7 +33,7 @@ def test_rolled_back_submit_enqueues_nothing(user, django_capture_on_commit_call
     from django.db import transaction
 
     sent = []
-    monkeypatch.setattr(services, "job_enqueue", lambda *, job_id: sent.append(job_id))
+    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id: sent.append(job_id))
     with django_capture_on_commit_callbacks(execute=True):
         try:
             with transaction.atomic():
@@ -65,11 +66,11 @@ def test_dead_letter_redrive_requeues_and_counts(
     user, django_capture_on_commit_callbacks, monkeypatch
 ):
     sent = []
-    monkeypatch.setattr(services, "job_enqueue", lambda *, job_id: sent.append(job_id))
+    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id: sent.append(job_id))
     job = PdfJobFactory(owner=user, status=JobStatus.FAILED)
     letter = DeadLetter.objects.create(job=job, error="x")
     with django_capture_on_commit_callbacks(execute=True):
-        assert services.dead_letter_redrive(dead_letter=letter).status == JobStatus.QUEUED
+        assert dead_letters.dead_letter_redrive(dead_letter=letter).status == JobStatus.QUEUED
     letter.refresh_from_db()
     assert letter.retry_count == 1
     assert letter.last_retry_at is not None
@@ -94,7 +95,7 @@ def test_same_idempotency_key_with_another_body_is_refused(user):
         services.job_create(
             owner=user, html_template="<p>a</p>", data={"n": 2}, idempotency_key="k"
         )
-    assert caught.value.status_code == 422
+    assert caught.value.http_status == 422
 
 
 def test_idempotency_keys_are_per_caller(user):
@@ -110,7 +111,6 @@ def test_idempotency_keys_are_per_caller(user):
 def test_enqueue_with_the_broker_down_keeps_the_job_queued_and_returns_fast(
     user, settings, monkeypatch
 ):
-    import sys
     import time
 
     from celery import Celery
@@ -120,10 +120,10 @@ def test_enqueue_with_the_broker_down_keeps_the_job_queued_and_returns_fast(
         broker_connection_timeout=settings.CELERY_BROKER_CONNECTION_TIMEOUT,
         task_publish_retry_policy=settings.CELERY_TASK_PUBLISH_RETRY_POLICY,
     )
-    monkeypatch.setattr(sys.modules["config.celery_app"], "app", down)
+    monkeypatch.setattr(dispatch, "app", down)
     job = PdfJobFactory(owner=user)
     started = time.monotonic()
-    assert services.job_enqueue(job_id=job.job_id) is False
+    assert dispatch.job_enqueue(job_id=job.job_id) is False
     assert time.monotonic() - started < 3
     job.refresh_from_db()
     assert job.status == JobStatus.QUEUED
@@ -132,8 +132,8 @@ def test_enqueue_with_the_broker_down_keeps_the_job_queued_and_returns_fast(
 
 def test_task_ids_carry_the_job_id(user):
     job = PdfJobFactory(owner=user)
-    assert services.job_id_from_task_id(services.task_id_for(job.job_id)) == str(job.job_id)
-    assert services.job_id_from_task_id("some-other-task") is None
+    assert dispatch.job_id_from_task_id(dispatch.task_id_for(job.job_id)) == str(job.job_id)
+    assert dispatch.job_id_from_task_id("some-other-task") is None
 
 
 # Stored templates: the job records the version it renders, data is checked at submit.

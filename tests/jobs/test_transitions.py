@@ -85,7 +85,9 @@ def test_events_are_published_after_commit_with_the_new_state(
     django_capture_on_commit_callbacks, monkeypatch
 ):
     published = []
-    monkeypatch.setattr(transitions, "job_event_publish", published.append)
+    monkeypatch.setattr(
+        transitions, "job_event_publish", lambda payload, **_: published.append(payload)
+    )
     job = PdfJobFactory()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         transitions.job_claim(job_id=job.job_id, worker="w")

@@ -7,19 +7,19 @@ import io
 import pytest
 from PIL import Image
 
-from reports.errors import RenderError
-from reports.options import parse_options
-from reports.preview import pdf_page_png
-from reports.rendering import report_render
+from rendering.errors import RenderError
+from rendering.options import parse_options
+from rendering.raster import pdf_page_png
+from rendering.report import TemplateSource, report_render
+from reports.limits import limits_from_settings
 
 
 def test_first_page_becomes_a_png_of_the_requested_width():
     pdf = report_render(
-        engine="raw",
-        source='<h1 style="color:#ff0000">RED</h1>',
-        css="",
+        source=TemplateSource(engine="raw", html='<h1 style="color:#ff0000">RED</h1>', css=""),
         data={},
         options=parse_options({}),
+        limits=limits_from_settings(),
     ).content
     image = Image.open(io.BytesIO(pdf_page_png(pdf, width=300)))
     assert image.format == "PNG"
@@ -31,7 +31,10 @@ def test_first_page_becomes_a_png_of_the_requested_width():
 
 def test_missing_page_is_a_render_error():
     pdf = report_render(
-        engine="raw", source="<p>x</p>", css="", data={}, options=parse_options({})
+        source=TemplateSource(engine="raw", html="<p>x</p>", css=""),
+        data={},
+        options=parse_options({}),
+        limits=limits_from_settings(),
     ).content
     with pytest.raises(RenderError, match="no page 3"):
         pdf_page_png(pdf, page=2)
@@ -40,8 +43,8 @@ def test_missing_page_is_a_render_error():
 def test_template_preview_lays_out_only_the_first_page(settings):
     import time
 
+    from rendering.renderers.xhtml2pdf import html_to_pdf
     from reports.preview import template_preview_png
-    from reports.rendering import html_to_pdf
 
     long_doc = "<p>page</p><pdf:nextpage />" * 400
     started = time.monotonic()
@@ -52,11 +55,16 @@ def test_template_preview_lays_out_only_the_first_page(settings):
     assert time.monotonic() - started < 3
     settings.PDF_MAX_PAGES = 10  # the cap stops layout before the page limit is reached
     closed = long_doc.replace("<pdf:nextpage />", "<pdf:nextpage></pdf:nextpage>")
-    assert html_to_pdf(f"<html><body>{closed}</body></html>", max_pages=1).page_count <= 2
+    assert (
+        html_to_pdf(
+            f"<html><body>{closed}</body></html>", max_pages=1, limits=limits_from_settings()
+        ).page_count
+        <= 2
+    )
 
 
 def test_preview_refuses_data_nested_deeper_than_a_submit_may(settings):
-    from reports.errors import LimitExceeded
+    from rendering.errors import LimitExceeded
     from reports.preview import template_preview_png
 
     settings.PDF_MAX_NESTING_DEPTH = 5

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reports.errors import LimitExceeded, RenderError, TemplateSyntaxError
+from rendering.errors import LimitExceeded, RenderError, TemplateSyntaxError
 from reports.models import ReportTemplateVersion
 from reports.services import (
     template_archive,

@@ -26,7 +26,7 @@ def job_path(job_id: str, suffix: str = "") -> str:
 
 
 def template_path(slug: str = "", suffix: str = "") -> str:
-    return f"{API}/templates/{quote(slug, safe='')}{suffix}" if slug else f"{API}/templates/"
+    return f"{API}/templates/{quote(slug, safe='')}{suffix}" if slug else f"{API}/templates"
 
 
 def submit_body(

@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from jobs.api_keys import api_key_authenticate, api_key_create, user_get_or_create
+from accounts.services import api_key_authenticate, api_key_create, user_get_or_create
 from reports.samples import template_sync_samples
 
 DEMO_USERNAME = "demo"
@@ -21,7 +21,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         user = user_get_or_create(username=DEMO_USERNAME)
-        if not user.has_usable_password():
+        # A new user has password "" and Django counts "" as usable, so has_usable_password()
+        # alone would never set the demo password. A password someone set is left alone.
+        if not user.password or not user.has_usable_password():
             user.set_password(DEMO_PASSWORD)
             user.is_staff = True
             user.is_superuser = True

@@ -1,0 +1,28 @@
+"""API keys in the admin: inspect and revoke (keys are made by create_api_key or the keys page)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from accounts.models import ApiKey
+from accounts.services import api_key_revoke
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = ("prefix", "user", "name", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    search_fields = ("prefix", "user__username", "name")
+    readonly_fields = ("prefix", "digest", "created_at", "last_used_at")
+    actions = ("revoke",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # keys are shown once, so they are made by create_api_key
+
+    @admin.action(description="Revoke selected keys")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+        active = queryset.filter(revoked_at__isnull=True).select_related("user")
+        count = sum(1 for key in active if api_key_revoke(user=key.user, key_id=key.pk))
+        self.message_user(request, f"Revoked {count} key(s).")

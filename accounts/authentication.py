@@ -1,0 +1,38 @@
+"""Who is calling: DRF authentication by the X-API-Key header, and the same for SSE and
+WebSocket (API key first, then the session)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import authentication, exceptions
+from rest_framework.request import Request
+
+from accounts.services import api_key_authenticate
+
+API_KEY_HEADER = "X-API-Key"
+
+
+class ApiKeyAuthentication(authentication.BaseAuthentication):
+    def authenticate(self, request: Request) -> tuple[Any, None] | None:
+        raw_key = request.headers.get(API_KEY_HEADER)
+        if not raw_key:
+            return None
+        user = api_key_authenticate(raw_key)
+        if user is None:
+            raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
+        return user, None
+
+    def authenticate_header(self, request: Request) -> str:
+        # Makes DRF answer 401 (not 403) when no credentials were sent.
+        return API_KEY_HEADER
+
+
+def caller_resolve(*, api_key: str | None, session_user: Any) -> Any | None:
+    """Who is calling the non-DRF endpoints (SSE, WebSocket): the API key first, then the
+    session; None if neither. A wrong API key never falls back to the session."""
+    if api_key:
+        return api_key_authenticate(api_key)
+    if session_user is not None and getattr(session_user, "is_authenticated", False):
+        return session_user
+    return None

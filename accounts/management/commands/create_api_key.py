@@ -1,0 +1,22 @@
+"""manage.py create_api_key USERNAME: create the user if needed and print a new API key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from accounts.services import api_key_create, user_get_or_create
+
+
+class Command(BaseCommand):
+    help = "Create USERNAME if needed and print a new API key for it (shown only once)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("username")
+        parser.add_argument("--name", default="cli", help="A label to recognise the key by.")
+
+    def handle(self, *args: Any, username: str, name: str, **options: Any) -> None:
+        user = user_get_or_create(username=username)
+        _, raw_key = api_key_create(user=user, name=name)
+        self.stdout.write(raw_key)

@@ -1,0 +1,13 @@
+"""Reads of API keys, scoped to their user."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from accounts.models import ApiKey
+
+
+def api_key_list(*, user: Any) -> QuerySet[ApiKey]:
+    return ApiKey.objects.filter(user=user)

@@ -1,0 +1,41 @@
+"""My API keys: create one (its secret shown once), see when each was used, revoke."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from accounts.forms import ApiKeyCreateForm
+from accounts.selectors import api_key_list
+from accounts.services import api_key_create, api_key_revoke
+
+
+@never_cache
+@login_required
+def api_keys(request: HttpRequest) -> HttpResponse:
+    created = None
+    form = ApiKeyCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        key, raw = api_key_create(user=cast(User, request.user), name=form.cleaned_data["name"])
+        # Rendered, not redirected: the secret exists only in this one response.
+        created = {"key": key, "raw": raw}
+        form = ApiKeyCreateForm()
+    context = {"keys": api_key_list(user=request.user), "form": form, "created": created}
+    return render(request, "accounts/api_keys.html", context)
+
+
+@login_required
+@require_POST
+def api_key_revoke_view(request: HttpRequest, key_id: int) -> HttpResponse:
+    key = api_key_revoke(user=cast(User, request.user), key_id=key_id)
+    if key is None:
+        raise Http404("No such key.")
+    messages.success(request, f"Key {key.prefix}… is revoked; requests using it now get 401.")
+    return redirect("api-keys")

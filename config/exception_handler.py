@@ -1,0 +1,46 @@
+"""The one DRF exception handler: every API error answers JSON `{"error": message,
+"code": ...}` with a 4xx status (an ApplicationError's own `http_status`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+from rendering.errors import ApplicationError
+
+
+def _flatten(detail: Any, path: str = "") -> list[str]:
+    if isinstance(detail, dict):
+        return [msg for key, value in detail.items() for msg in _flatten(value, f"{path}{key}.")]
+    if isinstance(detail, list):
+        return [msg for item in detail for msg in _flatten(item, path)]
+    prefix = path.rstrip(".")
+    return [f"{prefix}: {detail}" if prefix and prefix != "non_field_errors" else str(detail)]
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ApplicationError):
+        body: dict[str, Any] = {"error": exc.message, "code": exc.code}
+        if exc.line is not None:
+            body["line"] = exc.line
+        return Response(body, status=exc.http_status)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        messages = _flatten(exc.detail)
+        response.data = {"error": "; ".join(messages), "code": "invalid_data"}
+        if isinstance(exc.detail, dict):  # per-field messages; a bare list says no more
+            response.data["fields"] = exc.detail
+    elif isinstance(exc, exceptions.APIException):
+        response.data = {"error": str(exc.detail), "code": exc.default_code}
+    return response

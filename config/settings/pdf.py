@@ -1,0 +1,58 @@
+"""Jobs and rendering: retries, time limits, heartbeats, repair, callbacks, render limits."""
+
+from __future__ import annotations
+
+from config.env import env_bool, env_int, env_list, env_str
+
+# ---------------------------------------------------------------- PDF jobs
+PDF_MAX_RETRIES = env_int("PDF_MAX_RETRIES", 3, minimum=0)
+# Attempts of any kind (a killed worker counts) before a job is failed as poison.
+PDF_MAX_ATTEMPTS = env_int("PDF_MAX_ATTEMPTS", 5, minimum=1)
+PDF_RETRY_BACKOFF_SECONDS = env_int("PDF_RETRY_BACKOFF_SECONDS", 2, minimum=1)
+PDF_RETRY_BACKOFF_MAX_SECONDS = env_int("PDF_RETRY_BACKOFF_MAX_SECONDS", 300, minimum=1)
+PDF_SOFT_TIME_LIMIT = env_int("PDF_SOFT_TIME_LIMIT", 120, minimum=1)
+PDF_HARD_TIME_LIMIT = env_int("PDF_HARD_TIME_LIMIT", 150, minimum=2)
+# A running attempt stamps heartbeat_at this often; one silent for STALE seconds is dead.
+PDF_HEARTBEAT_SECONDS = env_int("PDF_HEARTBEAT_SECONDS", 5, minimum=1)
+PDF_HEARTBEAT_STALE_SECONDS = env_int("PDF_HEARTBEAT_STALE_SECONDS", 30, minimum=2)
+# The reconciler re-sends queued jobs older than this that have no message in the broker.
+RECONCILE_QUEUED_AFTER_SECONDS = env_int("RECONCILE_QUEUED_AFTER_SECONDS", 60, minimum=1)
+# ...and takes back processing jobs whose heartbeat is older than the hard limit plus this.
+RECONCILE_PROCESSING_MARGIN_SECONDS = env_int("RECONCILE_PROCESSING_MARGIN_SECONDS", 30, minimum=0)
+RECONCILE_INTERVAL_SECONDS = env_int("RECONCILE_INTERVAL_SECONDS", 60, minimum=1)
+DLQ_MAX_AGE_SECONDS = env_int("DLQ_MAX_AGE", 24 * 3600, minimum=60)
+DLQ_MAX_RETRIES = env_int("DLQ_MAX_RETRIES", 3, minimum=0)
+DLQ_REDRIVE_INTERVAL_SECONDS = env_int("DLQ_REDRIVE_INTERVAL", 3600, minimum=1)
+# Completion callbacks (POST to the job's callback_url).
+CALLBACK_MAX_ATTEMPTS = env_int("CALLBACK_MAX_ATTEMPTS", 6, minimum=1)
+CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
+# Callbacks to loopback/private addresses are refused unless allowed (SSRF from a tenant).
+CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)
+# Absolute links (pdf_url in callbacks) need the public address of the web service.
+PUBLIC_BASE_URL = (env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000") or "").rstrip("/")
+# Bearer token required by /metrics; empty leaves it open (keep it on a private network).
+METRICS_TOKEN = env_str("METRICS_TOKEN", "") or ""
+# Completed jobs slower than this (submit to completion) are logged as a warning.
+PDF_SLOW_JOB_SECONDS = env_int("PDF_SLOW_JOB_SECONDS", 30, minimum=1)
+# Test-only fault points (sleep, kill the child) read from a job's data; never in production.
+PDF_FAULT_INJECTION = env_bool("PDF_FAULT_INJECTION", False)
+PDF_URL_TTL_SECONDS = env_int("PDF_URL_TTL_SECONDS", 3600, minimum=60)
+PDF_MAX_TEMPLATE_BYTES = env_int("PDF_MAX_TEMPLATE_BYTES", 512 * 1024, minimum=1024)
+PDF_MAX_DATA_BYTES = env_int("PDF_MAX_DATA_BYTES", 5 * 1024 * 1024, minimum=1024)
+PDF_MAX_HTML_BYTES = env_int("PDF_MAX_HTML_BYTES", 20 * 1024 * 1024, minimum=1024)
+PDF_MAX_PAGES = env_int("PDF_MAX_PAGES", 500, minimum=1)
+# Deepest nesting of data (at submit) and of rendered HTML elements (at layout).
+PDF_MAX_NESTING_DEPTH = env_int("PDF_MAX_NESTING_DEPTH", 100, minimum=10)
+# Wall-clock budget of the layout of one report; below the Celery soft limit so the job
+# fails with a clear message instead of being interrupted.
+PDF_MAX_RENDER_SECONDS = env_int("PDF_MAX_RENDER_SECONDS", 90, minimum=1)
+# Remote images, CSS and fonts are off unless this names the hosts they may come from.
+PDF_REMOTE_ALLOWED_HOSTS = env_list("PDF_REMOTE_ALLOWED_HOSTS", [])
+PDF_MAX_CHARTS = env_int("PDF_MAX_CHARTS", 100, minimum=1)
+PDF_CHART_CACHE_SIZE = env_int("PDF_CHART_CACHE_SIZE", 256, minimum=0)
+PDF_PREVIEW_MAX_SECONDS = env_int("PDF_PREVIEW_MAX_SECONDS", 10, minimum=1)
+PDF_TEMPLATE_TIMEOUT_MS = env_int("PDF_TEMPLATE_TIMEOUT_MS", 5000, minimum=10)
+PDF_TEMPLATE_MAX_MEMORY_MB = env_int("PDF_TEMPLATE_MAX_MEMORY_MB", 256, minimum=16)
+SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)
+# Request bodies carry the template and data; allow the configured maxima plus headroom.
+DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 * 1024

@@ -1,0 +1,89 @@
+"""Celery (broker, delivery guarantees, beat) and the Channels layer for live updates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from config.env import env_int, env_str
+from config.settings.core import TIME_ZONE
+from config.settings.data import REDIS_URL
+from config.settings.pdf import (
+    DLQ_REDRIVE_INTERVAL_SECONDS,
+    PDF_HARD_TIME_LIMIT,
+    PDF_RETRY_BACKOFF_MAX_SECONDS,
+    PDF_SOFT_TIME_LIMIT,
+    RECONCILE_INTERVAL_SECONDS,
+)
+
+# ---------------------------------------------------------------- Celery
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL
+CELERY_RESULT_BACKEND = "django-db"
+CELERY_RESULT_EXTENDED = True
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_TASK_DEFAULT_QUEUE = "pdf"
+# Periodic repair gets a queue of its own so it never waits behind long renders.
+CELERY_TASK_ROUTES = {
+    "jobs.deliver_callback": {"queue": "maintenance"},
+    "jobs.reconcile": {"queue": "maintenance"},
+    "jobs.redrive_dead_letters": {"queue": "maintenance"},
+}
+# A job is only acknowledged once rendered, so a crashed worker's job is redelivered.
+CELERY_TASK_ACKS_LATE = True
+# ...including when the pool child is killed mid-render (OOM, SIGKILL).
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Renders are long and uneven: one at a time per child keeps queued work on idle workers.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Soft limit raises in the task so it can fail cleanly; the hard limit kills a stuck child.
+CELERY_TASK_SOFT_TIME_LIMIT = PDF_SOFT_TIME_LIMIT
+CELERY_TASK_TIME_LIMIT = PDF_HARD_TIME_LIMIT
+# Warm shutdown (SIGTERM) waits this long for running renders, then stops them; their
+# late-acked messages go back to the broker and another worker takes the job over.
+CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = float(env_int("WORKER_SOFT_SHUTDOWN_SECONDS", 20, minimum=0))
+CELERY_WORKER_ENABLE_SOFT_SHUTDOWN_ON_IDLE = True
+# Unacked messages return to the queue after this; it must outlast the longest render.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": PDF_HARD_TIME_LIMIT + PDF_RETRY_BACKOFF_MAX_SECONDS + 600,
+}
+# Recycle children so a leak in a rendering library cannot grow a worker forever.
+CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD", 200, minimum=1)
+# On a lost broker connection, stop late-ack tasks rather than finish work nobody can ack.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A submit must answer fast even with the broker down: fail the publish quickly, keep the
+# row queued, and let the reconciler send it when the broker is back.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+CELERY_TASK_TRACK_STARTED = True
+CELERY_WORKER_SEND_TASK_EVENTS = True
+CELERY_BEAT_SCHEDULE = {
+    "reconcile-jobs": {"task": "jobs.reconcile", "schedule": RECONCILE_INTERVAL_SECONDS},
+    "redrive-dead-letters": {
+        "task": "jobs.redrive_dead_letters",
+        "schedule": DLQ_REDRIVE_INTERVAL_SECONDS,
+    },
+}
+
+# ---------------------------------------------------------------- Channels
+# redis-py's pool holds 100 connections and then raises instead of waiting; a web process
+# with 1,000 live followers needs more (measured by `make bench-push`, see the README).
+CHANNEL_LAYER_MAX_CONNECTIONS = env_int("CHANNEL_LAYER_MAX_CONNECTIONS", 2000, minimum=10)
+
+
+def channel_layer_hosts(url: str) -> list[dict[str, object]]:
+    return [{"address": url, "max_connections": CHANNEL_LAYER_MAX_CONNECTIONS}]
+
+
+CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": channel_layer_hosts(REDIS_URL), "capacity": 500, "expiry": 60},
+    }
+}

@@ -1,0 +1,93 @@
+"""Input and output shapes of the jobs API; the job's public state is the one shape the
+status endpoint, SSE, WebSocket, callbacks and pages all send."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from config.api_fields import JsonInput, JsonObjectField, PdfOptionsField, QueryFilters
+from jobs.links import pdf_path, status_path
+from jobs.models import JobStatus, PdfJob
+from rendering.engines import ENGINE_NAMES
+from reports.api.serializers import IsoDateTimeField
+
+
+class JobStateSerializer(serializers.Serializer):
+    """The job's public state, without links (what a live event carries)."""
+
+    job_id = serializers.UUIDField()
+    template_name = serializers.SerializerMethodField(help_text="null for inline HTML")
+    status = serializers.ChoiceField(choices=JobStatus.choices)
+    progress = serializers.IntegerField(min_value=0, max_value=100)
+    stage = serializers.CharField()
+    error = serializers.SerializerMethodField()
+    error_code = serializers.SerializerMethodField()
+    attempts = serializers.IntegerField()
+    page_count = serializers.IntegerField(allow_null=True)
+    size_bytes = serializers.IntegerField(allow_null=True)
+    warnings = serializers.ListField(child=serializers.CharField())
+    seq = serializers.IntegerField(source="event_seq", help_text="Increases with every event.")
+    created_at = IsoDateTimeField()
+    started_at = IsoDateTimeField(allow_null=True)
+    completed_at = IsoDateTimeField(allow_null=True)
+
+    def get_template_name(self, job: PdfJob) -> str | None:
+        # The stored template's name (what a list of jobs shows); null for inline HTML.
+        return job.template.name if job.template_id and job.template else None
+
+    def get_error(self, job: PdfJob) -> str | None:
+        return job.error or None
+
+    def get_error_code(self, job: PdfJob) -> str | None:
+        return job.error_code or None
+
+
+class JobOutputSerializer(JobStateSerializer):
+    """The state plus its links (the status URL, and the signed PDF link once completed);
+    `context["absolute"]` turns a path into an absolute URL for the caller's host."""
+
+    status_url = serializers.SerializerMethodField()
+    pdf_url = serializers.SerializerMethodField(help_text="Signed link; set once completed.")
+
+    def get_status_url(self, job: PdfJob) -> str:
+        return str(self.context["absolute"](status_path(job.job_id)))
+
+    def get_pdf_url(self, job: PdfJob) -> str | None:
+        if job.status != JobStatus.COMPLETED:
+            return None
+        return str(self.context["absolute"](pdf_path(job.job_id)))
+
+
+class JobCreateInputSerializer(JsonInput):
+    html_template = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    template = serializers.SlugField(required=False, allow_blank=True)
+    data = JsonObjectField(required=False, default=dict)  # type: ignore[assignment]
+    engine = serializers.ChoiceField(choices=ENGINE_NAMES, required=False)
+    options = PdfOptionsField(required=False, default=dict)
+    callback_url = serializers.URLField(required=False, allow_blank=True, default="")
+
+    class Meta:
+        ref_name = "JobCreate"  # the schema's component name
+
+
+class JobCreateOutputSerializer(serializers.Serializer):
+    job_id = serializers.UUIDField()
+    status = serializers.CharField()
+    status_url = serializers.URLField()
+
+    class Meta:
+        ref_name = "JobAccepted"
+
+
+class JobFilterSerializer(QueryFilters):
+    status = serializers.ChoiceField(
+        choices=JobStatus.values,
+        required=False,
+        allow_blank=True,
+        error_messages={
+            # A typo must not look like "no such jobs": name what is accepted.
+            "invalid_choice": (
+                f"Unknown status {{input!r}}; use one of: {', '.join(JobStatus.values)}."
+            )
+        },
+    )

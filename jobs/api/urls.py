@@ -1,0 +1,17 @@
+"""URLs of the jobs API, mounted under /api/v1/ (namespace "api") by config.urls. No trailing
+slashes; config.api_paths answers the slashed spelling the same."""
+
+from django.urls import path
+
+from jobs.api import views
+from jobs.live import sse
+
+urlpatterns = [
+    path("generate-pdf-async", views.JobCreateApi.as_view(), name="job-create"),
+    path("jobs", views.JobListApi.as_view(), name="job-list"),
+    path("jobs/events", sse.owner_job_events, name="owner-job-events"),  # before jobs/<id>
+    path("jobs/<str:job_id>", views.JobDetailApi.as_view(), name="job-detail"),
+    path("jobs/<str:job_id>/cancel", views.JobCancelApi.as_view(), name="job-cancel"),
+    path("jobs/<str:job_id>/pdf", views.JobPdfApi.as_view(), name="job-pdf"),
+    path("jobs/<str:job_id>/events", sse.job_events, name="job-events"),
+]

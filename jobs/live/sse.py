@@ -1,0 +1,85 @@
+"""GET /api/v1/jobs/{id}/events and /api/v1/jobs/events: Server-Sent Events, one message per
+job event (of one job, or of all the caller's jobs)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
+from django.views.decorators.http import require_GET
+
+from accounts.authentication import API_KEY_HEADER
+from jobs.links import with_links
+from jobs.live.access import follow_authorize, follower_resolve
+from jobs.live.subscriptions import job_follow, owner_follow
+from rendering.errors import ApplicationError
+
+Events = AsyncIterator[dict[str, Any] | None]
+
+
+def _last_event_id(request: HttpRequest) -> int:
+    raw = request.headers.get("Last-Event-ID", "")
+    return int(raw) if raw.isdigit() else -1
+
+
+async def _stream(request: HttpRequest, events: Events, *, with_ids: bool) -> AsyncIterator[str]:
+    yield "retry: 2000\n\n"
+    async for event in events:
+        if event is None:
+            yield ": keep-alive\n\n"
+            continue
+        payload: dict[str, Any] = with_links(event, request.build_absolute_uri)
+        # An owner's stream has no id: seq counts per job, not per stream.
+        event_id = f"id: {payload['seq']}\n" if with_ids else ""
+        yield f"{event_id}data: {json.dumps(payload)}\n\n"
+
+
+async def _respond(
+    request: HttpRequest,
+    check: Callable[..., Any],
+    follow: Callable[[Any], Events],
+    *,
+    with_ids: bool,
+    **arguments: Any,
+) -> HttpResponseBase:
+    """Run the shared access check (as the WebSocket consumers do), then stream."""
+    try:
+        allowed = await sync_to_async(check)(
+            api_key=request.headers.get(API_KEY_HEADER), session_user=request.user, **arguments
+        )
+    except ApplicationError as exc:
+        return JsonResponse({"error": exc.message, "code": exc.code}, status=exc.http_status)
+    stream = _stream(request, follow(allowed), with_ids=with_ids)
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx must not buffer the stream
+    return response
+
+
+@require_GET
+async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
+    """One job's events until it ends; `Last-Event-ID` resumes after that event."""
+    after = _last_event_id(request)
+    return await _respond(
+        request,
+        follow_authorize,
+        lambda found: job_follow(found, heartbeat=settings.SSE_HEARTBEAT_SECONDS, after_seq=after),
+        with_ids=True,
+        job_id=job_id,
+    )
+
+
+@require_GET
+async def owner_job_events(request: HttpRequest) -> HttpResponseBase:
+    """Every event of the caller's jobs; a reconnect starts with their current state."""
+    return await _respond(
+        request,
+        follower_resolve,
+        lambda user: owner_follow(int(user.pk), heartbeat=settings.SSE_HEARTBEAT_SECONDS),
+        with_ids=False,
+    )

@@ -1,0 +1,221 @@
+"""The operators' console: inspect jobs and dead letters, re-drive or cancel them."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from jobs import services
+from jobs.links import pdf_path
+from jobs.models import DeadLetter, JobStatus, PdfJob
+from jobs.ops import dead_letters
+from rendering.errors import Conflict
+
+STATUS_COLOURS: dict[str, str] = {
+    JobStatus.QUEUED: "#3730a3",
+    JobStatus.PROCESSING: "#92400e",
+    JobStatus.COMPLETED: "#065f46",
+    JobStatus.FAILED: "#991b1b",
+    JobStatus.CANCELLED: "#374151",
+}
+
+
+def _status_badge(status: str) -> SafeString:
+    return format_html(
+        '<b style="color:{}">{}</b>', STATUS_COLOURS.get(status, "#000"), status.upper()
+    )
+
+
+def _pretty_json(value: object) -> SafeString:
+    return format_html(
+        '<pre style="white-space:pre-wrap;max-height:24em;overflow:auto">{}</pre>',
+        json.dumps(value, indent=2, ensure_ascii=False)[:20000],
+    )
+
+
+def _redrive(request: HttpRequest, admin_: admin.ModelAdmin, job_ids: list) -> None:
+    done = sum(1 for job_id in job_ids if services.job_redrive(job_id=job_id))
+    skipped = len(job_ids) - done
+    admin_.message_user(
+        request,
+        f"Re-driven {done} job(s)." + (f" {skipped} skipped: not failed." if skipped else ""),
+        level=messages.SUCCESS if done else messages.WARNING,
+    )
+
+
+def _cancelled(job: PdfJob) -> bool:
+    try:
+        services.job_cancel(job=job)
+    except Conflict:
+        return False
+    return True
+
+
+@admin.register(PdfJob)
+class PdfJobAdmin(admin.ModelAdmin):
+    list_display = (
+        "short_id",
+        "owner",
+        "status_badge",
+        "progress",
+        "attempts",
+        "error_code",
+        "page_count",
+        "created_at",
+        "duration",
+    )
+    list_filter = ("status", "error_code", "engine", "created_at")
+    search_fields = ("job_id", "owner__username", "error", "idempotency_key")
+    date_hierarchy = "created_at"
+    list_select_related = ("owner", "template")
+    actions = ("redrive_jobs", "cancel_jobs")
+    fieldsets = (
+        (
+            "State",
+            {
+                "fields": (
+                    "job_id",
+                    "status_badge",
+                    "stage",
+                    "progress",
+                    "attempts",
+                    "error_code",
+                    "error",
+                    "warnings",
+                    "worker",
+                    "heartbeat_at",
+                )
+            },
+        ),
+        ("Result", {"fields": ("download", "page_count", "size_bytes")}),
+        (
+            "Request",
+            {
+                "fields": (
+                    "owner",
+                    "template",
+                    "engine",
+                    "options_json",
+                    "data_json",
+                    "html_template",
+                    "callback_url",
+                    "idempotency_key",
+                )
+            },
+        ),
+        ("Callback", {"fields": ("callback_sent_at", "callback_attempts", "callback_error")}),
+        (
+            "Timing",
+            {
+                "fields": (
+                    "created_at",
+                    "enqueued_at",
+                    "started_at",
+                    "completed_at",
+                    "duration",
+                    "event_seq",
+                )
+            },
+        ),
+    )
+    readonly_fields = [f for section in fieldsets for f in section[1]["fields"]]  # type: ignore[misc]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: PdfJob | None = None) -> bool:
+        return False  # status belongs to the state machine; use the actions
+
+    @admin.display(description="job", ordering="job_id")
+    def short_id(self, job: PdfJob) -> SafeString:
+        return format_html('<span title="{}">{}…</span>', job.job_id, str(job.job_id)[:8])
+
+    @admin.display(description="status", ordering="status")
+    def status_badge(self, job: PdfJob) -> SafeString:
+        return _status_badge(job.status)
+
+    @admin.display(description="took")
+    def duration(self, job: PdfJob) -> str:
+        if not job.completed_at:
+            return "-"
+        return f"{(job.completed_at - job.created_at).total_seconds():.1f} s"
+
+    @admin.display(description="PDF")
+    def download(self, job: PdfJob) -> SafeString | str:
+        if job.status != JobStatus.COMPLETED:
+            return "-"
+        return format_html('<a href="{}">Download {}</a>', pdf_path(job.job_id), job.filename)
+
+    @admin.display(description="options")
+    def options_json(self, job: PdfJob) -> SafeString:
+        return _pretty_json(job.options)
+
+    @admin.display(description="data")
+    def data_json(self, job: PdfJob) -> SafeString:
+        return _pretty_json(job.data)
+
+    @admin.action(description="Re-drive selected failed jobs")
+    def redrive_jobs(self, request: HttpRequest, queryset: QuerySet[PdfJob]) -> None:
+        _redrive(request, self, list(queryset.values_list("job_id", flat=True)))
+
+    @admin.action(description="Cancel selected queued or processing jobs")
+    def cancel_jobs(self, request: HttpRequest, queryset: QuerySet[PdfJob]) -> None:
+        done = sum(1 for job in queryset if _cancelled(job))
+        self.message_user(request, f"Cancelled {done} job(s).")
+
+
+@admin.register(DeadLetter)
+class DeadLetterAdmin(admin.ModelAdmin):
+    list_display = (
+        "job_link",
+        "error_code",
+        "short_error",
+        "permanent",
+        "attempts",
+        "retry_count",
+        "last_retry_at",
+        "created_at",
+        "job_status",
+    )
+    list_filter = ("permanent", "error_code", "created_at")
+    search_fields = ("job__job_id", "error")
+    list_select_related = ("job",)
+    readonly_fields = [field.name for field in DeadLetter._meta.fields] + ["job_link"]
+    actions = ("redrive", "discard")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: DeadLetter | None = None) -> bool:
+        return False  # a record of what happened; re-drive or discard it with the actions
+
+    @admin.display(description="job")
+    def job_link(self, letter: DeadLetter) -> SafeString:
+        url = reverse("admin:jobs_pdfjob_change", args=[letter.job_id])
+        job_id = letter.job.job_id
+        return format_html('<a href="{}" title="{}">{}…</a>', url, job_id, str(job_id)[:8])
+
+    @admin.display(description="job status")
+    def job_status(self, letter: DeadLetter) -> SafeString:
+        return _status_badge(letter.job.status)
+
+    @admin.display(description="error")
+    def short_error(self, letter: DeadLetter) -> str:
+        return letter.error[:120]
+
+    @admin.action(description="Re-drive the jobs of selected dead letters")
+    def redrive(self, request: HttpRequest, queryset: QuerySet[DeadLetter]) -> None:
+        done = sum(1 for letter in queryset if dead_letters.dead_letter_redrive(dead_letter=letter))
+        level = messages.SUCCESS if done else messages.WARNING
+        self.message_user(request, f"Re-driven {done} job(s).", level=level)
+
+    @admin.action(description="Discard selected dead letters")
+    def discard(self, request: HttpRequest, queryset: QuerySet[DeadLetter]) -> None:
+        count = dead_letters.dead_letters_discard(dead_letters=queryset)
+        self.message_user(request, f"Discarded {count} dead letter(s).")

@@ -1,0 +1,20 @@
+"""The browser pages: my jobs, new report (gallery, data form), a job's page."""
+
+from django.urls import path
+
+from jobs.pages import dashboard, job_page, new_report
+
+urlpatterns = [
+    path("", dashboard.dashboard, name="home"),
+    path("reports/new/", new_report.template_gallery, name="template-gallery"),
+    path("reports/new/<slug:slug>/", new_report.report_new, name="report-new"),
+    path(
+        "templates/<slug:slug>/thumbnail.png",
+        new_report.template_thumbnail_png,
+        name="template-thumbnail",
+    ),
+    path("jobs/<uuid:job_id>/", job_page.job_page, name="job-page"),
+    path("jobs/<uuid:job_id>/retry", job_page.job_retry, name="job-retry"),
+    path("jobs/<uuid:job_id>/cancel", job_page.job_cancel, name="job-cancel-page"),
+    path("jobs/<uuid:job_id>/download", job_page.job_download, name="job-download"),
+]

@@ -1,9 +1,0 @@
-"""WebSocket URL patterns of the jobs app, wired by config.asgi."""
-
-from django.urls import path
-
-from jobs.consumers import JobEventsConsumer
-
-websocket_urlpatterns = [
-    path("ws/jobs/<str:job_id>/", JobEventsConsumer.as_asgi()),
-]

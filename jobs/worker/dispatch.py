@@ -1,0 +1,54 @@
+"""Every message to the workers goes through here: the task names, the message ids and
+each publish to Celery. A broker failure is logged, never raised: the database row is the
+truth and the reconciler sends what could not be sent."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from uuid import UUID
+
+from django.utils import timezone
+
+from config.celery_app import app
+from jobs.models import PdfJob
+
+logger = logging.getLogger(__name__)
+
+RENDER_TASK = "jobs.render_pdf"
+CALLBACK_TASK = "jobs.deliver_callback"
+RECONCILE_TASK = "jobs.reconcile"
+REDRIVE_DEAD_LETTERS_TASK = "jobs.redrive_dead_letters"
+TASK_ID_PREFIX = "render-"
+
+
+def task_id_for(job_id: UUID | str) -> str:
+    """Message ids carry the job id, so the reconciler can see which jobs are in flight."""
+    return f"{TASK_ID_PREFIX}{job_id}-{uuid.uuid4().hex[:8]}"
+
+
+def job_id_from_task_id(task_id: str) -> str | None:
+    if not task_id.startswith(TASK_ID_PREFIX):
+        return None
+    return task_id[len(TASK_ID_PREFIX) : -9] or None
+
+
+def job_enqueue(*, job_id: UUID | str, countdown: float | None = None) -> bool:
+    """Send the render message and note when (not a status change: no event). False when
+    the broker refused it: the row stays queued and the reconciler sends it later."""
+    try:
+        app.send_task(
+            RENDER_TASK, args=[str(job_id)], task_id=task_id_for(job_id), countdown=countdown
+        )
+    except Exception:
+        logger.warning("could not enqueue job %s; the reconciler will resend it", job_id)
+        return False
+    PdfJob.objects.filter(job_id=job_id).update(enqueued_at=timezone.now())
+    return True
+
+
+def callback_enqueue(*, job_id: UUID | str) -> None:
+    try:
+        app.send_task(CALLBACK_TASK, args=[str(job_id)])
+    except Exception:
+        logger.warning("could not enqueue the callback of job %s; the reconciler will", job_id)

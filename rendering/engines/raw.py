@@ -1,0 +1,17 @@
+"""The raw engine: the HTML is used exactly as given; data is ignored."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rendering.limits import DEFAULT_LIMITS, Limits
+
+
+class RawEngine:
+    name = "raw"
+
+    def check(self, source: str) -> None:
+        return None
+
+    def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
+        return source

@@ -1,0 +1,111 @@
+"""Page options a job may set, parsed and checked once at submit time."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from rendering.errors import RenderError
+
+PAGE_SIZES = ("A3", "A4", "A5", "Letter", "Legal")
+ORIENTATIONS = ("portrait", "landscape")
+_TEXT_OPTIONS = {"title": 300, "author": 200, "subject": 300, "header": 300, "footer": 300}
+_KNOWN = {"filename", "page_size", "orientation", "margin", "watermark", "test_mode"}
+_KNOWN |= set(_TEXT_OPTIONS)
+_UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._ -]+")
+_LENGTH = re.compile(r"^(\d{1,3}(?:\.\d{1,3})?)(mm|cm|in|pt)$")
+_MAX_MARGIN_CM = {"mm": 100.0, "cm": 10.0, "in": 4.0, "pt": 284.0}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class PdfOptions:
+    filename: str = "report.pdf"
+    page_size: str = "A4"
+    orientation: str = "portrait"
+    margin: str = ""
+    title: str = ""
+    author: str = ""
+    subject: str = ""
+    header: str = ""
+    footer: str = ""
+    watermark: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        # Only what was set, so jobs stored before an option existed read back the same.
+        return {key: value for key, value in asdict(self).items() if value}
+
+
+def _clean_filename(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise RenderError("options.filename must be a non-empty string.")
+    name = _UNSAFE_FILENAME.sub("-", value.strip().replace("/", "-").replace("\\", "-"))
+    name = name.strip(" .-")[:120] or "report"
+    return name if name.lower().endswith(".pdf") else f"{name}.pdf"
+
+
+def _clean_margin(value: Any) -> str:
+    parts = value.split() if isinstance(value, str) else []
+    if not 1 <= len(parts) <= 4:
+        raise RenderError(
+            "options.margin must be 1 to 4 lengths in mm, cm, in or pt, e.g. '2cm' or '1.5cm 2cm'."
+        )
+    for part in parts:
+        match = _LENGTH.match(part)
+        if match is None:
+            raise RenderError(
+                f"options.margin: {part!r} is not a length in mm, cm, in or pt (e.g. '2cm')."
+            )
+        if float(match.group(1)) > _MAX_MARGIN_CM[match.group(2)]:
+            raise RenderError(f"options.margin: {part} is larger than the page allows.")
+    return " ".join(parts)
+
+
+def _clean_text(name: str, value: Any, limit: int) -> str:
+    if not isinstance(value, str):
+        raise RenderError(f"options.{name} must be a string.")
+    value = _CONTROL.sub(" ", value).strip()
+    if len(value) > limit:
+        raise RenderError(f"options.{name} is longer than {limit} characters.")
+    return value
+
+
+def parse_options(raw: Any) -> PdfOptions:
+    """Return validated options; raise RenderError naming the bad field otherwise."""
+    if raw is None:
+        return PdfOptions()
+    if not isinstance(raw, dict):
+        raise RenderError("options must be a JSON object.")
+    unknown = sorted(set(raw) - _KNOWN)
+    if unknown:
+        raise RenderError(
+            f"Unknown option(s): {', '.join(unknown)}; known: {', '.join(sorted(_KNOWN))}."
+        )
+    page_size = raw.get("page_size", "A4")
+    sizes = {size.lower(): size for size in PAGE_SIZES}
+    if not isinstance(page_size, str) or page_size.lower() not in sizes:
+        raise RenderError(f"options.page_size must be one of: {', '.join(PAGE_SIZES)}.")
+    orientation = raw.get("orientation", "portrait")
+    if not isinstance(orientation, str) or orientation.lower() not in ORIENTATIONS:
+        raise RenderError(f"options.orientation must be one of: {', '.join(ORIENTATIONS)}.")
+    filename = _clean_filename(raw["filename"]) if "filename" in raw else "report.pdf"
+    texts = {
+        name: _clean_text(name, raw[name], limit)
+        for name, limit in _TEXT_OPTIONS.items()
+        if raw.get(name) is not None
+    }
+    watermark = _clean_text("watermark", raw.get("watermark") or "", 40)
+    test_mode = raw.get("test_mode", False)
+    if not isinstance(test_mode, bool):
+        raise RenderError("options.test_mode must be true or false.")
+    if test_mode and not watermark:
+        watermark = "TEST"
+    return PdfOptions(
+        filename=filename,
+        page_size=sizes[page_size.lower()],
+        orientation=orientation.lower(),
+        margin=_clean_margin(raw["margin"]) if raw.get("margin") else "",
+        watermark=watermark,
+        **texts,
+    )

@@ -1,0 +1,80 @@
+"""Input and output shapes of the template API."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from rest_framework import serializers
+
+from config.api_fields import JsonInput, JsonObjectField, PdfOptionsField, QueryFilters
+from rendering.engines import ENGINE_NAMES
+from reports.models import ReportTemplate
+
+
+class IsoDateTimeField(serializers.DateTimeField):
+    """`datetime.isoformat()` as the API has always answered (`+00:00`, not DRF's `Z`)."""
+
+    def to_representation(self, value: datetime | None) -> str | None:  # type: ignore[override]
+        return value.isoformat() if value else None
+
+
+class TemplateOutputSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+    engine = serializers.ChoiceField(choices=ENGINE_NAMES)
+    html = serializers.CharField()
+    css = serializers.CharField()
+    schema = JsonObjectField(help_text="JSON Schema every job's data must match.")
+    sample_data = JsonObjectField()
+    version = serializers.SerializerMethodField(help_text="Number of the version new jobs render.")
+    builtin = serializers.SerializerMethodField()
+    archived = serializers.BooleanField(source="is_archived")
+    created_at = IsoDateTimeField()
+    updated_at = IsoDateTimeField()
+
+    def get_version(self, template: ReportTemplate) -> int | None:
+        version = template.latest_version
+        return version.number if version else None
+
+    def get_builtin(self, template: ReportTemplate) -> bool:
+        return template.owner_id is None
+
+
+class TemplateVersionOutputSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    engine = serializers.CharField()
+    created_at = IsoDateTimeField()
+
+
+class TemplateFieldsSerializer(JsonInput):
+    name = serializers.CharField(max_length=200)
+    engine = serializers.ChoiceField(choices=ENGINE_NAMES, default="handlebars")
+    html = serializers.CharField(trim_whitespace=False)
+    css = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    schema = JsonObjectField(required=False)
+    sample_data = JsonObjectField(required=False)
+
+
+class TemplateCreateSerializer(TemplateFieldsSerializer):
+    slug = serializers.SlugField(max_length=100)
+
+
+class TemplateUpdateSerializer(TemplateFieldsSerializer):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, partial=True, **kwargs)
+
+
+class TemplateFilterSerializer(QueryFilters):
+    archived = serializers.BooleanField(
+        required=False, default=False, help_text="include archived ones"
+    )
+
+
+class TemplatePreviewSerializer(JsonInput):
+    data = JsonObjectField(  # type: ignore[assignment]
+        required=False,
+        help_text="Defaults to the sample data; required when the template has none.",
+    )
+    options = PdfOptionsField(required=False, default=dict)
+    width = serializers.IntegerField(required=False, min_value=100, max_value=1600)

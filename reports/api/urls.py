@@ -1,0 +1,25 @@
+"""URLs of the template API, mounted under /api/v1/ (namespace "api") by config.urls."""
+
+from django.urls import path
+
+from reports.api import views
+
+urlpatterns = [
+    path("templates", views.TemplateListCreateApi.as_view(), name="template-list"),
+    path("templates/<slug:slug>", views.TemplateDetailApi.as_view(), name="template-detail"),
+    path(
+        "templates/<slug:slug>/restore",
+        views.TemplateRestoreApi.as_view(),
+        name="template-restore",
+    ),
+    path(
+        "templates/<slug:slug>/versions",
+        views.TemplateVersionListApi.as_view(),
+        name="template-versions",
+    ),
+    path(
+        "templates/<slug:slug>/preview",
+        views.TemplatePreviewApi.as_view(),
+        name="template-preview",
+    ),
+]

@@ -1,0 +1,123 @@
+"""The template library API: list, create, update (new version), archive, versions, preview."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from rendering.errors import ApplicationError
+from rendering.options import parse_options
+from reports import selectors
+from reports.api.serializers import (
+    TemplateCreateSerializer,
+    TemplateFilterSerializer,
+    TemplateOutputSerializer,
+    TemplatePreviewSerializer,
+    TemplateUpdateSerializer,
+    TemplateVersionOutputSerializer,
+)
+from reports.models import ReportTemplate
+from reports.preview import template_preview_png
+from reports.services import (
+    template_archive,
+    template_create,
+    template_current_version,
+    template_unarchive,
+    template_update,
+)
+
+
+def _own_template(request: Request, slug: str) -> ReportTemplate:
+    template = selectors.template_get_visible(owner=request.user, slug=slug)
+    if template.owner_id is None:
+        raise ApplicationError(
+            f"{slug!r} is a built-in template and read-only; create your own copy.",
+            code="read_only",
+            http_status=403,
+        )
+    return template
+
+
+def _answer(template: ReportTemplate, code: int = status.HTTP_200_OK) -> Response:
+    return Response(TemplateOutputSerializer(template).data, status=code)
+
+
+class TemplateListCreateApi(APIView):
+    @extend_schema(
+        responses=TemplateOutputSerializer(many=True), parameters=[TemplateFilterSerializer]
+    )
+    def get(self, request: Request) -> Response:
+        filters = TemplateFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        templates = selectors.template_list_visible(
+            owner=request.user, archived=filters.validated_data["archived"]
+        ).prefetch_related("versions")
+        return Response(TemplateOutputSerializer(templates, many=True).data)
+
+    @extend_schema(request=TemplateCreateSerializer, responses={201: TemplateOutputSerializer})
+    def post(self, request: Request) -> Response:
+        serializer = TemplateCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        template = template_create(owner=request.user, **serializer.validated_data)
+        return _answer(template, status.HTTP_201_CREATED)
+
+
+class TemplateDetailApi(APIView):
+    @extend_schema(responses=TemplateOutputSerializer)
+    def get(self, request: Request, slug: str) -> Response:
+        return _answer(selectors.template_get_visible(owner=request.user, slug=slug))
+
+    @extend_schema(request=TemplateUpdateSerializer, responses=TemplateOutputSerializer)
+    def patch(self, request: Request, slug: str) -> Response:
+        template = _own_template(request, slug)
+        serializer = TemplateUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        changes = {k: v for k, v in serializer.validated_data.items() if k in request.data}
+        return _answer(template_update(template=template, by=request.user, **changes))
+
+    @extend_schema(request=None, responses={200: TemplateOutputSerializer})
+    def delete(self, request: Request, slug: str) -> Response:
+        """Archive: the template takes no new jobs; its versions stay for old jobs."""
+        return _answer(template_archive(template=_own_template(request, slug)))
+
+
+class TemplateRestoreApi(APIView):
+    @extend_schema(request=None, responses=TemplateOutputSerializer)
+    def post(self, request: Request, slug: str) -> Response:
+        return _answer(template_unarchive(template=_own_template(request, slug)))
+
+
+class TemplateVersionListApi(APIView):
+    @extend_schema(responses=TemplateVersionOutputSerializer(many=True))
+    def get(self, request: Request, slug: str) -> Response:
+        template = selectors.template_get_visible(owner=request.user, slug=slug)
+        versions = selectors.template_version_list(template=template)
+        return Response(TemplateVersionOutputSerializer(versions, many=True).data)
+
+
+class TemplatePreviewApi(APIView):
+    @extend_schema(
+        request=TemplatePreviewSerializer,
+        responses={(200, "image/png"): inline_serializer("Png", {})},
+    )
+    def post(self, request: Request, slug: str) -> HttpResponse:
+        template = selectors.template_get_visible(owner=request.user, slug=slug)
+        serializer = TemplatePreviewSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        fields = serializer.validated_data
+        version = template_current_version(template=template)
+        png = template_preview_png(
+            engine=version.engine,
+            source=version.html,
+            css=version.css,
+            # A template without sample data has nothing to preview with unless data is sent.
+            data=fields.get("data", version.sample_data or None),
+            schema=version.schema,
+            options=parse_options(fields.get("options")),
+            width=fields.get("width", 600),
+        )
+        return HttpResponse(png, content_type="image/png")

@@ -1,0 +1,24 @@
+"""The one place settings become a rendering `Limits` value."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from rendering.limits import Limits
+
+
+def limits_from_settings(*, max_render_seconds: float | None = None) -> Limits:
+    """The configured limits; `max_render_seconds` overrides the layout budget (previews)."""
+    return Limits(
+        max_template_bytes=settings.PDF_MAX_TEMPLATE_BYTES,
+        max_data_bytes=settings.PDF_MAX_DATA_BYTES,
+        max_html_bytes=settings.PDF_MAX_HTML_BYTES,
+        max_pages=settings.PDF_MAX_PAGES,
+        max_nesting_depth=settings.PDF_MAX_NESTING_DEPTH,
+        max_render_seconds=max_render_seconds or settings.PDF_MAX_RENDER_SECONDS,
+        template_timeout_ms=settings.PDF_TEMPLATE_TIMEOUT_MS,
+        template_max_memory_mb=settings.PDF_TEMPLATE_MAX_MEMORY_MB,
+        max_charts=settings.PDF_MAX_CHARTS,
+        chart_cache_size=settings.PDF_CHART_CACHE_SIZE,
+        remote_allowed_hosts=frozenset(h.lower() for h in settings.PDF_REMOTE_ALLOWED_HOSTS),
+    )

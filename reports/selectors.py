@@ -1,0 +1,40 @@
+"""Reads of the template library, scoped to the caller: their own templates and the built-ins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from rendering.errors import NotFound
+from reports.models import ReportTemplate, ReportTemplateVersion
+
+
+def template_list_visible(*, owner: Any, archived: bool = True) -> QuerySet[ReportTemplate]:
+    """The caller's templates and the built-ins; without `archived`, only active ones."""
+    templates = ReportTemplate.objects.filter(Q(owner=owner) | Q(owner__isnull=True))
+    return templates if archived else templates.filter(archived_at__isnull=True)
+
+
+def template_get_visible(*, owner: Any, slug: str) -> ReportTemplate:
+    """The caller's own template with this slug, else the built-in one; NotFound otherwise
+    (another caller's template is indistinguishable from a missing one)."""
+    found = list(template_list_visible(owner=owner).filter(slug=slug))
+    found.sort(key=lambda template: template.owner_id is None)
+    if not found:
+        raise NotFound(f"No template with slug {slug!r} was found.")
+    return found[0]
+
+
+def template_list_for_gallery(*, owner: Any) -> list[ReportTemplate]:
+    """What the caller can submit by slug: their own templates shadow built-ins of the
+    same slug, exactly as template_get_visible resolves them."""
+    chosen: dict[str, ReportTemplate] = {}
+    for template in template_list_visible(owner=owner).order_by("name"):
+        if template.slug not in chosen or template.owner_id is not None:
+            chosen[template.slug] = template
+    return sorted(chosen.values(), key=lambda template: template.name.lower())
+
+
+def template_version_list(*, template: ReportTemplate) -> QuerySet[ReportTemplateVersion]:
+    return template.versions.order_by("-number")

@@ -1,0 +1,144 @@
+"""The one validation of input for submit, preview, template save and the browser form:
+sizes (UTF-8 bytes, 413), nesting depth, data shape and JSON Schema (messages that name
+the failing path). Every failure is an ApplicationError with a code and an HTTP status."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, ValidationError, best_match
+
+from rendering.errors import LimitExceeded, RenderError
+from rendering.limits import Limits
+
+_TYPE_NAMES = {
+    "number": "number",
+    "integer": "integer",
+    "string": "string",
+    "boolean": "boolean",
+    "object": "object",
+    "array": "array",
+    "null": "null",
+}
+
+
+class DataValidationError(RenderError):
+    code = "invalid_data"
+
+
+class SchemaInvalid(RenderError):
+    code = "invalid_schema"
+
+
+def _path(error: ValidationError) -> str:
+    text = ""
+    for part in error.absolute_path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "data"
+
+
+def _reason(error: ValidationError) -> str:
+    if error.validator == "type":
+        wanted = error.validator_value
+        names = [wanted] if isinstance(wanted, str) else list(wanted)
+        return "expected " + " or ".join(_TYPE_NAMES.get(n, n) for n in names)
+    if error.validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return f"missing required property {missing!r}"
+    return error.message[:200]
+
+
+def schema_check(schema: Any) -> None:
+    """Raise SchemaInvalid if `schema` is not a usable JSON Schema object."""
+    if not isinstance(schema, dict):
+        raise SchemaInvalid("schema must be a JSON object (a JSON Schema).")
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise SchemaInvalid(f"schema is not a valid JSON Schema: {exc.message}") from None
+
+
+def data_validate(*, schema: dict[str, Any], data: Any) -> None:
+    """Raise DataValidationError naming the first failing path, e.g.
+    `items[3].price: expected number`; an empty schema accepts anything."""
+    if not schema:
+        return
+    error = best_match(Draft202012Validator(schema).iter_errors(data))
+    if error is None:
+        return
+    # A `required` failure is reported on the object, so name the object's path with it.
+    raise DataValidationError(f"{_path(error)}: {_reason(error)}")
+
+
+def data_depth(value: Any, *, limit: int) -> int:
+    """Nesting depth of JSON data, stopping (and returning limit + 1) once past `limit`."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    deepest = 0
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return limit + 1
+        deepest = max(deepest, depth)
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+    return deepest
+
+
+def data_unstorable_text(value: Any) -> str:
+    """Why JSON data cannot be stored (PostgreSQL's jsonb refuses NUL, UTF-8 refuses lone
+    surrogates), naming the first offending key or string; "" when it can be."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        texts: list[str] = []
+        if isinstance(item, dict):
+            texts = [key for key in item if isinstance(key, str)]
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            texts = [item]
+        for text in texts:
+            if "\x00" in text:
+                return "contains a NUL character (\\u0000)"
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return "contains an unpaired UTF-16 surrogate"
+    return ""
+
+
+def size_check(name: str, text: str, limit: int) -> None:
+    """Raise a 413 naming `name` if `text` is more than `limit` bytes of UTF-8."""
+    size = len(text.encode("utf-8"))
+    if size > limit:
+        raise LimitExceeded(
+            f"{name} is {size} bytes; the limit is {limit} bytes.",
+            code="too_large",
+            http_status=413,
+        )
+
+
+def data_check(data: Any, *, limits: Limits, name: str = "data") -> dict[str, Any]:
+    """`data` as a JSON object within the size and nesting limits, else an error."""
+    if not isinstance(data, dict):
+        raise DataValidationError(f"{name} must be a JSON object.")
+    size_check(name, json.dumps(data), limits.max_data_bytes)
+    if problem := data_unstorable_text(data):
+        raise DataValidationError(f"{name} {problem}, which cannot be stored.")
+    if data_depth(data, limit=limits.max_nesting_depth) > limits.max_nesting_depth:
+        raise LimitExceeded(
+            f"{name} nests deeper than {limits.max_nesting_depth} levels.", code="too_deep"
+        )
+    return data
+
+
+def template_data_check(*, schema: dict[str, Any], data: Any, limits: Limits) -> dict[str, Any]:
+    """Everything data must satisfy to render a template: shape, limits, its schema."""
+    checked = data_check(data, limits=limits)
+    data_validate(schema=schema, data=checked)
+    return checked

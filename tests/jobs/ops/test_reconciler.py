@@ -1,0 +1,132 @@
+"""The reconciler and the dead-letter re-drive, against the real broker queue."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from config.celery_app import app
+from jobs.models import DeadLetter, JobStatus, PdfJob
+from jobs.ops import dead_letters, reconciler
+from jobs.ops.broker import jobs_in_flight
+from jobs.worker import dispatch
+from jobs.worker.liveness import attempt_identity
+from tests.factories import PdfJobFactory
+
+
+@pytest.fixture
+def empty_queue():
+    app.control.purge()
+    yield
+    app.control.purge()
+
+
+def _age(job: PdfJob, seconds: int, **fields) -> None:
+    then = timezone.now() - timedelta(seconds=seconds)
+    PdfJob.objects.filter(pk=job.pk).update(updated_at=then, **fields)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("empty_queue")
+def test_lost_queued_job_is_sent_again_and_then_counts_as_in_flight(settings):
+    lost = PdfJobFactory()
+    fresh = PdfJobFactory()
+    _age(lost, settings.RECONCILE_QUEUED_AFTER_SECONDS + 5)
+    assert str(lost.job_id) not in jobs_in_flight()
+    assert reconciler.jobs_reconcile() == {"queued": 1, "processing": 0, "callbacks": 0}
+    assert jobs_in_flight() >= {str(lost.job_id)}
+    assert str(fresh.job_id) not in jobs_in_flight()
+    _age(
+        lost,
+        settings.RECONCILE_QUEUED_AFTER_SECONDS + 5,
+        enqueued_at=timezone.now() - timedelta(hours=1),
+    )
+    assert reconciler.jobs_reconcile()["queued"] == 0  # its message is still waiting
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("empty_queue")
+def test_processing_job_of_a_dead_worker_is_sent_again(settings):
+    host = attempt_identity().rsplit(":", 1)[0]
+    dead = PdfJobFactory(
+        status=JobStatus.PROCESSING, worker=f"{host}:999999999", heartbeat_at=timezone.now()
+    )
+    alive = PdfJobFactory(
+        status=JobStatus.PROCESSING, worker=attempt_identity(), heartbeat_at=timezone.now()
+    )
+    quiet = PdfJobFactory(
+        status=JobStatus.PROCESSING,
+        worker="other-host:7",
+        heartbeat_at=timezone.now() - timedelta(seconds=settings.PDF_HARD_TIME_LIMIT + 3600),
+    )
+    assert reconciler.jobs_reconcile() == {"queued": 0, "processing": 2, "callbacks": 0}
+    assert jobs_in_flight() == {str(dead.job_id), str(quiet.job_id)}
+    assert str(alive.job_id) not in jobs_in_flight()
+
+
+def _dead_letter(**fields) -> DeadLetter:
+    job = PdfJobFactory(status=JobStatus.FAILED, error="x")
+    return DeadLetter.objects.create(job=job, error="x", **fields)
+
+
+@pytest.mark.django_db
+def test_only_young_transient_dead_letters_under_the_retry_cap_are_redriven(
+    monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    sent = []
+    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id: sent.append(job_id))
+    due = _dead_letter()
+    permanent = _dead_letter(permanent=True)
+    capped = _dead_letter(retry_count=settings.DLQ_MAX_RETRIES)
+    old = _dead_letter()
+    DeadLetter.objects.filter(pk=old.pk).update(
+        created_at=timezone.now() - timedelta(seconds=settings.DLQ_MAX_AGE_SECONDS + 60)
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert dead_letters.dead_letters_redrive_due() == 1
+    assert sent == [due.job.job_id]
+    for letter, status in (
+        (due, JobStatus.QUEUED),
+        (permanent, JobStatus.FAILED),
+        (capped, JobStatus.FAILED),
+        (old, JobStatus.FAILED),
+    ):
+        letter.job.refresh_from_db()
+        assert letter.job.status == status
+    due.refresh_from_db()
+    assert due.retry_count == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_concurrent_redrives_enqueue_each_job_once(monkeypatch):
+    from django.db import connection
+
+    sent, lock = [], threading.Lock()
+
+    def record(*, job_id):
+        with lock:
+            sent.append(str(job_id))
+
+    monkeypatch.setattr(dispatch, "job_enqueue", record)
+    letters = [_dead_letter() for _ in range(20)]
+    start = threading.Barrier(2)
+    counts = []
+
+    def redrive():
+        start.wait()
+        try:
+            counts.append(dead_letters.dead_letters_redrive_due())
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=redrive) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(sent) == sorted(str(letter.job.job_id) for letter in letters)
+    assert sum(counts) == 20
+    assert set(DeadLetter.objects.values_list("retry_count", flat=True)) == {1}

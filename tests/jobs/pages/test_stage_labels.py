@@ -1,0 +1,52 @@
+"""The pages' stage labels (static/js/common.js) name exactly the stages the server sets."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from jobs import transitions
+from jobs.worker import execution
+from tests.factories import PdfJobFactory
+
+pytestmark = pytest.mark.django_db
+
+COMMON_JS = Path(settings.BASE_DIR) / "static" / "js" / "common.js"
+
+
+def _labelled_stages() -> set[str]:
+    block = re.search(r"const STAGE_LABELS = \{(.*?)\n\};", COMMON_JS.read_text(), re.S)
+    assert block is not None
+    return {key.strip('"') for key in re.findall(r'^\s*("?[\w]*"?):', block.group(1), re.M)}
+
+
+def test_every_stage_the_server_sets_has_a_label_and_no_label_is_unused(user, monkeypatch):
+    seen: list[str] = []
+    real = transitions._transition
+
+    def recording(*args, **fields):
+        job = real(*args, **fields)
+        if job is not None:
+            seen.append(job.stage)
+        return job
+
+    monkeypatch.setattr(transitions, "_transition", recording)
+    charts = '{"mark": "bar", "data": {"values": [{"a": 1}]}, "encoding": {"x": {"field": "a"}}}'
+    done = PdfJobFactory(
+        owner=user,
+        html_template=f'<h1>Hi</h1><script type="application/vnd.vegalite+json">{charts}</script>',
+    )
+    execution.job_execute(job_id=done.job_id)
+    failed = PdfJobFactory(owner=user)
+    transitions.job_claim(job_id=failed.job_id, worker="w")
+    transitions.job_retry(job_id=failed.job_id, error="x", code="transient")
+    transitions.job_claim(job_id=failed.job_id, worker="w")
+    transitions.job_fail(job_id=failed.job_id, error="x", code="x")
+    transitions.job_redrive(job_id=failed.job_id)
+    transitions.job_cancel(job_id=failed.job_id)
+    emitted = {"", *seen}  # "" is a new job's stage
+    assert _labelled_stages() == emitted
+    assert "pages_done" not in COMMON_JS.read_text()  # the server sends page_count only

@@ -1,0 +1,235 @@
+"""Running a job: claim or take over, render, store, complete; what each failure means."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.files.storage import storages
+from django.utils import timezone
+
+from jobs import services, transitions
+from jobs.models import DeadLetter, JobStatus, PdfJob
+from jobs.worker import execution
+from jobs.worker.execution import Defer
+from jobs.worker.liveness import attempt_identity
+from tests.conftest import pdf_text
+from tests.factories import PdfJobFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_execute_renders_stores_and_completes(user):
+    job = PdfJobFactory(owner=user, html_template="<h1>Total {{total}}</h1>", data={"total": 42})
+    done = execution.job_execute(job_id=job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    assert done.page_count == 1
+    assert done.worker == attempt_identity()
+    stored = storages["reports"].open(done.pdf_file).read()
+    assert done.size_bytes == len(stored)
+    assert "Total 42" in pdf_text(stored)[1]
+
+
+def test_rerun_overwrites_the_same_storage_key(user, report_storage):
+    job = PdfJobFactory(owner=user)
+    execution.job_execute(job_id=job.job_id)
+    PdfJob.objects.filter(pk=job.pk).update(status=JobStatus.QUEUED)
+    execution.job_execute(job_id=job.job_id)
+    assert [p.name for p in report_storage.iterdir()] == [f"{job.job_id}.pdf"]
+
+
+def test_execute_of_a_finished_job_does_nothing(user):
+    job = PdfJobFactory(owner=user, status=JobStatus.CANCELLED)
+    assert execution.job_execute(job_id=job.job_id) is None
+    job.refresh_from_db()
+    assert job.status == JobStatus.CANCELLED
+
+
+def test_template_error_fails_at_once_without_a_dead_letter(user):
+    job = PdfJobFactory(owner=user, html_template="<p>{{#if a}}</p>{{/each}}")
+    failed = execution.job_execute(job_id=job.job_id)
+    assert failed.status == JobStatus.FAILED
+    assert failed.error_code == "template_syntax"
+    assert "if doesn't match each" in failed.error
+    assert failed.attempts == 1
+    assert not DeadLetter.objects.exists()
+
+
+def test_redelivery_while_the_attempt_is_alive_is_deferred(user):
+    job = PdfJobFactory(owner=user)
+    transitions.job_claim(job_id=job.job_id, worker=attempt_identity())  # this process: alive
+    outcome = execution.job_start(job_id=job.job_id, worker="elsewhere:1")
+    assert isinstance(outcome, Defer)
+    job.refresh_from_db()
+    assert (job.attempts, job.worker) == (1, attempt_identity())
+
+
+def test_redelivery_after_the_worker_died_takes_over(user):
+    job = PdfJobFactory(owner=user)
+    dead = f"{attempt_identity().rsplit(':', 1)[0]}:999999999"  # no such pid on this host
+    transitions.job_claim(job_id=job.job_id, worker=dead)
+    taken = execution.job_start(job_id=job.job_id, worker="new:1")
+    assert taken.status == JobStatus.PROCESSING
+    assert (taken.attempts, taken.worker) == (2, "new:1")
+    # a second redelivery of the dead attempt's message cannot take over again
+    assert isinstance(execution.job_start(job_id=job.job_id, worker="third:1"), Defer)
+
+
+def test_stale_heartbeat_on_another_host_is_taken_over(user, settings):
+    job = PdfJobFactory(owner=user)
+    transitions.job_claim(job_id=job.job_id, worker="other-host:42")
+    stale = timezone.now() - timedelta(seconds=settings.PDF_HEARTBEAT_STALE_SECONDS + 1)
+    PdfJob.objects.filter(pk=job.pk).update(heartbeat_at=stale)
+    assert execution.job_start(job_id=job.job_id, worker="me:1").worker == "me:1"
+
+
+def test_a_job_that_keeps_killing_its_worker_becomes_poison(user, settings):
+    settings.PDF_MAX_ATTEMPTS = 2
+    job = PdfJobFactory(
+        owner=user,
+        status=JobStatus.PROCESSING,
+        attempts=2,
+        worker="gone:1",
+        heartbeat_at=timezone.now() - timedelta(hours=1),
+    )
+    assert execution.job_start(job_id=job.job_id, worker="me:1") is None
+    job.refresh_from_db()
+    assert (job.status, job.error_code) == (JobStatus.FAILED, "worker_lost")
+    assert "poison" in job.error
+    letter = DeadLetter.objects.get(job=job)
+    assert letter.permanent is True
+
+
+def test_cancelled_while_rendering_discards_the_result(user, report_storage):
+    job = PdfJobFactory(owner=user)
+    original = execution.report_render
+
+    def render_then_cancel(**kwargs):
+        rendered = original(**kwargs)
+        transitions.job_cancel(job_id=job.job_id)
+        return rendered
+
+    execution.report_render = render_then_cancel
+    try:
+        assert execution.job_execute(job_id=job.job_id) is None
+    finally:
+        execution.report_render = original
+    job.refresh_from_db()
+    assert job.status == JobStatus.CANCELLED
+    assert list(report_storage.iterdir()) == []
+
+
+def test_transient_error_retries_with_backoff_then_dead_letters(user, settings):
+    settings.PDF_MAX_RETRIES = 1
+    job = PdfJobFactory(owner=user, status=JobStatus.PROCESSING, attempts=1)
+    countdown = execution.job_handle_transient_error(job_id=job.job_id, error=OSError("disk full"))
+    job.refresh_from_db()
+    assert 0 < countdown <= settings.PDF_RETRY_BACKOFF_MAX_SECONDS
+    assert (job.status, job.error_code) == (JobStatus.QUEUED, "transient")
+    PdfJob.objects.filter(pk=job.pk).update(status=JobStatus.PROCESSING, attempts=2)
+    assert (
+        execution.job_handle_transient_error(
+            job_id=job.job_id, error=OSError("disk full"), traceback="tb"
+        )
+        is None
+    )
+    job.refresh_from_db()
+    assert (job.status, job.error_code) == (JobStatus.FAILED, "retries_exhausted")
+    letter = DeadLetter.objects.get(job=job)
+    assert (letter.error, letter.attempts, letter.traceback, letter.permanent) == (
+        "OSError: disk full",
+        2,
+        "tb",
+        False,
+    )
+
+
+def test_failing_again_after_a_redrive_updates_the_same_dead_letter(user, settings):
+    settings.PDF_MAX_RETRIES = 0
+    job = PdfJobFactory(owner=user, status=JobStatus.PROCESSING, attempts=1)
+    execution.job_handle_transient_error(job_id=job.job_id, error=OSError("one"))
+    DeadLetter.objects.filter(job=job).update(retry_count=1)
+    transitions.job_redrive(job_id=job.job_id)
+    transitions.job_claim(job_id=job.job_id, worker="w:1")
+    execution.job_handle_transient_error(job_id=job.job_id, error=OSError("two"))
+    letter = DeadLetter.objects.get(job=job)
+    assert (letter.error, letter.retry_count) == ("OSError: two", 1)
+
+
+def test_timeout_is_permanent_and_says_so(user):
+    job = PdfJobFactory(owner=user, status=JobStatus.PROCESSING, attempts=1)
+    failed = execution.job_fail_timeout(job_id=job.job_id, limit="hard")
+    assert (failed.status, failed.error_code) == (JobStatus.FAILED, "timeout")
+    assert failed.error.startswith("timeout:")
+    assert DeadLetter.objects.get(job=job).permanent is True
+
+
+def test_backoff_grows_and_is_capped(settings):
+    settings.PDF_RETRY_BACKOFF_SECONDS = 2
+    settings.PDF_RETRY_BACKOFF_MAX_SECONDS = 20
+    assert 1 <= execution.retry_countdown(attempt=1) <= 2
+    assert 8 <= execution.retry_countdown(attempt=4) <= 16
+    assert 10 <= execution.retry_countdown(attempt=11) <= 20
+
+
+# Stored template versions, refused resources and limits, as the worker sees them.
+
+
+def test_the_recorded_version_renders_after_an_edit_and_on_redrive(user):
+    from reports.services import template_create, template_update
+
+    template = template_create(
+        owner=user, name="P", slug="prices", html="<p>{{#each items}}P{{price}} {{/each}}</p>"
+    )
+    job, _ = services.job_create(owner=user, template_slug="prices", data={"items": [{"price": 7}]})
+    assert job.template_version.number == 1
+    template_update(template=template, by=user, html="<p>EDITED</p>")
+    done = execution.job_execute(job_id=job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    text = pdf_text(storages["reports"].open(done.pdf_file).read())[1]
+    assert "P7" in text
+    assert "EDITED" not in text
+    # A re-drive renders the recorded version again, not the edited template.
+    PdfJob.objects.filter(pk=job.pk).update(status=JobStatus.FAILED)
+    services.job_redrive(job_id=job.job_id)
+    again = execution.job_execute(job_id=job.job_id)
+    assert "P7" in pdf_text(storages["reports"].open(again.pdf_file).read())[1]
+
+
+def test_a_refused_resource_is_dropped_and_recorded_on_the_completed_job(user):
+    job = PdfJobFactory(
+        owner=user, html_template='<p>Still here</p><img src="/etc/passwd">', data={}
+    )
+    done = execution.job_execute(job_id=job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    assert any("/etc/passwd" in warning for warning in done.warnings)
+    assert "Still here" in pdf_text(storages["reports"].open(done.pdf_file).read())[1]
+
+
+def test_a_limit_fails_the_job_permanently_with_its_message(user, settings):
+    settings.PDF_MAX_PAGES = 3
+    job = PdfJobFactory(owner=user, html_template="<p>x</p><pdf:nextpage />" * 10, data={})
+    failed = execution.job_execute(job_id=job.job_id)
+    assert failed.status == JobStatus.FAILED
+    assert failed.error_code == "limit_exceeded"
+    assert failed.error == "The report has more than 3 pages; the limit is 3."
+    assert failed.attempts == 1
+
+
+def test_a_job_slower_than_pdf_slow_job_seconds_is_logged_with_its_timings(user, settings, caplog):
+    settings.PDF_SLOW_JOB_SECONDS = 60
+    slow = PdfJobFactory(owner=user)
+    PdfJob.objects.filter(pk=slow.pk).update(created_at=timezone.now() - timedelta(seconds=95))
+    quick = PdfJobFactory(owner=user)
+    with caplog.at_level("WARNING", logger="jobs.execution"):
+        execution.job_execute(job_id=slow.job_id)
+        execution.job_execute(job_id=quick.job_id)
+    slow_logs = [r for r in caplog.records if r.getMessage().startswith("slow job")]
+    assert len(slow_logs) == 1
+    message = slow_logs[0].getMessage()
+    assert str(slow.job_id) in message
+    assert "PDF_SLOW_JOB_SECONDS=60" in message
+    assert " s queued, " in message
+    assert " s rendering, 1 attempt(s), 1 page(s)" in message
+    assert slow_logs[0].queued_seconds >= 94
+    assert slow_logs[0].total_seconds >= 95

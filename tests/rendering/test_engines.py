@@ -1,0 +1,240 @@
+"""The template engines: real semantics, line numbers on errors, no escape to the host."""
+
+from __future__ import annotations
+
+import pytest
+
+from rendering.engines import ENGINE_NAMES, get_engine
+from rendering.errors import LimitExceeded, RenderError, TemplateRuntimeError, TemplateSyntaxError
+from reports.limits import limits_from_settings
+
+
+def test_engine_names_are_the_three_supported():
+    assert set(ENGINE_NAMES) == {"raw", "handlebars", "jinja2"}
+
+
+def test_unknown_engine_is_a_render_error_listing_the_known_ones():
+    with pytest.raises(RenderError, match="handlebars"):
+        get_engine("mustache")
+
+
+def test_raw_returns_html_untouched():
+    assert (
+        get_engine("raw").render("<p>{{x}}</p>", {"x": 1}, limits_from_settings()) == "<p>{{x}}</p>"
+    )
+
+
+def test_handlebars_each_index_first_last_and_escaping():
+    source = (
+        "{{#each rows}}[{{@index}}{{#if @first}}F{{/if}}{{#if @last}}L{{/if}}:{{name}}]{{/each}}"
+    )
+    html = get_engine("handlebars").render(
+        source, {"rows": [{"name": "<a>"}, {"name": "b"}]}, limits_from_settings()
+    )
+    assert html == "[0F:&lt;a&gt;][1L:b]"
+
+
+def test_handlebars_helpers_format_and_compute():
+    source = (
+        "{{formatCurrency (sumProduct items 'q' 'p') 'EUR'}}|{{formatNumber 1234.5 1}}|"
+        "{{formatDate '2026-11-30'}}|{{#if (odd 3)}}odd{{/if}}|{{add 1 2}}"
+    )
+    data = {"items": [{"q": 2, "p": 10.25}, {"q": 1, "p": 1}]}
+    assert get_engine("handlebars").render(source, data, limits_from_settings()) == (
+        "€21.50|1,234.5|November 30, 2026|odd|3"
+    )
+
+
+def test_handlebars_syntax_error_names_the_line():
+    engine = get_engine("handlebars")
+    with pytest.raises(TemplateSyntaxError) as caught:
+        engine.check("<p>ok</p>\n<p>{{#each items}}</p>\n{{/if}}")
+    assert caught.value.line == 2
+    assert "line" in caught.value.message
+    assert "each doesn't match if" in caught.value.message
+
+
+def test_handlebars_unclosed_mustache_is_a_syntax_error_at_render_too():
+    with pytest.raises(TemplateSyntaxError, match="line 2"):
+        get_engine("handlebars").render("ok\n{{name", {}, limits_from_settings())
+
+
+def test_handlebars_infinite_helper_loop_hits_the_time_limit(settings):
+    settings.PDF_TEMPLATE_TIMEOUT_MS = 200
+    # A registered block helper can only be reached through templates; a huge #each is the
+    # closest a template gets to spinning, so use recursion through partial-like nesting.
+    source = "{{#each rows}}{{#each ../rows}}{{#each ../../rows}}x{{/each}}{{/each}}{{/each}}"
+    with pytest.raises(LimitExceeded, match="longer than 200 ms"):
+        get_engine("handlebars").render(source, {"rows": list(range(600))}, limits_from_settings())
+
+
+def test_handlebars_cannot_reach_prototypes_or_host():
+    engine = get_engine("handlebars")
+    html = engine.render(
+        "{{constructor.constructor}}|{{__proto__}}|{{this.constructor}}", {}, limits_from_settings()
+    )
+    assert html == "||"
+    with pytest.raises(TemplateRuntimeError):
+        engine.render("{{lookup (require 'fs') 'readFileSync'}}", {}, limits_from_settings())
+
+
+def test_jinja2_renders_autoescaped_and_reports_syntax_line():
+    engine = get_engine("jinja2")
+    assert engine.render(
+        "{% for r in rows %}{{ r }};{% endfor %}", {"rows": ["<b>", 2]}, limits_from_settings()
+    ) == ("&lt;b&gt;;2;")
+    with pytest.raises(TemplateSyntaxError) as caught:
+        engine.check("line one\nline two\n{{ x + }}")
+    assert caught.value.line == 3
+
+
+def test_jinja2_sandbox_blocks_python_internals():
+    engine = get_engine("jinja2")
+    with pytest.raises(TemplateRuntimeError, match=r"forbidden|unsafe|not safely|access"):
+        engine.render("{{ ''.__class__.__mro__[1].__subclasses__() }}", {}, limits_from_settings())
+    with pytest.raises(TemplateRuntimeError):
+        engine.render("{{ rows.append(1) }}", {"rows": []}, limits_from_settings())
+
+
+def test_handlebars_block_helpers_partials_and_lookup():
+    source = (
+        '{{#*inline "row"}}<{{name}}>{{/inline}}'
+        "{{#each rows}}{{> row}}{{else}}none{{/each}}|"
+        "{{#unless flag}}U{{else}}F{{/unless}}|"
+        "{{#with owner}}{{first}} {{last}}{{/with}}|"
+        "{{lookup labels key}}|{{#if (gt 3 2)}}yes{{else}}no{{/if}}|"
+        "{{#each empty}}x{{else}}empty{{/each}}"
+    )
+    data = {
+        "rows": [{"name": "a"}, {"name": "b"}],
+        "flag": False,
+        "owner": {"first": "Ada", "last": "L"},
+        "labels": {"k": "V"},
+        "key": "k",
+        "empty": [],
+    }
+    assert get_engine("handlebars").render(source, data, limits_from_settings()) == (
+        "<a><b>|U|Ada L|V|yes|empty"
+    )
+
+
+def test_handlebars_runtime_error_names_the_helper():
+    with pytest.raises(TemplateRuntimeError, match="nosuch"):
+        get_engine("handlebars").render("<p>\n{{nosuch 1 2}}</p>", {}, limits_from_settings())
+
+
+def test_handlebars_known_prototype_escape_payload_runs_nothing():
+    payload = """{{#with "s" as |string|}}{{#with "e"}}{{#with split as |conslist|}}
+{{this.pop}}{{this.push (lookup string.sub "constructor")}}{{this.pop}}
+{{#with string.split as |codelist|}}{{this.pop}}
+{{this.push "return globalThis.process || 'no-process';"}}{{this.pop}}
+{{#each conslist}}{{#with (string.sub.apply 0 codelist)}}{{this}}{{/with}}{{/each}}
+{{/with}}{{/with}}{{/with}}{{/with}}"""
+    try:
+        html = get_engine("handlebars").render(payload, {}, limits_from_settings())
+    except TemplateRuntimeError:
+        return
+    assert "no-process" not in html
+    assert "function" not in html
+
+
+def test_handlebars_chart_pagebreak_and_toc_helpers():
+    engine = get_engine("handlebars")
+    html = engine.render(
+        "{{chart spec}}{{pageBreak}}{{toc}}", {"spec": {"mark": "bar"}}, limits_from_settings()
+    )
+    assert html == (
+        '<img class="chart" src="vega-lite:%7B%22mark%22%3A%22bar%22%7D">'
+        "<pdf:nextpage></pdf:nextpage><pdf:toc></pdf:toc>"
+    )
+    block = engine.render(
+        '{{#chart}}{"mark": "{{m}}"}{{/chart}}', {"m": "line"}, limits_from_settings()
+    )
+    assert "%22line%22" in block
+    with pytest.raises(TemplateRuntimeError, match="not valid JSON"):
+        engine.render("{{#chart}}{not json{{/chart}}", {}, limits_from_settings())
+
+
+def test_handlebars_building_a_huge_string_hits_a_limit(settings):
+    settings.PDF_TEMPLATE_TIMEOUT_MS = 2000
+    source = "{{#each rows}}{{#each ../rows}}{{../../s}}{{/each}}{{/each}}"
+    data = {"rows": list(range(1000)), "s": "x" * 100}  # 10^8 characters
+    with pytest.raises(LimitExceeded):
+        get_engine("handlebars").render(source, data, limits_from_settings())
+
+
+def test_jinja2_huge_string_is_refused_before_it_is_built():
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="larger than"):
+        get_engine("jinja2").render("{{ 'a' * 100000000 }}", {}, limits_from_settings())
+    assert time.monotonic() - started < 0.5
+
+
+def test_jinja2_output_is_capped_while_streaming(settings):
+    settings.PDF_MAX_HTML_BYTES = 100_000
+    source = "{% for i in range(99999) %}{% for j in range(99999) %}xx{% endfor %}{% endfor %}"
+    with pytest.raises(LimitExceeded, match="larger than the 100000 bytes"):
+        get_engine("jinja2").render(source, {}, limits_from_settings())
+
+
+def test_jinja2_silent_endless_loop_hits_the_time_limit(settings):
+    settings.PDF_TEMPLATE_TIMEOUT_MS = 300
+    source = "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}ok"
+    with pytest.raises(LimitExceeded, match="longer than 300 ms"):
+        get_engine("jinja2").render(source, {}, limits_from_settings())
+    # The interrupted thread is left clean: the next render works.
+    assert get_engine("jinja2").render("{{ 1 + 1 }}", {}, limits_from_settings()) == "2"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{{ cycler.__init__.__globals__.os.popen('id').read() }}",
+        "{{ lipsum.__globals__['os'].popen('id').read() }}",
+        "{{ ().__class__.__base__.__subclasses__() }}",
+        "{% for i in range(10**9) %}{% endfor %}",
+        "{{ 2 ** 10000000 }}",
+    ],
+)
+def test_jinja2_escape_attempts_are_refused(source):
+    with pytest.raises(RenderError):
+        get_engine("jinja2").render(source, {}, limits_from_settings())
+
+
+@pytest.mark.parametrize(
+    "source", ["{{ self._TemplateReference__context }}", "{{ range.__self__ }}"]
+)
+def test_jinja2_private_attributes_read_as_undefined(source):
+    assert get_engine("jinja2").render(source, {}, limits_from_settings()) == ""
+
+
+def test_jinja2_runtime_errors_carry_the_template_line():
+    with pytest.raises(TemplateRuntimeError) as caught:
+        get_engine("jinja2").render("a\nb\n{{ 1 // 0 }}", {}, limits_from_settings())
+    assert caught.value.line == 3
+    assert "line 3" in caught.value.message
+
+
+def test_jinja2_chart_page_break_and_toc_globals():
+    html = get_engine("jinja2").render(
+        "{{ chart(spec) }}{{ page_break() }}{{ toc() }}",
+        {"spec": {"mark": "bar"}},
+        limits_from_settings(),
+    )
+    assert html.startswith('<img class="chart" src="vega-lite:%7B%22mark%22')
+    assert html.endswith("<pdf:nextpage></pdf:nextpage><pdf:toc></pdf:toc>")
+
+
+def test_handlebars_runtime_errors_name_the_line_of_the_helper():
+    engine = get_engine("handlebars")
+    with pytest.raises(TemplateRuntimeError) as caught:
+        engine.render(
+            "<p>ok</p>\n<p>ok</p>\n<p>{{shout name}}</p>", {"name": "x"}, limits_from_settings()
+        )
+    assert caught.value.line == 3
+    assert caught.value.message == 'Template error on line 3: Missing helper: "shout"'
+    with pytest.raises(TemplateRuntimeError) as caught:
+        engine.render("a\n{{#chart}}{oops{{/chart}}", {}, limits_from_settings())
+    assert caught.value.line == 2
