@@ -8,20 +8,23 @@ from typing import Any
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from accounts.services import api_key_authenticate
+from accounts.models import ApiKey
+from accounts.services import api_key_authenticate, api_key_resolve
 
 API_KEY_HEADER = "X-API-Key"
 
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):
-    def authenticate(self, request: Request) -> tuple[Any, None] | None:
+    def authenticate(self, request: Request) -> tuple[Any, ApiKey] | None:
+        """(user, key): `request.auth` is the key, so a job knows which key signs its
+        webhooks."""
         raw_key = request.headers.get(API_KEY_HEADER)
         if not raw_key:
             return None
-        user = api_key_authenticate(raw_key)
-        if user is None:
+        key = api_key_resolve(raw_key)
+        if key is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
-        return user, None
+        return key.user, key
 
     def authenticate_header(self, request: Request) -> str:
         # Makes DRF answer 401 (not 403) when no credentials were sent.

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
+from datetime import timedelta
 
 from django.contrib.auth.models import User
 from django.utils import timezone
@@ -23,8 +25,50 @@ def api_key_create(*, user: User, name: str = "") -> tuple[ApiKey, str]:
     """Create a key for the user; return it with the raw secret, which is never stored."""
     prefix = secrets.token_hex(6)
     raw_key = f"{_KEY_PREFIX}_{prefix}_{secrets.token_urlsafe(24)}"
-    key = ApiKey.objects.create(user=user, name=name, prefix=prefix, digest=_digest(raw_key))
+    key = ApiKey.objects.create(
+        user=user,
+        name=name,
+        prefix=prefix,
+        digest=_digest(raw_key),
+        webhook_secret=webhook_secret_new(),
+    )
     return key, raw_key
+
+
+def webhook_secret_new() -> str:
+    """A Standard Webhooks secret: `whsec_` and 24 random bytes in base64."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode("ascii")
+
+
+def webhook_secret_rotate(*, key: ApiKey, grace_seconds: int) -> str:
+    """Give the key a new signing secret and return it (shown once); the old one keeps
+    signing beside it for `grace_seconds`."""
+    key.webhook_secret_previous = key.webhook_secret
+    key.webhook_secret_previous_until = timezone.now() + timedelta(seconds=grace_seconds)
+    key.webhook_secret = webhook_secret_new()
+    key.save(
+        update_fields=[
+            "webhook_secret",
+            "webhook_secret_previous",
+            "webhook_secret_previous_until",
+        ]
+    )
+    return key.webhook_secret
+
+
+def webhook_signing_secrets(*, key: ApiKey) -> list[str]:
+    """The secrets that sign now: the current one, and the previous within its grace."""
+    if not key.webhook_secret:  # a key made before signing existed gets one on first use
+        key.webhook_secret = webhook_secret_new()
+        ApiKey.objects.filter(pk=key.pk, webhook_secret="").update(
+            webhook_secret=key.webhook_secret
+        )
+        key.refresh_from_db(fields=["webhook_secret"])
+    found = [key.webhook_secret]
+    until = key.webhook_secret_previous_until
+    if key.webhook_secret_previous and until is not None and until > timezone.now():
+        found.append(key.webhook_secret_previous)
+    return found
 
 
 def api_key_revoke(*, user: User, key_id: int) -> ApiKey | None:
@@ -41,6 +85,12 @@ def api_key_revoke(*, user: User, key_id: int) -> ApiKey | None:
 
 def api_key_authenticate(raw_key: str) -> User | None:
     """Return the active user a raw key belongs to, or None for an unknown or revoked key."""
+    key = api_key_resolve(raw_key)
+    return key.user if key is not None else None
+
+
+def api_key_resolve(raw_key: str) -> ApiKey | None:
+    """The active key a raw secret belongs to (its user loaded), or None."""
     parts = raw_key.strip().split("_", 2)
     if len(parts) != 3 or parts[0] != _KEY_PREFIX:
         return None
@@ -57,7 +107,7 @@ def api_key_authenticate(raw_key: str) -> User | None:
     if key.last_used_at is None or (now - key.last_used_at).total_seconds() > 60:
         # Throttled so a busy integrator does not write on every request.
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
-    return key.user
+    return key
 
 
 def user_get_or_create(*, username: str) -> User:

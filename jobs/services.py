@@ -11,6 +11,7 @@ from uuid import UUID
 
 from django.db import IntegrityError, transaction
 
+from accounts.models import ApiKey
 from jobs import transitions
 from jobs.callbacks import callback_url_check
 from jobs.live.events import job_event_payload, job_event_publish
@@ -109,9 +110,14 @@ def job_create(
     options: Any = None,
     callback_url: str = "",
     idempotency_key: str = "",
+    api_key: ApiKey | None = None,
 ) -> tuple[PdfJob, bool]:
     """Validate a request and queue it; it is sent to the workers once the row commits.
-    Returns (job, created): with a known Idempotency-Key, the earlier job and False."""
+    Returns (job, created): with a known Idempotency-Key, the earlier job and False.
+    `api_key` (the submitting key) signs the job's webhooks and may give a default
+    callback URL."""
+    if not callback_url and api_key is not None:
+        callback_url = api_key.default_callback_url
     digest = request_digest(
         {
             "html_template": html_template,
@@ -156,6 +162,7 @@ def job_create(
                 callback_url=callback_url,
                 idempotency_key=idempotency_key,
                 request_digest=digest,
+                api_key=api_key,
             )
             transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
             # The owner's dashboard shows the new job at once, wherever it was submitted.

@@ -28,6 +28,10 @@ CALLBACK_MAX_ATTEMPTS = env_int("CALLBACK_MAX_ATTEMPTS", 6, minimum=1)
 CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
 # Callbacks to loopback/private addresses are refused unless allowed (SSRF from a tenant).
 CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)
+# Signed bodies still travel in clear over http: production refuses anything but https.
+CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", False)
+# After a webhook secret is rotated, the old one keeps signing beside the new for this long.
+WEBHOOK_SECRET_GRACE_SECONDS = env_int("WEBHOOK_SECRET_GRACE_SECONDS", 24 * 3600, minimum=0)
 # Absolute links (pdf_url in callbacks) need the public address of the web service.
 PUBLIC_BASE_URL = (env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000") or "").rstrip("/")
 # Bearer token required by /metrics; empty leaves it open (keep it on a private network).

@@ -91,3 +91,21 @@ class JobFilterSerializer(QueryFilters):
             )
         },
     )
+
+
+class WebhookAttemptSerializer(serializers.Serializer):
+    attempted_at = IsoDateTimeField()
+    status_code = serializers.IntegerField(allow_null=True, help_text="null: no answer")
+    error = serializers.CharField(help_text="Empty when the receiver took it.")
+    duration_ms = serializers.IntegerField()
+
+
+class WebhookDeliverySerializer(serializers.Serializer):
+    """One event sent to the job's callback URL, with every attempt and its answer."""
+
+    webhook_id = serializers.CharField(source="message_id", help_text="The webhook-id header.")
+    event_type = serializers.CharField(help_text="job.completed, job.failed or job.cancelled")
+    url = serializers.URLField()
+    created_at = IsoDateTimeField()
+    delivered_at = IsoDateTimeField(allow_null=True)
+    attempts = WebhookAttemptSerializer(many=True)

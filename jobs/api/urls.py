@@ -13,5 +13,6 @@ urlpatterns = [
     path("jobs/<str:job_id>", views.JobDetailApi.as_view(), name="job-detail"),
     path("jobs/<str:job_id>/cancel", views.JobCancelApi.as_view(), name="job-cancel"),
     path("jobs/<str:job_id>/pdf", views.JobPdfApi.as_view(), name="job-pdf"),
+    path("jobs/<str:job_id>/deliveries", views.JobDeliveryListApi.as_view(), name="job-deliveries"),
     path("jobs/<str:job_id>/events", sse.job_events, name="job-events"),
 ]

@@ -12,12 +12,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import ApiKey
 from jobs import selectors, services
 from jobs.api.serializers import (
     JobCreateInputSerializer,
     JobCreateOutputSerializer,
     JobFilterSerializer,
     JobOutputSerializer,
+    WebhookDeliverySerializer,
 )
 from jobs.links import pdf_download_token_valid
 from jobs.models import PdfJob
@@ -56,6 +58,7 @@ class JobCreateApi(APIView):
             engine=fields.get("engine"),
             options=fields.get("options"),
             callback_url=fields.get("callback_url", ""),
+            api_key=request.auth if isinstance(request.auth, ApiKey) else None,
         )
         state = JobOutputSerializer(job, context={"absolute": request.build_absolute_uri}).data
         return Response(
@@ -101,6 +104,15 @@ class JobDetailApi(APIView):
     @extend_schema(responses=JobOutputSerializer)
     def get(self, request: Request, job_id: str) -> Response:
         return _job_answer(request, selectors.job_get(owner=request.user, job_id=job_id))
+
+
+class JobDeliveryListApi(APIView):
+    @extend_schema(responses=WebhookDeliverySerializer(many=True))
+    def get(self, request: Request, job_id: str) -> Response:
+        """The job's webhook deliveries (newest first), each with its attempts."""
+        job = selectors.job_get(owner=request.user, job_id=job_id)
+        deliveries = job.deliveries.prefetch_related("attempts")
+        return Response(WebhookDeliverySerializer(deliveries, many=True).data)
 
 
 class JobCancelApi(APIView):

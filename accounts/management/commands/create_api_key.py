@@ -18,5 +18,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, username: str, name: str, **options: Any) -> None:
         user = user_get_or_create(username=username)
-        _, raw_key = api_key_create(user=user, name=name)
+        key, raw_key = api_key_create(user=user, name=name)
         self.stdout.write(raw_key)
+        # stderr, so `KEY=$(manage.py create_api_key alice)` still captures only the key.
+        self.stderr.write(f"webhook signing secret: {key.webhook_secret}")
