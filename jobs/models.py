@@ -49,6 +49,8 @@ class PdfJob(models.Model):
     api_key = models.ForeignKey(
         "accounts.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Jobs submitted together by one generate-pdf-batch call share this id.
+    batch_id = models.UUIDField(null=True, blank=True, db_index=True)
     # Idempotency-Key of the submit, and a digest of the request it came with.
     idempotency_key = models.CharField(max_length=255, blank=True)
     request_digest = models.CharField(max_length=64, blank=True)

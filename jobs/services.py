@@ -15,7 +15,7 @@ from accounts.models import ApiKey
 from jobs import transitions
 from jobs.callbacks import callback_url_check
 from jobs.live.events import job_event_payload, job_event_publish
-from jobs.models import PdfJob
+from jobs.models import JobStatus, PdfJob
 from jobs.worker import dispatch
 from rendering.engines import ENGINE_NAMES, get_engine
 from rendering.errors import ApplicationError, Conflict, NotFound
@@ -111,6 +111,7 @@ def job_create(
     callback_url: str = "",
     idempotency_key: str = "",
     api_key: ApiKey | None = None,
+    batch_id: UUID | None = None,
 ) -> tuple[PdfJob, bool]:
     """Validate a request and queue it; it is sent to the workers once the row commits.
     Returns (job, created): with a known Idempotency-Key, the earlier job and False.
@@ -163,6 +164,7 @@ def job_create(
                 idempotency_key=idempotency_key,
                 request_digest=digest,
                 api_key=api_key,
+                batch_id=batch_id,
             )
             transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
             # The owner's dashboard shows the new job at once, wherever it was submitted.
@@ -185,6 +187,16 @@ def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
         if job is not None:
             transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
     return job
+
+
+def job_retry(*, job: PdfJob) -> PdfJob:
+    """The caller's own re-drive of a failed job; Conflict (409) for any other status."""
+    if job.status == JobStatus.FAILED:
+        redriven = job_redrive(job_id=job.job_id)
+        if redriven is not None:
+            return redriven
+        job.refresh_from_db()
+    raise Conflict(f"Job {job.job_id} is {job.status}; only a failed job can be retried.")
 
 
 def job_cancel(*, job: PdfJob) -> PdfJob:

@@ -24,6 +24,8 @@ DLQ_MAX_AGE_SECONDS = env_int("DLQ_MAX_AGE", 24 * 3600, minimum=60)
 DLQ_MAX_RETRIES = env_int("DLQ_MAX_RETRIES", 3, minimum=0)
 DLQ_REDRIVE_INTERVAL_SECONDS = env_int("DLQ_REDRIVE_INTERVAL", 3600, minimum=1)
 # Completion callbacks (POST to the job's callback_url).
+# Most items one POST generate-pdf-batch may carry.
+PDF_MAX_BATCH = env_int("PDF_MAX_BATCH", 100, minimum=1)
 CALLBACK_MAX_ATTEMPTS = env_int("CALLBACK_MAX_ATTEMPTS", 6, minimum=1)
 CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
 # Callbacks to loopback/private addresses are refused unless allowed (SSRF from a tenant).

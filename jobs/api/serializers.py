@@ -3,6 +3,7 @@ status endpoint, SSE, WebSocket, callbacks and pages all send."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from rest_framework import serializers
 
 from config.api_fields import JsonInput, JsonObjectField, PdfOptionsField, QueryFilters
@@ -91,6 +92,36 @@ class JobFilterSerializer(QueryFilters):
             )
         },
     )
+    batch_id = serializers.UUIDField(required=False, help_text="Jobs of one batch submit.")
+
+
+class JobBatchInputSerializer(JsonInput):
+    """Documentation of the batch body: each item is checked on its own, so one bad item
+    fails alone."""
+
+    items = serializers.ListField(
+        child=JsonObjectField(),
+        min_length=1,
+        max_length=settings.PDF_MAX_BATCH,
+        help_text="Each a generate-pdf-async body, checked on its own.",
+    )
+
+    class Meta:
+        ref_name = "JobBatch"
+
+
+class JobBatchItemSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="Position of the item in the request.")
+    job_id = serializers.UUIDField(allow_null=True)
+    status = serializers.CharField(allow_null=True)
+    status_url = serializers.URLField(allow_null=True)
+    error = serializers.CharField(allow_null=True, help_text="Why this item was refused.")
+    code = serializers.CharField(allow_null=True)
+
+
+class JobBatchOutputSerializer(serializers.Serializer):
+    batch_id = serializers.UUIDField(help_text="Filter the jobs list with ?batch_id=.")
+    jobs = JobBatchItemSerializer(many=True)
 
 
 class WebhookAttemptSerializer(serializers.Serializer):
