@@ -119,8 +119,7 @@ class JobBatchCreateApi(APIView):
             raise ApplicationError(
                 f"A batch takes at most {settings.PDF_MAX_BATCH} items (PDF_MAX_BATCH); "
                 f"this one has {len(items)}.",
-                code="too_large",
-                http_status=413,
+                code="too_many_items",  # a schema (maxItems) violation: 400, like others
             )
         batch_id = uuid.uuid4()
         jobs = [_batch_item(request, i, item, batch_id=batch_id) for i, item in enumerate(items)]

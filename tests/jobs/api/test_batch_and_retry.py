@@ -55,7 +55,8 @@ def test_a_batch_over_pdf_max_batch_is_refused_whole(api, settings):
     settings.PDF_MAX_BATCH = 2
     items = [{"html_template": "<p/>"}] * 3
     answer = api.post(BATCH, {"items": items}, format="json")
-    assert answer.status_code == 413
+    assert answer.status_code == 400
+    assert answer.json()["code"] == "too_many_items"
     assert "PDF_MAX_BATCH" in answer.json()["error"]
     assert not PdfJob.objects.exists()
 
