@@ -48,6 +48,12 @@ class PdfJob(models.Model):
     callback_sent_at = models.DateTimeField(null=True, blank=True)
     callback_attempts = models.PositiveSmallIntegerField(default=0)
     callback_error = models.TextField(blank=True)
+    # The key that submitted the job (null from the browser): its secret signs the webhooks.
+    api_key = models.ForeignKey(
+        "accounts.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Jobs submitted together by one generate-pdf-batch call share this id.
+    batch_id = models.UUIDField(null=True, blank=True, db_index=True)
     # Idempotency-Key of the submit, and a digest of the request it came with.
     idempotency_key = models.CharField(max_length=255, blank=True)
     request_digest = models.CharField(max_length=64, blank=True)
@@ -176,3 +182,46 @@ class Alert(models.Model):
     @property
     def is_open(self) -> bool:
         return self.resolved_at is None
+
+
+class WebhookDelivery(models.Model):
+    """One event sent to a job's callback URL. Its `webhook_id` and body stay the same
+    over every retry (Standard Webhooks: receivers deduplicate on the id)."""
+
+    webhook_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    job = models.ForeignKey(PdfJob, on_delete=models.CASCADE, related_name="deliveries")
+    event_type = models.CharField(max_length=40)
+    url = models.URLField(max_length=2000)
+    payload = models.TextField(help_text="The exact JSON body signed and sent.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "event_type"], name="one_delivery_per_event")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_type} of {self.job_id} ({self.message_id})"
+
+    @property
+    def message_id(self) -> str:
+        """The `webhook-id` header."""
+        return f"msg_{self.webhook_id.hex}"
+
+
+class WebhookAttempt(models.Model):
+    """One POST of a delivery and what the receiver answered."""
+
+    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempts")
+    attempted_at = models.DateTimeField(auto_now_add=True)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["attempted_at"]
+
+    def __str__(self) -> str:
+        return f"{self.status_code or self.error[:40]} at {self.attempted_at:%Y-%m-%d %H:%M:%S}"

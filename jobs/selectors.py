@@ -18,8 +18,12 @@ def _parse_uuid(value: str | uuid.UUID) -> uuid.UUID | None:
         return None
 
 
-def job_list(*, owner: Any, status: str | None = None) -> QuerySet[PdfJob]:
+def job_list(
+    *, owner: Any, status: str | None = None, batch_id: uuid.UUID | None = None
+) -> QuerySet[PdfJob]:
     jobs = PdfJob.objects.filter(owner=owner).select_related("template")
+    if batch_id:
+        jobs = jobs.filter(batch_id=batch_id)
     return jobs.filter(status=status) if status else jobs
 
 

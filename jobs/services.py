@@ -12,11 +12,12 @@ from uuid import UUID
 
 from django.db import IntegrityError, transaction
 
+from accounts.models import ApiKey
 from jobs import transitions
 from jobs.callbacks import callback_url_check
 from jobs.live.events import job_event_payload, job_event_publish
 from jobs.log_context import job_log_bind
-from jobs.models import PdfJob
+from jobs.models import JobStatus, PdfJob
 from jobs.ops.metrics import JOBS_SUBMITTED, job_renderer
 from jobs.quotas import job_slot_reserve
 from jobs.worker import dispatch
@@ -118,10 +119,16 @@ def job_create(
     idempotency_key: str = "",
     renderer: str | None = None,
     helpers: str = "",
+    api_key: ApiKey | None = None,
+    batch_id: UUID | None = None,
 ) -> tuple[PdfJob, bool]:
     """Validate a request and queue it; it is sent to the workers once the row commits.
     Returns (job, created): with a known Idempotency-Key, the earlier job and False.
-    `renderer` overrides the template version's; `helpers` go with an inline template."""
+    `renderer` overrides the template version's; `helpers` go with an inline template.
+    `api_key` (the submitting key) signs the job's webhooks and may give a default
+    callback URL."""
+    if not callback_url and api_key is not None:
+        callback_url = api_key.default_callback_url
     request = {
         "html_template": html_template,
         "template": template_slug,
@@ -181,6 +188,8 @@ def job_create(
                 callback_url=callback_url,
                 idempotency_key=idempotency_key,
                 request_digest=digest,
+                api_key=api_key,
+                batch_id=batch_id,
             )
             transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
             # The owner's dashboard shows the new job at once, wherever it was submitted.
@@ -207,6 +216,20 @@ def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
         if job is not None:
             transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
     return job
+
+
+def job_retry(*, job: PdfJob) -> PdfJob:
+    """The caller's own re-drive of a failed job; Conflict (409) for any other status.
+    It counts against the tenant's in-flight quota like a new submit (429 past it)."""
+    if job.status == JobStatus.FAILED:
+        with transaction.atomic():
+            job_slot_reserve(owner=job.owner)
+            redriven = transitions.job_redrive(job_id=job.job_id)
+            if redriven is not None:
+                transaction.on_commit(lambda: dispatch.job_enqueue(job_id=redriven.job_id))
+                return redriven
+        job.refresh_from_db()
+    raise Conflict(f"Job {job.job_id} is {job.status}; only a failed job can be retried.")
 
 
 def job_cancel(*, job: PdfJob) -> PdfJob:

@@ -11,9 +11,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from jobs import services
+from jobs import callbacks, services
 from jobs.links import pdf_path
-from jobs.models import DeadLetter, JobStatus, PdfJob
+from jobs.models import DeadLetter, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
 from jobs.ops import (
     alert_admin,  # noqa: F401 - registers the Alert admin
     dead_letters,
@@ -220,3 +220,39 @@ class DeadLetterAdmin(admin.ModelAdmin):
     def discard(self, request: HttpRequest, queryset: QuerySet[DeadLetter]) -> None:
         count = dead_letters.dead_letters_discard(dead_letters=queryset)
         self.message_user(request, f"Discarded {count} dead letter(s).")
+
+
+class WebhookAttemptInline(admin.TabularInline):
+    model = WebhookAttempt
+    extra = 0
+    can_delete = False
+    fields = ("attempted_at", "status_code", "error", "duration_ms")
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    """Signed webhooks sent to callback URLs: each with its attempts and answers."""
+
+    list_display = ("message_id", "event_type", "job", "url", "created_at", "delivered_at")
+    list_filter = ("event_type", ("delivered_at", admin.EmptyFieldListFilter))
+    search_fields = ("job__job_id", "url")
+    readonly_fields = ("message_id", "job", "event_type", "url", "payload", "created_at")
+    fields = (*readonly_fields, "delivered_at")
+    inlines = [WebhookAttemptInline]
+    actions = ["resend"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Resend selected deliveries (same webhook-id, new signature)")
+    def resend(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
+        for delivery in queryset:
+            problem = callbacks.webhook_resend(delivery_id=delivery.pk)
+            if problem is None:
+                self.message_user(request, f"{delivery.message_id}: delivered.")
+            else:
+                self.message_user(request, f"{delivery.message_id}: {problem}", messages.ERROR)
