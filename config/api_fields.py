@@ -11,7 +11,8 @@ from rest_framework import serializers
 
 from rendering.options import ORIENTATIONS, PAGE_SIZES
 
-_TEXT = {"type": "string", "maxLength": 300}
+# null is the same as leaving a text option out (rendering.options reads it so).
+_TEXT = {"type": "string", "maxLength": 300, "nullable": True}
 OPTIONS_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
@@ -19,13 +20,17 @@ OPTIONS_SCHEMA = {
         "filename": {"type": "string", "description": "Download name (made safe, .pdf added)."},
         "page_size": {"type": "string", "enum": list(PAGE_SIZES)},
         "orientation": {"type": "string", "enum": list(ORIENTATIONS)},
-        "margin": {"type": "string", "description": "1-4 CSS lengths in mm, cm, in or pt."},
+        "margin": {
+            "type": "string",
+            "nullable": True,
+            "description": "1-4 CSS lengths in mm, cm, in or pt.",
+        },
         "title": _TEXT,
-        "author": {"type": "string", "maxLength": 200},
+        "author": {**_TEXT, "maxLength": 200},
         "subject": _TEXT,
         "header": {**_TEXT, "description": "{page} and {pages} become numbers."},
         "footer": {**_TEXT, "description": "{page} and {pages} become numbers."},
-        "watermark": {"type": "string", "maxLength": 40},
+        "watermark": {"type": "string", "maxLength": 40, "nullable": True},
         "test_mode": {"type": "boolean"},
     },
 }
