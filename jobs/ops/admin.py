@@ -11,13 +11,14 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from jobs import callbacks, services
+from jobs import services
 from jobs.links import pdf_path
 from jobs.models import DeadLetter, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
 from jobs.ops import (
     alert_admin,  # noqa: F401 - registers the Alert admin
     dead_letters,
 )
+from jobs.worker import dispatch
 from rendering.errors import Conflict
 
 
@@ -250,9 +251,16 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Resend selected deliveries (same webhook-id, new signature)")
     def resend(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
-        for delivery in queryset:
-            problem = callbacks.webhook_resend(delivery_id=delivery.pk)
-            if problem is None:
-                self.message_user(request, f"{delivery.message_id}: delivered.")
-            else:
-                self.message_user(request, f"{delivery.message_id}: {problem}", messages.ERROR)
+        # On the callbacks queue, like every webhook: the admin never waits on a receiver.
+        sent = [
+            delivery.message_id
+            for delivery in queryset
+            if dispatch.webhook_resend_enqueue(delivery_id=delivery.pk)
+        ]
+        if sent:
+            self.message_user(
+                request,
+                f"Resending {len(sent)} delivery(ies); each attempt appears on its page.",
+            )
+        if len(sent) < len(queryset):
+            self.message_user(request, "The broker refused some resends.", messages.ERROR)

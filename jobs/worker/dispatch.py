@@ -17,6 +17,7 @@ logger = logging.getLogger(__name__)
 
 RENDER_TASK = "jobs.render_pdf"
 CALLBACK_TASK = "jobs.deliver_callback"
+WEBHOOK_RESEND_TASK = "jobs.resend_webhook"
 RECONCILE_TASK = "jobs.reconcile"
 REDRIVE_DEAD_LETTERS_TASK = "jobs.redrive_dead_letters"
 EVALUATE_ALERTS_TASK = "jobs.evaluate_alerts"
@@ -53,3 +54,14 @@ def callback_enqueue(*, job_id: UUID | str) -> None:
         app.send_task(CALLBACK_TASK, args=[str(job_id)])
     except Exception:
         logger.warning("could not enqueue the callback of job %s; the reconciler will", job_id)
+
+
+def webhook_resend_enqueue(*, delivery_id: int) -> bool:
+    """An operator's resend goes to the callbacks queue like every webhook, so the web
+    process never waits on a tenant's server. False when the broker refused it."""
+    try:
+        app.send_task(WEBHOOK_RESEND_TASK, args=[delivery_id])
+    except Exception:
+        logger.warning("could not enqueue the resend of webhook delivery %s", delivery_id)
+        return False
+    return True

@@ -17,6 +17,7 @@ from jobs.worker.dispatch import (
     RECONCILE_TASK,
     REDRIVE_DEAD_LETTERS_TASK,
     RENDER_TASK,
+    WEBHOOK_RESEND_TASK,
 )
 from jobs.worker.execution import Defer
 
@@ -73,6 +74,12 @@ def deliver_callback(self: Task, job_id: str) -> None:
     except callbacks.CallbackError as exc:
         countdown = execution.retry_countdown(attempt=self.request.retries + 1)
         raise self.retry(countdown=countdown, exc=exc) from exc
+
+
+@shared_task(name=WEBHOOK_RESEND_TASK)
+def resend_webhook(delivery_id: int) -> None:
+    # Once: an operator's resend is not retried; its attempt shows in the admin.
+    callbacks.webhook_resend(delivery_id=delivery_id)
 
 
 @shared_task(name=EVALUATE_ALERTS_TASK)
