@@ -77,6 +77,13 @@ class PdfJob(models.Model):
     pdf_file = models.CharField(max_length=500, blank=True, help_text="Key in report storage.")
     page_count = models.PositiveIntegerField(null=True, blank=True)
     size_bytes = models.PositiveBigIntegerField(null=True, blank=True)
+    # Set when retention took the PDF away (jobs.retention): no pdf_url, downloads are 410.
+    # pdf_file stays, so the object is only deleted once no unexpired job points at it.
+    expired_at = models.DateTimeField(null=True, blank=True)
+    # What the job renders, as a hash (jobs.result_cache): equal keys make equal PDFs.
+    cache_key = models.CharField(max_length=64, blank=True)
+    # The job whose stored PDF this one reuses (a cache hit: no render of its own).
+    cached_from = models.UUIDField(null=True, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -90,6 +97,22 @@ class PdfJob(models.Model):
             # Per-tenant counts: the in-flight quota at submit, fair dispatch per message.
             models.Index(fields=["owner", "status"], name="job_owner_status_idx"),
             models.Index(fields=["status", "updated_at"], name="job_status_updated_idx"),
+            # Retention: the completed PDFs still kept, oldest first.
+            models.Index(
+                fields=["completed_at"],
+                name="job_pdf_kept_idx",
+                condition=models.Q(expired_at__isnull=True) & ~models.Q(pdf_file=""),
+            ),
+            # Which jobs still point at a stored object (shared by cache hits).
+            models.Index(
+                fields=["pdf_file"], name="job_pdf_file_idx", condition=~models.Q(pdf_file="")
+            ),
+            # A tenant's earlier job with the same content.
+            models.Index(
+                fields=["owner", "cache_key"],
+                name="job_owner_cache_key_idx",
+                condition=~models.Q(cache_key=""),
+            ),
         ]
         constraints = [
             models.UniqueConstraint(
@@ -105,6 +128,10 @@ class PdfJob(models.Model):
     @property
     def is_terminal(self) -> bool:
         return self.status in TERMINAL_STATUSES
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expired_at is not None
 
     @property
     def filename(self) -> str:

@@ -80,6 +80,7 @@ def template_create(
     sample_data: dict[str, Any] | None = None,
     renderer: str = DEFAULT_RENDERER,
     helpers: str = "",
+    cache_results: bool = False,
 ) -> ReportTemplate:
     # Only a missing value defaults to {}: `false` or `[]` must fail validation, not vanish.
     schema = {} if schema is None else schema
@@ -106,6 +107,7 @@ def template_create(
         helpers=helpers,
         schema=schema,
         sample_data=sample_data,
+        cache_results=cache_results,
     )
     _snapshot(template, by=owner)
     return template
@@ -114,7 +116,7 @@ def template_create(
 @transaction.atomic
 def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any) -> ReportTemplate:
     """Apply changes; a change to what renders saves a new immutable version."""
-    allowed = {"name", *_VERSIONED}
+    allowed = {"name", "cache_results", *_VERSIONED}
     unknown = sorted(set(changes) - allowed)
     if unknown:
         raise RenderError(f"Cannot change: {', '.join(unknown)}.")

@@ -23,9 +23,20 @@ RECONCILE_INTERVAL_SECONDS = env_int("RECONCILE_INTERVAL_SECONDS", 60, minimum=1
 DLQ_MAX_AGE_SECONDS = env_int("DLQ_MAX_AGE", 24 * 3600, minimum=60)
 DLQ_MAX_RETRIES = env_int("DLQ_MAX_RETRIES", 3, minimum=0)
 DLQ_REDRIVE_INTERVAL_SECONDS = env_int("DLQ_REDRIVE_INTERVAL", 3600, minimum=1)
-# Completion callbacks (POST to the job's callback_url).
 # Most items one POST generate-pdf-batch may carry.
 PDF_MAX_BATCH = env_int("PDF_MAX_BATCH", 100, minimum=1)
+# ---------------------------------------------------------------- Retention
+# A job's PDF is deleted this many days after the job completed (0 keeps PDFs forever);
+# the job stays, reporting expired: true. A stored object shared by result-cache hits goes
+# only when the last job pointing at it has expired.
+PDF_RETENTION_DAYS = env_int("PDF_RETENTION_DAYS", 7, minimum=0)
+# Finished jobs (with their webhook deliveries and dead letters) are deleted this many days
+# after they finished (0 keeps them forever).
+JOB_RETENTION_DAYS = env_int("JOB_RETENTION_DAYS", 90, minimum=0)
+# How often beat runs the retention task.
+RETENTION_INTERVAL_SECONDS = env_int("RETENTION_INTERVAL_SECONDS", 3600, minimum=10)
+# ---------------------------------------------------------------- Completion callbacks
+# POST of the job's final event to its callback_url.
 CALLBACK_MAX_ATTEMPTS = env_int("CALLBACK_MAX_ATTEMPTS", 6, minimum=1)
 # One deadline for the whole callback exchange (connect, send, answer), and the most of
 # the answer that is read: a receiver dripping bytes cannot hold a worker.

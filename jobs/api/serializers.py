@@ -33,6 +33,12 @@ class JobStateSerializer(serializers.Serializer):
     created_at = IsoDateTimeField()
     started_at = IsoDateTimeField(allow_null=True)
     completed_at = IsoDateTimeField(allow_null=True)
+    expired = serializers.BooleanField(
+        source="is_expired", help_text="The PDF was deleted (PDF_RETENTION_DAYS): no pdf_url."
+    )
+    cached_from = serializers.UUIDField(
+        allow_null=True, help_text="The job whose PDF this one reuses (result cache)."
+    )
 
     def get_template_name(self, job: PdfJob) -> str | None:
         # The stored template's name (what a list of jobs shows); null for inline HTML.
@@ -50,13 +56,15 @@ class JobOutputSerializer(JobStateSerializer):
     `context["absolute"]` turns a path into an absolute URL for the caller's host."""
 
     status_url = serializers.SerializerMethodField()
-    pdf_url = serializers.SerializerMethodField(help_text="Signed link; set once completed.")
+    pdf_url = serializers.SerializerMethodField(
+        help_text="Signed link; set once completed, until the PDF expires."
+    )
 
     def get_status_url(self, job: PdfJob) -> str:
         return str(self.context["absolute"](status_path(job.job_id)))
 
     def get_pdf_url(self, job: PdfJob) -> str | None:
-        if job.status != JobStatus.COMPLETED:
+        if job.status != JobStatus.COMPLETED or job.is_expired:
             return None
         return str(self.context["absolute"](pdf_path(job.job_id)))
 
@@ -81,6 +89,12 @@ class JobCreateInputSerializer(JsonInput):
     )
     options = PdfOptionsField(required=False, default=dict)
     callback_url = serializers.URLField(required=False, allow_blank=True, default="")
+    cache = serializers.BooleanField(
+        required=False,
+        help_text="Reuse the PDF of an identical completed job of yours (same template "
+        "version, data, options and renderer): the job completes at once with cached_from. "
+        "By default the template's cache_results.",
+    )
 
     class Meta:
         ref_name = "JobCreate"  # the schema's component name

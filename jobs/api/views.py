@@ -54,6 +54,7 @@ def _submit(
         callback_url=fields.get("callback_url", ""),
         renderer=fields.get("renderer"),
         helpers=fields.get("helpers", ""),
+        cache=fields.get("cache"),
         api_key=request.auth if isinstance(request.auth, ApiKey) else None,
         **extra,
     )

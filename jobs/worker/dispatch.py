@@ -21,6 +21,7 @@ WEBHOOK_RESEND_TASK = "jobs.resend_webhook"
 RECONCILE_TASK = "jobs.reconcile"
 REDRIVE_DEAD_LETTERS_TASK = "jobs.redrive_dead_letters"
 EVALUATE_ALERTS_TASK = "jobs.evaluate_alerts"
+RETENTION_TASK = "jobs.retention"
 TASK_ID_PREFIX = "render-"
 
 

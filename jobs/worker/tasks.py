@@ -8,7 +8,7 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
-from jobs import callbacks
+from jobs import callbacks, retention
 from jobs.ops import alerts, dead_letters, history, queues, reconciler
 from jobs.worker import execution
 from jobs.worker.dispatch import (
@@ -17,6 +17,7 @@ from jobs.worker.dispatch import (
     RECONCILE_TASK,
     REDRIVE_DEAD_LETTERS_TASK,
     RENDER_TASK,
+    RETENTION_TASK,
     WEBHOOK_RESEND_TASK,
 )
 from jobs.worker.execution import Defer
@@ -74,6 +75,11 @@ def deliver_callback(self: Task, job_id: str) -> None:
     except callbacks.CallbackError as exc:
         countdown = execution.retry_countdown(attempt=self.request.retries + 1)
         raise self.retry(countdown=countdown, exc=exc) from exc
+
+
+@shared_task(name=RETENTION_TASK)
+def apply_retention() -> dict[str, int]:
+    return retention.retention_run()
 
 
 @shared_task(name=WEBHOOK_RESEND_TASK)

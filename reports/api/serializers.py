@@ -39,6 +39,7 @@ class TemplateOutputSerializer(serializers.Serializer):
     helpers = serializers.CharField()
     schema = JsonObjectField(help_text="JSON Schema every job's data must match.")
     sample_data = JsonObjectField()
+    cache_results = serializers.BooleanField()
     version = serializers.SerializerMethodField(help_text="Number of the version new jobs render.")
     builtin = serializers.SerializerMethodField()
     archived = serializers.BooleanField(source="is_archived")
@@ -74,6 +75,10 @@ class TemplateFieldsSerializer(JsonInput):
     )
     schema = JsonObjectField(required=False)
     sample_data = JsonObjectField(required=False)
+    cache_results = serializers.BooleanField(
+        required=False,
+        help_text="Submits of this template use the result cache unless they send cache: false.",
+    )
 
 
 class TemplateCreateSerializer(TemplateFieldsSerializer):

@@ -107,3 +107,17 @@ def test_polls_when_a_proxy_blocks_server_sent_events(live_stack, integrator, tm
     assert sum(1 for p in proxy.paths if p[:2] == ("GET", job_path)) >= 3  # polled
     assert state.pdf_url.startswith(proxy.url)  # links come back through the proxy
     assert pdf_text(saved.read_bytes())[0] == state.page_count
+
+
+def test_a_cached_submit_comes_back_completed_from_the_earlier_job(live_stack, integrator):
+    with Client(live_stack.base_url, integrator[1]) as client:
+        first = client.submit(html_template="<p>{{n}}</p>", data={"n": 7}, renderer="weasyprint")
+        assert first.wait(timeout=90).succeeded
+        again = client.submit(
+            html_template="<p>{{n}}</p>", data={"n": 7}, renderer="weasyprint", cache=True
+        )
+        state = again.refresh()
+    assert state.succeeded
+    assert state.cached_from == first.job_id
+    assert state.expired is False
+    assert state.attempts == 0

@@ -109,6 +109,8 @@ class AsyncClient:
         options: dict[str, Any] | None = None,
         callback_url: str | None = None,
         idempotency_key: str | None = None,
+        renderer: str | None = None,
+        cache: bool | None = None,
     ) -> AsyncJob:
         """Queue a report; see `pdfreports.Client.submit`."""
         body = protocol.submit_body(
@@ -118,6 +120,8 @@ class AsyncClient:
             engine=engine,
             options=options,
             callback_url=callback_url,
+            renderer=renderer,
+            cache=cache,
         )
         key = idempotency_key or str(uuid.uuid4())
         answer = await self._json(

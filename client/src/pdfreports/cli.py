@@ -148,6 +148,16 @@ def cli(ctx: click.Context, url: str, api_key: str | None, timeout: float) -> No
 @click.option("--filename", help="Download name of the PDF.")
 @click.option("--engine", type=click.Choice(["handlebars", "jinja2", "raw"]), help="Inline only.")
 @click.option("--callback-url", help="URL told when the job ends.")
+@click.option(
+    "--renderer",
+    type=click.Choice(["xhtml2pdf", "weasyprint", "chromium"]),
+    help="What lays the HTML out (default: the template's).",
+)
+@click.option(
+    "--cache/--no-cache",
+    default=None,
+    help="Reuse the PDF of an identical earlier job (default: the template's setting).",
+)
 @click.option("--idempotency-key", help="Re-running with the same key returns the same job.")
 @click.option("--wait", is_flag=True, help="Follow the job to its end with a progress bar.")
 @click.option("--out", type=click.Path(path_type=Path), help="Save the PDF here (implies --wait).")
@@ -163,6 +173,8 @@ def submit(
     filename: str | None,
     engine: str | None,
     callback_url: str | None,
+    renderer: str | None,
+    cache: bool | None,
     idempotency_key: str | None,
     wait: bool,
     out: Path | None,
@@ -198,6 +210,8 @@ def submit(
             options=options,
             callback_url=callback_url,
             idempotency_key=idempotency_key,
+            renderer=renderer,
+            cache=cache,
         )
         err.print(f"Submitted job {job.job_id}", highlight=False)
         state = _follow(job, timeout=wait_timeout, poll=poll) if wait or out else job.refresh()

@@ -115,6 +115,8 @@ class Client:
         options: dict[str, Any] | None = None,
         callback_url: str | None = None,
         idempotency_key: str | None = None,
+        renderer: str | None = None,
+        cache: bool | None = None,
     ) -> Job:
         """Queue a report from a stored template (by slug) or inline HTML. Every submit
         carries an Idempotency-Key (a new one unless given), so the retries this client
@@ -126,6 +128,8 @@ class Client:
             engine=engine,
             options=options,
             callback_url=callback_url,
+            renderer=renderer,
+            cache=cache,
         )
         key = idempotency_key or str(uuid.uuid4())
         answer = self._json(

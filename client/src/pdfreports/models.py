@@ -28,6 +28,10 @@ class JobState:
     completed_at: str | None = None
     status_url: str | None = None
     pdf_url: str | None = None
+    # True once the service's retention deleted the PDF (no pdf_url any more).
+    expired: bool = False
+    # The job whose PDF this one reuses (a result-cache hit), or None.
+    cached_from: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -57,6 +61,8 @@ class JobState:
             completed_at=body.get("completed_at"),
             status_url=body.get("status_url"),
             pdf_url=body.get("pdf_url"),
+            expired=bool(body.get("expired")),
+            cached_from=body.get("cached_from"),
             raw=dict(body),
         )
 

@@ -37,6 +37,8 @@ def submit_body(
     engine: str | None,
     options: dict[str, Any] | None,
     callback_url: str | None,
+    renderer: str | None = None,
+    cache: bool | None = None,
 ) -> dict[str, Any]:
     if (template is None) == (html_template is None):
         raise ValueError("give exactly one of template= (a stored slug) or html_template=")
@@ -51,6 +53,10 @@ def submit_body(
         body["options"] = options
     if callback_url:
         body["callback_url"] = callback_url
+    if renderer:
+        body["renderer"] = renderer
+    if cache is not None:
+        body["cache"] = cache
     return body
 
 
