@@ -93,7 +93,10 @@ class PdfJobAdmin(admin.ModelAdmin):
                 )
             },
         ),
-        ("Result", {"fields": ("download", "page_count", "size_bytes")}),
+        (
+            "Result",
+            {"fields": ("download", "page_count", "size_bytes", "expired_at", "cached_from")},
+        ),
         (
             "Request",
             {
@@ -107,6 +110,8 @@ class PdfJobAdmin(admin.ModelAdmin):
                     "html_template",
                     "callback_url",
                     "idempotency_key",
+                    "api_key",
+                    "batch_id",
                 )
             },
         ),
@@ -151,6 +156,8 @@ class PdfJobAdmin(admin.ModelAdmin):
     def download(self, job: PdfJob) -> SafeString | str:
         if job.status != JobStatus.COMPLETED:
             return "-"
+        if job.is_expired:
+            return "deleted by retention (PDF_RETENTION_DAYS)"
         return format_html('<a href="{}">Download {}</a>', pdf_path(job.job_id), job.filename)
 
     @admin.display(description="options")
