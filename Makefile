@@ -13,7 +13,7 @@ $(VENV)/.installed-local: requirements/base.txt requirements/local.txt | $(VENV)
 	$(BIN)/pip install --quiet -r requirements/local.txt
 	touch $@
 
-$(VENV)/.installed-test: requirements/base.txt requirements/local.txt requirements/test.txt | $(VENV)/bin/python
+$(VENV)/.installed-test: requirements/base.txt requirements/local.txt requirements/test.txt client/pyproject.toml | $(VENV)/bin/python
 	$(BIN)/pip install --quiet -r requirements/test.txt
 	touch $@ $(VENV)/.installed-local
 

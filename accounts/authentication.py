@@ -9,6 +9,7 @@ from typing import Any
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
+from accounts.models import ApiKey
 from accounts.services import api_key_resolve
 from config.logs import tenant_log_bind
 
@@ -16,7 +17,9 @@ API_KEY_HEADER = "X-API-Key"
 
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):
-    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+    def authenticate(self, request: Request) -> tuple[Any, ApiKey] | None:
+        """(user, key): `request.auth` is the key, so rate limits count per key and a job
+        knows which key signs its webhooks."""
         raw_key = request.headers.get(API_KEY_HEADER)
         if not raw_key:
             return None

@@ -21,6 +21,13 @@ class ApiKey(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
     # After this the key is refused as if revoked; empty means it does not expire.
     expires_at = models.DateTimeField(null=True, blank=True)
+    # Standard Webhooks signing secret (`whsec_` + base64). After a rotation the previous
+    # one also signs until `webhook_secret_previous_until`, so receivers can switch over.
+    webhook_secret = models.CharField(max_length=80, blank=True)
+    webhook_secret_previous = models.CharField(max_length=80, blank=True)
+    webhook_secret_previous_until = models.DateTimeField(null=True, blank=True)
+    # Where this key's jobs report when a submit names no callback_url.
+    default_callback_url = models.URLField(max_length=2000, blank=True)
 
     class Meta:
         # The table keeps the name it had in the jobs app: the model moved, no data did.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -31,9 +32,50 @@ def api_key_create(
     raw_key = f"{_KEY_PREFIX}_{prefix}_{secrets.token_urlsafe(24)}"
     expires_at = timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None
     key = ApiKey.objects.create(
-        user=user, name=name, prefix=prefix, digest=_digest(raw_key), expires_at=expires_at
+        user=user,
+        name=name,
+        prefix=prefix,
+        digest=_digest(raw_key),
+        expires_at=expires_at,
+        webhook_secret=webhook_secret_new(),
     )
     return key, raw_key
+
+
+def webhook_secret_new() -> str:
+    """A Standard Webhooks secret: `whsec_` and 24 random bytes in base64."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode("ascii")
+
+
+def webhook_secret_rotate(*, key: ApiKey, grace_seconds: int) -> str:
+    """Give the key a new signing secret and return it (shown once); the old one keeps
+    signing beside it for `grace_seconds`."""
+    key.webhook_secret_previous = key.webhook_secret
+    key.webhook_secret_previous_until = timezone.now() + timedelta(seconds=grace_seconds)
+    key.webhook_secret = webhook_secret_new()
+    key.save(
+        update_fields=[
+            "webhook_secret",
+            "webhook_secret_previous",
+            "webhook_secret_previous_until",
+        ]
+    )
+    return key.webhook_secret
+
+
+def webhook_signing_secrets(*, key: ApiKey) -> list[str]:
+    """The secrets that sign now: the current one, and the previous within its grace."""
+    if not key.webhook_secret:  # a key made before signing existed gets one on first use
+        key.webhook_secret = webhook_secret_new()
+        ApiKey.objects.filter(pk=key.pk, webhook_secret="").update(
+            webhook_secret=key.webhook_secret
+        )
+        key.refresh_from_db(fields=["webhook_secret"])
+    found = [key.webhook_secret]
+    until = key.webhook_secret_previous_until
+    if key.webhook_secret_previous and until is not None and until > timezone.now():
+        found.append(key.webhook_secret_previous)
+    return found
 
 
 def api_key_revoke(*, user: User, key_id: int) -> ApiKey | None:

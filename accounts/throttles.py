@@ -67,6 +67,12 @@ class SubmitThrottle(_KeyRateThrottle):
     scope = "submit"
 
 
+def submit_budget_take(request: Request) -> bool:
+    """Count one more submit against the caller's API_RATE_SUBMIT outside a view's own
+    check (each item of a batch after the first); False once the budget is spent."""
+    return SubmitThrottle().allow_request(request, None)
+
+
 class PreviewThrottle(_KeyRateThrottle):
     scope = "preview"
 

@@ -15,11 +15,13 @@ from config.disclosure import public_text
 from rendering.errors import ApplicationError
 
 
-def _flatten(detail: Any, path: str = "") -> list[str]:
+def flatten_errors(detail: Any, path: str = "") -> list[str]:
     if isinstance(detail, dict):
-        return [msg for key, value in detail.items() for msg in _flatten(value, f"{path}{key}.")]
+        return [
+            msg for key, value in detail.items() for msg in flatten_errors(value, f"{path}{key}.")
+        ]
     if isinstance(detail, list):
-        return [msg for item in detail for msg in _flatten(item, path)]
+        return [msg for item in detail for msg in flatten_errors(item, path)]
     prefix = path.rstrip(".")
     return [f"{prefix}: {detail}" if prefix and prefix != "non_field_errors" else str(detail)]
 
@@ -42,8 +44,10 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        messages = _flatten(exc.detail)
-        response.data = {"error": "; ".join(messages), "code": "invalid_data", "fields": exc.detail}
+        messages = flatten_errors(exc.detail)
+        response.data = {"error": "; ".join(messages), "code": "invalid_data"}
+        if isinstance(exc.detail, dict):  # per-field messages; a bare list says no more
+            response.data["fields"] = exc.detail
     elif isinstance(exc, exceptions.Throttled):
         response.data = {
             "error": str(exc.detail),

@@ -33,3 +33,6 @@ urlpatterns = [
         "api/v1/redoc", docs_csp(SpectacularRedocView.as_view(url_name="schema")), name="api-redoc"
     ),
 ]
+
+handler404 = "config.http_errors.not_found"
+handler500 = "config.http_errors.server_error"

@@ -1,13 +1,17 @@
-"""Completion callbacks: one POST of the job's final state to its callback_url.
+"""Completion callbacks: one signed POST of the job's final event to its callback_url.
 
-Delivered at least once and marked sent once; receivers dedupe on the Idempotency-Key
-header (`<job_id>:<status>`), which is the same on every retry of the same callback.
+The Standard Webhooks scheme: a body `{type, timestamp, data}` (data is the job's state),
+`webhook-id` (the same on every retry, like the older `Idempotency-Key: <job_id>:<status>`),
+`webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of
+`id.timestamp.body` with the submitting API key's `whsec_` secret; during a rotation's grace
+both secrets sign). Delivered at least once; each POST is kept as a WebhookAttempt.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
 from urllib.parse import urlsplit
 from uuid import UUID
 
@@ -15,10 +19,12 @@ import httpx
 from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
+from standardwebhooks.webhooks import Webhook
 
+from accounts.services import webhook_signing_secrets
 from jobs.links import with_links
 from jobs.live.events import job_event_payload
-from jobs.models import TERMINAL_STATUSES, PdfJob
+from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
 from jobs.ops.metrics import WEBHOOK_DELIVERIES
 from jobs.webhook_transport import WebhookRefused, resolve_checked, webhook_post
 
@@ -34,6 +40,8 @@ def callback_url_check(url: str) -> str | None:
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         return "callback_url must be an http(s) URL with a host."
+    if settings.CALLBACK_REQUIRE_HTTPS and parts.scheme.lower() != "https":
+        return "callback_url must be an https URL (CALLBACK_REQUIRE_HTTPS)."
     if settings.CALLBACK_ALLOW_PRIVATE_NETWORKS:
         return None
     try:
@@ -43,10 +51,46 @@ def callback_url_check(url: str) -> str | None:
     return None
 
 
+EVENT_TYPES = {
+    JobStatus.COMPLETED: "job.completed",
+    JobStatus.FAILED: "job.failed",
+    JobStatus.CANCELLED: "job.cancelled",
+}
+
+
+def _delivery_for(job: PdfJob) -> WebhookDelivery:
+    """The job's delivery of its final event: made once, with its id and body frozen, so
+    every retry sends the same bytes under the same webhook-id."""
+    event_type = EVENT_TYPES[JobStatus(job.status)]
+    existing = WebhookDelivery.objects.filter(job=job, event_type=event_type).first()
+    if existing is not None:
+        return existing
+    state = with_links(job_event_payload(job), lambda path: f"{settings.PUBLIC_BASE_URL}{path}")
+    body = {"type": event_type, "timestamp": state["completed_at"], "data": state}
+    delivery, _ = WebhookDelivery.objects.get_or_create(
+        job=job,
+        event_type=event_type,
+        defaults={"url": job.callback_url, "payload": json.dumps(body)},
+    )
+    return delivery
+
+
+def webhook_headers(delivery: WebhookDelivery, *, secrets: list[str]) -> dict[str, str]:
+    """Standard Webhooks headers: webhook-id (the same on every retry), webhook-timestamp
+    (this attempt) and webhook-signature, one `v1,<HMAC-SHA256>` per signing secret."""
+    now = timezone.now().replace(microsecond=0)
+    message_id = delivery.message_id
+    headers = {"webhook-id": message_id, "webhook-timestamp": str(int(now.timestamp()))}
+    if secrets:
+        signatures = [Webhook(secret).sign(message_id, now, delivery.payload) for secret in secrets]
+        headers["webhook-signature"] = " ".join(signatures)
+    return headers
+
+
 def callback_deliver(*, job_id: UUID | str) -> bool:
-    """POST the job's final state. True once delivered (or nothing to deliver); raises
-    CallbackError for a retry while attempts remain, else records the error."""
-    job = PdfJob.objects.filter(job_id=job_id).first()
+    """POST the job's final event, signed. True once delivered (or nothing to deliver);
+    raises CallbackError for a retry while attempts remain, else records the error."""
+    job = PdfJob.objects.select_related("api_key").filter(job_id=job_id).first()
     if (
         job is None
         or not job.callback_url
@@ -56,32 +100,8 @@ def callback_deliver(*, job_id: UUID | str) -> bool:
     ):
         return True
     PdfJob.objects.filter(pk=job.pk).update(callback_attempts=F("callback_attempts") + 1)
-    body = with_links(job_event_payload(job), lambda path: f"{settings.PUBLIC_BASE_URL}{path}")
-    problem = callback_url_check(job.callback_url)
-    if problem is None:
-        try:
-            # Connects to the address it checked, without proxies, reading at most
-            # CALLBACK_MAX_RESPONSE_BYTES within one deadline for the whole exchange.
-            response = webhook_post(
-                job.callback_url,
-                content=json.dumps(body).encode(),
-                headers={
-                    "Content-Type": "application/json",
-                    "Idempotency-Key": f"{job.job_id}:{job.status}",
-                    "User-Agent": "pdf-report-service/1",
-                },
-                deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
-                max_bytes=settings.CALLBACK_MAX_RESPONSE_BYTES,
-                allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
-            )
-            ok = 200 <= response.status_code < 300
-            problem = None if ok else f"HTTP {response.status_code}"
-        except WebhookRefused as exc:
-            problem = str(exc)
-        except TimeoutError:
-            problem = f"no complete answer within {settings.CALLBACK_TIMEOUT_SECONDS} s"
-        except (httpx.HTTPError, OSError) as exc:
-            problem = f"{type(exc).__name__}: {exc}"
+    delivery = _delivery_for(job)
+    problem = webhook_attempt(delivery, job=job)
     if problem is None:
         PdfJob.objects.filter(pk=job.pk, callback_sent_at__isnull=True).update(
             callback_sent_at=timezone.now(), callback_error=""
@@ -95,3 +115,60 @@ def callback_deliver(*, job_id: UUID | str) -> bool:
     WEBHOOK_DELIVERIES.labels(outcome="gave_up").inc()
     logger.warning("gave up on the callback of job %s: %s", job.job_id, problem)
     return False
+
+
+def webhook_attempt(delivery: WebhookDelivery, *, job: PdfJob) -> str | None:
+    """One signed POST of the delivery, recorded as an attempt; None if the receiver took
+    it, else what went wrong. Also what the admin's resend calls."""
+    secrets = webhook_signing_secrets(key=job.api_key) if job.api_key else []
+    problem = callback_url_check(delivery.url)
+    status_code: int | None = None
+    started = time.monotonic()
+    if problem is None:
+        try:
+            # Connects to the address it checked, without proxies, reading at most
+            # CALLBACK_MAX_RESPONSE_BYTES within one deadline for the whole exchange.
+            response = webhook_post(
+                delivery.url,
+                content=delivery.payload.encode(),
+                headers={
+                    "Content-Type": "application/json",
+                    "Idempotency-Key": f"{job.job_id}:{job.status}",
+                    "User-Agent": "pdf-report-service/1",
+                    **webhook_headers(delivery, secrets=secrets),
+                },
+                deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
+                max_bytes=settings.CALLBACK_MAX_RESPONSE_BYTES,
+                allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
+            )
+            status_code = response.status_code
+            problem = None if 200 <= status_code < 300 else f"HTTP {status_code}"
+        except WebhookRefused as exc:
+            problem = str(exc)
+        except TimeoutError:
+            problem = f"no complete answer within {settings.CALLBACK_TIMEOUT_SECONDS} s"
+        except (httpx.HTTPError, OSError) as exc:
+            problem = f"{type(exc).__name__}: {exc}"
+    WebhookAttempt.objects.create(
+        delivery=delivery,
+        status_code=status_code,
+        error=(problem or "")[:2000],
+        duration_ms=int((time.monotonic() - started) * 1000),
+    )
+    if problem is None:
+        WebhookDelivery.objects.filter(pk=delivery.pk, delivered_at__isnull=True).update(
+            delivered_at=timezone.now()
+        )
+    return problem
+
+
+def webhook_resend(*, delivery_id: int) -> str | None:
+    """Send a delivery once more (an operator's resend), with the same webhook-id and body
+    and a fresh timestamp and signature; None if the receiver took it."""
+    delivery = WebhookDelivery.objects.select_related("job__api_key").get(pk=delivery_id)
+    problem = webhook_attempt(delivery, job=delivery.job)
+    if problem is None:
+        PdfJob.objects.filter(pk=delivery.job_id).update(
+            callback_sent_at=timezone.now(), callback_error=""
+        )
+    return problem

@@ -38,9 +38,10 @@ def pdf_path(job_id: UUID | str) -> str:
 
 
 def with_links(payload: dict[str, Any], absolute: UrlBuilder) -> dict[str, Any]:
-    """Add status_url and (once completed) pdf_url, absolute for the caller's host."""
+    """Add status_url and (once completed, until it expires) pdf_url, absolute for the
+    caller's host."""
     job_id = payload["job_id"]
-    completed = payload["status"] == JobStatus.COMPLETED
+    completed = payload["status"] == JobStatus.COMPLETED and not payload.get("expired")
     return {
         **payload,
         "status_url": absolute(status_path(job_id)),

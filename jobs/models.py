@@ -48,6 +48,12 @@ class PdfJob(models.Model):
     callback_sent_at = models.DateTimeField(null=True, blank=True)
     callback_attempts = models.PositiveSmallIntegerField(default=0)
     callback_error = models.TextField(blank=True)
+    # The key that submitted the job (null from the browser): its secret signs the webhooks.
+    api_key = models.ForeignKey(
+        "accounts.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Jobs submitted together by one generate-pdf-batch call share this id.
+    batch_id = models.UUIDField(null=True, blank=True, db_index=True)
     # Idempotency-Key of the submit, and a digest of the request it came with.
     idempotency_key = models.CharField(max_length=255, blank=True)
     request_digest = models.CharField(max_length=64, blank=True)
@@ -71,6 +77,13 @@ class PdfJob(models.Model):
     pdf_file = models.CharField(max_length=500, blank=True, help_text="Key in report storage.")
     page_count = models.PositiveIntegerField(null=True, blank=True)
     size_bytes = models.PositiveBigIntegerField(null=True, blank=True)
+    # Set when retention took the PDF away (jobs.retention): no pdf_url, downloads are 410.
+    # pdf_file stays, so the object is only deleted once no unexpired job points at it.
+    expired_at = models.DateTimeField(null=True, blank=True)
+    # What the job renders, as a hash (jobs.result_cache): equal keys make equal PDFs.
+    cache_key = models.CharField(max_length=64, blank=True)
+    # The job whose stored PDF this one reuses (a cache hit: no render of its own).
+    cached_from = models.UUIDField(null=True, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -84,6 +97,22 @@ class PdfJob(models.Model):
             # Per-tenant counts: the in-flight quota at submit, fair dispatch per message.
             models.Index(fields=["owner", "status"], name="job_owner_status_idx"),
             models.Index(fields=["status", "updated_at"], name="job_status_updated_idx"),
+            # Retention: the completed PDFs still kept, oldest first.
+            models.Index(
+                fields=["completed_at"],
+                name="job_pdf_kept_idx",
+                condition=models.Q(expired_at__isnull=True) & ~models.Q(pdf_file=""),
+            ),
+            # Which jobs still point at a stored object (shared by cache hits).
+            models.Index(
+                fields=["pdf_file"], name="job_pdf_file_idx", condition=~models.Q(pdf_file="")
+            ),
+            # A tenant's earlier job with the same content.
+            models.Index(
+                fields=["owner", "cache_key"],
+                name="job_owner_cache_key_idx",
+                condition=~models.Q(cache_key=""),
+            ),
         ]
         constraints = [
             models.UniqueConstraint(
@@ -99,6 +128,10 @@ class PdfJob(models.Model):
     @property
     def is_terminal(self) -> bool:
         return self.status in TERMINAL_STATUSES
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expired_at is not None
 
     @property
     def filename(self) -> str:
@@ -176,3 +209,46 @@ class Alert(models.Model):
     @property
     def is_open(self) -> bool:
         return self.resolved_at is None
+
+
+class WebhookDelivery(models.Model):
+    """One event sent to a job's callback URL. Its `webhook_id` and body stay the same
+    over every retry (Standard Webhooks: receivers deduplicate on the id)."""
+
+    webhook_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    job = models.ForeignKey(PdfJob, on_delete=models.CASCADE, related_name="deliveries")
+    event_type = models.CharField(max_length=40)
+    url = models.URLField(max_length=2000)
+    payload = models.TextField(help_text="The exact JSON body signed and sent.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "event_type"], name="one_delivery_per_event")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_type} of {self.job_id} ({self.message_id})"
+
+    @property
+    def message_id(self) -> str:
+        """The `webhook-id` header."""
+        return f"msg_{self.webhook_id.hex}"
+
+
+class WebhookAttempt(models.Model):
+    """One POST of a delivery and what the receiver answered."""
+
+    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempts")
+    attempted_at = models.DateTimeField(auto_now_add=True)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["attempted_at"]
+
+    def __str__(self) -> str:
+        return f"{self.status_code or self.error[:40]} at {self.attempted_at:%Y-%m-%d %H:%M:%S}"

@@ -12,13 +12,15 @@ from uuid import UUID
 
 from django.db import IntegrityError, transaction
 
+from accounts.models import ApiKey
 from jobs import transitions
 from jobs.callbacks import callback_url_check
 from jobs.live.events import job_event_payload, job_event_publish
 from jobs.log_context import job_log_bind
-from jobs.models import PdfJob
-from jobs.ops.metrics import JOBS_SUBMITTED, job_renderer
+from jobs.models import JobStatus, PdfJob
+from jobs.ops.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.quotas import job_slot_reserve
+from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
 from jobs.worker import dispatch
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import ApplicationError, Conflict, NotFound
@@ -118,10 +120,18 @@ def job_create(
     idempotency_key: str = "",
     renderer: str | None = None,
     helpers: str = "",
+    api_key: ApiKey | None = None,
+    batch_id: UUID | None = None,
+    cache: bool | None = None,
 ) -> tuple[PdfJob, bool]:
     """Validate a request and queue it; it is sent to the workers once the row commits.
     Returns (job, created): with a known Idempotency-Key, the earlier job and False.
-    `renderer` overrides the template version's; `helpers` go with an inline template."""
+    `renderer` overrides the template version's; `helpers` go with an inline template.
+    `api_key` (the submitting key) signs the job's webhooks and may give a default
+    callback URL. `cache` (default: the template's cache_results) completes the job at
+    once from an identical earlier one of the tenant (jobs.result_cache)."""
+    if not callback_url and api_key is not None:
+        callback_url = api_key.default_callback_url
     request = {
         "html_template": html_template,
         "template": template_slug,
@@ -131,7 +141,8 @@ def job_create(
         "callback_url": callback_url,
     }
     # Only when sent, so the digests of keys stored before these fields existed still match.
-    request |= {k: v for k, v in (("renderer", renderer), ("helpers", helpers)) if v}
+    sent = (("renderer", renderer), ("helpers", helpers), ("cache", cache))
+    request |= {k: v for k, v in sent if v is not None and v != ""}
     digest = request_digest(request)
     if idempotency_key:
         if len(idempotency_key) > 255:
@@ -165,30 +176,55 @@ def job_create(
         size_check("helpers", helpers, limits.max_template_bytes)
         helpers_check(source.engine, helpers, limits)
 
+    renderer = renderer or (source.version.renderer if source.version else DEFAULT_RENDERER)
+    options_dict = parsed_options.as_dict()
+    cache_key = result_cache_key(
+        owner_id=owner.pk,
+        version_id=source.version.pk if source.version else None,
+        html=source.html,
+        engine=source.engine,
+        helpers=helpers,
+        renderer=renderer,
+        data=data,
+        options=options_dict,
+    )
+    if cache is None:
+        cache = bool(source.template is not None and source.template.cache_results)
     try:
         with transaction.atomic():
-            job_slot_reserve(owner=owner)  # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically
+            hit = result_cache_source(owner=owner, cache_key=cache_key) if cache else None
+            if hit is None:
+                job_slot_reserve(owner=owner)  # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically
             job = PdfJob.objects.create(
                 owner=owner,
                 template=source.template,
                 template_version=source.version,
                 html_template="" if source.template else source.html,
                 engine=source.engine,
-                renderer=renderer
-                or (source.version.renderer if source.version else DEFAULT_RENDERER),
+                renderer=renderer,
                 helpers=helpers,
                 data=data,
-                options=parsed_options.as_dict(),
+                options=options_dict,
                 callback_url=callback_url,
                 idempotency_key=idempotency_key,
                 request_digest=digest,
+                api_key=api_key,
+                batch_id=batch_id,
+                cache_key=cache_key,
+                **(cached_job_fields(hit) if hit is not None else {}),
             )
-            transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
+            transaction.on_commit(JOBS_SUBMITTED.labels(renderer=job_renderer(job)).inc)
+            if hit is None:
+                transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
+            else:
+                # Completed already: what a render's completion would send, minus the render.
+                if job.callback_url:
+                    transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job.job_id))
+                transaction.on_commit(JOBS_CACHED.labels(renderer=job_renderer(job)).inc)
             # The owner's dashboard shows the new job at once, wherever it was submitted.
             transaction.on_commit(
                 lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id)
             )
-            transaction.on_commit(JOBS_SUBMITTED.labels(renderer=job_renderer(job)).inc)
     except IntegrityError:
         # The same key raced in from another request: answer with the job that won.
         replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)
@@ -198,6 +234,8 @@ def job_create(
     job_log_bind(job)
     template = source.template.slug if source.template else "inline"
     logger.info("job accepted (%s engine, template %s)", job.engine, template)
+    if job.cached_from:
+        logger.info("job completed from the result cache of job %s", job.cached_from)
     return job, True
 
 
@@ -208,6 +246,20 @@ def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
         if job is not None:
             transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
     return job
+
+
+def job_retry(*, job: PdfJob) -> PdfJob:
+    """The caller's own re-drive of a failed job; Conflict (409) for any other status.
+    It counts against the tenant's in-flight quota like a new submit (429 past it)."""
+    if job.status == JobStatus.FAILED:
+        with transaction.atomic():
+            job_slot_reserve(owner=job.owner)
+            redriven = transitions.job_redrive(job_id=job.job_id)
+            if redriven is not None:
+                transaction.on_commit(lambda: dispatch.job_enqueue(job_id=redriven.job_id))
+                return redriven
+        job.refresh_from_db()
+    raise Conflict(f"Job {job.job_id} is {job.status}; only a failed job can be retried.")
 
 
 def job_cancel(*, job: PdfJob) -> PdfJob:

@@ -37,6 +37,13 @@ class NotFound(ApplicationError):
     http_status = 404
 
 
+class Gone(ApplicationError):
+    """It existed and was deleted on purpose (an expired PDF)."""
+
+    code = "expired"
+    http_status = 410
+
+
 class Conflict(ApplicationError):
     code = "conflict"
     http_status = 409

@@ -52,6 +52,10 @@ class ReportTemplate(models.Model):
     archived_at = models.DateTimeField(
         null=True, blank=True, help_text="Archived templates keep their versions but take no jobs."
     )
+    cache_results = models.BooleanField(
+        default=False,
+        help_text="Submits reuse an identical earlier PDF unless they say cache: false.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

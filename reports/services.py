@@ -14,7 +14,9 @@ from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.validation import (
     DataValidationError,
+    SchemaInvalid,
     data_check,
+    data_unstorable_text,
     data_validate,
     schema_check,
     size_check,
@@ -42,6 +44,8 @@ def template_validate(
     limits = limits_from_settings()
     size_check("The template", html + css + helpers, limits.max_template_bytes)
     schema_check(schema)
+    if problem := data_unstorable_text(schema):
+        raise SchemaInvalid(f"schema {problem}, which cannot be stored.")
     data_check(sample_data, limits=limits, name="sample_data")
     get_engine(engine).check(html)
     helpers_check(engine, helpers, limits)
@@ -76,8 +80,11 @@ def template_create(
     sample_data: dict[str, Any] | None = None,
     renderer: str = DEFAULT_RENDERER,
     helpers: str = "",
+    cache_results: bool = False,
 ) -> ReportTemplate:
-    schema, sample_data = schema or {}, sample_data or {}
+    # Only a missing value defaults to {}: `false` or `[]` must fail validation, not vanish.
+    schema = {} if schema is None else schema
+    sample_data = {} if sample_data is None else sample_data
     template_validate(
         engine=engine,
         html=html,
@@ -100,6 +107,7 @@ def template_create(
         helpers=helpers,
         schema=schema,
         sample_data=sample_data,
+        cache_results=cache_results,
     )
     _snapshot(template, by=owner)
     return template
@@ -108,7 +116,7 @@ def template_create(
 @transaction.atomic
 def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any) -> ReportTemplate:
     """Apply changes; a change to what renders saves a new immutable version."""
-    allowed = {"name", *_VERSIONED}
+    allowed = {"name", "cache_results", *_VERSIONED}
     unknown = sorted(set(changes) - allowed)
     if unknown:
         raise RenderError(f"Cannot change: {', '.join(unknown)}.")

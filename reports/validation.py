@@ -112,6 +112,30 @@ def data_depth(value: Any, *, limit: int) -> int:
     return deepest
 
 
+def data_unstorable_text(value: Any) -> str:
+    """Why JSON data cannot be stored (PostgreSQL's jsonb refuses NUL, UTF-8 refuses lone
+    surrogates), naming the first offending key or string; "" when it can be."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        texts: list[str] = []
+        if isinstance(item, dict):
+            texts = [key for key in item if isinstance(key, str)]
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            texts = [item]
+        for text in texts:
+            if "\x00" in text:
+                return "contains a NUL character (\\u0000)"
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return "contains an unpaired UTF-16 surrogate"
+    return ""
+
+
 def size_check(name: str, text: str, limit: int) -> None:
     """Raise a 413 naming `name` if `text` is more than `limit` bytes of UTF-8."""
     size = len(text.encode("utf-8"))
@@ -128,6 +152,8 @@ def data_check(data: Any, *, limits: Limits, name: str = "data") -> dict[str, An
     if not isinstance(data, dict):
         raise DataValidationError(f"{name} must be a JSON object.")
     size_check(name, json.dumps(data), limits.max_data_bytes)
+    if problem := data_unstorable_text(data):
+        raise DataValidationError(f"{name} {problem}, which cannot be stored.")
     if data_depth(data, limit=limits.max_nesting_depth) > limits.max_nesting_depth:
         raise LimitExceeded(
             f"{name} nests deeper than {limits.max_nesting_depth} levels.", code="too_deep"

@@ -13,12 +13,15 @@ class Receiver:
     def __init__(self, statuses: list[int] | None = None) -> None:
         self.statuses = list(statuses or [])
         self.received: list[tuple[dict, dict]] = []
+        self.raw: list[bytes] = []  # the exact bodies, for signature checks
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 length = int(self.headers["Content-Length"])
-                receiver.received.append((dict(self.headers), json.loads(self.rfile.read(length))))
+                body = self.rfile.read(length)
+                receiver.raw.append(body)
+                receiver.received.append((dict(self.headers), json.loads(body)))
                 self.send_response(receiver.statuses.pop(0) if receiver.statuses else 200)
                 self.end_headers()
 

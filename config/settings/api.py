@@ -27,4 +27,11 @@ SPECTACULAR_SETTINGS = {
         "securitySchemes": {"ApiKeyAuth": {"type": "apiKey", "in": "header", "name": "X-API-Key"}}
     },
     "SECURITY": [{"ApiKeyAuth": []}],
+    # Request bodies get their own components, so a required text field is `minLength: 1`
+    # there (blank is refused) while the same field may be blank in an answer.
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.api_schema.error_responses_postprocess",
+    ],
 }

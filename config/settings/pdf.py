@@ -31,7 +31,20 @@ RECONCILE_INTERVAL_SECONDS = env_int("RECONCILE_INTERVAL_SECONDS", 60, minimum=1
 DLQ_MAX_AGE_SECONDS = env_int("DLQ_MAX_AGE", 24 * 3600, minimum=60)
 DLQ_MAX_RETRIES = env_int("DLQ_MAX_RETRIES", 3, minimum=0)
 DLQ_REDRIVE_INTERVAL_SECONDS = env_int("DLQ_REDRIVE_INTERVAL", 3600, minimum=1)
-# Completion callbacks (POST to the job's callback_url).
+# Most items one POST generate-pdf-batch may carry.
+PDF_MAX_BATCH = env_int("PDF_MAX_BATCH", 100, minimum=1)
+# ---------------------------------------------------------------- Retention
+# A job's PDF is deleted this many days after the job completed (0 keeps PDFs forever);
+# the job stays, reporting expired: true. A stored object shared by result-cache hits goes
+# only when the last job pointing at it has expired.
+PDF_RETENTION_DAYS = env_int("PDF_RETENTION_DAYS", 7, minimum=0)
+# Finished jobs (with their webhook deliveries and dead letters) are deleted this many days
+# after they finished (0 keeps them forever).
+JOB_RETENTION_DAYS = env_int("JOB_RETENTION_DAYS", 90, minimum=0)
+# How often beat runs the retention task.
+RETENTION_INTERVAL_SECONDS = env_int("RETENTION_INTERVAL_SECONDS", 3600, minimum=10)
+# ---------------------------------------------------------------- Completion callbacks
+# POST of the job's final event to its callback_url.
 CALLBACK_MAX_ATTEMPTS = env_int("CALLBACK_MAX_ATTEMPTS", 6, minimum=1)
 # One deadline for the whole callback exchange (connect, send, answer), and the most of
 # the answer that is read: a receiver dripping bytes cannot hold a worker.
@@ -39,6 +52,10 @@ CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
 CALLBACK_MAX_RESPONSE_BYTES = env_int("CALLBACK_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 # Callbacks to loopback/private addresses are refused unless allowed (SSRF from a tenant).
 CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)
+# Signed bodies still travel in clear over http: production refuses anything but https.
+CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", False)
+# After a webhook secret is rotated, the old one keeps signing beside the new for this long.
+WEBHOOK_SECRET_GRACE_SECONDS = env_int("WEBHOOK_SECRET_GRACE_SECONDS", 24 * 3600, minimum=0)
 # Absolute links (pdf_url in callbacks) need the public address of the web service.
 PUBLIC_BASE_URL = (env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000") or "").rstrip("/")
 # Bearer token required by /metrics; empty leaves it open (keep it on a private network).

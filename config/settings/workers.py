@@ -14,6 +14,7 @@ from config.settings.pdf import (
     PDF_RETRY_BACKOFF_MAX_SECONDS,
     PDF_SOFT_TIME_LIMIT,
     RECONCILE_INTERVAL_SECONDS,
+    RETENTION_INTERVAL_SECONDS,
 )
 
 # ---------------------------------------------------------------- Celery
@@ -30,11 +31,13 @@ CELERY_TASK_ROUTES = {
     # Callbacks wait on tenants' servers: a queue of their own, which the Procfile's
     # `callbacks` process serves with a thread pool, apart from the render children.
     "jobs.deliver_callback": {"queue": "callbacks"},
+    "jobs.resend_webhook": {"queue": "callbacks"},
     # Previews and thumbnails: short, time-limited, on workers of their own (Procfile).
     "reports.render_preview": {"queue": "previews"},
     "jobs.reconcile": {"queue": "maintenance"},
     "jobs.redrive_dead_letters": {"queue": "maintenance"},
     "jobs.evaluate_alerts": {"queue": "maintenance"},
+    "jobs.retention": {"queue": "maintenance"},
 }
 # A job is only acknowledged once rendered, so a crashed worker's job is redelivered.
 CELERY_TASK_ACKS_LATE = True
@@ -78,6 +81,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": DLQ_REDRIVE_INTERVAL_SECONDS,
     },
     "evaluate-alerts": {"task": "jobs.evaluate_alerts", "schedule": ALERT_INTERVAL_SECONDS},
+    "retention": {"task": "jobs.retention", "schedule": RETENTION_INTERVAL_SECONDS},
 }
 
 # ---------------------------------------------------------------- Channels

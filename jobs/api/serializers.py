@@ -3,8 +3,10 @@ status endpoint, SSE, WebSocket, callbacks and pages all send."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from rest_framework import serializers
 
+from config.api_fields import JsonInput, JsonObjectField, PdfOptionsField, QueryFilters
 from jobs.links import pdf_path, status_path
 from jobs.models import JobStatus, PdfJob
 from rendering.engines import ENGINE_NAMES
@@ -31,6 +33,12 @@ class JobStateSerializer(serializers.Serializer):
     created_at = IsoDateTimeField()
     started_at = IsoDateTimeField(allow_null=True)
     completed_at = IsoDateTimeField(allow_null=True)
+    expired = serializers.BooleanField(
+        source="is_expired", help_text="The PDF was deleted (PDF_RETENTION_DAYS): no pdf_url."
+    )
+    cached_from = serializers.UUIDField(
+        allow_null=True, help_text="The job whose PDF this one reuses (result cache)."
+    )
 
     def get_template_name(self, job: PdfJob) -> str | None:
         # The stored template's name (what a list of jobs shows); null for inline HTML.
@@ -48,21 +56,23 @@ class JobOutputSerializer(JobStateSerializer):
     `context["absolute"]` turns a path into an absolute URL for the caller's host."""
 
     status_url = serializers.SerializerMethodField()
-    pdf_url = serializers.SerializerMethodField(help_text="Signed link; set once completed.")
+    pdf_url = serializers.SerializerMethodField(
+        help_text="Signed link; set once completed, until the PDF expires."
+    )
 
     def get_status_url(self, job: PdfJob) -> str:
         return str(self.context["absolute"](status_path(job.job_id)))
 
     def get_pdf_url(self, job: PdfJob) -> str | None:
-        if job.status != JobStatus.COMPLETED:
+        if job.status != JobStatus.COMPLETED or job.is_expired:
             return None
         return str(self.context["absolute"](pdf_path(job.job_id)))
 
 
-class JobCreateInputSerializer(serializers.Serializer):
+class JobCreateInputSerializer(JsonInput):
     html_template = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     template = serializers.SlugField(required=False, allow_blank=True)
-    data = serializers.JSONField(required=False, default=dict)  # type: ignore[assignment]
+    data = JsonObjectField(required=False, default=dict)  # type: ignore[assignment]
     engine = serializers.ChoiceField(choices=ENGINE_NAMES, required=False)
     renderer = renderer_field(
         required=False,
@@ -77,8 +87,17 @@ class JobCreateInputSerializer(serializers.Serializer):
         help_text="JavaScript whose top-level functions become Handlebars helpers "
         "(with an inline html_template only).",
     )
-    options = serializers.JSONField(required=False, default=dict)
+    options = PdfOptionsField(required=False, default=dict)
     callback_url = serializers.URLField(required=False, allow_blank=True, default="")
+    cache = serializers.BooleanField(
+        required=False,
+        help_text="Reuse the PDF of an identical completed job of yours (same template "
+        "version, data, options and renderer): the job completes at once with cached_from. "
+        "By default the template's cache_results.",
+    )
+
+    class Meta:
+        ref_name = "JobCreate"  # the schema's component name
 
 
 class JobCreateOutputSerializer(serializers.Serializer):
@@ -86,8 +105,11 @@ class JobCreateOutputSerializer(serializers.Serializer):
     status = serializers.CharField()
     status_url = serializers.URLField()
 
+    class Meta:
+        ref_name = "JobAccepted"
 
-class JobFilterSerializer(serializers.Serializer):
+
+class JobFilterSerializer(QueryFilters):
     status = serializers.ChoiceField(
         choices=JobStatus.values,
         required=False,
@@ -99,3 +121,51 @@ class JobFilterSerializer(serializers.Serializer):
             )
         },
     )
+    batch_id = serializers.UUIDField(required=False, help_text="Jobs of one batch submit.")
+
+
+class JobBatchInputSerializer(JsonInput):
+    """Documentation of the batch body: each item is checked on its own, so one bad item
+    fails alone."""
+
+    items = serializers.ListField(
+        child=JsonObjectField(),
+        min_length=1,
+        max_length=settings.PDF_MAX_BATCH,
+        help_text="Each a generate-pdf-async body, checked on its own.",
+    )
+
+    class Meta:
+        ref_name = "JobBatch"
+
+
+class JobBatchItemSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="Position of the item in the request.")
+    job_id = serializers.UUIDField(allow_null=True)
+    status = serializers.CharField(allow_null=True)
+    status_url = serializers.URLField(allow_null=True)
+    error = serializers.CharField(allow_null=True, help_text="Why this item was refused.")
+    code = serializers.CharField(allow_null=True)
+
+
+class JobBatchOutputSerializer(serializers.Serializer):
+    batch_id = serializers.UUIDField(help_text="Filter the jobs list with ?batch_id=.")
+    jobs = JobBatchItemSerializer(many=True)
+
+
+class WebhookAttemptSerializer(serializers.Serializer):
+    attempted_at = IsoDateTimeField()
+    status_code = serializers.IntegerField(allow_null=True, help_text="null: no answer")
+    error = serializers.CharField(help_text="Empty when the receiver took it.")
+    duration_ms = serializers.IntegerField()
+
+
+class WebhookDeliverySerializer(serializers.Serializer):
+    """One event sent to the job's callback URL, with every attempt and its answer."""
+
+    webhook_id = serializers.CharField(source="message_id", help_text="The webhook-id header.")
+    event_type = serializers.CharField(help_text="job.completed, job.failed or job.cancelled")
+    url = serializers.URLField()
+    created_at = IsoDateTimeField()
+    delivered_at = IsoDateTimeField(allow_null=True)
+    attempts = WebhookAttemptSerializer(many=True)

@@ -8,10 +8,13 @@ from jobs.live import sse
 
 urlpatterns = [
     path("generate-pdf-async", views.JobCreateApi.as_view(), name="job-create"),
+    path("generate-pdf-batch", views.JobBatchCreateApi.as_view(), name="job-batch-create"),
     path("jobs", views.JobListApi.as_view(), name="job-list"),
     path("jobs/events", sse.owner_job_events, name="owner-job-events"),  # before jobs/<id>
     path("jobs/<str:job_id>", views.JobDetailApi.as_view(), name="job-detail"),
     path("jobs/<str:job_id>/cancel", views.JobCancelApi.as_view(), name="job-cancel"),
+    path("jobs/<str:job_id>/retry", views.JobRetryApi.as_view(), name="job-retry"),
     path("jobs/<str:job_id>/pdf", views.JobPdfApi.as_view(), name="job-pdf"),
+    path("jobs/<str:job_id>/deliveries", views.JobDeliveryListApi.as_view(), name="job-deliveries"),
     path("jobs/<str:job_id>/events", sse.job_events, name="job-events"),
 ]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
+from typing import Any
+
+from django.conf import settings
 from django.core.files.storage import storages
 from django.http import FileResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -12,21 +16,48 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from accounts.models import ApiKey
+from accounts.throttles import StatusReadThrottle, SubmitThrottle, submit_budget_take
+from config.disclosure import public_text
+from config.exception_handler import flatten_errors
 from jobs import selectors, services
 from jobs.api.serializers import (
+    JobBatchInputSerializer,
+    JobBatchOutputSerializer,
     JobCreateInputSerializer,
     JobCreateOutputSerializer,
     JobFilterSerializer,
     JobOutputSerializer,
+    WebhookDeliverySerializer,
 )
 from jobs.links import pdf_download_token_valid
 from jobs.models import PdfJob
-from rendering.errors import NotFound
+from rendering.errors import ApplicationError, NotFound
 
 
 def _job_answer(request: Request, job: PdfJob) -> Response:
     return Response(JobOutputSerializer(job, context={"absolute": request.build_absolute_uri}).data)
+
+
+def _submit(
+    request: Request, fields: dict[str, Any], *, idempotency_key: str = "", **extra: Any
+) -> tuple[PdfJob, bool]:
+    """job_create from one checked submit body, as the calling key."""
+    return services.job_create(
+        owner=request.user,
+        idempotency_key=idempotency_key,
+        html_template=fields.get("html_template") or None,
+        template_slug=fields.get("template") or None,
+        data=fields.get("data"),
+        engine=fields.get("engine"),
+        options=fields.get("options"),
+        callback_url=fields.get("callback_url", ""),
+        renderer=fields.get("renderer"),
+        helpers=fields.get("helpers", ""),
+        cache=fields.get("cache"),
+        api_key=request.auth if isinstance(request.auth, ApiKey) else None,
+        **extra,
+    )
 
 
 class JobCreateApi(APIView):
@@ -49,18 +80,10 @@ class JobCreateApi(APIView):
             raise serializers.ValidationError("The request body must be a JSON object.")
         serializer = JobCreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        fields = serializer.validated_data
-        job, created = services.job_create(
-            owner=request.user,
+        job, created = _submit(
+            request,
+            serializer.validated_data,
             idempotency_key=request.headers.get("Idempotency-Key", "").strip(),
-            html_template=fields.get("html_template") or None,
-            template_slug=fields.get("template") or None,
-            data=fields.get("data"),
-            engine=fields.get("engine"),
-            options=fields.get("options"),
-            callback_url=fields.get("callback_url", ""),
-            renderer=fields.get("renderer"),
-            helpers=fields.get("helpers", ""),
         )
         state = JobOutputSerializer(job, context={"absolute": request.build_absolute_uri}).data
         return Response(
@@ -73,6 +96,51 @@ class JobCreateApi(APIView):
         )
 
 
+def _batch_item(request: Request, index: int, item: Any, *, batch_id: uuid.UUID) -> dict[str, Any]:
+    """One item of a batch: its job, or why it was refused (the others go on)."""
+    answer: dict[str, Any] = dict.fromkeys(("job_id", "status", "status_url", "error", "code"))
+    answer["index"] = index
+    serializer = JobCreateInputSerializer(data=item)
+    if not serializer.is_valid():
+        message = "; ".join(flatten_errors(serializer.errors))
+        return {**answer, "error": message, "code": "invalid_data"}
+    # The first item was counted by the view's own throttle; each further one takes one
+    # more submit from the key's API_RATE_SUBMIT budget, so a batch is no way around it.
+    if index > 0 and not submit_budget_take(request):
+        message = "Too many submits for this key's API_RATE_SUBMIT; send this item later."
+        return {**answer, "error": message, "code": "throttled"}
+    try:
+        job, _ = _submit(request, serializer.validated_data, batch_id=batch_id)
+    except ApplicationError as exc:
+        # Quotas (PDF_MAX_JOBS_IN_FLIGHT) refuse the items past them, one by one.
+        return {**answer, "error": public_text(exc.message), "code": exc.code}
+    state = JobOutputSerializer(job, context={"absolute": request.build_absolute_uri}).data
+    return {**answer, **{name: state[name] for name in ("job_id", "status", "status_url")}}
+
+
+class JobBatchCreateApi(APIView):
+    throttle_classes = [SubmitThrottle]
+
+    @extend_schema(request=JobBatchInputSerializer, responses={200: JobBatchOutputSerializer})
+    def post(self, request: Request) -> Response:
+        """Up to PDF_MAX_BATCH submits at once: one answer per item, each its own job or
+        error; the jobs share a batch_id. Not idempotent: resend only the refused items."""
+        items = request.data.get("items") if isinstance(request.data, dict) else None
+        if not isinstance(items, list) or not items:
+            raise serializers.ValidationError({"items": ["Give a list of submit bodies."]})
+        if bad := [i for i, item in enumerate(items) if not isinstance(item, dict)]:
+            raise serializers.ValidationError({"items": [f"items[{bad[0]}] is not an object."]})
+        if len(items) > settings.PDF_MAX_BATCH:
+            raise ApplicationError(
+                f"A batch takes at most {settings.PDF_MAX_BATCH} items (PDF_MAX_BATCH); "
+                f"this one has {len(items)}.",
+                code="too_many_items",  # a schema (maxItems) violation: 400, like others
+            )
+        batch_id = uuid.uuid4()
+        jobs = [_batch_item(request, i, item, batch_id=batch_id) for i, item in enumerate(items)]
+        return Response(JobBatchOutputSerializer({"batch_id": batch_id, "jobs": jobs}).data)
+
+
 class JobListApi(APIView):
     throttle_classes = [StatusReadThrottle]
 
@@ -80,11 +148,26 @@ class JobListApi(APIView):
         default_limit = 50
         max_limit = 200
 
-    @extend_schema(responses=JobOutputSerializer(many=True), parameters=[JobFilterSerializer])
+    @extend_schema(
+        parameters=[JobFilterSerializer],
+        responses=inline_serializer(
+            "PaginatedJobList",
+            {
+                "count": serializers.IntegerField(),
+                "next": serializers.URLField(allow_null=True),
+                "previous": serializers.URLField(allow_null=True),
+                "results": JobOutputSerializer(many=True),
+            },
+        ),
+    )
     def get(self, request: Request) -> Response:
         filters = JobFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        jobs = selectors.job_list(owner=request.user, status=filters.validated_data.get("status"))
+        jobs = selectors.job_list(
+            owner=request.user,
+            status=filters.validated_data.get("status"),
+            batch_id=filters.validated_data.get("batch_id"),
+        )
         paginator = self.Pagination()
         page = paginator.paginate_queryset(jobs, request, view=self)
         context = {"absolute": request.build_absolute_uri}
@@ -99,6 +182,28 @@ class JobDetailApi(APIView):
     @extend_schema(responses=JobOutputSerializer)
     def get(self, request: Request, job_id: str) -> Response:
         return _job_answer(request, selectors.job_get(owner=request.user, job_id=job_id))
+
+
+class JobDeliveryListApi(APIView):
+    throttle_classes = [StatusReadThrottle]
+
+    @extend_schema(responses=WebhookDeliverySerializer(many=True))
+    def get(self, request: Request, job_id: str) -> Response:
+        """The job's webhook deliveries (newest first), each with its attempts."""
+        job = selectors.job_get(owner=request.user, job_id=job_id)
+        deliveries = job.deliveries.prefetch_related("attempts")
+        return Response(WebhookDeliverySerializer(deliveries, many=True).data)
+
+
+class JobRetryApi(APIView):
+    throttle_classes = [SubmitThrottle]  # a retry queues a render like a submit
+
+    @extend_schema(request=None, responses={202: JobOutputSerializer})
+    def post(self, request: Request, job_id: str) -> Response:
+        """Send one of my failed jobs to the workers again (409 unless it failed)."""
+        job = services.job_retry(job=selectors.job_get(owner=request.user, job_id=job_id))
+        context = {"absolute": request.build_absolute_uri}
+        return Response(JobOutputSerializer(job, context=context).data, status=202)
 
 
 class JobCancelApi(APIView):

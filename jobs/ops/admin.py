@@ -13,11 +13,12 @@ from django.utils.safestring import SafeString
 
 from jobs import services
 from jobs.links import pdf_path
-from jobs.models import DeadLetter, JobStatus, PdfJob
+from jobs.models import DeadLetter, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
 from jobs.ops import (
     alert_admin,  # noqa: F401 - registers the Alert admin
     dead_letters,
 )
+from jobs.worker import dispatch
 from rendering.errors import Conflict
 
 
@@ -92,7 +93,10 @@ class PdfJobAdmin(admin.ModelAdmin):
                 )
             },
         ),
-        ("Result", {"fields": ("download", "page_count", "size_bytes")}),
+        (
+            "Result",
+            {"fields": ("download", "page_count", "size_bytes", "expired_at", "cached_from")},
+        ),
         (
             "Request",
             {
@@ -106,6 +110,8 @@ class PdfJobAdmin(admin.ModelAdmin):
                     "html_template",
                     "callback_url",
                     "idempotency_key",
+                    "api_key",
+                    "batch_id",
                 )
             },
         ),
@@ -150,6 +156,8 @@ class PdfJobAdmin(admin.ModelAdmin):
     def download(self, job: PdfJob) -> SafeString | str:
         if job.status != JobStatus.COMPLETED:
             return "-"
+        if job.is_expired:
+            return "deleted by retention (PDF_RETENTION_DAYS)"
         return format_html('<a href="{}">Download {}</a>', pdf_path(job.job_id), job.filename)
 
     @admin.display(description="options")
@@ -220,3 +228,46 @@ class DeadLetterAdmin(admin.ModelAdmin):
     def discard(self, request: HttpRequest, queryset: QuerySet[DeadLetter]) -> None:
         count = dead_letters.dead_letters_discard(dead_letters=queryset)
         self.message_user(request, f"Discarded {count} dead letter(s).")
+
+
+class WebhookAttemptInline(admin.TabularInline):
+    model = WebhookAttempt
+    extra = 0
+    can_delete = False
+    fields = ("attempted_at", "status_code", "error", "duration_ms")
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    """Signed webhooks sent to callback URLs: each with its attempts and answers."""
+
+    list_display = ("message_id", "event_type", "job", "url", "created_at", "delivered_at")
+    list_filter = ("event_type", ("delivered_at", admin.EmptyFieldListFilter))
+    search_fields = ("job__job_id", "url")
+    readonly_fields = ("message_id", "job", "event_type", "url", "payload", "created_at")
+    fields = (*readonly_fields, "delivered_at")
+    inlines = [WebhookAttemptInline]
+    actions = ["resend"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Resend selected deliveries (same webhook-id, new signature)")
+    def resend(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
+        # On the callbacks queue, like every webhook: the admin never waits on a receiver.
+        sent = [
+            delivery.message_id
+            for delivery in queryset
+            if dispatch.webhook_resend_enqueue(delivery_id=delivery.pk)
+        ]
+        if sent:
+            self.message_user(
+                request,
+                f"Resending {len(sent)} delivery(ies); each attempt appears on its page.",
+            )
+        if len(sent) < len(queryset):
+            self.message_user(request, "The broker refused some resends.", messages.ERROR)

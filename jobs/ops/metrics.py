@@ -47,6 +47,10 @@ JOBS_DEAD_LETTERED = Counter(
     ["error_code"],
 )
 JOBS_CANCELLED = Counter("pdf_jobs_cancelled", "Jobs cancelled before they finished.")
+JOBS_CACHED = Counter(
+    "pdf_jobs_cached", "Jobs completed from the result cache, with no render.", ["renderer"]
+)
+PDFS_DELETED = Counter("pdf_files_deleted", "Stored PDFs deleted by retention.")
 WEBHOOK_DELIVERIES = Counter(
     "pdf_webhook_deliveries",
     "Completion callback delivery attempts, by outcome (delivered, retry, gave_up).",

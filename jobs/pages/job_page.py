@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from config.disclosure import public_text
 from jobs import selectors, services
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
 from jobs.pages.present import job_state
-from rendering.errors import Conflict, NotFound
+from rendering.errors import ApplicationError, Conflict, NotFound
 
 
 def _own_job(request: HttpRequest, job_id: str) -> PdfJob:
@@ -25,15 +27,24 @@ def _own_job(request: HttpRequest, job_id: str) -> PdfJob:
 @login_required
 def job_page(request: HttpRequest, job_id: str) -> HttpResponse:
     job = _own_job(request, job_id)
-    return render(request, "jobs/job.html", {"job": job, "state": job_state(request, job)})
+    context = {
+        "job": job,
+        "state": job_state(request, job),
+        "retention_days": settings.PDF_RETENTION_DAYS,
+    }
+    return render(request, "jobs/job.html", context)
 
 
 @login_required
 @require_POST
 def job_retry(request: HttpRequest, job_id: str) -> HttpResponse:
     job = _own_job(request, job_id)
-    if services.job_redrive(job_id=job.job_id) is None:
+    try:
+        services.job_retry(job=job)  # the API's rule: a failed job, within the quota
+    except Conflict:
         messages.warning(request, "Only a failed job can be retried; this one is not failed.")
+    except ApplicationError as exc:
+        messages.warning(request, public_text(exc.message))
     else:
         messages.success(request, "The job is queued again.")
     return redirect("job-page", job_id=job.job_id)
@@ -58,4 +69,7 @@ def job_download(request: HttpRequest, job_id: str) -> HttpResponse:
     job = _own_job(request, job_id)
     if job.status != JobStatus.COMPLETED:
         raise Http404("This job has no PDF yet.")
+    if job.is_expired:
+        messages.warning(request, selectors.pdf_expired_message(job))
+        return redirect("job-page", job_id=job.job_id)
     return HttpResponseRedirect(pdf_path(job.job_id))

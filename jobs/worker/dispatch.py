@@ -17,11 +17,13 @@ logger = logging.getLogger(__name__)
 
 RENDER_TASK = "jobs.render_pdf"
 CALLBACK_TASK = "jobs.deliver_callback"
+WEBHOOK_RESEND_TASK = "jobs.resend_webhook"
 RECONCILE_TASK = "jobs.reconcile"
 REDRIVE_DEAD_LETTERS_TASK = "jobs.redrive_dead_letters"
 CHUNK_TASK = "jobs.render_chunk"
 MERGE_TASK = "jobs.merge_chunks"
 EVALUATE_ALERTS_TASK = "jobs.evaluate_alerts"
+RETENTION_TASK = "jobs.retention"
 TASK_ID_PREFIX = "render-"
 
 
@@ -64,3 +66,14 @@ def job_chunks_send(*, job_id: UUID | str, count: int) -> None:
 
     header = [app.signature(CHUNK_TASK, args=(str(job_id), index)) for index in range(count)]
     chord(header)(app.signature(MERGE_TASK, args=(str(job_id),)))
+
+
+def webhook_resend_enqueue(*, delivery_id: int) -> bool:
+    """An operator's resend goes to the callbacks queue like every webhook, so the web
+    process never waits on a tenant's server. False when the broker refused it."""
+    try:
+        app.send_task(WEBHOOK_RESEND_TASK, args=[delivery_id])
+    except Exception:
+        logger.warning("could not enqueue the resend of webhook delivery %s", delivery_id)
+        return False
+    return True

@@ -9,7 +9,7 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
 from config.disclosure import internal_error, public_error
-from jobs import callbacks
+from jobs import callbacks, retention
 from jobs.ops import alerts, dead_letters, history, queues, reconciler
 from jobs.worker import chunked, execution
 from jobs.worker.dispatch import (
@@ -20,6 +20,8 @@ from jobs.worker.dispatch import (
     RECONCILE_TASK,
     REDRIVE_DEAD_LETTERS_TASK,
     RENDER_TASK,
+    RETENTION_TASK,
+    WEBHOOK_RESEND_TASK,
 )
 from jobs.worker.execution import Defer
 from rendering.errors import RenderError
@@ -124,6 +126,17 @@ def deliver_callback(self: Task, job_id: str) -> None:
     except callbacks.CallbackError as exc:
         countdown = execution.retry_countdown(attempt=self.request.retries + 1)
         raise self.retry(countdown=countdown, exc=exc) from exc
+
+
+@shared_task(name=RETENTION_TASK)
+def apply_retention() -> dict[str, int]:
+    return retention.retention_run()
+
+
+@shared_task(name=WEBHOOK_RESEND_TASK)
+def resend_webhook(delivery_id: int) -> None:
+    # Once: an operator's resend is not retried; its attempt shows in the admin.
+    callbacks.webhook_resend(delivery_id=delivery_id)
 
 
 @shared_task(name=EVALUATE_ALERTS_TASK)

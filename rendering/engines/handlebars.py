@@ -8,13 +8,18 @@ each render gets a fresh isolate so one tenant's template cannot leave state for
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
+import os
+import queue
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from py_mini_racer import (
     JSEvalException,
@@ -63,12 +68,70 @@ _PARSE_JS = """
 })
 """
 
-_parser_lock = threading.Lock()
+_T = TypeVar("_T")
 _parser: MiniRacer | None = None
 # Isolates stopped by a time limit: V8 reports the termination asynchronously, and closing
 # one before that report lands makes mini-racer call into a closed event loop. Each is
 # closed at the next render instead, long after its report arrived.
 _terminated: list[MiniRacer] = []
+
+
+class _V8Thread:
+    """The process's one thread that makes, uses and closes isolates. mini-racer crashes
+    the process (SIGSEGV) making an isolate once a thread that made a still-open one has
+    ended, or closing an isolate from another thread at exit; and Django's ASGI handler
+    runs each request's sync code on a thread that ends with the request. A daemon, so it
+    still serves the atexit hook that closes the shared parser."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self._jobs: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...], Future[Any]]]
+        self._jobs = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="v8", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            work, args, future = self._jobs.get()
+            try:
+                future.set_result(work(*args))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+    def run(self, work: Callable[..., _T], *args: Any) -> _T:
+        future: Future[_T] = Future()
+        self._jobs.put((work, args, future))
+        return future.result()
+
+
+_v8_lock = threading.Lock()
+_v8: _V8Thread | None = None
+
+
+def _on_v8_thread(work: Callable[..., _T], *args: Any) -> _T:
+    """Run `work` on the V8 thread. Per process: a forked worker child starts its own
+    thread and parser (the parent's thread does not cross a fork)."""
+    global _v8, _parser
+    with _v8_lock:
+        if _v8 is None or _v8.pid != os.getpid():
+            _v8 = _V8Thread()
+            _parser = None
+            _terminated.clear()
+        v8 = _v8
+    return v8.run(work, *args)
+
+
+def _close_all() -> None:
+    global _parser
+    _close_terminated()
+    if _parser is not None:
+        _parser.close()
+        _parser = None
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    if _v8 is not None and _v8.pid == os.getpid():
+        _v8.run(_close_all)
 
 
 def _close_terminated() -> None:
@@ -90,31 +153,27 @@ _parsed: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
 
 
 def _parse(source: str) -> dict[str, Any]:
+    """On the V8 thread (see _on_v8_thread), so the cache needs no lock."""
     digest = hashlib.sha256(source.encode("utf-8")).digest()
-    with _parser_lock:
-        if digest in _parsed:
-            _parsed.move_to_end(digest)
-            return _parsed[digest]
+    if digest in _parsed:
+        _parsed.move_to_end(digest)
+        return _parsed[digest]
     result = _parse_uncached(source)
-    with _parser_lock:
-        _parsed[digest] = result
-        while len(_parsed) > _PARSED_MAX:
-            _parsed.popitem(last=False)
+    _parsed[digest] = result
+    while len(_parsed) > _PARSED_MAX:
+        _parsed.popitem(last=False)
     return result
 
 
 def _parse_uncached(source: str) -> dict[str, Any]:
-    # Parsing runs no template code, so one isolate per process is safe to share (behind a
-    # lock: an isolate is single-threaded) and keeps the syntax check at submit time off
-    # the ~15 ms isolate start-up. Per-thread would not do: Django's ASGI handler runs each
-    # request's sync code on a thread of its own.
+    # Parsing runs no template code, so one isolate per process is safe to share (only
+    # the V8 thread uses it) and keeps the syntax check at submit time off the ~15 ms
+    # isolate start-up.
     global _parser
-    with _parser_lock:
-        if _parser is None:
-            _parser = _new_isolate()
-        # No time limit: parsing runs no template code and the source size is capped, and
-        # mini-racer refuses a timeout on a thread with a running asyncio loop.
-        return json.loads(_parser.call(_PARSE_JS, source))
+    if _parser is None:
+        _parser = _new_isolate()
+    # No time limit: parsing runs no template code and the source size is capped.
+    return dict(json.loads(_parser.call(_PARSE_JS, source)))
 
 
 def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
@@ -164,39 +223,15 @@ class HandlebarsEngine:
     name = "handlebars"
 
     def check(self, source: str) -> None:
-        result = _parse(source)
+        result = _on_v8_thread(_parse, source)
         if not result["ok"]:
             raise _syntax_error(result["message"], result["line"])
 
     def check_helpers(self, helpers: str, limits: Limits = DEFAULT_LIMITS) -> None:
         """Load the helpers in a throwaway isolate, under the render's limits: a syntax
         error (with its line) or a top-level error is reported before anything is queued."""
-        if not helpers.strip():
-            return
-        _close_terminated()
-        ctx = MiniRacer()
-        ctx.set_hard_memory_limit(limits.template_max_memory_mb * 1024 * 1024)
-        try:
-            ctx.eval(helpers, timeout_sec=limits.template_timeout_ms / 1000)
-        except JSParseException as exc:
-            ctx.close()
-            raise _helpers_syntax_error(str(exc)) from None
-        except (JSTimeoutException, JSOOMException):
-            _terminated.append(ctx)
-            raise LimitExceeded(
-                f"The helpers took longer than {limits.template_timeout_ms} ms or more than "
-                f"{limits.template_max_memory_mb} MB to load."
-            ) from None
-        except JSEvalException as exc:
-            ctx.close()
-            found = _V8_LINE.search(str(exc))
-            if found is None:
-                raise TemplateRuntimeError("Helpers error: their top-level code failed.") from None
-            line = int(found.group(1))
-            raise TemplateRuntimeError(
-                f"Helpers error on line {line}: {found.group(2)}", line=line
-            ) from None
-        ctx.close()
+        if helpers.strip():
+            _on_v8_thread(_helpers_load, helpers, limits)
 
     def render(
         self,
@@ -205,27 +240,7 @@ class HandlebarsEngine:
         limits: Limits = DEFAULT_LIMITS,
         helpers: str = "",
     ) -> str:
-        _close_terminated()
-        ctx = _new_isolate()
-        ctx.set_hard_memory_limit(limits.template_max_memory_mb * 1024 * 1024)
-        try:
-            raw = ctx.call(
-                _RENDER_JS, source, data, helpers, timeout_sec=limits.template_timeout_ms / 1000
-            )
-        except JSTimeoutException:
-            _terminated.append(ctx)
-            raise LimitExceeded(
-                f"The template took longer than {limits.template_timeout_ms} ms to render."
-            ) from None
-        except JSOOMException:
-            _terminated.append(ctx)  # stopped like a timed-out one: close it later
-            raise LimitExceeded(
-                f"The template used more than {limits.template_max_memory_mb} MB to render."
-            ) from None
-        except JSEvalException as exc:
-            ctx.close()
-            raise TemplateRuntimeError(f"Template error: {str(exc).splitlines()[0]}") from None
-        ctx.close()
+        raw = _on_v8_thread(_render_raw, source, data, limits, helpers)
         result = json.loads(raw)
         if result["ok"]:
             html = str(result["html"])
@@ -237,3 +252,61 @@ class HandlebarsEngine:
         if result["syntax"]:
             raise _syntax_error(result["message"], result["line"])
         raise _runtime_error(source, result["message"], result["line"])
+
+
+def _helpers_load(helpers: str, limits: Limits) -> None:
+    """On the V8 thread: HandlebarsEngine.check_helpers."""
+    _close_terminated()
+    ctx = MiniRacer()
+    ctx.set_hard_memory_limit(limits.template_max_memory_mb * 1024 * 1024)
+    try:
+        # The script's completion value is made `undefined`: a value mini-racer cannot
+        # convert (a BigInt like `1n`) fails on its event loop, the eval then waits out
+        # the time limit, and closing that isolate later crashed the web process. The
+        # appended line does not move the line numbers of a syntax error.
+        ctx.eval(f"{helpers}\n;void 0", timeout_sec=limits.template_timeout_ms / 1000)
+    except JSParseException as exc:
+        ctx.close()
+        raise _helpers_syntax_error(str(exc)) from None
+    except (JSTimeoutException, JSOOMException):
+        _terminated.append(ctx)
+        raise LimitExceeded(
+            f"The helpers took longer than {limits.template_timeout_ms} ms or more than "
+            f"{limits.template_max_memory_mb} MB to load."
+        ) from None
+    except JSEvalException as exc:
+        ctx.close()
+        found = _V8_LINE.search(str(exc))
+        if found is None:
+            raise TemplateRuntimeError("Helpers error: their top-level code failed.") from None
+        line = int(found.group(1))
+        raise TemplateRuntimeError(
+            f"Helpers error on line {line}: {found.group(2)}", line=line
+        ) from None
+    ctx.close()
+
+
+def _render_raw(source: str, data: dict[str, Any], limits: Limits, helpers: str) -> str:
+    """On the V8 thread: the render's JSON answer, in a fresh isolate."""
+    _close_terminated()
+    ctx = _new_isolate()
+    ctx.set_hard_memory_limit(limits.template_max_memory_mb * 1024 * 1024)
+    try:
+        raw = ctx.call(
+            _RENDER_JS, source, data, helpers, timeout_sec=limits.template_timeout_ms / 1000
+        )
+    except JSTimeoutException:
+        _terminated.append(ctx)
+        raise LimitExceeded(
+            f"The template took longer than {limits.template_timeout_ms} ms to render."
+        ) from None
+    except JSOOMException:
+        _terminated.append(ctx)  # stopped like a timed-out one: close it later
+        raise LimitExceeded(
+            f"The template used more than {limits.template_max_memory_mb} MB to render."
+        ) from None
+    except JSEvalException as exc:
+        ctx.close()
+        raise TemplateRuntimeError(f"Template error: {str(exc).splitlines()[0]}") from None
+    ctx.close()
+    return str(raw)

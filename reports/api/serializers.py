@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from config.api_fields import JsonInput, JsonObjectField, PdfOptionsField, QueryFilters
 from rendering.engines import ENGINE_NAMES
 from rendering.renderers import DEFAULT_RENDERER, RENDERER_NAMES
 from reports.models import ReportTemplate
@@ -36,8 +37,9 @@ class TemplateOutputSerializer(serializers.Serializer):
     html = serializers.CharField()
     css = serializers.CharField()
     helpers = serializers.CharField()
-    schema = serializers.JSONField(help_text="JSON Schema every job's data must match.")
-    sample_data = serializers.JSONField()
+    schema = JsonObjectField(help_text="JSON Schema every job's data must match.")
+    sample_data = JsonObjectField()
+    cache_results = serializers.BooleanField()
     version = serializers.SerializerMethodField(help_text="Number of the version new jobs render.")
     builtin = serializers.SerializerMethodField()
     archived = serializers.BooleanField(source="is_archived")
@@ -59,7 +61,7 @@ class TemplateVersionOutputSerializer(serializers.Serializer):
     created_at = IsoDateTimeField()
 
 
-class TemplateFieldsSerializer(serializers.Serializer):
+class TemplateFieldsSerializer(JsonInput):
     name = serializers.CharField(max_length=200)
     engine = serializers.ChoiceField(choices=ENGINE_NAMES, default="handlebars")
     renderer = renderer_field(default=DEFAULT_RENDERER, help_text="What lays the HTML out.")
@@ -71,8 +73,12 @@ class TemplateFieldsSerializer(serializers.Serializer):
         trim_whitespace=False,
         help_text="JavaScript whose top-level functions become Handlebars helpers.",
     )
-    schema = serializers.JSONField(required=False)
-    sample_data = serializers.JSONField(required=False)
+    schema = JsonObjectField(required=False)
+    sample_data = JsonObjectField(required=False)
+    cache_results = serializers.BooleanField(
+        required=False,
+        help_text="Submits of this template use the result cache unless they send cache: false.",
+    )
 
 
 class TemplateCreateSerializer(TemplateFieldsSerializer):
@@ -84,18 +90,18 @@ class TemplateUpdateSerializer(TemplateFieldsSerializer):
         super().__init__(*args, partial=True, **kwargs)
 
 
-class TemplateFilterSerializer(serializers.Serializer):
+class TemplateFilterSerializer(QueryFilters):
     archived = serializers.BooleanField(
         required=False, default=False, help_text="include archived ones"
     )
 
 
-class TemplatePreviewSerializer(serializers.Serializer):
-    data = serializers.JSONField(  # type: ignore[assignment]
+class TemplatePreviewSerializer(JsonInput):
+    data = JsonObjectField(  # type: ignore[assignment]
         required=False,
         help_text="Defaults to the sample data; required when the template has none.",
     )
-    options = serializers.JSONField(required=False, default=dict)
+    options = PdfOptionsField(required=False, default=dict)
     width = serializers.IntegerField(required=False, min_value=100, max_value=1600)
     renderer = renderer_field(
         required=False, help_text="Preview with another renderer than the template's."

@@ -84,7 +84,7 @@ class TemplateDetailApi(APIView):
         changes = {k: v for k, v in serializer.validated_data.items() if k in request.data}
         return _answer(template_update(template=template, by=request.user, **changes))
 
-    @extend_schema(request=None, responses=TemplateOutputSerializer)
+    @extend_schema(request=None, responses={200: TemplateOutputSerializer})
     def delete(self, request: Request, slug: str) -> Response:
         """Archive: the template takes no new jobs; its versions stay for old jobs."""
         return _answer(template_archive(template=_own_template(request, slug)))

@@ -1,8 +1,8 @@
-// API keys: copy a new key to the clipboard (it is shown only once).
-const button = document.querySelector("[data-copy]");
-if (button) {
+// API keys: copy a new key (or its webhook signing secret) to the clipboard; both are
+// shown only once.
+const status = document.querySelector("[data-copy-status]");
+for (const button of document.querySelectorAll("[data-copy]")) {
   const input = document.querySelector(button.dataset.copy);
-  const status = document.querySelector("[data-copy-status]");
   input.addEventListener("focus", () => input.select());
   button.addEventListener("click", async () => {
     input.select();
@@ -10,8 +10,8 @@ if (button) {
       await navigator.clipboard.writeText(input.value);
       status.textContent = "Copied to the clipboard.";
     } catch {
-      // No clipboard permission (plain http, an old browser): the key is selected instead.
-      status.textContent = "Press Ctrl+C (⌘C) to copy the selected key.";
+      // No clipboard permission (plain http, an old browser): the text is selected instead.
+      status.textContent = "Press Ctrl+C (⌘C) to copy the selected text.";
     }
   });
 }

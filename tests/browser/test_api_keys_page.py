@@ -23,9 +23,14 @@ def test_create_copy_use_and_revoke_a_key(page, person, live_stack):
 
     secret = page.get_by_label("New API key").input_value()
     assert re.fullmatch(r"rk_[0-9a-f]{12}_\S+", secret)
-    page.get_by_role("button", name="Copy").click()
+    page.get_by_role("button", name="Copy", exact=True).click()
     expect(page.locator("[data-copy-status]")).to_have_text("Copied to the clipboard.")
     assert page.evaluate("navigator.clipboard.readText()") == secret
+    # The key's webhook signing secret is shown once beside it, with its own copy button.
+    webhook_secret = page.get_by_label("Webhook signing secret").input_value()
+    assert webhook_secret.startswith("whsec_")
+    page.get_by_role("button", name="Copy secret").click()
+    assert page.evaluate("navigator.clipboard.readText()") == webhook_secret
     shoot(page, "09-api-key-created")
 
     jobs_url = live_stack.url("/api/v1/jobs")

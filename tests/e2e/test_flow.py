@@ -9,9 +9,11 @@ import time
 
 import httpx
 import pytest
+from standardwebhooks.webhooks import Webhook
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from accounts.models import ApiKey
 from accounts.services import api_key_create
 from jobs.worker import dispatch
 from reports.samples import sample_files, template_sync_samples
@@ -188,7 +190,7 @@ def test_idempotent_submit_over_http(http):
     assert "different request" in other.json()["error"]
 
 
-def test_completion_callback_is_posted_once(http):
+def test_completion_callback_is_posted_once_signed(http, integrator):
     hook = Receiver()
     try:
         body = http.post(
@@ -205,6 +207,14 @@ def test_completion_callback_is_posted_once(http):
     assert job["status"] == "completed"
     assert len(hook.received) == 1
     headers, payload = hook.received[0]
-    assert payload["status"] == "completed"
-    assert payload["job_id"] == body["job_id"]
+    assert payload["type"] == "job.completed"
+    assert payload["data"]["status"] == "completed"
+    assert payload["data"]["job_id"] == body["job_id"]
     assert headers["Idempotency-Key"] == f"{body['job_id']}:completed"
+    # A receiver checks it exactly as the README shows, with the key's signing secret.
+    secret = ApiKey.objects.get(user=integrator[0]).webhook_secret
+    verified = Webhook(secret).verify(hook.raw[0], {k.lower(): v for k, v in headers.items()})
+    assert verified == payload
+    deliveries = http.get(f"/api/v1/jobs/{body['job_id']}/deliveries").json()
+    assert [d["webhook_id"] for d in deliveries] == [headers["webhook-id"]]
+    assert [a["status_code"] for a in deliveries[0]["attempts"]] == [200]

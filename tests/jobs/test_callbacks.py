@@ -36,8 +36,9 @@ def test_final_state_is_posted_once_with_an_idempotency_key(receiver):
     assert len(hook.received) == 1
     headers, body = hook.received[0]
     assert headers["Idempotency-Key"] == f"{job.job_id}:completed"
-    assert (body["job_id"], body["status"]) == (str(job.job_id), "completed")
-    assert body["pdf_url"].startswith("http://127.0.0.1:8000/api/v1/jobs/")
+    assert body["type"] == "job.completed"
+    assert (body["data"]["job_id"], body["data"]["status"]) == (str(job.job_id), "completed")
+    assert body["data"]["pdf_url"].startswith("http://127.0.0.1:8000/api/v1/jobs/")
     job.refresh_from_db()
     assert job.callback_sent_at is not None
     assert job.callback_attempts == 1

@@ -3,6 +3,8 @@ and Jinja2 and Handlebars format dates, numbers and money for a locale."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from rendering.engines import engine_render as _engine_render
@@ -59,6 +61,16 @@ def test_a_syntax_error_in_the_helpers_names_the_line():
     with pytest.raises(TemplateSyntaxError, match=r"Helpers syntax error on line 3") as failure:
         helpers_check("handlebars", helpers)
     assert failure.value.line == 3
+
+
+@pytest.mark.parametrize("helpers", ["1n", "Symbol()", "new Promise(() => {})", "(x) => x"])
+def test_helpers_whose_last_value_python_cannot_read_still_load_at_once(helpers, settings):
+    # A BigInt as the script's value once failed inside mini-racer, the check waited out
+    # the time limit, and closing that isolate later crashed the web process.
+    settings.PDF_TEMPLATE_TIMEOUT_MS = 60_000
+    started = time.monotonic()
+    helpers_check("handlebars", helpers)
+    assert time.monotonic() - started < 5
 
 
 def test_a_failing_helper_is_a_template_error_naming_it():

@@ -23,5 +23,7 @@ class Command(BaseCommand):
         self, *args: Any, username: str, name: str, expires_in_days: int | None, **options: Any
     ) -> None:
         user = user_get_or_create(username=username)
-        _, raw_key = api_key_create(user=user, name=name, expires_in_days=expires_in_days)
+        key, raw_key = api_key_create(user=user, name=name, expires_in_days=expires_in_days)
         self.stdout.write(raw_key)
+        # stderr, so `KEY=$(manage.py create_api_key alice)` still captures only the key.
+        self.stderr.write(f"webhook signing secret: {key.webhook_secret}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from jobs.models import DeadLetter, JobStatus, PdfJob
 from jobs.worker import dispatch
@@ -39,6 +40,20 @@ def test_job_pages_show_state_error_and_download(operator):
     assert "Missing helper" in page
     done_page = operator.get(f"/admin/jobs/pdfjob/{done.pk}/change/").content.decode()
     assert f"/api/v1/jobs/{done.job_id}/pdf?token=" in done_page
+
+
+def test_an_expired_jobs_page_says_retention_deleted_its_pdf(operator):
+    source = PdfJobFactory(status=JobStatus.COMPLETED, pdf_file="x.pdf")
+    expired = PdfJobFactory(
+        status=JobStatus.COMPLETED,
+        pdf_file="x.pdf",
+        expired_at=timezone.now(),
+        cached_from=source.job_id,
+    )
+    page = operator.get(f"/admin/jobs/pdfjob/{expired.pk}/change/").content.decode()
+    assert "deleted by retention" in page
+    assert f"/api/v1/jobs/{expired.job_id}/pdf?token=" not in page
+    assert str(source.job_id) in page  # cached_from
 
 
 def test_redrive_action_requeues_only_failed_jobs(

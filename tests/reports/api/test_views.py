@@ -165,4 +165,17 @@ def test_openapi_schema_documents_the_template_endpoints(api):
     assert {"/api/v1/templates", "/api/v1/templates/{slug}/preview"} <= set(paths)
     assert "200" in paths["/api/v1/templates/{slug}/preview"]["post"]["responses"]
     components = response.json()["components"]["schemas"]
-    assert {"TemplateCreate", "PatchedTemplateUpdate", "TemplatePreview"} <= set(components)
+    assert {
+        "TemplateCreateRequest",
+        "PatchedTemplateUpdateRequest",
+        "TemplatePreviewRequest",
+    } <= set(components)
+
+
+@pytest.mark.parametrize("field", ["schema", "sample_data"])
+@pytest.mark.parametrize("value", [False, [], 0, ""])
+def test_a_falsy_non_object_schema_or_sample_data_is_refused(api, field, value):
+    body = {"slug": "falsy", "name": "Falsy", "html": "<p>x</p>", field: value}
+    response = api.post(URL, body, format="json")
+    assert response.status_code == 400
+    assert "must be a JSON object" in response.json()["error"]

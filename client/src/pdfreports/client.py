@@ -1,0 +1,308 @@
+"""The synchronous client: `Client(base_url, api_key).submit(...)` returns a `Job` to wait on."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+from httpx_sse import SSEError, connect_sse
+
+from pdfreports import protocol
+from pdfreports.errors import ApiError, JobFailed, PdfReportsError, ServiceUnavailable
+from pdfreports.follow import SSE_MAX_FAILURES, OnUpdate, Tracker, Transport
+from pdfreports.models import JobState, Template
+from pdfreports.retry import RetryEvent, RetryPolicy
+
+OnRetry = Callable[[RetryEvent], None]
+OnBytes = Callable[[int, int | None], None]
+
+
+class Client:
+    """A connection to the service, authenticated by API key. Use it as a context manager
+    (or call `close()`) to release its connections."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float = 30.0,
+        retry: RetryPolicy | None = None,
+        on_retry: OnRetry | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.retry = retry or RetryPolicy()
+        self.on_retry = on_retry
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            headers={protocol.API_KEY_HEADER: api_key, "User-Agent": protocol.USER_AGENT},
+            timeout=timeout,
+            transport=transport,
+        )
+        # Signed download links are their own credential: the API key is not sent with them.
+        self._links = httpx.Client(
+            headers={"User-Agent": protocol.USER_AGENT}, timeout=timeout, transport=transport
+        )
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+        self._links.close()
+
+    # -- transport ---------------------------------------------------------------------
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        *,
+        idempotent: bool,
+        http: httpx.Client | None = None,
+        stream: bool = False,
+        **kwargs: Any,
+    ) -> httpx.Response:
+        """Send with retries (see pdfreports.retry); a final error answer raises ApiError."""
+        http = http or self._http
+        request = http.build_request(method, url, **kwargs)
+        attempt = 0
+        while True:
+            response: httpx.Response | None = None
+            try:
+                response = http.send(request, stream=stream)
+            except httpx.TransportError as exc:
+                delay = self.retry.delay(attempt=attempt, response=None, idempotent=idempotent)
+                if delay is None:
+                    raise ServiceUnavailable(f"{method} {request.url}: {exc!r}") from exc
+                reason = type(exc).__name__
+            else:
+                delay = self.retry.delay(attempt=attempt, response=response, idempotent=idempotent)
+                if delay is None:
+                    if not response.is_success:
+                        response.read()
+                        response.close()
+                        protocol.raise_for_error(response)
+                    return response
+                reason = f"{response.status_code} {response.reason_phrase}"
+                response.close()
+            if self.on_retry:
+                self.on_retry(RetryEvent(method, str(request.url), attempt + 1, delay, reason))
+            time.sleep(delay)
+            attempt += 1
+
+    def _json(self, method: str, url: str, *, idempotent: bool, **kwargs: Any) -> Any:
+        return self._send(method, url, idempotent=idempotent, **kwargs).json()
+
+    # -- jobs --------------------------------------------------------------------------
+
+    def submit(
+        self,
+        template: str | None = None,
+        *,
+        html_template: str | None = None,
+        data: dict[str, Any] | None = None,
+        engine: str | None = None,
+        options: dict[str, Any] | None = None,
+        callback_url: str | None = None,
+        idempotency_key: str | None = None,
+        renderer: str | None = None,
+        cache: bool | None = None,
+    ) -> Job:
+        """Queue a report from a stored template (by slug) or inline HTML. Every submit
+        carries an Idempotency-Key (a new one unless given), so the retries this client
+        makes, or a caller's own with the same key, never create a second job."""
+        body = protocol.submit_body(
+            template=template,
+            html_template=html_template,
+            data=data,
+            engine=engine,
+            options=options,
+            callback_url=callback_url,
+            renderer=renderer,
+            cache=cache,
+        )
+        key = idempotency_key or str(uuid.uuid4())
+        answer = self._json(
+            "POST",
+            protocol.submit_path(),
+            json=body,
+            headers={"Idempotency-Key": key},
+            idempotent=True,
+        )
+        return Job(self, str(answer["job_id"]))
+
+    def job(self, job_id: str) -> Job:
+        return Job(self, job_id)
+
+    def get_job(self, job_id: str) -> JobState:
+        return JobState.from_json(self._json("GET", protocol.job_path(job_id), idempotent=True))
+
+    def list_jobs(self, *, status: str | None = None, limit: int = 50) -> list[JobState]:
+        params: dict[str, Any] = {"limit": limit} | ({"status": status} if status else {})
+        page = self._json("GET", f"{protocol.API}/jobs", params=params, idempotent=True)
+        return [JobState.from_json(item) for item in page["results"]]
+
+    def cancel(self, job_id: str) -> JobState:
+        answer = self._json("POST", protocol.job_path(job_id, "/cancel"), idempotent=False)
+        return JobState.from_json(answer)
+
+    def download(
+        self, job_id: str, dest: str | os.PathLike[str], *, on_bytes: OnBytes | None = None
+    ) -> Path:
+        """Write a completed job's PDF to `dest` (a file, or a directory for the service's
+        file name). Raises JobFailed if the job failed, ApiError if it is not done."""
+        return Job(self, job_id).download(dest, on_bytes=on_bytes)
+
+    # -- templates ---------------------------------------------------------------------
+
+    def list_templates(self, *, include_archived: bool = False) -> list[Template]:
+        params = {"archived": "true"} if include_archived else {}
+        answer = self._json("GET", protocol.template_path(), params=params, idempotent=True)
+        return [Template.from_json(item) for item in answer]
+
+    def get_template(self, slug: str) -> Template:
+        return Template.from_json(self._json("GET", protocol.template_path(slug), idempotent=True))
+
+    def push_template(self, slug: str, **fields: Any) -> tuple[Template, bool]:
+        """Create the template, or update the caller's own one with the given fields (a
+        change to what renders makes a new version). Returns (template, created)."""
+        try:
+            self.get_template(slug)
+        except ApiError as exc:
+            if exc.status_code != 404:
+                raise
+            body = {"slug": slug, "name": fields.pop("name", None) or slug, **fields}
+            answer = self._json("POST", protocol.template_path(), json=body, idempotent=False)
+            return Template.from_json(answer), True
+        answer = self._json("PATCH", protocol.template_path(slug), json=fields, idempotent=True)
+        return Template.from_json(answer), False
+
+    def preview_template(
+        self,
+        slug: str,
+        *,
+        data: dict[str, Any] | None = None,
+        options: dict[str, Any] | None = None,
+        width: int | None = None,
+    ) -> bytes:
+        """The template's first page as PNG bytes (with its sample data unless given)."""
+        body: dict[str, Any] = {"options": options or {}}
+        if data is not None:
+            body["data"] = data
+        if width is not None:
+            body["width"] = width
+        path = protocol.template_path(slug, "/preview")
+        return self._send("POST", path, json=body, idempotent=True).content
+
+
+class Job:
+    """A submitted job. `state` is the last state seen; `wait()` follows it to the end."""
+
+    def __init__(self, client: Client, job_id: str) -> None:
+        self.client = client
+        self.job_id = job_id
+        self.state: JobState | None = None
+
+    def __repr__(self) -> str:
+        status = self.state.status if self.state else "?"
+        return f"<Job {self.job_id} {status}>"
+
+    def refresh(self) -> JobState:
+        self.state = self.client.get_job(self.job_id)
+        return self.state
+
+    def cancel(self) -> JobState:
+        self.state = self.client.cancel(self.job_id)
+        return self.state
+
+    def wait(
+        self,
+        *,
+        timeout: float | None = None,
+        on_update: OnUpdate | None = None,
+        transport: Transport = "auto",
+        poll_interval: float = 1.0,
+        raise_on_failure: bool = True,
+    ) -> JobState:
+        """Follow the job until it completes, fails or is cancelled: over Server-Sent
+        Events, falling back to polling when the stream is refused or goes silent (a
+        proxy that blocks or buffers it). `on_update` gets every new state. Raises
+        JobFailed if it did not complete (unless raise_on_failure=False) and WaitTimeout
+        after `timeout` seconds."""
+        tracker = Tracker(self.refresh(), timeout, on_update)
+        if not tracker.state.finished and transport != "poll":
+            self._follow_events(tracker)
+        while not tracker.state.finished:
+            tracker.check_deadline()
+            time.sleep(tracker.poll_delay(poll_interval))
+            tracker.accept(self.client.get_job(self.job_id))
+        self.state = tracker.state
+        return tracker.result(raise_on_failure=raise_on_failure)
+
+    def _follow_events(self, tracker: Tracker) -> None:
+        """Apply SSE events until the job ends; return early if the stream is unusable."""
+        failures = 0
+        while failures < SSE_MAX_FAILURES and not tracker.state.finished:
+            tracker.check_deadline()
+            delivered = False
+            try:
+                with connect_sse(
+                    self.client._http,
+                    "GET",
+                    protocol.job_path(self.job_id, "/events"),
+                    headers={"Last-Event-ID": str(tracker.state.seq)},
+                    timeout=httpx.Timeout(10.0, read=tracker.sse_read_timeout()),
+                ) as source:
+                    if source.response.status_code != 200:
+                        return  # refused (by the service or a proxy): poll instead
+                    for event in source.iter_sse():
+                        if event.data:
+                            tracker.accept(JobState.from_json(event.json()))
+                            delivered = True
+                            if tracker.state.finished:
+                                return
+            except SSEError:
+                return  # not an event stream: something in between rewrote the answer
+            except httpx.ReadTimeout:
+                tracker.check_deadline()
+                return  # silent past the heartbeat: a buffering proxy; poll instead
+            except httpx.TransportError:
+                pass  # the stream broke: resume after the last event seen
+            failures = 0 if delivered else failures + 1
+
+    def download(self, dest: str | os.PathLike[str], *, on_bytes: OnBytes | None = None) -> Path:
+        """Write the PDF to `dest` (a file path, or an existing directory to use the
+        service's file name). Written to a `.part` file first, renamed when complete."""
+        state = self.refresh()
+        if state.finished and not state.succeeded:
+            raise JobFailed(state)
+        if not state.pdf_url:
+            raise PdfReportsError(f"job {self.job_id} is {state.status}: no PDF yet")
+        response = self.client._send(
+            "GET", state.pdf_url, idempotent=True, http=self.client._links, stream=True
+        )
+        try:
+            target = protocol.download_target(Path(dest), response, self.job_id)
+            partial = target.with_name(target.name + ".part")
+            total = protocol.content_length(response)
+            received = 0
+            with partial.open("wb") as out:
+                for chunk in response.iter_bytes():
+                    out.write(chunk)
+                    received += len(chunk)
+                    if on_bytes:
+                        on_bytes(received, total)
+        finally:
+            response.close()
+        os.replace(partial, target)
+        return target

@@ -1,0 +1,92 @@
+"""How the command line shows a job moving: a live bar on a terminal, one line per stage
+change otherwise (logs and pipes get no escape codes)."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskID,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from pdfreports.models import JobState
+
+# The worker's stage names in words, as the browser UI shows them.
+STAGE_LABELS = {
+    "": "Waiting for a worker",
+    "queued": "Waiting for a worker",
+    "started": "Starting",
+    "rendering_template": "Filling in the template",
+    "rendering_charts": "Drawing charts",
+    "charts": "Drawing charts",
+    "laying_out": "Laying out pages",
+    "storing": "Saving the PDF",
+    "done": "Done",
+    "failed": "Stopped by an error",
+    "cancelled": "Cancelled",
+    "retry_scheduled": "A temporary error: trying again shortly",
+    "redriven": "Queued again, waiting for a worker",
+}
+
+
+def describe(state: JobState) -> str:
+    if state.status == "completed":
+        pages = f", {state.page_count} pages" if state.page_count else ""
+        return f"Completed{pages}"
+    if state.status in ("failed", "cancelled"):
+        return state.status.capitalize()
+    if state.status == "queued":
+        return STAGE_LABELS.get(state.stage, STAGE_LABELS["queued"])
+    return STAGE_LABELS.get(state.stage) or state.stage.replace("_", " ").capitalize()
+
+
+class JobProgress:
+    """A context manager whose `update(state)` is a `Job.wait(on_update=...)` callback."""
+
+    def __init__(self, console: Console, job_id: str) -> None:
+        self.console = console
+        self.job_id = job_id
+        self.live = console.is_terminal
+        self._last_line = ""
+        self._progress = Progress(
+            TextColumn("[bold]{task.fields[short_id]}[/]"),
+            BarColumn(bar_width=40),
+            TaskProgressColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
+        self._task: TaskID | None = None
+
+    def __enter__(self) -> JobProgress:
+        if self.live:
+            self._progress.start()
+            self._task = self._progress.add_task("Submitted", total=100, short_id=self.job_id[:8])
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.live:
+            self._progress.stop()
+
+    def update(self, state: JobState) -> None:
+        text = describe(state)
+        if self.live and self._task is not None:
+            done = 100 if state.status == "completed" else state.progress
+            self._progress.update(self._task, completed=done, description=text)
+            return
+        line = f"{self.job_id} {state.status} {state.progress}% {text}"
+        if line != self._last_line:
+            self.console.print(line, highlight=False)
+            self._last_line = line

@@ -1,0 +1,91 @@
+"""Serializer fields and bases of the API whose OpenAPI description says more than DRF's."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from rendering.options import ORIENTATIONS, PAGE_SIZES
+
+# null is the same as leaving a text option out (rendering.options reads it so).
+_TEXT = {"type": "string", "maxLength": 300, "nullable": True}
+OPTIONS_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "filename": {"type": "string", "description": "Download name (made safe, .pdf added)."},
+        "page_size": {"type": "string", "enum": list(PAGE_SIZES)},
+        "orientation": {"type": "string", "enum": list(ORIENTATIONS)},
+        "margin": {
+            "type": "string",
+            "nullable": True,
+            "description": "1-4 CSS lengths in mm, cm, in or pt.",
+        },
+        "title": _TEXT,
+        "author": {**_TEXT, "maxLength": 200},
+        "subject": _TEXT,
+        "header": {**_TEXT, "description": "{page} and {pages} become numbers."},
+        "footer": {**_TEXT, "description": "{page} and {pages} become numbers."},
+        "watermark": {"type": "string", "maxLength": 40, "nullable": True},
+        "test_mode": {"type": "boolean"},
+    },
+}
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class JsonObjectField(serializers.JSONField):
+    """Any JSON object (data, a JSON Schema); the services check it is one."""
+
+
+@extend_schema_field(OPTIONS_SCHEMA)
+class PdfOptionsField(serializers.JSONField):
+    """Page options; reports.options parses and checks them."""
+
+
+class QueryFilters(serializers.Serializer):
+    """Query-string filters. A blank value (`?status=`) is refused, where DRF's form rule
+    would silently read it as absent."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        blank = {
+            name: ["This field may not be blank."]
+            for name, field in self.fields.items()
+            if data.get(name) == "" and not getattr(field, "allow_blank", False)
+        }
+        if blank:
+            raise serializers.ValidationError(blank)
+        return super().to_internal_value(data)
+
+
+class JsonInput(serializers.Serializer):
+    """A JSON request body, typed as the schema says: DRF would read 7 as "7" for a text
+    field and "7" as 7 for a number; here each must arrive as its own JSON type."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            wrong = {
+                name: [f"Must be {expected}."]
+                for name, field in self.fields.items()
+                if (expected := _json_type_error(field, data.get(name, None)))
+            }
+            if wrong:
+                raise serializers.ValidationError(wrong)
+        return super().to_internal_value(data)
+
+
+def _json_type_error(field: serializers.Field, value: Any) -> str:
+    if value is None:
+        return ""  # absent or null: the field's own rules answer
+    if isinstance(field, serializers.CharField) and not isinstance(value, str):
+        return "a string"
+    if isinstance(field, serializers.IntegerField) and (
+        isinstance(value, bool) or not isinstance(value, int)
+    ):
+        return "an integer"
+    if isinstance(field, serializers.BooleanField) and not isinstance(value, bool):
+        return "true or false"
+    return ""

@@ -1,0 +1,3 @@
+"""The contract fuzz run uses the end-to-end integrator (a user with an API key)."""
+
+from tests.e2e.conftest import integrator  # noqa: F401 - fixture
