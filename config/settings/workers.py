@@ -30,6 +30,8 @@ CELERY_TASK_ROUTES = {
     # Callbacks wait on tenants' servers: a queue of their own, which the Procfile's
     # `callbacks` process serves with a thread pool, apart from the render children.
     "jobs.deliver_callback": {"queue": "callbacks"},
+    # Mail to a job's owner waits on the mail server: the same threads, never a render child.
+    "jobs.notify_owner": {"queue": "callbacks"},
     # Previews and thumbnails: short, time-limited, on workers of their own (Procfile).
     "reports.render_preview": {"queue": "previews"},
     "jobs.reconcile": {"queue": "maintenance"},

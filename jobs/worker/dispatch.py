@@ -17,6 +17,7 @@ logger = logging.getLogger(__name__)
 
 RENDER_TASK = "jobs.render_pdf"
 CALLBACK_TASK = "jobs.deliver_callback"
+NOTIFY_TASK = "jobs.notify_owner"
 RECONCILE_TASK = "jobs.reconcile"
 REDRIVE_DEAD_LETTERS_TASK = "jobs.redrive_dead_letters"
 EVALUATE_ALERTS_TASK = "jobs.evaluate_alerts"
@@ -53,3 +54,12 @@ def callback_enqueue(*, job_id: UUID | str) -> None:
         app.send_task(CALLBACK_TASK, args=[str(job_id)])
     except Exception:
         logger.warning("could not enqueue the callback of job %s; the reconciler will", job_id)
+
+
+def notify_enqueue(*, job_id: UUID | str) -> None:
+    """The mail to the job's owner about its final state. Best effort: a lost message loses
+    a mail, never a job, and the job's page and API still show the outcome."""
+    try:
+        app.send_task(NOTIFY_TASK, args=[str(job_id)])
+    except Exception:
+        logger.warning("could not enqueue the owner's mail of job %s", job_id)

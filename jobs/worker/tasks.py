@@ -8,12 +8,13 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
-from jobs import callbacks
+from jobs import callbacks, notify
 from jobs.ops import alerts, dead_letters, history, queues, reconciler
 from jobs.worker import execution
 from jobs.worker.dispatch import (
     CALLBACK_TASK,
     EVALUATE_ALERTS_TASK,
+    NOTIFY_TASK,
     RECONCILE_TASK,
     REDRIVE_DEAD_LETTERS_TASK,
     RENDER_TASK,
@@ -71,6 +72,20 @@ def deliver_callback(self: Task, job_id: str) -> None:
     try:
         callbacks.callback_deliver(job_id=job_id)
     except callbacks.CallbackError as exc:
+        countdown = execution.retry_countdown(attempt=self.request.retries + 1)
+        raise self.retry(countdown=countdown, exc=exc) from exc
+
+
+# A mail server that stays away for longer than these retries (~10 min with the production
+# backoff) loses the mail; the job's outcome is still on its page and in the API.
+NOTIFY_MAX_RETRIES = 8
+
+
+@shared_task(bind=True, name=NOTIFY_TASK, max_retries=NOTIFY_MAX_RETRIES)
+def notify_owner(self: Task, job_id: str) -> str:
+    try:
+        return notify.job_notify_owner(job_id=job_id)
+    except notify.MailNotSent as exc:
         countdown = execution.retry_countdown(attempt=self.request.retries + 1)
         raise self.retry(countdown=countdown, exc=exc) from exc
 
