@@ -151,9 +151,7 @@ def test_a_job_re_driven_since_it_failed_is_not_mailed_about_that_failure(mail_d
     assert mails_in(mail_dir) == []
 
 
-def test_a_failure_that_beat_will_re_drive_waits_for_the_last_re_drive(
-    settings, mail_dir, owner
-):
+def test_a_failure_that_beat_will_re_drive_waits_for_the_last_re_drive(settings, mail_dir, owner):
     settings.DLQ_MAX_RETRIES = 2
     job = _failed(owner, error="Gave up after 3 attempts (ref 1a2b)", code="retries_exhausted")
     # Asked before the worker wrote the dead letter: a first failure, re-drives left.
