@@ -122,3 +122,35 @@ def test_notices_turned_off_on_the_account_page_stay_off(page, person, live_stac
     expect(page.locator(".toast")).to_have_count(0)
     assert page.locator("[data-toasts]").count() == 0
     notification_preferences_set(user=person, email_job_finished=True, browser_job_finished=True)
+
+
+# The tab is in the background, and every desktop notification the page makes is recorded
+# (the real one is still made).
+BACKGROUND_TAB = """
+Object.defineProperty(document, "visibilityState", { get: () => "hidden" });
+window.__desktop = [];
+const Real = window.Notification;
+window.Notification = class extends Real {
+  constructor(title, options) {
+    super(title, options);
+    window.__desktop.push({ title, body: options.body, tag: options.tag });
+  }
+};
+"""
+
+
+def test_a_background_tab_also_shows_a_desktop_notification_once_allowed(page, person, live_stack):
+    ready, _ = _jobs(person)
+    page.context.grant_permissions(["notifications"], origin=live_stack.base_url)
+    sign_in(page)
+    page.goto("/account/")
+    expect(page.get_by_text("Desktop notifications are allowed in this browser.")).to_be_visible()
+    page.add_init_script(BACKGROUND_TAB)
+    page.goto("/reports/new/")
+    _wait_until_seen_running(page, person, ready)
+    dispatch.job_enqueue(job_id=ready.job_id)
+    expect(page.locator(f'.toast[data-job-id="{ready.job_id}"]')).to_be_visible(timeout=60_000)
+    [desktop] = page.evaluate("() => window.__desktop")
+    assert desktop["title"] == "“Quarterly invoice” is ready"
+    assert desktop["body"].startswith("1 page · ")
+    assert desktop["tag"] == f"job-{ready.job_id}"
