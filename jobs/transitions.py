@@ -56,7 +56,8 @@ def _transition(
         if job.callback_url and job.is_terminal:
             transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job_id))
         if job.status in (COMPLETED, FAILED):
-            transaction.on_commit(lambda: job_notify_enqueue(job=job))
+            # robust: a failure to queue a mail is logged, never raised into the worker.
+            transaction.on_commit(lambda: job_notify_enqueue(job=job), robust=True)
     return job
 
 
