@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from accounts.models import ApiKey
+from accounts.models import ApiKey, NotificationSettings, SentNotification
 from accounts.services import api_key_revoke
 
 
@@ -26,3 +26,22 @@ class ApiKeyAdmin(admin.ModelAdmin):
         active = queryset.filter(revoked_at__isnull=True).select_related("user")
         count = sum(1 for key in active if api_key_revoke(user=key.user, key_id=key.pk))
         self.message_user(request, f"Revoked {count} key(s).")
+
+
+@admin.register(NotificationSettings)
+class NotificationSettingsAdmin(admin.ModelAdmin):
+    list_display = ("user", "email_job_finished", "browser_job_finished", "updated_at")
+    list_filter = ("email_job_finished", "browser_job_finished")
+    search_fields = ("user__username", "user__email")
+
+
+@admin.register(SentNotification)
+class SentNotificationAdmin(admin.ModelAdmin):
+    """Every notification mail (one row per job's final state): who got what, and when."""
+
+    list_display = ("subject", "to", "user", "created_at", "sent_at")
+    search_fields = ("key", "to", "user__username", "subject")
+    readonly_fields = ("key", "user", "to", "subject", "created_at", "sent_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

@@ -12,3 +12,12 @@ class ApiKeyCreateForm(forms.Form):
     expires = forms.TypedChoiceField(
         choices=EXPIRY_CHOICES, required=False, coerce=int, empty_value=None, label="Expires"
     )
+
+
+class NotificationPreferencesForm(forms.Form):
+    email_job_finished = forms.BooleanField(
+        required=False, label="Email me when a job I requested completes or fails"
+    )
+    browser_job_finished = forms.BooleanField(
+        required=False, label="Show a notice on any page of this site when one of my jobs ends"
+    )

@@ -40,3 +40,46 @@ class ApiKey(models.Model):
     @property
     def is_expired(self) -> bool:
         return self.expires_at is not None and self.expires_at <= timezone.now()
+
+
+class NotificationSettings(models.Model):
+    """What a person wants to be told about their own jobs; no row means the defaults (all
+    on), so nobody has to visit a page to get mail."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="notification_settings",
+    )
+    # A mail when a job completes (with its download link) or finally fails (with advice).
+    email_job_finished = models.BooleanField(default=True)
+    # A notice in the open browser UI (and a desktop notification, if the browser allows).
+    browser_job_finished = models.BooleanField(default=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "notification settings"
+
+    def __str__(self) -> str:
+        return f"notification settings of {self.user}"
+
+
+class SentNotification(models.Model):
+    """One row per notification mail: its unique key (what it is about, e.g. a job's final
+    state) makes a redelivered task find the mail already sent instead of sending it twice."""
+
+    key = models.CharField(max_length=200, unique=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sent_notifications"
+    )
+    to = models.CharField(max_length=254)
+    subject = models.CharField(max_length=300)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.subject} → {self.to}"

@@ -1,4 +1,4 @@
-"""Sign-in and the keys page."""
+"""Sign-in, the account page and the keys page."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
@@ -14,6 +14,7 @@ urlpatterns = [
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/", views.account, name="account"),
     path("keys/", views.api_keys, name="api-keys"),
     path("keys/<int:key_id>/revoke", views.api_key_revoke_view, name="api-key-revoke"),
 ]

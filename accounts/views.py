@@ -1,4 +1,5 @@
-"""My API keys: create one (its secret shown once), see when each was used, revoke."""
+"""My account: notification choices; my API keys (create one, its secret shown once, see
+when each was used, revoke)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from accounts.forms import ApiKeyCreateForm
+from accounts.forms import ApiKeyCreateForm, NotificationPreferencesForm
+from accounts.notifications import notification_preferences, notification_preferences_set
 from accounts.selectors import api_key_list
 from accounts.services import api_key_create, api_key_revoke
 
@@ -43,3 +45,24 @@ def api_key_revoke_view(request: HttpRequest, key_id: int) -> HttpResponse:
         raise Http404("No such key.")
     messages.success(request, f"Key {key.prefix}… is revoked; requests using it now get 401.")
     return redirect("api-keys")
+
+
+@never_cache
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    user = cast(User, request.user)
+    if request.method == "POST":
+        form = NotificationPreferencesForm(request.POST)
+        if form.is_valid():
+            notification_preferences_set(user=user, **form.cleaned_data)
+            messages.success(request, "Your notification settings are saved.")
+            return redirect("account")
+    else:
+        current = notification_preferences(user_id=user.pk)
+        form = NotificationPreferencesForm(
+            initial={
+                "email_job_finished": current.email_job_finished,
+                "browser_job_finished": current.browser_job_finished,
+            }
+        )
+    return render(request, "accounts/account.html", {"form": form})

@@ -2,7 +2,8 @@
 
 Every transition is one guarded UPDATE (compare-and-set on the current status), stamps
 its time and, after the transaction commits, publishes one event and counts it in the
-metrics (and, on reaching a final status, queues the job's completion callback). A
+metrics (and, on reaching a final status, queues the job's completion callback and the
+mail to its owner). A
 transition that finds the job in another state changes nothing and returns None: someone
 else got there first.
 """
@@ -18,6 +19,7 @@ from django.utils import timezone
 
 from jobs.live.events import job_event_payload, job_event_publish
 from jobs.models import JobStatus, PdfJob
+from jobs.notify import job_notify_enqueue
 from jobs.ops.metrics import job_transition_observe
 from jobs.worker import dispatch
 
@@ -53,6 +55,9 @@ def _transition(
         transaction.on_commit(lambda: job_transition_observe(job))
         if job.callback_url and job.is_terminal:
             transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job_id))
+        if job.status in (COMPLETED, FAILED):
+            # robust: a failure to queue a mail is logged, never raised into the worker.
+            transaction.on_commit(lambda: job_notify_enqueue(job=job), robust=True)
     return job
 
 

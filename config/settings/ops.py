@@ -1,5 +1,5 @@
-"""Operations: alerts and who they reach (mail, a chat webhook), worker presence and a
-worker host's metrics endpoint."""
+"""Operations: alerts and who they reach (mail, a chat webhook), the mail backend (also for
+the mail to a job's owner), worker presence and a worker host's metrics endpoint."""
 
 from __future__ import annotations
 
@@ -34,7 +34,10 @@ EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "") or ""
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "") or ""
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
-EMAIL_TIMEOUT = 10
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+# Seconds an SMTP exchange may take: a mail task gives up and retries instead of hanging.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+# Job mail (jobs/notify.py) and alert mail come from here.
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "pdf-reports@localhost") or ""
 SERVER_EMAIL = env_str("SERVER_EMAIL", DEFAULT_FROM_EMAIL) or ""
 EMAIL_SUBJECT_PREFIX = "[pdf-reports] "

@@ -26,6 +26,9 @@ LIMITS_KEY_PREFIX = f"limits-{os.environ['TEST_RUN_ID']}"
 CACHES["throttle"]["KEY_PREFIX"] = LIMITS_KEY_PREFIX
 # Unit tests render previews in-process; the live stack (tests/livestack.py) does not.
 PDF_PREVIEW_IN_PROCESS = env_bool("PDF_PREVIEW_IN_PROCESS", True)
+# Processes the tests start keep their mail in memory unless a test points them at files
+# (pytest-django gives the test process its own in-memory outbox).
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend") or ""
 # Tests receive callbacks on a loopback HTTP server.
 CALLBACK_ALLOW_PRIVATE_NETWORKS = True
 # Static files straight from the app and static/ directories; no collectstatic needed.

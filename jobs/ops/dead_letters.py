@@ -53,6 +53,23 @@ def dead_letters_discard(*, dead_letters: QuerySet[DeadLetter]) -> int:
     return count
 
 
+def dead_letter_redrive_expected(*, job: PdfJob) -> bool:
+    """Will beat re-drive this failed job by itself? True for a transient failure
+    (`retries_exhausted`, the one kind dead-lettered as not permanent) with re-drives left
+    that is still young enough at the next pass of dead_letters_redrive_due. The job's dead
+    letter may not be written yet when this is asked (it follows the failure's commit):
+    then it is a first failure, with every re-drive left."""
+    if job.status != JobStatus.FAILED or job.error_code != "retries_exhausted":
+        return False
+    letter = DeadLetter.objects.filter(job=job).first()
+    if letter is None:
+        return settings.DLQ_MAX_RETRIES > 0
+    if letter.permanent or letter.retry_count >= settings.DLQ_MAX_RETRIES:
+        return False
+    next_pass = timezone.now() + timedelta(seconds=settings.DLQ_REDRIVE_INTERVAL_SECONDS)
+    return letter.created_at >= next_pass - timedelta(seconds=settings.DLQ_MAX_AGE_SECONDS)
+
+
 def dead_letters_redrive_due() -> int:
     """Re-drive dead letters younger than DLQ_MAX_AGE with retry_count < DLQ_MAX_RETRIES.
     Permanent failures are never re-driven automatically."""

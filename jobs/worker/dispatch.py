@@ -18,6 +18,7 @@ logger = logging.getLogger(__name__)
 RENDER_TASK = "jobs.render_pdf"
 CALLBACK_TASK = "jobs.deliver_callback"
 WEBHOOK_RESEND_TASK = "jobs.resend_webhook"
+NOTIFY_TASK = "jobs.notify_owner"
 RECONCILE_TASK = "jobs.reconcile"
 REDRIVE_DEAD_LETTERS_TASK = "jobs.redrive_dead_letters"
 CHUNK_TASK = "jobs.render_chunk"
@@ -77,3 +78,12 @@ def webhook_resend_enqueue(*, delivery_id: int) -> bool:
         logger.warning("could not enqueue the resend of webhook delivery %s", delivery_id)
         return False
     return True
+
+
+def notify_enqueue(*, job_id: UUID | str) -> None:
+    """The mail to the job's owner about its final state. Best effort: a lost message loses
+    a mail, never a job, and the job's page and API still show the outcome."""
+    try:
+        app.send_task(NOTIFY_TASK, args=[str(job_id)])
+    except Exception:
+        logger.warning("could not enqueue the owner's mail of job %s", job_id)

@@ -9,7 +9,7 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
 from config.disclosure import internal_error, public_error
-from jobs import callbacks, retention
+from jobs import callbacks, notify, retention
 from jobs.ops import alerts, dead_letters, history, queues, reconciler
 from jobs.worker import chunked, execution
 from jobs.worker.dispatch import (
@@ -17,6 +17,9 @@ from jobs.worker.dispatch import (
     CHUNK_TASK,
     EVALUATE_ALERTS_TASK,
     MERGE_TASK,
+
+
+    NOTIFY_TASK,
     RECONCILE_TASK,
     REDRIVE_DEAD_LETTERS_TASK,
     RENDER_TASK,
@@ -137,6 +140,20 @@ def apply_retention() -> dict[str, int]:
 def resend_webhook(delivery_id: int) -> None:
     # Once: an operator's resend is not retried; its attempt shows in the admin.
     callbacks.webhook_resend(delivery_id=delivery_id)
+
+
+# A mail server that stays away for longer than these retries (~10 min with the production
+# backoff) loses the mail; the job's outcome is still on its page and in the API.
+NOTIFY_MAX_RETRIES = 8
+
+
+@shared_task(bind=True, name=NOTIFY_TASK, max_retries=NOTIFY_MAX_RETRIES)
+def notify_owner(self: Task, job_id: str) -> str:
+    try:
+        return notify.job_notify_owner(job_id=job_id)
+    except notify.MailNotSent as exc:
+        countdown = execution.retry_countdown(attempt=self.request.retries + 1)
+        raise self.retry(countdown=countdown, exc=exc) from exc
 
 
 @shared_task(name=EVALUATE_ALERTS_TASK)

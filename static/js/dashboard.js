@@ -1,6 +1,7 @@
 // The dashboard: one live subscription for all of my jobs; rows change and new jobs appear
 // without a reload.
-import { OwnerJobsFollower, TERMINAL, localiseTimes, renderJob } from "./common.js";
+import { TERMINAL, localiseTimes, renderJob } from "./common.js";
+import { followMyJobs, seedMyJobs } from "./owner_feed.js";
 
 const body = document.querySelector("[data-jobs]");
 const table = document.querySelector("[data-jobs-table]");
@@ -38,9 +39,9 @@ function show(state) {
     : "";
 }
 
-const initial = JSON.parse(document.getElementById("job-states").textContent).reverse();
-const follower = new OwnerJobsFollower({
-  limit: LIMIT,
+// The page's one subscription, shared with the job notices (owner_feed.js).
+seedMyJobs(JSON.parse(document.getElementById("job-states").textContent).reverse());
+followMyJobs({
   onEvent: show,
   onTransport(kind) {
     document.body.dataset.transport = kind;
@@ -49,8 +50,3 @@ const follower = new OwnerJobsFollower({
     summary.textContent = "You are signed out; sign in again to see live updates.";
   },
 });
-for (const state of initial) {
-  show(state);
-  follower.seen.set(state.job_id, state.seq);
-}
-follower.start();

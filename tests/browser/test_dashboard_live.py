@@ -24,8 +24,12 @@ def test_dashboard_follows_all_my_jobs_on_one_subscription(page, person, live_st
     requests: list[str] = []
     page.on("websocket", lambda ws: sockets.append(ws.url))
     page.on("request", lambda request: requests.append(request.url))
-    sign_in(page)  # lands on the dashboard once: count from the page under test only
-    page.goto("/keys/")
+    # Every page follows my jobs (the job notices): let the sockets of the dashboard that
+    # sign-in lands on and of the keys page open before counting from the page under test.
+    with page.expect_websocket():
+        sign_in(page)
+    with page.expect_websocket():
+        page.goto("/keys/")
     sockets.clear()
     requests.clear()
     page.goto(f"/?transport={transport}")

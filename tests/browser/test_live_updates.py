@@ -3,6 +3,8 @@ socket reconnects by itself, and jobs made elsewhere appear on the dashboard."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -56,7 +58,8 @@ def test_dropped_websocket_reconnects_and_catches_up(page, person, live_stack):
             server.on_message(drop)
 
     sign_in(page)
-    page.route_web_socket("**/ws/jobs/**", route)
+    # This job's socket only: the page also follows all of my jobs (the job notices).
+    page.route_web_socket(re.compile(r"/ws/jobs/[0-9a-f-]{36}/$"), route)
     page.goto(f"/jobs/{job.job_id}/")
     page.evaluate(TRANSPORT_LOG)
     expect(page.locator("[data-transport]")).to_contain_text("WebSocket", timeout=10_000)

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from accounts.services import api_key_create
+from tests.chaos.conftest import chaos  # noqa: F401 - a Redis and workers of a test's own
 from tests.factories import UserFactory
 
 

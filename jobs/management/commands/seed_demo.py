@@ -28,6 +28,9 @@ class Command(BaseCommand):
             user.is_staff = True
             user.is_superuser = True
             user.save()
+        if not user.email:  # so `make run` shows the job mails (printed by the console backend)
+            user.email = "demo@localhost"
+            user.save(update_fields=["email"])
         key_file = Path(settings.VAR_DIR) / "demo-api-key"
         raw_key = key_file.read_text().strip() if key_file.exists() else ""
         if not raw_key or api_key_authenticate(raw_key) is None:

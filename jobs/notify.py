@@ -1,0 +1,142 @@
+"""Mail to the person who requested a job (in the browser, or as the owner of the API key
+that submitted it) when it completes, with its download link, or finally fails, with the
+message and what to do about it.
+
+Runs as a task on the `callbacks` queue (threads that wait on other servers), so a slow
+mail server never holds a render. Only final states mail: a retry is `processing ->
+queued`, and a failure that beat will re-drive by itself waits for the re-drive's outcome.
+Each final state mails once (accounts.notifications keys the mail by job, status and time).
+"""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+from datetime import timedelta
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.core.mail import EmailMessage
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.notifications import job_mail_recipient, notification_send_once
+from jobs.links import pdf_path
+from jobs.models import JobStatus, PdfJob
+from jobs.ops.dead_letters import dead_letter_redrive_expected
+from jobs.worker import dispatch
+
+logger = logging.getLogger(__name__)
+
+MAILED_STATUSES = (JobStatus.COMPLETED, JobStatus.FAILED)
+
+# What to do about a failure, by error_code; a person acts on this, so it says what to
+# change, not what broke inside.
+_ADVICE = {
+    "template_syntax": "Fix the template where the message says (it names the line), then "
+    "submit the report again.",
+    "template_error": "The template failed while filling in the data: fix the template or "
+    "the data where the message says, then submit the report again.",
+    "invalid_data": "Correct the data so that it matches the template's schema, then submit "
+    "the report again.",
+    "limit_exceeded": "The report went past the limit the message names: make it smaller "
+    "(fewer pages, rows or charts) or split it into several reports.",
+    "too_large": "The template or data is larger than allowed: make it smaller or split it.",
+    "too_deep": "The data is nested too deeply: flatten it, then submit the report again.",
+    "layout_error": "Let the element the message names break across pages (or make it "
+    "smaller), or choose the weasyprint or chromium renderer, then submit again.",
+    "timeout": "The report took too long to lay out: make it smaller or split it; running it "
+    "again as it is would take as long.",
+    "retries_exhausted": "This was a problem on our side, not in your report. Retry the job "
+    "from its page (or POST /api/v1/jobs/{id}/retry) in a little while; if it fails again, "
+    "tell the operators and quote the reference in the message.",
+    "worker_lost": "The worker rendering this report stopped several times, which a very "
+    "large or unusual report can cause: check the template and data, make the report "
+    "smaller, then retry it. If it keeps failing, tell the operators.",
+}
+_DEFAULT_ADVICE = (
+    "Check the message above, fix the template, data or options it points to, and submit "
+    "the report again; or retry the job from its page if nothing needs to change."
+)
+
+
+class MailNotSent(Exception):
+    """The mail backend refused or could not be reached; worth another try."""
+
+
+def failure_advice(code: str) -> str:
+    return _ADVICE.get(code, _DEFAULT_ADVICE)
+
+
+def job_notify_enqueue(*, job: PdfJob) -> None:
+    """After a final transition commits: queue the owner's mail if they would get one. The
+    check here saves a message per job for people without an address or who opted out;
+    the task checks again when it runs."""
+    if job.status not in MAILED_STATUSES:
+        return
+    if job_mail_recipient(user_id=job.owner_id) is None:
+        return
+    dispatch.notify_enqueue(job_id=job.job_id)
+
+
+def _absolute(path: str) -> str:
+    return f"{settings.PUBLIC_BASE_URL}{path}"
+
+
+def job_mail(job: PdfJob, *, to: str) -> EmailMessage:
+    """The mail about the job's final state (completed or failed)."""
+    name = job.template.name if job.template else job.filename  # inline: its file name
+    context: dict[str, Any] = {
+        "job": job,
+        "name": name,
+        "person": job.owner.get_short_name() or job.owner.get_username(),
+        "job_url": _absolute(reverse("job-page", kwargs={"job_id": job.job_id})),
+        "account_url": _absolute(reverse("account")),
+        "api_key_prefix": job.api_key.prefix if job.api_key else "",
+    }
+    if job.status == JobStatus.COMPLETED:
+        subject = f"Your report “{name}” is ready"
+        context["download_url"] = _absolute(pdf_path(job.job_id))
+        context["signed_in_download_url"] = _absolute(
+            reverse("job-download", kwargs={"job_id": job.job_id})
+        )
+        context["link_expires"] = timezone.now() + timedelta(seconds=settings.PDF_URL_TTL_SECONDS)
+        body = render_to_string("jobs/mail/job_completed.txt", context)
+    else:
+        subject = f"Your report “{name}” failed"
+        context["advice"] = failure_advice(job.error_code).replace("{id}", str(job.job_id))
+        body = render_to_string("jobs/mail/job_failed.txt", context)
+    return EmailMessage(
+        subject=subject,
+        body=body,
+        to=[to],
+        # RFC 3834: an automatic message, so out-of-office replies stay away.
+        headers={"Auto-Submitted": "auto-generated", "X-PDF-Job-Id": str(job.job_id)},
+    )
+
+
+def job_notify_owner(*, job_id: UUID | str) -> str:
+    """Mail the job's owner about its final state, once. Returns what happened (kept as the
+    task's result): sent, already_sent, not_final, redrive_pending, not_wanted, no_job.
+    Raises MailNotSent when the mail backend failed (the task retries)."""
+    job = (
+        PdfJob.objects.select_related("owner", "template", "api_key").filter(job_id=job_id).first()
+    )
+    if job is None:
+        return "no_job"
+    if job.status not in MAILED_STATUSES or job.completed_at is None:
+        return "not_final"  # re-driven since (or cancelled): its next final state mails
+    if dead_letter_redrive_expected(job=job):
+        return "redrive_pending"  # not final yet: beat will try it again by itself
+    to = job_mail_recipient(user_id=job.owner_id)
+    if to is None:
+        return "not_wanted"
+    key = f"job:{job.job_id}:{job.status}:{job.completed_at.isoformat()}"
+    try:
+        sent = notification_send_once(key=key, user_id=job.owner_id, message=job_mail(job, to=to))
+    except (smtplib.SMTPException, OSError) as exc:
+        logger.warning("could not mail the owner of job %s: %s", job.job_id, exc)
+        raise MailNotSent(f"{type(exc).__name__}: {exc}") from exc
+    return "sent" if sent else "already_sent"

@@ -1,0 +1,122 @@
+// Job notices: when one of my jobs completes or fails while I am on another page, a notice
+// in the corner (and a desktop notification, if this browser allows them and the tab is in
+// the background). Loaded by base.html for signed-in people who keep them on (Account);
+// it listens on the page's one subscription to my jobs (owner_feed.js).
+import { formatBytes, pageText } from "./common.js";
+import { followMyJobs } from "./owner_feed.js";
+
+const box = document.querySelector("[data-toasts]");
+const pageTime = Date.parse(document.body.dataset.pageTime);
+const storeKey = `pdfreports.job-notices.${document.body.dataset.user}`;
+// The job page shows its own job's end itself.
+const ownJob = document.querySelector("section.job[data-job-id]")?.dataset.jobId;
+const REMEMBERED = 200;
+const MAX_TOASTS = 4;
+
+// Remembered across this person's pages and tabs: jobs seen running (so one that ends while
+// the next page loads is still told) and jobs already told (so no page tells one twice).
+function load() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(storeKey) || "{}");
+    return { running: saved.running || [], told: saved.told || [] };
+  } catch {
+    return { running: [], told: [] };
+  }
+}
+
+function save(memory) {
+  try {
+    localStorage.setItem(
+      storeKey,
+      JSON.stringify({
+        running: memory.running.slice(-REMEMBERED),
+        told: memory.told.slice(-REMEMBERED),
+      }),
+    );
+  } catch {
+    // Storage off (private mode): notices still work on this page.
+  }
+}
+
+function link(text, href) {
+  const a = document.createElement("a");
+  a.textContent = text;
+  a.href = href;
+  return a;
+}
+
+function describe(state) {
+  const name = state.template_name ? `“${state.template_name}”` : "Your inline report";
+  if (state.status === "completed") {
+    const detail = [pageText(state), formatBytes(state.size_bytes)].filter(Boolean).join(" · ");
+    return { title: `${name} is ready`, text: detail || "Your PDF is ready to download." };
+  }
+  const error = state.error || "The job failed.";
+  return {
+    title: `${name} failed`,
+    text: error.length > 240 ? `${error.slice(0, 239)}…` : error,
+  };
+}
+
+function toast(state) {
+  const { title, text } = describe(state);
+  const jobUrl = `/jobs/${state.job_id}/`;
+  const node = document.createElement("div");
+  node.className = "toast";
+  node.dataset.status = state.status;
+  node.dataset.jobId = state.job_id;
+  const words = document.createElement("div");
+  const heading = document.createElement("strong");
+  heading.textContent = title;
+  const detail = document.createElement("p");
+  detail.textContent = text;
+  const links = document.createElement("div");
+  links.className = "toast-links";
+  if (state.status === "completed") links.append(link("Download PDF", `${jobUrl}download`));
+  links.append(link(state.status === "completed" ? "Open" : "See what to do", jobUrl));
+  words.append(heading, detail, links);
+  const close = document.createElement("button");
+  close.type = "button";
+  close.className = "toast-close";
+  close.setAttribute("aria-label", `Dismiss: ${title}`);
+  close.textContent = "×";
+  close.addEventListener("click", () => node.remove());
+  node.append(words, close);
+  box.append(node);
+  while (box.children.length > MAX_TOASTS) box.firstElementChild.remove();
+
+  if (
+    "Notification" in window &&
+    Notification.permission === "granted" &&
+    document.visibilityState === "hidden"
+  ) {
+    const desktop = new Notification(title, { body: text, tag: `job-${state.job_id}` });
+    desktop.addEventListener("click", () => {
+      window.focus();
+      location.assign(jobUrl);
+    });
+  }
+}
+
+function seen(state) {
+  const memory = load(); // fresh each time: another tab may have told it meanwhile
+  const id = state.job_id;
+  const wasRunning = memory.running.includes(id);
+  memory.running = memory.running.filter((other) => other !== id);
+  if (state.status === "queued" || state.status === "processing") {
+    memory.running.push(id);
+    memory.told = memory.told.filter((other) => other !== id); // re-driven: its next end counts
+  } else if (
+    (state.status === "completed" || state.status === "failed") &&
+    !memory.told.includes(id)
+  ) {
+    // Ended while this page was open (the server's clock on both sides), or was seen
+    // running on an earlier page.
+    const endedHere = Date.parse(state.completed_at) >= pageTime;
+    if (id !== ownJob && (endedHere || wasRunning)) toast(state);
+    if (id === ownJob || endedHere || wasRunning) memory.told.push(id);
+  }
+  save(memory);
+}
+
+if (box && !Number.isNaN(pageTime)) followMyJobs({ onEvent: seen });
