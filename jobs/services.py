@@ -18,6 +18,7 @@ from jobs.callbacks import callback_url_check
 from jobs.live.events import job_event_payload, job_event_publish
 from jobs.log_context import job_log_bind
 from jobs.models import JobStatus, PdfJob
+from jobs.notify import job_notify_enqueue
 from jobs.ops.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.quotas import job_slot_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
@@ -220,6 +221,7 @@ def job_create(
                 # Completed already: what a render's completion would send, minus the render.
                 if job.callback_url:
                     transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job.job_id))
+                transaction.on_commit(lambda: job_notify_enqueue(job=job), robust=True)
                 transaction.on_commit(JOBS_CACHED.labels(renderer=job_renderer(job)).inc)
             # The owner's dashboard shows the new job at once, wherever it was submitted.
             transaction.on_commit(

@@ -17,8 +17,6 @@ from jobs.worker.dispatch import (
     CHUNK_TASK,
     EVALUATE_ALERTS_TASK,
     MERGE_TASK,
-
-
     NOTIFY_TASK,
     RECONCILE_TASK,
     REDRIVE_DEAD_LETTERS_TASK,

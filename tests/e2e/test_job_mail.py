@@ -97,6 +97,32 @@ def test_the_key_owner_is_mailed_a_working_link_on_completion_and_advice_on_fail
         assert f"{web}/jobs/{failed.job_id}/" in failure
 
 
+def test_a_cache_hit_mails_its_owner_like_a_render(chaos, tmp_path):
+    web = chaos.web()
+    mail = tmp_path / "mail"
+    chaos.worker("mailer", **_mail_env(mail, PUBLIC_BASE_URL=web))
+    owner = UserFactory(username="grace", email="grace@example.com")
+    _, raw_key = api_key_create(user=owner, name="reports")
+    body = {"html_template": "<h1>Hello {{name}}</h1>", "data": {"name": "Grace"}}
+    with httpx.Client(base_url=web, headers={"X-API-Key": raw_key}, timeout=30) as api:
+        wait_for(lambda: _up(api), timeout=30, what="the web process", chaos=chaos)
+        first = api.post("/api/v1/generate-pdf-async", json=body).json()
+        (rendered,) = wait_terminal(chaos, PdfJob.objects.get(job_id=first["job_id"]))
+        assert rendered.status == JobStatus.COMPLETED
+        hit = api.post("/api/v1/generate-pdf-async", json={**body, "cache": True}).json()
+        assert hit["status"] == "completed"  # no render: completed in the submit's answer
+    got = wait_for(
+        lambda: len(mails_in(mail, to="grace@example.com")) == 2 and mails_in(mail),
+        timeout=30,
+        what="a mail per job, the cached one too",
+        chaos=chaos,
+    )
+    links = [line for m in got for line in body_of(m).splitlines() if "/pdf?token=" in line]
+    assert sorted(link.split("/jobs/")[1].split("/")[0] for link in links) == sorted(
+        [first["job_id"], hit["job_id"]]
+    )
+
+
 def _up(api: httpx.Client) -> bool:
     try:
         return api.get("/livez").status_code == 200
