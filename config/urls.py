@@ -3,7 +3,9 @@
 from csp.constants import UNSAFE_INLINE
 from csp.decorators import csp_update
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularRedocView,
@@ -22,6 +24,8 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("jobs.ops.urls")),
     path("admin/", admin.site.urls),
+    # Browsers ask for /favicon.ico on pages without an icon link (the admin's).
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("api/v1/", include((api_v1, "api"))),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="schema"),
     path(

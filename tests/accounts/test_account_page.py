@@ -56,3 +56,11 @@ def test_the_account_page_needs_a_sign_in(client):
 
 def test_the_user_name_in_the_top_bar_links_to_the_account(browser, user):
     assert 'href="/account/"' in browser.get("/").content.decode()
+
+
+def test_the_site_icon_is_served_where_browsers_look_for_it(client):
+    answer = client.get("/favicon.ico")
+    assert answer.status_code == 301
+    icon = client.get(answer["Location"])
+    assert icon.status_code == 200
+    assert b"<svg" in b"".join(icon.streaming_content)
