@@ -67,6 +67,12 @@ class LimitExceeded(RenderError):
     code = "limit_exceeded"
 
 
+def page_count_check(count: int, limit: int) -> None:
+    """A laid-out (or merged) document over the page limit is refused."""
+    if count > limit:
+        raise LimitExceeded(f"The report has {count} pages; the limit is {limit}.")
+
+
 class LayoutFailed(RenderError):
     """The renderer could not place something on a page; retrying would fail the same way."""
 

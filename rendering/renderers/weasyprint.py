@@ -16,7 +16,7 @@ from weasyprint.urls import URLFetcher, URLFetcherResponse
 from xhtml2pdf.config.resources import ResourceAccessPolicy
 
 from rendering.deadline import DeadlineExceeded, deadline
-from rendering.errors import LayoutFailed, LimitExceeded
+from rendering.errors import LayoutFailed, LimitExceeded, page_count_check
 from rendering.fetch import ResourceRefused, public_message, resource_fetch
 from rendering.options import PdfOptions
 from rendering.renderers.base import LayoutBounds, RenderedPdf
@@ -130,8 +130,7 @@ def laid_out(document: str, bounds: LayoutBounds) -> tuple[weasyprint.Document, 
                 "chromium renderer."
             ) from None
     pages = laid.pages
-    if len(pages) > bounds.max_pages:
-        raise LimitExceeded(f"The report has {len(pages)} pages; the limit is {bounds.max_pages}.")
+    page_count_check(len(pages), bounds.max_pages)
     if any(max(page.width, page.height) > _MAX_PAGE_SIDE_PX for page in pages):
         raise LimitExceeded("A page is larger than the largest page size offered (A3).")
     return laid, warnings + logged

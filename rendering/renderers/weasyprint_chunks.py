@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from rendering.charts import chart_styles_apart
 from rendering.chunking import PAGE_BREAK, ChunkPlan, body_sections
-from rendering.errors import LimitExceeded
+from rendering.errors import page_count_check
 from rendering.layout import close_pdf_tags
 from rendering.limits import Limits
 from rendering.merging import ChunkPdf, chunks_merge_linked
@@ -243,8 +243,7 @@ class WeasyPrintChunker:
         if loaded.chunks.toc_section is not None:
             parts.insert(0, _contents(loaded, parts, limits=limits))
         pages = sum(part.page_count for part in parts)
-        if pages > limits.max_pages:
-            raise LimitExceeded(f"The report has {pages} pages; the limit is {limits.max_pages}.")
+        page_count_check(pages, limits.max_pages)
         stamp = _stamp(loaded, pages, limits=limits) if loaded.numbered else None
         content = chunks_merge_linked(parts, stamp=stamp)
         # A chunk's missing anchors are in another chunk: their warnings are not the job's.

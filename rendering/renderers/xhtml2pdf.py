@@ -18,7 +18,7 @@ import rendering.renderers.xhtml2pdf_speedups  # noqa: F401  (patches ReportLab 
 from rendering.charts import chart_links
 from rendering.chunked import ManyRender, plan_render
 from rendering.chunking import ChunkPlan, TocEntry, document_plan
-from rendering.errors import LayoutFailed, LimitExceeded, RenderError
+from rendering.errors import LayoutFailed, LimitExceeded, RenderError, page_count_check
 from rendering.fetch import public_message
 from rendering.layout import build_document
 from rendering.limits import DEFAULT_LIMITS, Limits
@@ -93,8 +93,7 @@ def html_to_pdf(
         raise RenderError("The HTML could not be laid out as a PDF (xhtml2pdf reported errors).")
     content = out.getvalue()
     page_count = len(PdfReader(io.BytesIO(content)).pages)
-    if page_count > limits.max_pages:
-        raise LimitExceeded(f"The report has {page_count} pages; the limit is {limits.max_pages}.")
+    page_count_check(page_count, limits.max_pages)
     # Characters no font has are named once for every renderer (rendering.glyphs), not
     # one message a character with a fragment of the template.
     kept = [_explained(w) for w in warnings if not w.startswith(_NO_GLYPH)]
@@ -197,8 +196,7 @@ def document_render(
         render_many=render_many,
         stamp_render=lambda html: html_to_pdf(html, limits=limits, meta=meta).content,
     )
-    if page_count > limits.max_pages:
-        raise LimitExceeded(f"The report has {page_count} pages; the limit is {limits.max_pages}.")
+    page_count_check(page_count, limits.max_pages)
     return RenderedPdf(content=content, page_count=page_count, warnings=warnings)
 
 
@@ -270,10 +268,7 @@ class Xhtml2PdfChunker:
             render_many=lambda documents: parts,
             stamp_render=lambda html: html_to_pdf(html, limits=limits, meta=meta).content,
         )
-        if page_count > limits.max_pages:
-            raise LimitExceeded(
-                f"The report has {page_count} pages; the limit is {limits.max_pages}."
-            )
+        page_count_check(page_count, limits.max_pages)
         return RenderedPdf(content=content, page_count=page_count, warnings=warnings)
 
 
