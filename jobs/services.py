@@ -15,10 +15,8 @@ from django.db import IntegrityError, transaction
 from accounts.models import ApiKey
 from jobs import transitions
 from jobs.callbacks import callback_url_check
-from jobs.live.events import job_event_payload, job_event_publish
 from jobs.log_context import job_log_bind
 from jobs.models import JobStatus, PdfJob
-from jobs.notify import job_notify_enqueue
 from jobs.ops.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.quotas import job_slot_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
@@ -218,15 +216,10 @@ def job_create(
             if hit is None:
                 transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
             else:
-                # Completed already: what a render's completion would send, minus the render.
-                if job.callback_url:
-                    transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job.job_id))
-                transaction.on_commit(lambda: job_notify_enqueue(job=job), robust=True)
                 transaction.on_commit(JOBS_CACHED.labels(renderer=job_renderer(job)).inc)
-            # The owner's dashboard shows the new job at once, wherever it was submitted.
-            transaction.on_commit(
-                lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id)
-            )
+            # The owner's dashboard shows the new job at once, wherever it was submitted; a
+            # cache hit, completed already, also sends what a render's completion would.
+            transitions.job_announce_on_commit(job)
     except IntegrityError:
         # The same key raced in from another request: answer with the job that won.
         replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)

@@ -47,18 +47,23 @@ def _transition(
         if not changed:
             return None
         job = PdfJob.objects.get(job_id=job_id)
-        # The payload (with the template's name) is read after the commit: reading a second
-        # table inside this transaction could deadlock with a TRUNCATE (test teardown).
-        transaction.on_commit(
-            lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id)
-        )
+        job_announce_on_commit(job)
         transaction.on_commit(lambda: job_transition_observe(job))
-        if job.callback_url and job.is_terminal:
-            transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job_id))
-        if job.status in (COMPLETED, FAILED):
-            # robust: a failure to queue a mail is logged, never raised into the worker.
-            transaction.on_commit(lambda: job_notify_enqueue(job=job), robust=True)
     return job
+
+
+def job_announce_on_commit(job: PdfJob) -> None:
+    """After the transaction commits: the job's event to its followers and, on a final
+    status, its completion callback and the mail to its owner. Also for a job created
+    final (a result-cache hit), which reaches its status without a transition."""
+    # The payload (with the template's name) is read after the commit: reading a second
+    # table inside this transaction could deadlock with a TRUNCATE (test teardown).
+    transaction.on_commit(lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id))
+    if job.callback_url and job.is_terminal:
+        transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job.job_id))
+    if job.status in (COMPLETED, FAILED):
+        # robust: a failure to queue a mail is logged, never raised into the worker.
+        transaction.on_commit(lambda: job_notify_enqueue(job=job), robust=True)
 
 
 def _attempt_fields(worker: str) -> dict[str, Any]:
