@@ -3,19 +3,28 @@ anonymous callers), counted in Redis so every web process shares one budget.
 
 One class per kind of request; a view names the ones that apply. A refused request is a
 429 with Retry-After, and the body names the setting that set the rate.
+
+The counting is the `limits` library's sliding-window counter: one atomic Lua call per
+request (DRF's own throttle read and rewrote a pickled list of every request's time, two
+round trips whose size grew with the rate, and two processes could both take the last slot).
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import threading
+import time
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import caches
+from limits import RateLimitItemPerSecond
+from limits.storage import RedisStorage
+from limits.strategies import SlidingWindowCounterRateLimiter
 from redis.exceptions import RedisError
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -26,17 +35,37 @@ SETTING_OF_SCOPE = {
     "status_read": "API_RATE_STATUS_READ",
 }
 
+_limiter: tuple[str, SlidingWindowCounterRateLimiter] | None = None
+_limiter_lock = threading.Lock()
 
-class _KeyRateThrottle(SimpleRateThrottle):
+
+def rate_limiter() -> SlidingWindowCounterRateLimiter:
+    """This process's limiter on REDIS_URL (its connection pool serves every request)."""
+    global _limiter
+    with _limiter_lock:
+        if _limiter is None or _limiter[0] != settings.REDIS_URL:
+            storage = RedisStorage(
+                settings.REDIS_URL,
+                key_prefix=settings.LIMITS_KEY_PREFIX,
+                # A Redis that does not answer must not hold a request: the check fails open.
+                socket_connect_timeout=1,
+                socket_timeout=1,
+            )
+            _limiter = (settings.REDIS_URL, SlidingWindowCounterRateLimiter(storage))
+        return _limiter[1]
+
+
+def rate_parse(rate: str) -> RateLimitItemPerSecond:
+    """DRF's rate syntax (N/s, N/min, N/hour, N/day: the period's first letter counts)."""
+    number, period = rate.split("/")
+    seconds = {"s": 1, "m": 60, "h": 3600, "d": 86400}[period.strip()[0]]
+    return RateLimitItemPerSecond(int(number), seconds)
+
+
+class _KeyRateThrottle(BaseThrottle):
     scope: str
-
-    def __init__(self) -> None:
-        # Read per request rather than at import, so a setting change takes effect.
-        self.cache = caches["throttle"]
-        super().__init__()
-
-    def get_rate(self) -> str:
-        return str(getattr(settings, SETTING_OF_SCOPE[self.scope]))
+    item: RateLimitItemPerSecond
+    key: str
 
     def get_cache_key(self, request: Request, view: Any) -> str:
         prefix = getattr(request.auth, "prefix", None)
@@ -49,8 +78,11 @@ class _KeyRateThrottle(SimpleRateThrottle):
         return f"{self.scope}:{ident}"
 
     def allow_request(self, request: Request, view: Any) -> bool:
+        # Read per request rather than at import, so a setting change takes effect.
+        self.item = rate_parse(str(getattr(settings, SETTING_OF_SCOPE[self.scope])))
+        self.key = self.get_cache_key(request, view)
         try:
-            allowed = super().allow_request(request, view)
+            allowed = rate_limiter().hit(self.item, self.key)
         except (RedisError, OSError):
             # Fail open: with Redis down a submit still answers 202 (the row is the truth
             # and the reconciler sends it later); the in-flight quota, in the database,
@@ -61,6 +93,14 @@ class _KeyRateThrottle(SimpleRateThrottle):
             # For the 429 body (config.exception_handler).
             request.throttled_setting = SETTING_OF_SCOPE[self.scope]  # type: ignore[attr-defined]
         return allowed
+
+    def wait(self) -> float | None:
+        """Seconds until the budget has room again (the 429's Retry-After)."""
+        try:
+            stats = rate_limiter().get_window_stats(self.item, self.key)
+        except (RedisError, OSError):
+            return float(self.item.get_expiry())
+        return float(min(self.item.get_expiry(), max(1, math.ceil(stats.reset_time - time.time()))))
 
 
 class SubmitThrottle(_KeyRateThrottle):

@@ -11,6 +11,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from accounts.models import ApiKey
 from jobs import transitions
@@ -86,8 +87,13 @@ def _resolve_source(
         source = str(html_template)
         size_check("html_template", source, max_template_bytes)
         return _Source(template=None, version=None, engine=engine or "handlebars", html=source)
+    latest = template_selectors.template_latest_version_visible(owner=owner, slug=template_slug)
     try:
-        template = template_selectors.template_get_visible(owner=owner, slug=template_slug)
+        template = (
+            latest.template
+            if latest is not None
+            else template_selectors.template_get_visible(owner=owner, slug=template_slug)
+        )
     except NotFound:
         raise ApplicationError(
             f"No template with slug {template_slug!r} exists.", code="unknown_template"
@@ -102,7 +108,7 @@ def _resolve_source(
             f"Template {template_slug!r} is archived; restore it to use it.",
             code="template_archived",
         )
-    version = template_current_version(template=template)
+    version = latest or template_current_version(template=template)
     data_validate(schema=version.schema, data=data)  # 400 naming the path, nothing queued
     return _Source(template=template, version=version, engine=version.engine, html=version.html)
 
@@ -210,16 +216,21 @@ def job_create(
                 api_key=api_key,
                 batch_id=batch_id,
                 cache_key=cache_key,
+                # Sent on commit: the reconciler counts from here whether or not the
+                # publish then succeeds, exactly as from an UPDATE after it.
+                enqueued_at=timezone.now() if hit is None else None,
                 **(cached_job_fields(hit) if hit is not None else {}),
             )
             transaction.on_commit(JOBS_SUBMITTED.labels(renderer=job_renderer(job)).inc)
             if hit is None:
-                transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
+                transaction.on_commit(
+                    lambda: dispatch.job_enqueue(job_id=job.job_id, note_time=False)
+                )
             else:
                 transaction.on_commit(JOBS_CACHED.labels(renderer=job_renderer(job)).inc)
             # The owner's dashboard shows the new job at once, wherever it was submitted; a
             # cache hit, completed already, also sends what a render's completion would.
-            transitions.job_announce_on_commit(job)
+            transitions.job_announce_on_commit(job, new=True)
     except IntegrityError:
         # The same key raced in from another request: answer with the job that won.
         replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)

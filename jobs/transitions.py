@@ -52,13 +52,17 @@ def _transition(
     return job
 
 
-def job_announce_on_commit(job: PdfJob) -> None:
+def job_announce_on_commit(job: PdfJob, *, new: bool = False) -> None:
     """After the transaction commits: the job's event to its followers and, on a final
-    status, its completion callback and the mail to its owner. Also for a job created
-    final (a result-cache hit), which reaches its status without a transition."""
+    status, its completion callback and the mail to its owner. Also for a job just
+    created (`new`; final already if a result-cache hit), which has no transition."""
     # The payload (with the template's name) is read after the commit: reading a second
     # table inside this transaction could deadlock with a TRUNCATE (test teardown).
-    transaction.on_commit(lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id))
+    # A new job has no followers of its own yet (nobody has its id before the 202): only
+    # its owner's stream (the dashboard) gets it, one send fewer on the submit path.
+    transaction.on_commit(
+        lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id, to_job=not new)
+    )
     if job.callback_url and job.is_terminal:
         transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job.job_id))
     if job.status in (COMPLETED, FAILED):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet, Subquery
 
 from rendering.errors import NotFound
 from reports.models import ReportTemplate, ReportTemplateVersion
@@ -24,6 +24,24 @@ def template_get_visible(*, owner: Any, slug: str) -> ReportTemplate:
     if not found:
         raise NotFound(f"No template with slug {slug!r} was found.")
     return found[0]
+
+
+def template_latest_version_visible(*, owner: Any, slug: str) -> ReportTemplateVersion | None:
+    """The latest version (its template joined) of the template template_get_visible would
+    choose, in one query: what a submit by slug needs. None when that template has no
+    version yet or nothing visible has the slug (template_get_visible then tells which)."""
+    chosen = (
+        template_list_visible(owner=owner)
+        .filter(slug=slug)
+        .order_by(F("owner_id").asc(nulls_last=True))  # the caller's own shadows a built-in
+        .values("pk")[:1]
+    )
+    return (
+        ReportTemplateVersion.objects.select_related("template")
+        .filter(template_id=Subquery(chosen))
+        .order_by("-number")
+        .first()
+    )
 
 
 def template_list_for_gallery(*, owner: Any) -> list[ReportTemplate]:

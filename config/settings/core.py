@@ -49,6 +49,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # Last, as django-axes asks: it answers locked-out sign-ins.
     "axes.middleware.AxesMiddleware",
+    "config.sync_chain.SyncChainMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -21,7 +21,6 @@ METRICS_TOKEN = env_required("METRICS_TOKEN")
 REDIS_URL = env_required("REDIS_URL")
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL
 CHANNEL_LAYERS["default"]["CONFIG"]["hosts"] = channel_layer_hosts(REDIS_URL)
-CACHES["throttle"]["LOCATION"] = REDIS_URL
 
 CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", True)
 

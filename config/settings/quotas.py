@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from config.env import env_int, env_str
-from config.settings.data import REDIS_URL
 
 # ---------------------------------------------------------------- tenant quotas
 # Jobs one tenant may have queued or processing at once (checked atomically at submit).
@@ -24,15 +23,7 @@ STREAMS_MAX_PER_PROCESS = env_int("STREAMS_MAX_PER_PROCESS", 2000, minimum=1)
 
 # Prefix of every per-tenant counter in Redis (rates, open streams, preview answers).
 LIMITS_KEY_PREFIX = "limits"
-# Rate-limit counters live in Redis so every web process shares them; the default cache
-# stays in-process (nothing else needs sharing).
+# Only the in-process cache: the shared counters (rates, streams) keep to Redis themselves.
 CACHES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-    "throttle": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": REDIS_URL,
-        "KEY_PREFIX": LIMITS_KEY_PREFIX,
-        # A Redis that does not answer must not hold a request: the throttle fails open.
-        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
-    },
 }

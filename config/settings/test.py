@@ -23,7 +23,6 @@ SSE_HEARTBEAT_SECONDS = 2
 # database ids restart with every test database.
 os.environ.setdefault("TEST_RUN_ID", os.urandom(4).hex())
 LIMITS_KEY_PREFIX = f"limits-{os.environ['TEST_RUN_ID']}"
-CACHES["throttle"]["KEY_PREFIX"] = LIMITS_KEY_PREFIX
 # Unit tests render previews in-process; the live stack (tests/livestack.py) does not.
 PDF_PREVIEW_IN_PROCESS = env_bool("PDF_PREVIEW_IN_PROCESS", True)
 # Processes the tests start keep their mail in memory unless a test points them at files

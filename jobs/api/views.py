@@ -30,7 +30,7 @@ from jobs.api.serializers import (
     JobOutputSerializer,
     WebhookDeliverySerializer,
 )
-from jobs.links import pdf_download_token_valid
+from jobs.links import pdf_download_token_valid, status_path
 from jobs.models import PdfJob
 from rendering.errors import ApplicationError, NotFound
 
@@ -85,12 +85,17 @@ class JobCreateApi(APIView):
             serializer.validated_data,
             idempotency_key=request.headers.get("Idempotency-Key", "").strip(),
         )
-        state = JobOutputSerializer(job, context={"absolute": request.build_absolute_uri}).data
+        # Only the three fields the answer has (the full state is the status endpoint's).
+        accepted: dict[str, Any] = {
+            "job_id": job.job_id,
+            "status": job.status,
+            "status_url": request.build_absolute_uri(status_path(job.job_id)),
+        }
         return Response(
-            JobCreateOutputSerializer(state).data,
+            JobCreateOutputSerializer(accepted).data,
             status=status.HTTP_202_ACCEPTED,
             headers={
-                "Location": state["status_url"],
+                "Location": accepted["status_url"],
                 **({} if created else {"Idempotent-Replayed": "true"}),
             },
         )

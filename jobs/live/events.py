@@ -51,17 +51,20 @@ def _publisher_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-def job_event_publish(payload: dict[str, Any], *, owner_id: int | None = None) -> None:
-    """Send to every subscriber of the job and of its owner's jobs. Best effort: the
-    database stays the truth. Waits for the sends, so a job's events leave in the order
-    of its transitions."""
+def job_event_publish(
+    payload: dict[str, Any], *, owner_id: int | None = None, to_job: bool = True
+) -> None:
+    """Send to every subscriber of the job (unless not `to_job`) and of its owner's jobs.
+    Best effort: the database stays the truth. Waits for the sends, so a job's events
+    leave in the order of its transitions."""
     layer = get_channel_layer()
     if layer is None:
         return
     message = {"type": EVENT_TYPE, "event": payload}
 
     async def send() -> None:
-        await layer.group_send(job_group(payload["job_id"]), message)
+        if to_job:
+            await layer.group_send(job_group(payload["job_id"]), message)
         if owner_id is not None:
             await layer.group_send(owner_group(owner_id), message)
 

@@ -47,3 +47,19 @@ def test_status_reads_are_limited(user, settings):
     settings.API_RATE_STATUS_READ = "2/min"
     client = _client(api_key_create(user=user, name="r")[1])
     assert [client.get("/api/v1/jobs").status_code for _ in range(3)] == [200, 200, 429]
+
+
+def test_concurrent_requests_never_take_more_than_the_rate(settings):
+    """One atomic count in Redis: 40 requests of one key at once, on 8 threads, get exactly
+    the 10 the rate allows (a read-then-write count let several take the last slot)."""
+    import uuid
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    from accounts.throttles import SubmitThrottle
+
+    settings.API_RATE_SUBMIT = "10/min"
+    request = SimpleNamespace(auth=SimpleNamespace(prefix=uuid.uuid4().hex[:12]), user=None)
+    with ThreadPoolExecutor(8) as pool:
+        allowed = list(pool.map(lambda _: SubmitThrottle().allow_request(request, None), range(40)))
+    assert allowed.count(True) == 10

@@ -18,7 +18,7 @@ def test_create_queues_and_enqueues_only_after_commit(
     user, django_capture_on_commit_callbacks, monkeypatch
 ):
     sent = []
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id: sent.append(job_id))
+    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id, **_: sent.append(job_id))
     with django_capture_on_commit_callbacks(execute=True):
         job, created = services.job_create(owner=user, html_template="<p>{{x}}</p>", data={"x": 1})
         assert sent == []
@@ -27,13 +27,15 @@ def test_create_queues_and_enqueues_only_after_commit(
     assert job.status == JobStatus.QUEUED
     assert job.engine == "handlebars"
     assert job.options["filename"] == "report.pdf"
+    # Stamped with the insert: no UPDATE after the publish, and the reconciler's clock runs.
+    assert job.enqueued_at is not None
 
 
 def test_rolled_back_submit_enqueues_nothing(user, django_capture_on_commit_callbacks, monkeypatch):
     from django.db import transaction
 
     sent = []
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id: sent.append(job_id))
+    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id, **_: sent.append(job_id))
     with django_capture_on_commit_callbacks(execute=True):
         try:
             with transaction.atomic():
@@ -66,7 +68,7 @@ def test_dead_letter_redrive_requeues_and_counts(
     user, django_capture_on_commit_callbacks, monkeypatch
 ):
     sent = []
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id: sent.append(job_id))
+    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id, **_: sent.append(job_id))
     job = PdfJobFactory(owner=user, status=JobStatus.FAILED)
     letter = DeadLetter.objects.create(job=job, error="x")
     with django_capture_on_commit_callbacks(execute=True):
@@ -193,3 +195,29 @@ def test_job_records_the_version_it_was_submitted_against(user):
     template_update(template=template, by=user, html="<p>EDITED</p>")
     later, _ = services.job_create(owner=user, template_slug="prices", data={})
     assert (job.template_version.number, later.template_version.number) == (1, 2)
+
+
+def test_a_submit_by_slug_reads_its_template_and_latest_version_in_one_query(user):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from reports.services import template_create, template_update
+
+    template = template_create(owner=user, name="Mine", slug="mine", html="<p>v1 {{x}}</p>")
+    template_update(template=template, by=user, html="<p>v2 {{x}}</p>")
+    with CaptureQueriesContext(connection) as queries:
+        job, _ = services.job_create(owner=user, template_slug="mine", data={"x": 1})
+    assert job.template_version.number == 2
+    reads = [q["sql"] for q in queries.captured_queries if '"reports_' in q["sql"]]
+    assert len(reads) == 1, reads
+
+
+def test_my_template_without_versions_still_shadows_a_built_in_with_versions(user):
+    from reports.services import template_create
+
+    template_create(owner=None, name="Built-in", slug="shared", html="<p>built-in</p>")
+    mine = ReportTemplateFactory(owner=user, slug="shared", html="<p>mine {{x}}</p>")
+    assert not mine.versions.exists()  # a row saved before versioning
+    job, _ = services.job_create(owner=user, template_slug="shared", data={"x": 1})
+    assert job.template == mine
+    assert job.template_version.html == "<p>mine {{x}}</p>"  # its first version, made now
