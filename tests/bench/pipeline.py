@@ -27,6 +27,8 @@ import psutil
 BASE_DIR = Path(__file__).resolve().parents[2]
 QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0", "false")
 CHILDREN = int(os.environ.get("WORKER_CONCURRENCY", "2"))
+# The Procfile's default layout: two uvicorn processes beside the worker.
+WEB_PROCESSES = int(os.environ.get("WEB_CONCURRENCY", "2"))
 ONE_PAGE_JOBS = 60 if QUICK else 200
 SOAK_JOBS = 300 if QUICK else 2000
 RATE = float(os.environ.get("BENCH_SUBMIT_RATE", "100"))

@@ -257,7 +257,7 @@ def bench_pipeline(env: dict[str, str], key: str, var: Path) -> None:
     from celery import Celery
 
     from tests.bench import pipeline
-    from tests.processes import free_port, start, stop, wait_for_worker, web_args, worker_args
+    from tests.processes import free_port, start, stop, wait_for_worker, worker_args
 
     # This process renders the baselines and reads job rows: same Redis and database.
     os.environ.update(REDIS_URL=env["REDIS_URL"], DATABASE_URL=env["DATABASE_URL"])
@@ -270,7 +270,14 @@ def bench_pipeline(env: dict[str, str], key: str, var: Path) -> None:
     port = free_port()
     # Child recycling off, so (d) sees the memory of the same children all along.
     worker_env = {**env, "CELERY_WORKER_MAX_TASKS_PER_CHILD": "100000"}
-    web = start(web_args(port), env=env, log=var / "pipeline-web.log")
+    # As the Procfile runs it: config.web, WEB_CONCURRENCY uvicorn processes (2 here).
+    web_env = {
+        **env,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "WEB_CONCURRENCY": str(pipeline.WEB_PROCESSES),
+    }
+    web = start(["-m", "config.web"], env=web_env, log=var / "pipeline-web.log")
     name = f"bench-{port}"
     worker = start(
         worker_args(name=name, concurrency=pipeline.CHILDREN),
@@ -288,7 +295,8 @@ def bench_pipeline(env: dict[str, str], key: str, var: Path) -> None:
             except httpx.HTTPError:
                 time.sleep(0.2)
         print(
-            f"\nEnd to end: one uvicorn process, one worker with {pipeline.CHILDREN} children"
+            f"\nEnd to end: {pipeline.WEB_PROCESSES} uvicorn processes (config.web), one worker"
+            f" with {pipeline.CHILDREN} children"
             f"{' (QUICK)' if pipeline.QUICK else ''}:"
         )
         pipeline.run(api=api, worker=worker, var=var, purge=lambda: _purge(app, "pdf"))
