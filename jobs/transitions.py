@@ -21,6 +21,7 @@ from jobs.live.events import job_event_payload, job_event_publish
 from jobs.models import JobStatus, PdfJob
 from jobs.notify import job_notify_enqueue
 from jobs.ops.metrics import job_transition_observe
+from jobs.returning import update_returning
 from jobs.worker import dispatch
 
 QUEUED, PROCESSING, COMPLETED, FAILED, CANCELLED = (
@@ -37,19 +38,34 @@ def _transition(
     *,
     sources: tuple[str, ...],
     guard: Q | None = None,
+    like: PdfJob | None = None,
     **fields: Any,
 ) -> PdfJob | None:
-    with transaction.atomic():
-        rows = PdfJob.objects.filter(job_id=job_id, status__in=sources)
-        if guard is not None:
-            rows = rows.filter(guard)
-        changed = rows.update(event_seq=F("event_seq") + 1, updated_at=timezone.now(), **fields)
-        if not changed:
-            return None
-        job = PdfJob.objects.get(job_id=job_id)
-        job_announce_on_commit(job)
-        transaction.on_commit(lambda: job_transition_observe(job))
+    rows = PdfJob.objects.filter(job_id=job_id, status__in=sources)
+    if guard is not None:
+        rows = rows.filter(guard)
+    # One statement (UPDATE ... RETURNING), atomic by itself: outside a transaction the
+    # hooks below run right after it commits, inside one they wait for its commit.
+    job = update_returning(rows, event_seq=F("event_seq") + 1, updated_at=timezone.now(), **fields)
+    if job is None:
+        return None
+    if like is not None:
+        _reuse_related(job, like)
+    job_announce_on_commit(job)
+    transaction.on_commit(lambda: job_transition_observe(job))
     return job
+
+
+_KEPT_RELATIONS = ("template", "template_version", "owner")
+
+
+def _reuse_related(job: PdfJob, like: PdfJob) -> None:
+    """Give `job` the related rows an earlier copy of it already loaded (no transition
+    changes them): the event's template name then costs no query per transition."""
+    for name in _KEPT_RELATIONS:
+        field = PdfJob._meta.get_field(name)
+        if field.is_cached(like) and getattr(like, field.attname) == getattr(job, field.attname):  # type: ignore[union-attr]
+            field.set_cached_value(job, field.get_cached_value(like))  # type: ignore[union-attr]
 
 
 def job_announce_on_commit(job: PdfJob, *, new: bool = False) -> None:
@@ -97,23 +113,34 @@ def job_reclaim(*, job_id: UUID | str, worker: str, dead_worker: str) -> PdfJob 
     )
 
 
-def job_progress(*, job_id: UUID | str, stage: str, progress: int) -> PdfJob | None:
-    """Record a stage of a processing job; progress never goes backwards within an attempt."""
+def job_progress(
+    *, job_id: UUID | str, stage: str, progress: int, like: PdfJob | None = None
+) -> PdfJob | None:
+    """Record a stage of a processing job; progress never goes backwards within an attempt.
+    `like`: this process's copy of the job, whose loaded template the event reuses."""
     return _transition(
         job_id,
         sources=(PROCESSING,),
         guard=Q(progress__lt=progress),
+        like=like,
         progress=progress,
         stage=stage,
     )
 
 
 def job_complete(
-    *, job_id: UUID | str, pdf_file: str, page_count: int, size_bytes: int, warnings: list[str]
+    *,
+    job_id: UUID | str,
+    pdf_file: str,
+    page_count: int,
+    size_bytes: int,
+    warnings: list[str],
+    like: PdfJob | None = None,
 ) -> PdfJob | None:
     return _transition(
         job_id,
         sources=(PROCESSING,),
+        like=like,
         status=COMPLETED,
         progress=100,
         stage="done",

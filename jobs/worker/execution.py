@@ -147,7 +147,9 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
             stages.enter(stage)  # timings and logs see every stage; the row is coalesced
             stage_log_bind(stage)
             if throttle.due():
-                transitions.job_progress(job_id=job.job_id, stage=stage, progress=progress)
+                transitions.job_progress(
+                    job_id=job.job_id, stage=stage, progress=progress, like=job
+                )
 
         def tick() -> None:
             if heartbeat.lost.is_set():
@@ -191,6 +193,7 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
         page_count=rendered.page_count,
         size_bytes=rendered.size,
         warnings=[public_text(warning) for warning in rendered.warnings],
+        like=job,
     )
     if (
         done is None

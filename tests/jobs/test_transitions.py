@@ -95,3 +95,17 @@ def test_events_are_published_after_commit_with_the_new_state(
     for callback in callbacks:
         callback()
     assert [(e["status"], e["seq"], e["attempts"]) for e in published] == [("processing", 1, 1)]
+
+
+def test_a_transition_reuses_the_template_its_caller_loaded(django_assert_num_queries):
+    from tests.factories import ReportTemplateFactory
+
+    template = ReportTemplateFactory()
+    job = PdfJobFactory(owner=template.owner, template=template)
+    claimed = transitions.job_claim(job_id=job.job_id, worker="w")
+    assert claimed.template.name == template.name  # the caller's copy has it loaded
+    with django_assert_num_queries(1):  # the UPDATE ... RETURNING, no template read
+        progressed = transitions.job_progress(
+            job_id=job.job_id, stage="laying_out", progress=50, like=claimed
+        )
+        assert progressed.template.name == template.name
