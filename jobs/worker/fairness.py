@@ -11,7 +11,8 @@ burst keeps every idle slot busy, and a newcomer gets the next slot that frees u
 Limits: a render already running is never interrupted, so a newcomer waits for one slot
 to free (at most one render time); within a tenant, jobs run oldest first; a job waiting
 for a retry's backoff (attempts > 0) is only started by its own message, so fairness
-never cuts a backoff short. The choice is one indexed query per render message.
+never cuts a backoff short. The choice is one indexed query per render message (two when
+the tenant already has jobs processing).
 """
 
 from __future__ import annotations
@@ -42,10 +43,16 @@ def job_fairer_than(*, job_id: UUID | str) -> UUID | None:
     least busy tenant's oldest), or None when `job_id` is as fair a choice as any."""
     if not settings.PDF_FAIR_DISPATCH:
         return None
-    mine = PdfJob.objects.filter(job_id=job_id, status=JobStatus.QUEUED).values("owner").first()
+    # The job's owner and how many jobs it has processing, in one query.
+    mine = (
+        PdfJob.objects.filter(job_id=job_id, status=JobStatus.QUEUED)
+        .annotate(busy=Coalesce(_processing_of(OuterRef("owner")), Value(0)))
+        .values("owner", "busy")
+        .first()
+    )
     if mine is None:
         return None
-    busy = PdfJob.objects.filter(owner=mine["owner"], status=JobStatus.PROCESSING).count()
+    busy = mine["busy"]
     if busy == 0:
         return None  # nobody can be running fewer than none
     return (
