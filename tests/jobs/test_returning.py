@@ -36,8 +36,8 @@ def test_no_matching_row_changes_nothing_and_returns_none():
 
 
 def test_a_backend_without_returning_gets_an_update_then_a_select(monkeypatch):
-    monkeypatch.setattr(connection.features, "can_return_columns_from_insert", False)
     job = PdfJobFactory(status=JobStatus.PROCESSING)
+    monkeypatch.setattr(connection.features, "can_return_columns_from_insert", False)
     rows = PdfJob.objects.filter(job_id=job.job_id, status=JobStatus.PROCESSING)
     updated = update_returning(rows, status=JobStatus.COMPLETED)
     assert updated is not None
