@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from config.env import env_int, env_str
+from config.env import env_bool, env_int, env_str
 from config.settings.core import TIME_ZONE
 from config.settings.data import REDIS_URL
 from config.settings.ops import ALERT_INTERVAL_SECONDS
@@ -73,9 +73,14 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_max": 0.2,
 }
 CELERY_TASK_TRACK_STARTED = True
-# Task events (sent, received, started, succeeded, failed...) for Flower and `celery events`.
-CELERY_WORKER_SEND_TASK_EVENTS = True
-CELERY_TASK_SEND_SENT_EVENT = True
+# Task events (sent, received, started, succeeded, failed...) for Flower and `celery events`:
+# off unless CELERY_TASK_EVENTS is set, as each task sends them through the broker whether
+# or not anyone listens. Flower turns the workers' task events on by itself when it starts
+# (its `enable_events`, every few seconds); only the `sent` event, sent by the web process
+# on publish, needs CELERY_TASK_EVENTS=true.
+TASK_EVENTS = env_bool("CELERY_TASK_EVENTS", False)
+CELERY_WORKER_SEND_TASK_EVENTS = TASK_EVENTS
+CELERY_TASK_SEND_SENT_EVENT = TASK_EVENTS
 CELERY_BEAT_SCHEDULE = {
     "reconcile-jobs": {"task": "jobs.reconcile", "schedule": RECONCILE_INTERVAL_SECONDS},
     "redrive-dead-letters": {
