@@ -249,3 +249,35 @@ def test_a_job_slower_than_pdf_slow_job_seconds_is_logged_with_its_timings(user,
     assert " s rendering, 1 attempt(s), 1 page(s)" in message
     assert slow_logs[0].queued_seconds >= 94
     assert slow_logs[0].total_seconds >= 95
+
+
+# The worker's own database round trips for a one-page job from a stored template, every
+# stage written (interval 0): fairness check, claim, the version and its template, the
+# five stages, completion, the owner-mail check. Each transition was BEGIN, UPDATE,
+# SELECT, COMMIT and each event read the template again: 40 queries before issue 12 (b).
+ONE_PAGE_JOB_QUERIES = 12
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_one_page_job_takes_few_queries(settings):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from reports.services import template_record_version
+    from tests.factories import ReportTemplateFactory, UserFactory
+
+    settings.PDF_PROGRESS_INTERVAL_MS = 0
+    owner = UserFactory(email="owner@example.com")
+    template = ReportTemplateFactory(owner=owner)
+    version = template_record_version(template=template)
+    job = PdfJobFactory(
+        owner=owner, template=template, template_version=version, data=template.sample_data
+    )
+    with CaptureQueriesContext(connection) as queries:
+        done = execution.job_execute(job_id=job.job_id)
+    assert done is not None
+    assert done.status == JobStatus.COMPLETED
+    assert len(queries) <= ONE_PAGE_JOB_QUERIES, "\n".join(q["sql"] for q in queries)
+    # Autocommit, as on a worker: the events ran and read the template once, no more.
+    template_reads = [q for q in queries if 'FROM "reports_reporttemplate" ' in q["sql"]]
+    assert len(template_reads) == 1
