@@ -60,6 +60,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 # Recycle children so a leak in a rendering library cannot grow a worker forever.
 CELERY_WORKER_MAX_TASKS_PER_CHILD = env_int("CELERY_WORKER_MAX_TASKS_PER_CHILD", 200, minimum=1)
+# Celery's Django fixup closes the database connections before and after every task and,
+# in a prefork child with a Django 5.1 PostgreSQL pool, closes the pool itself: every job
+# opened a new connection (a new server backend) and a new pool with its threads. A reuse
+# count no child lives to reach turns that off; jobs.worker.signals hands the task's
+# connections back to the pool instead, as Django does after a request.
+CELERY_DB_REUSE_MAX = 1_000_000_000
 # On a lost broker connection, stop late-ack tasks rather than finish work nobody can ack.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

@@ -1,6 +1,7 @@
-"""Celery signal handlers for operations: log context per task, stamp messages for
-queue-age metrics, tidy up a pool child's live gauges when it exits, keep the worker's
-presence stamped, serve a worker host's metrics, and warm caches before the pool forks."""
+"""Celery signal handlers for operations: log context and pooled connections per task,
+stamp messages for queue-age metrics, tidy up a pool child's live gauges when it exits,
+keep the worker's presence stamped, serve a worker host's metrics, and warm caches before
+the pool forks."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from celery.signals import (
     worker_shutdown,
 )
 from django.conf import settings
+from django.db import close_old_connections
 from prometheus_client import CollectorRegistry, multiprocess, start_http_server
 
 from jobs.log_context import job_id_log_bind, log_context_end, log_context_start
@@ -46,6 +48,17 @@ def log_context_for_task(task_id: str = "", task: Any = None, args: Any = None, 
 @task_postrun.connect
 def log_context_after_task(**_: Any) -> None:
     log_context_end()
+
+
+@task_prerun.connect
+@task_postrun.connect
+def connections_back_to_the_pool(task: Any = None, **_: Any) -> None:
+    """Around each task, as Django around each request: return the connection to the pool
+    (or close it without one, or when broken). Celery's own per-task close is off
+    (CELERY_DB_REUSE_MAX): in a prefork child it closed the whole pool every task. Eager
+    tasks run inside their caller's transaction and are left alone."""
+    if not getattr(getattr(task, "request", None), "is_eager", False):
+        close_old_connections()
 
 
 @before_task_publish.connect

@@ -1,8 +1,13 @@
-"""The worker's main process warms what its pool children would each load on their own."""
+"""Worker signal handlers: caches warmed before the fork, connections kept in the pool."""
 
 from __future__ import annotations
 
-from jobs.worker.signals import warm_before_fork
+from types import SimpleNamespace
+
+import pytest
+
+from jobs.models import PdfJob
+from jobs.worker.signals import connections_back_to_the_pool, warm_before_fork
 from rendering.glyphs import bundled_code_points
 
 
@@ -11,3 +16,41 @@ def test_the_fonts_character_maps_are_read_before_the_fork():
     warm_before_fork()
     assert bundled_code_points.cache_info().currsize == 1
     assert ord("A") in bundled_code_points()
+
+
+def _task(*, eager: bool) -> SimpleNamespace:
+    return SimpleNamespace(name="jobs.render_pdf", request=SimpleNamespace(is_eager=eager))
+
+
+def test_celery_keeps_a_prefork_childs_pool_across_its_tasks(settings, monkeypatch):
+    """Celery's Django fixup closed the whole pool of a prefork child before and after every
+    task (a new connection and pool per job); CELERY_DB_REUSE_MAX turns that off for longer
+    than a child lives."""
+    from celery.fixups.django import DjangoWorkerFixup
+    from django.db import connection
+
+    from config.celery_app import app
+
+    fixup = DjangoWorkerFixup(app)
+    fixup.worker = SimpleNamespace(pool_cls="celery.concurrency.prefork:TaskPool")
+    closed: list[str] = []
+    monkeypatch.setattr(connection, "close_pool", lambda: closed.append("pool"), raising=False)
+    monkeypatch.setattr(connection, "close", lambda: closed.append("connection"))
+    for _ in range(settings.CELERY_WORKER_MAX_TASKS_PER_CHILD):
+        fixup.on_task_prerun(sender=_task(eager=False))
+        fixup.on_task_postrun(sender=_task(eager=False))
+    assert closed == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_tasks_connection_goes_back_to_the_pool_after_it():
+    from django.db import connection
+
+    connection.ensure_connection()
+    connections_back_to_the_pool(task=_task(eager=True))  # the caller's transaction: kept
+    assert connection.connection is not None
+    connections_back_to_the_pool(task=_task(eager=False))
+    # Returned to the pool (PostgreSQL) or closed (no pool, CONN_MAX_AGE 0): either way the
+    # next task checks out a usable one.
+    assert connection.connection is None
+    assert PdfJob.objects.count() == 0
