@@ -24,6 +24,8 @@ from pathlib import Path
 import httpx
 import psutil
 
+from tests.bench import child_account, cpu_account
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0", "false")
 CHILDREN = int(os.environ.get("WORKER_CONCURRENCY", "2"))
@@ -33,6 +35,8 @@ ONE_PAGE_JOBS = 60 if QUICK else 200
 SOAK_JOBS = 300 if QUICK else 2000
 RATE = float(os.environ.get("BENCH_SUBMIT_RATE", "100"))
 RATE_SECONDS = 4 if QUICK else 10
+# Which sections run: BENCH_PIPELINE_PARTS=b runs only the one-page throughput.
+PARTS = os.environ.get("BENCH_PIPELINE_PARTS", "abcd")
 TERMINAL = {"completed", "failed", "cancelled"}
 
 
@@ -120,7 +124,7 @@ def cold_chromium(document: str, var: Path) -> float | None:
     return seconds if out.exists() else None
 
 
-def _render_invoices(count: int) -> int:
+def _render_invoices(count: int) -> tuple[int, float]:
     _django()
     from rendering.options import parse_options
     from rendering.report import TemplateSource, report_render
@@ -130,20 +134,24 @@ def _render_invoices(count: int) -> int:
     html, css, data = sample_files("invoice")
     source = TemplateSource(engine="handlebars", html=html, css=css)
     options, limits = parse_options({}), limits_from_settings()
+    cpu = time.process_time()
     for _ in range(count):
         report_render(source=source, data=data, options=options, limits=limits)
-    return count
+    return count, time.process_time() - cpu
 
 
-def renderer_throughput(jobs: int, processes: int) -> float:
-    """PDFs/s of report_render alone, `processes` processes sharing `jobs` invoices."""
+def renderer_throughput(jobs: int, processes: int) -> tuple[float, float]:
+    """PDFs/s of report_render alone, `processes` processes sharing `jobs` invoices, and
+    the CPU seconds a PDF took in them."""
     # Spawned, not forked: this process has threads (httpx, the RSS sampler) whose locks a
     # fork could copy held.
     with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
         list(pool.map(_render_invoices, [2] * processes))  # warm: imports, fonts
         started = time.perf_counter()
-        done = sum(pool.map(_render_invoices, [jobs // processes] * processes))
-        return done / (time.perf_counter() - started)
+        runs = list(pool.map(_render_invoices, [jobs // processes] * processes))
+        elapsed = time.perf_counter() - started
+        done = sum(count for count, _ in runs)
+        return done / elapsed, sum(cpu for _, cpu in runs) / done
 
 
 def _ts(value: str | datetime) -> datetime:
@@ -262,7 +270,13 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def run(
-    *, api: Api, worker: subprocess.Popen[bytes], var: Path, purge: Callable[[], None]
+    *,
+    api: Api,
+    web: subprocess.Popen[bytes],
+    worker: subprocess.Popen[bytes],
+    callbacks: subprocess.Popen[bytes],
+    var: Path,
+    purge: Callable[[], None],
 ) -> Results:
     results = Results()
     _django()
@@ -271,6 +285,36 @@ def run(
     invoice = {"template": "invoice", "data": sample_files("invoice")[2]}
     review = {"template": "operations-review", "data": sample_files("operations-review")[2]}
 
+    if "a" in PARTS:
+        fifty_pages(api=api, worker=worker, var=var, review=review, results=results)
+    service_rate = 0.0
+    if "b" in PARTS:
+        service_rate = one_page_throughput(
+            api=api,
+            web=web,
+            worker=worker,
+            callbacks=callbacks,
+            invoice=invoice,
+            results=results,
+            var=var,
+        )
+    if "c" in PARTS:
+        submit_latency(
+            api=api,
+            worker=worker,
+            invoice=invoice,
+            service_rate=service_rate,
+            purge=purge,
+            results=results,
+        )
+    if "d" in PARTS:
+        soak(api=api, worker=worker, invoice=invoice, results=results)
+    return results
+
+
+def fifty_pages(
+    *, api: Api, worker: subprocess.Popen[bytes], var: Path, review: dict, results: Results
+) -> None:
     print("(a) the 50-page sample: service vs bare renderers on the same final HTML", flush=True)
     document = final_html("operations-review")
     # Warm every child (chart cache, fonts, imports): one job each, at once.
@@ -314,21 +358,16 @@ def run(
             f"service, renderer {renderer}: submit to completed", f"{seconds:6.2f} s{versus}"
         )
 
-    print(f"(b) {ONE_PAGE_JOBS} one-page jobs end to end vs report_render alone", flush=True)
-    api.wait([api.submit(invoice) for _ in range(4)])
-    with ThreadPoolExecutor(8) as pool:
-        ids = list(pool.map(lambda _: api.submit(invoice), range(ONE_PAGE_JOBS)))
-    states = api.wait(ids)
-    first = min(_ts(s["created_at"]) for s in states)
-    last = max(_ts(s["completed_at"]) for s in states)
-    service_rate = ONE_PAGE_JOBS / (last - first).total_seconds()
-    alone = renderer_throughput(ONE_PAGE_JOBS, CHILDREN)
-    results.add("service, first submit to last completed", f"{service_rate:6.1f} PDFs/s")
-    results.add(
-        f"report_render alone in {CHILDREN} processes",
-        f"{alone:6.1f} PDFs/s   service = {service_rate / alone:.2f}x",
-    )
 
+def submit_latency(
+    *,
+    api: Api,
+    worker: subprocess.Popen[bytes],
+    invoice: dict,
+    service_rate: float,
+    purge: Callable[[], None],
+    results: Results,
+) -> None:
     print("(c) submit latency at a fixed offered rate, workers busy", flush=True)
     # A backlog that keeps every worker child rendering for the whole measurement.
     backlog_size = int(service_rate * RATE_SECONDS * 2) + 4 * CHILDREN
@@ -353,6 +392,8 @@ def run(
             purge()
             time.sleep(2)  # the children finish what they hold
 
+
+def soak(*, api: Api, worker: subprocess.Popen[bytes], invoice: dict, results: Results) -> None:
     print(f"(d) worker RSS over {SOAK_JOBS} one-page jobs", flush=True)
     warm = [api.submit(invoice) for _ in range(50)]
     api.wait(warm)
@@ -367,7 +408,83 @@ def run(
         f"{' '.join(f'{b:.0f}' for b in before)} -> {' '.join(f'{a:.0f}' for a in after)} MiB"
         f"   growth max {max(growth, default=0):+.1%}",
     )
-    return results
+
+
+def one_page_throughput(
+    *,
+    api: Api,
+    web: subprocess.Popen[bytes],
+    worker: subprocess.Popen[bytes],
+    callbacks: subprocess.Popen[bytes],
+    invoice: dict,
+    results: Results,
+    var: Path,
+) -> float:
+    """(b): PDFs/s end to end against report_render alone, and where the cores' time went
+    meanwhile (CPU of every process involved, from the first submit to the last completion)."""
+    from django.db import connection
+
+    print(f"(b) {ONE_PAGE_JOBS} one-page jobs end to end vs report_render alone", flush=True)
+    api.wait([api.submit(invoice) for _ in range(4 * CHILDREN)])  # warm every child
+    children = worker_children(worker)
+    # config.web and the uvicorn processes it starts (WEB_CONCURRENCY).
+    web_processes = [psutil.Process(web.pid), *psutil.Process(web.pid).children(recursive=True)]
+    groups: dict[str, cpu_account.Finder] = {
+        f"web ({WEB_PROCESSES} uvicorn)": cpu_account.fixed(*web_processes)
+    }
+    groups["Celery main process"] = cpu_account.fixed(psutil.Process(worker.pid))
+    for number, child in enumerate(children, 1):
+        groups[f"worker child {number}"] = cpu_account.fixed(child)
+    groups["callbacks worker (threads: owner mails)"] = cpu_account.fixed(
+        psutil.Process(callbacks.pid)
+    )
+    groups["PostgreSQL backends of this database"] = cpu_account.postgres_backends(
+        connection.settings_dict["NAME"]
+    )
+    groups["PostgreSQL server processes (shared)"] = cpu_account.postgres_server()
+    groups["redis-server"] = cpu_account.listening_on(os.environ["REDIS_URL"])
+    groups["bench process (clients, polling)"] = cpu_account.fixed(psutil.Process())
+    account = cpu_account.CpuAccount(groups)
+    before = child_account.read(child_account_dir(var))
+    account.start()
+    with ThreadPoolExecutor(8) as pool:
+        ids = list(pool.map(lambda _: api.submit(invoice), range(ONE_PAGE_JOBS)))
+    states = api.wait(ids)
+    account.stop()
+    time.sleep(0.5)  # the children's last totals reach their files
+    after = child_account.read(child_account_dir(var))
+    first = min(_ts(s["created_at"]) for s in states)
+    last = max(_ts(s["completed_at"]) for s in states)
+    service_rate = ONE_PAGE_JOBS / (last - first).total_seconds()
+    alone, alone_cpu = renderer_throughput(ONE_PAGE_JOBS, CHILDREN)
+    results.add("service, first submit to last completed", f"{service_rate:6.1f} PDFs/s")
+    results.add(
+        f"report_render alone in {CHILDREN} processes",
+        f"{alone:6.1f} PDFs/s   service = {service_rate / alone:.2f}x",
+    )
+    account.report(cores=os.cpu_count() or CHILDREN, jobs=ONE_PAGE_JOBS, add=results.add)
+    results.add("  report_render alone, CPU a PDF", f"{alone_cpu * 1000:6.1f} ms")
+    tasks = after["tasks"] - before["tasks"]
+    if tasks:
+        render = (after["render_cpu"] - before["render_cpu"]) / tasks
+        task = (after["task_cpu"] - before["task_cpu"]) / tasks
+        child_cpu = sum(account.totals()[f"worker child {n}"] for n in range(1, len(children) + 1))
+        results.add(
+            f"  in the children ({tasks} render tasks), CPU a job",
+            f"render {render * 1000:.1f} ms ({render / alone_cpu:.2f}x alone), rest of the "
+            f"task {(task - render) * 1000:.1f} ms, outside tasks "
+            f"{(child_cpu / tasks - task) * 1000:.1f} ms",
+        )
+        results.add(
+            "  children inherited the glyph map from before the fork", str(after["inherited"])
+        )
+    return service_rate
+
+
+def child_account_dir(var: Path) -> Path:
+    directory = var / "children"
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
 
 
 def median(values: list[float]) -> float:

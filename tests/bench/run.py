@@ -256,6 +256,7 @@ def bench_pipeline(env: dict[str, str], key: str, var: Path) -> None:
     """Web and worker as `make run` starts them, then tests/bench/pipeline.py."""
     from celery import Celery
 
+    from config import devstack
     from tests.bench import pipeline
     from tests.processes import free_port, start, stop, wait_for_worker, worker_args
 
@@ -269,7 +270,12 @@ def bench_pipeline(env: dict[str, str], key: str, var: Path) -> None:
     PdfJob.objects.all().delete()  # the bench's own database (BENCH_DATABASE_URL)
     port = free_port()
     # Child recycling off, so (d) sees the memory of the same children all along.
-    worker_env = {**env, "CELERY_WORKER_MAX_TASKS_PER_CHILD": "100000"}
+    worker_env = {
+        **env,
+        "CELERY_WORKER_MAX_TASKS_PER_CHILD": "100000",
+        # Each child's render-task and render CPU, for (b) (tests/bench/child_account.py).
+        "BENCH_CHILD_ACCOUNT_DIR": str(pipeline.child_account_dir(var)),
+    }
     # As the Procfile runs it: config.web, WEB_CONCURRENCY uvicorn processes (2 here).
     web_env = {
         **env,
@@ -279,10 +285,26 @@ def bench_pipeline(env: dict[str, str], key: str, var: Path) -> None:
     }
     web = start(["-m", "config.web"], env=web_env, log=var / "pipeline-web.log")
     name = f"bench-{port}"
+    # As the Procfile runs them: renders and repair on the prefork children, the mail to a
+    # job's owner and webhooks on a thread pool of their own (on these same cores).
     worker = start(
-        worker_args(name=name, concurrency=pipeline.CHILDREN),
+        [
+            *worker_args(name=name, concurrency=pipeline.CHILDREN, queues="pdf,maintenance"),
+            "--include=tests.bench.child_account",
+        ],
         env=worker_env,
         log=var / "pipeline-worker.log",
+    )
+    callbacks = start(
+        [
+            *devstack.worker_args(
+                queues="callbacks", concurrency=8, name=f"callbacks-{port}", pool="threads"
+            ),
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        env=env,
+        log=var / "pipeline-callbacks.log",
     )
     app = Celery(broker=env["REDIS_URL"])
     try:
@@ -299,8 +321,16 @@ def bench_pipeline(env: dict[str, str], key: str, var: Path) -> None:
             f" with {pipeline.CHILDREN} children"
             f"{' (QUICK)' if pipeline.QUICK else ''}:"
         )
-        pipeline.run(api=api, worker=worker, var=var, purge=lambda: _purge(app, "pdf"))
+        pipeline.run(
+            api=api,
+            web=web,
+            worker=worker,
+            callbacks=callbacks,
+            var=var,
+            purge=lambda: _purge(app, "pdf"),
+        )
     finally:
+        stop(callbacks)
         stop(worker)
         stop(web)
         # The purged backlog's rows stay queued: with the same BENCH_DATABASE_URL the
