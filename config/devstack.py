@@ -42,6 +42,15 @@ def worker_args(
     )
 
 
+# Renders run behind the web process on a shared host: a submit then takes the CPU it
+# needs the moment it arrives (README "Process layout on one host"; `make bench` (c)).
+RENDERERS = ("worker", "previews")
+
+
+def _renice() -> None:
+    os.nice(int(os.environ.get("WORKER_NICE", "10")))
+
+
 def _processes(var_dir: Path) -> dict[str, list[str]]:
     python = sys.executable
     processes = {
@@ -80,7 +89,9 @@ def main() -> int:
     # then their messages go back to the broker for another worker.
     env = {**os.environ, "REMAP_SIGTERM": "SIGQUIT"}
     children = {
-        name: subprocess.Popen(cmd, cwd=BASE_DIR, env=env)  # noqa: S603
+        name: subprocess.Popen(  # noqa: S603
+            cmd, cwd=BASE_DIR, env=env, preexec_fn=_renice if name in RENDERERS else None
+        )
         for name, cmd in _processes(var_dir).items()
     }
     print(f"devstack: web, workers and beat running; open http://{HOST}:{PORT}/", flush=True)

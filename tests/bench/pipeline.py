@@ -38,6 +38,11 @@ RATE_SECONDS = 4 if QUICK else 10
 # Which sections run: BENCH_PIPELINE_PARTS=b runs only the one-page throughput.
 PARTS = os.environ.get("BENCH_PIPELINE_PARTS", "abcd")
 TERMINAL = {"completed", "failed", "cancelled"}
+# Groups of the CPU accounts (process_groups); a submit costs the first three.
+WEB_GROUP = f"web ({WEB_PROCESSES} uvicorn)"
+POSTGRES_GROUP = "PostgreSQL backends of this database"
+REDIS_GROUP = "redis-server"
+SUBMIT_GROUPS = (WEB_GROUP, POSTGRES_GROUP, REDIS_GROUP)
 
 
 @dataclass
@@ -301,6 +306,7 @@ def run(
     if "c" in PARTS:
         submit_latency(
             api=api,
+            groups=process_groups(web=web, worker=worker, callbacks=callbacks),
             worker=worker,
             invoice=invoice,
             service_rate=service_rate,
@@ -362,6 +368,7 @@ def fifty_pages(
 def submit_latency(
     *,
     api: Api,
+    groups: dict[str, cpu_account.Finder],
     worker: subprocess.Popen[bytes],
     invoice: dict,
     service_rate: float,
@@ -370,15 +377,19 @@ def submit_latency(
 ) -> None:
     print("(c) submit latency at a fixed offered rate, workers busy", flush=True)
     # A backlog that keeps every worker child rendering for the whole measurement.
-    backlog_size = int(service_rate * RATE_SECONDS * 2) + 4 * CHILDREN
-    for rate in (RATE, RATE / 4):  # the target's rate, and one a web process keeps up with
+    backlog_size = int(max(service_rate, 5.0) * RATE_SECONDS * 2) + 4 * CHILDREN
+    # The target's rate, then lower ones, to find what two cores sustain beside the renders.
+    for rate in (RATE, RATE / 2, RATE / 4):
         for niceness in (0, 10):  # the workers as started, then behind the web process
             for proc in [psutil.Process(worker.pid), *worker_children(worker)]:
                 proc.nice(niceness)
             with ThreadPoolExecutor(8) as pool:
                 backlog = list(pool.map(lambda _: api.submit(invoice), range(backlog_size)))
             time.sleep(1)
+            account = cpu_account.CpuAccount(groups)
+            account.start()
             latencies = asyncio.run(_offered_load(api.base, api.key, invoice, rate, RATE_SECONDS))
+            totals = account.stop()
             from jobs.models import PdfJob
 
             busy = (
@@ -389,8 +400,20 @@ def submit_latency(
                 f"{_pct(latencies, 0.5) * 1000:6.1f} / {_pct(latencies, 0.99) * 1000:.1f} ms"
                 f"   ({len(latencies)} submits; {busy}/10 of the backlog unfinished at the end)",
             )
+            # What one submit costs the machine (web, its queries, Redis), and what the rate
+            # asks of it: the cores the web tier needs beside the renders.
+            cost = {g: totals.get(g, 0.0) / max(1, len(latencies)) for g in SUBMIT_GROUPS}
+            results.add(
+                "  CPU a submit: " + ", ".join(f"{g} {v * 1000:.1f} ms" for g, v in cost.items()),
+                f"= {sum(cost.values()) * rate:.2f} cores at {rate:.0f}/s; the workers used "
+                f"{_workers_cpu(totals) / account.window:.2f} cores",
+            )
             purge()
             time.sleep(2)  # the children finish what they hold
+
+
+def _workers_cpu(totals: dict[str, float]) -> float:
+    return sum(v for g, v in totals.items() if g.startswith(("worker child", "Celery main")))
 
 
 def soak(*, api: Api, worker: subprocess.Popen[bytes], invoice: dict, results: Results) -> None:
@@ -422,29 +445,10 @@ def one_page_throughput(
 ) -> float:
     """(b): PDFs/s end to end against report_render alone, and where the cores' time went
     meanwhile (CPU of every process involved, from the first submit to the last completion)."""
-    from django.db import connection
-
     print(f"(b) {ONE_PAGE_JOBS} one-page jobs end to end vs report_render alone", flush=True)
     api.wait([api.submit(invoice) for _ in range(4 * CHILDREN)])  # warm every child
     children = worker_children(worker)
-    # config.web and the uvicorn processes it starts (WEB_CONCURRENCY).
-    web_processes = [psutil.Process(web.pid), *psutil.Process(web.pid).children(recursive=True)]
-    groups: dict[str, cpu_account.Finder] = {
-        f"web ({WEB_PROCESSES} uvicorn)": cpu_account.fixed(*web_processes)
-    }
-    groups["Celery main process"] = cpu_account.fixed(psutil.Process(worker.pid))
-    for number, child in enumerate(children, 1):
-        groups[f"worker child {number}"] = cpu_account.fixed(child)
-    groups["callbacks worker (threads: owner mails)"] = cpu_account.fixed(
-        psutil.Process(callbacks.pid)
-    )
-    groups["PostgreSQL backends of this database"] = cpu_account.postgres_backends(
-        connection.settings_dict["NAME"]
-    )
-    groups["PostgreSQL server processes (shared)"] = cpu_account.postgres_server()
-    groups["redis-server"] = cpu_account.listening_on(os.environ["REDIS_URL"])
-    groups["bench process (clients, polling)"] = cpu_account.fixed(psutil.Process())
-    account = cpu_account.CpuAccount(groups)
+    account = cpu_account.CpuAccount(process_groups(web=web, worker=worker, callbacks=callbacks))
     before = child_account.read(child_account_dir(var))
     account.start()
     with ThreadPoolExecutor(8) as pool:
@@ -479,6 +483,31 @@ def one_page_throughput(
             "  children inherited the glyph map from before the fork", str(after["inherited"])
         )
     return service_rate
+
+
+def process_groups(
+    *,
+    web: subprocess.Popen[bytes],
+    worker: subprocess.Popen[bytes],
+    callbacks: subprocess.Popen[bytes],
+) -> dict[str, cpu_account.Finder]:
+    """Every process the service runs on, grouped as the CPU accounts report them."""
+    from django.db import connection
+
+    # config.web and the uvicorn processes it starts (WEB_CONCURRENCY).
+    web_processes = [psutil.Process(web.pid), *psutil.Process(web.pid).children(recursive=True)]
+    groups: dict[str, cpu_account.Finder] = {WEB_GROUP: cpu_account.fixed(*web_processes)}
+    groups["Celery main process"] = cpu_account.fixed(psutil.Process(worker.pid))
+    for number, child in enumerate(worker_children(worker), 1):
+        groups[f"worker child {number}"] = cpu_account.fixed(child)
+    groups["callbacks worker (threads: owner mails)"] = cpu_account.fixed(
+        psutil.Process(callbacks.pid)
+    )
+    groups[POSTGRES_GROUP] = cpu_account.postgres_backends(connection.settings_dict["NAME"])
+    groups["PostgreSQL server processes (shared)"] = cpu_account.postgres_server()
+    groups[REDIS_GROUP] = cpu_account.listening_on(os.environ["REDIS_URL"])
+    groups["bench process (clients, polling)"] = cpu_account.fixed(psutil.Process())
+    return groups
 
 
 def child_account_dir(var: Path) -> Path:
