@@ -35,10 +35,10 @@ _UNSUPPORTED = re.compile(
 _MARKUP = re.compile(r"<[^>]*>")
 _IMAGE = re.compile(r"<img\b", re.IGNORECASE)
 # The layout cost of a section in tags' worth, measured with xhtml2pdf on the 50-page
-# sample (CPU, one process): ~0.3 ms a tag, as much for 250 characters of text, and
-# ~27 ms an image (a 100 KB chart PNG is decoded and compressed again at each use).
+# sample's sections (CPU, one process): ~0.3 ms a tag, as much for 250 characters of
+# text, ~15 ms an image (a 100 KB chart PNG is decoded and compressed at each use).
 TEXT_CHARS_PER_TAG = 250
-IMAGE_TAGS = 90
+IMAGE_TAGS = 50
 _PAGE_BACKGROUND = re.compile(
     r"(?:@page|\bbody)\s*\{[^{}]*(?:\{[^{}]*\}[^{}]*)*background", re.IGNORECASE
 )
