@@ -216,10 +216,12 @@ def charts_embed(
     _check_drawn_size(html, drawn, limits.max_html_bytes)
     first = next(_PLACEHOLDER.finditer(html)).start()  # there is one: specs is not empty
     # The rules go just before the first chart's <img>: a <style> element is read wherever
-    # it stands, and there is no <head> to find in a template's fragment.
+    # it stands, and there is no <head> to find in a template's fragment. The uses are
+    # replaced first, so the regex never scans the images (MBs of base64); they all stand
+    # after `tag`, so it is still the same place.
     tag = html.rfind("<", 0, first)
-    html = html[:tag] + style + html[tag:]
-    return _PLACEHOLDER.sub(lambda m: uses[m.group(1)], html), warnings
+    html = _PLACEHOLDER.sub(lambda m: uses[m.group(1)], html)
+    return html[:tag] + style + html[tag:], warnings
 
 
 def _check_drawn_size(html: str, drawn: dict[str, int], limit: int) -> None:
@@ -238,7 +240,7 @@ def _check_drawn_size(html: str, drawn: dict[str, int], limit: int) -> None:
 _SHARED_RULE = re.compile(
     r"\[" + _SHARED_ATTRIBUTE + r'="(\d+)"\] \{ background: url\("(data:image/[^"]+)"\)'
 )
-_SHARED_STYLE = re.compile(r"<style " + _SHARED_ATTRIBUTE + r"s>(.*?)</style>", re.DOTALL)
+_SHARED_STYLE_OPEN = f"<style {_SHARED_ATTRIBUTE}s>"
 _SHARED_USE = re.compile(
     r'src="[^"]*"( width="\d+" height="\d+") ' + _SHARED_ATTRIBUTE + r'="(\d+)"'
 )
@@ -249,8 +251,28 @@ def chart_styles_apart(html: str) -> tuple[str, str]:
     """The HTML without its shared chart rules, and those rules as CSS: a renderer that
     lays a document out in chunks gives every chunk the rules, not only the one where the
     first chart stood."""
-    rules = " ".join(_SHARED_STYLE.findall(html))
-    return (_SHARED_STYLE.sub("", html), rules) if rules else (html, "")
+    html, blocks = _shared_styles_cut(html)
+    return html, " ".join(blocks)
+
+
+def _shared_styles_cut(html: str) -> tuple[str, list[str]]:
+    """The HTML without its shared-image <style> blocks, and their contents. Found with
+    str.find: the blocks hold every chart's data URI, megabytes a regex would walk."""
+    blocks: list[str] = []
+    kept: list[str] = []
+    start = 0
+    while (opened := html.find(_SHARED_STYLE_OPEN, start)) >= 0:
+        body = opened + len(_SHARED_STYLE_OPEN)
+        closed = html.find("</style>", body)
+        if closed < 0:
+            break
+        kept.append(html[start:opened])
+        blocks.append(html[body:closed])
+        start = closed + len("</style>")
+    if not blocks:
+        return html, []
+    kept.append(html[start:])
+    return "".join(kept), blocks
 
 
 def chart_links(html: str) -> tuple[str, dict[str, str]]:
@@ -258,11 +280,11 @@ def chart_links(html: str) -> tuple[str, dict[str, str]]:
     images as links instead, `<img src="chart-image:N">`, and what each link resolves to
     (its data URI), for the renderer's link callback. The image data leaves the HTML."""
     images: dict[str, str] = {}
-    for block in _SHARED_STYLE.findall(html):
+    cut, blocks = _shared_styles_cut(html)
+    for block in blocks:
         images.update(
             (f"{LINK_SCHEME}{number}", uri) for number, uri in _SHARED_RULE.findall(block)
         )
     if not images:
         return html, {}
-    html = _SHARED_STYLE.sub("", html)
-    return _SHARED_USE.sub(lambda m: f'src="{LINK_SCHEME}{m.group(2)}"{m.group(1)}', html), images
+    return _SHARED_USE.sub(lambda m: f'src="{LINK_SCHEME}{m.group(2)}"{m.group(1)}', cut), images

@@ -53,17 +53,19 @@ def report_prepare(
     notify = on_stage or (lambda stage, progress: None)
     notify("rendering_template", 10)
     body = engine_render(source.engine, source.html, data, limits, helpers=source.helpers)
+    # Checked on what the template produced, the same for every renderer: each falls
+    # back to the bundled fonts, so only characters none of them has stay undrawn. Before
+    # the charts: they add only tags and a <style> of images, none of it text, and that
+    # block is megabytes to scan for a large report.
+    glyphs = missing_glyph_warning(
+        html_text(body), options.header, options.footer, options.watermark
+    )
     notify("rendering_charts", 20)
     body, chart_warnings = charts_embed(
         body,
         limits=limits,
         on_chart=lambda done, total: notify("rendering_charts", 20 + 20 * done // total),
         vector=source.renderer in VECTOR_RENDERERS,
-    )
-    # Checked on what the template produced, the same for every renderer: each falls
-    # back to the bundled fonts, so only characters none of them has stay undrawn.
-    glyphs = missing_glyph_warning(
-        html_text(body), options.header, options.footer, options.watermark
     )
     warnings = chart_warnings + ([glyphs] if glyphs else [])
     return PreparedDocument(body_html=body, css=source.css, warnings=warnings)

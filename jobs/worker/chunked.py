@@ -76,17 +76,38 @@ def job_dispatch_chunks(*, job: PdfJob, chunks: JobChunks, prepared: PreparedDoc
 
 def chunks_store(*, job_id: UUID | str, chunks: JobChunks, warnings: list[str]) -> int:
     """Store the plan where every chunk task and the merge read it; the chunk count."""
-    manifest = {"renderer": chunks.renderer, "plan": chunks.plan, "warnings": warnings}
+    count = chunks.chunker.count(chunks.plan)
+    # The count is stored with the plan: reading it back from the plan would parse the
+    # plan (megabytes of chart images) once more in every chunk.
+    manifest = {
+        "renderer": chunks.renderer,
+        "plan": chunks.plan,
+        "warnings": warnings,
+        "count": count,
+    }
     storages["reports"].save(
         chunk_key(job_id, "plan.json"), ContentFile(json.dumps(manifest).encode())
     )
-    return chunks.chunker.count(chunks.plan)
+    return count
 
 
-def _manifest(job_id: UUID | str) -> tuple[JobChunks, list[str]]:
+@dataclass(frozen=True)
+class _Manifest:
+    chunks: JobChunks
+    warnings: list[str]
+    count: int
+
+
+def _manifest(job_id: UUID | str) -> _Manifest:
     with storages["reports"].open(chunk_key(job_id, "plan.json")) as handle:
         manifest = json.loads(handle.read())
-    return JobChunks(renderer=manifest["renderer"], plan=manifest["plan"]), manifest["warnings"]
+    chunks = JobChunks(renderer=manifest["renderer"], plan=manifest["plan"])
+    count = manifest.get("count")  # absent from plans stored before it was kept
+    return _Manifest(
+        chunks=chunks,
+        warnings=manifest["warnings"],
+        count=int(count) if count is not None else chunks.chunker.count(chunks.plan),
+    )
 
 
 def _processing(job_id: UUID | str) -> PdfJob | None:
@@ -98,9 +119,9 @@ def chunk_execute(*, job_id: UUID | str, index: int) -> dict[str, Any] | None:
     None when the job is no longer processing (cancelled, failed by another chunk)."""
     if _processing(job_id) is None:
         return None
-    chunks, _ = _manifest(job_id)
-    chunker = chunks.chunker
-    part = chunker.render_chunk(chunks.plan, index, limits=limits_from_settings())
+    manifest = _manifest(job_id)
+    chunker = manifest.chunks.chunker
+    part = chunker.render_chunk(manifest.chunks.plan, index, limits=limits_from_settings())
     storage = storages["reports"]
     storage.save(chunk_key(job_id, f"{index}.pdf"), ContentFile(part.content))
     # The chunks keep the job's heartbeat fresh, so the reconciler leaves it alone while
@@ -108,7 +129,7 @@ def chunk_execute(*, job_id: UUID | str, index: int) -> dict[str, Any] | None:
     PdfJob.objects.filter(job_id=job_id, status=JobStatus.PROCESSING).update(
         heartbeat_at=timezone.now()
     )
-    count = chunker.count(chunks.plan)
+    count = manifest.count
     done = sum(storage.exists(chunk_key(job_id, f"{i}.pdf")) for i in range(count))
     transitions.job_progress(
         job_id=job_id, stage="laying_out", progress=min(85, 41 + 44 * done // count)
@@ -125,15 +146,17 @@ def chunks_merge_execute(*, job_id: UUID | str, results: list[dict[str, Any] | N
     if job is None or any(result is None for result in results):
         chunks_delete(job_id=job_id, count=len(results))
         return ""
-    chunks, warnings = _manifest(job_id)
+    manifest = _manifest(job_id)
     parts = []
     present = [result for result in results if result is not None]
     for result in sorted(present, key=lambda r: int(r["index"])):
         with storage.open(chunk_key(job_id, f"{result['index']}.pdf")) as handle:
             parts.append(ChunkPdf.from_summary(handle.read(), result))
     transitions.job_progress(job_id=job_id, stage="finishing", progress=88)
-    merged = chunks.chunker.merge(chunks.plan, parts, limits=limits_from_settings())
-    rendered = pdf_finish(merged, options=parse_options(job.options), warnings=warnings)
+    merged = manifest.chunks.chunker.merge(
+        manifest.chunks.plan, parts, limits=limits_from_settings()
+    )
+    rendered = pdf_finish(merged, options=parse_options(job.options), warnings=manifest.warnings)
     from jobs.worker.execution import log_if_slow, storage_key
 
     key = storage.save(storage_key(job_id), ContentFile(rendered.content))

@@ -209,11 +209,11 @@ class WeasyPrintChunker:
             return None
         body = toc_anchor(body) if has_toc(body) else body
         sections, toc_section = body_sections(body)
-        cut = ChunkPlan(
+        cut = ChunkPlan.weighed(
             head=head,
             frames="",
             numbered="",
-            sections=tuple(sections),
+            sections=sections,
             tail=tail,
             toc_section=toc_section,
         )

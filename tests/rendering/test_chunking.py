@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import io
 import itertools
+from dataclasses import replace
 
 import pytest
 from pypdf import PdfReader
 
-from rendering.chunking import document_plan
+from rendering.chunking import (
+    IMAGE_TAGS,
+    TEXT_CHARS_PER_TAG,
+    ChunkPlan,
+    document_plan,
+    section_weight,
+)
 from rendering.errors import LimitExceeded
 from rendering.layout import build_document
 from rendering.limits import Limits
@@ -135,3 +142,66 @@ def test_the_page_limit_counts_the_merged_pages():
     limits = Limits(max_pages=SECTIONS)  # each chunk alone is under it, the whole is not
     with pytest.raises(LimitExceeded, match="pages"):
         document_render(_document(), chunks=4, limits=limits)
+
+
+def test_the_stamp_has_the_page_count_written_in_so_it_lays_out_in_one_pass():
+    plan = document_plan(_document())
+    assert plan is not None
+    stamp = plan.stamp_html(12)
+    assert "pagecount" not in stamp.lower()
+    assert "</pdf:pagenumber> of 12</div>" in stamp
+    pages = _pages_text(html_to_pdf(stamp).content)
+    assert pages == [[f"Report · Page {n} of 12"] for n in range(1, 13)]
+
+
+def test_a_section_weighs_its_tags_text_and_images():
+    tags = "<p>a</p>" * 10
+    assert section_weight(tags) == 21
+    assert section_weight("<p>" + "x" * TEXT_CHARS_PER_TAG * 4 + "</p>") == 2 + 1 + 4
+    image = '<img src="data:image/png;base64,' + "A" * 100_000 + '">'
+    # An image weighs by count, not by the bytes of its data URI.
+    assert section_weight(image) == 1 + 1 + IMAGE_TAGS
+
+
+def _weighted_document(front_images: int) -> str:
+    """Sections 1-4 are images with a line each, 5-12 tables of text: one image is worth
+    many rows, which a count of tags alone does not see."""
+    parts = ['<div id="footer">Page <pdf:pagenumber /> of <pdf:pagecount /></div><h2>Front</h2>']
+    parts.append("<pdf:nextpage /><pdf:toc />")
+    image = '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==">'
+    for index in range(1, 13):
+        if index <= 4:
+            body = image * front_images
+        else:
+            body = "<table>" + "<tr><td>row</td><td>cell</td></tr>" * 15 + "</table>"
+        parts.append(f"<pdf:nextpage /><h1>Section {index}</h1>{body}")
+    return build_document(body_html="".join(parts), css=CSS, options=parse_options({}))
+
+
+@pytest.mark.parametrize("chunks", [2, 3])
+def test_body_runs_balance_the_estimated_work_within_one_section(chunks):
+    plan = document_plan(_weighted_document(front_images=3))
+    assert plan is not None
+    assert plan.weights is not None
+    runs = plan.body_runs(chunks)
+    assert len(runs) == chunks
+    weights = [sum(plan.weights[first : last + 1]) for first, last in runs]
+    body = sum(plan.weights[plan.toc_section + 1 :])
+    heaviest = max(plan.weights[plan.toc_section + 1 :])
+    for weight in weights:
+        assert abs(weight - body / chunks) <= heaviest
+    # The image sections weigh more than their tags: the first run holds fewer sections
+    # than a count of tags would give it.
+    by_tags = replace(plan, weights=None).body_runs(chunks)
+    assert runs[0][1] < by_tags[0][1]
+
+
+def test_a_plan_stored_before_weights_still_cuts_by_tags():
+    plan = document_plan(_weighted_document(front_images=3))
+    assert plan is not None
+    stored = plan.to_dict()
+    del stored["weights"]
+    old = ChunkPlan.from_dict(stored)
+    assert old.weights is None
+    assert old.ranges(2) == replace(plan, weights=None).ranges(2)
+    assert ChunkPlan.from_json(plan.to_json()) == plan

@@ -5,8 +5,10 @@ cleans up, a chunk error fails the job or retries that chunk alone."""
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
+from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from pypdf import PdfReader
 
@@ -130,3 +132,20 @@ def test_a_transient_chunk_error_retries_that_chunk(user, settings, monkeypatch,
     assert not storage.exists(chunked.chunk_key(job.job_id, "0.pdf"))
     job.refresh_from_db()
     assert job.status == JobStatus.PROCESSING
+
+
+def test_a_plan_stored_without_its_chunk_count_still_counts_progress(user, settings):
+    settings.PDF_CHUNKS = 2
+    settings.PDF_PROGRESS_INTERVAL_MS = 0
+    job, count = _processing_job(user, settings)
+    storage = storages["reports"]
+    key = chunked.chunk_key(job.job_id, "plan.json")
+    with storage.open(key) as handle:
+        manifest = json.loads(handle.read())
+    assert manifest["count"] == count == 2
+    del manifest["count"]  # as plans were stored before the count was kept
+    storage.delete(key)
+    storage.save(key, ContentFile(json.dumps(manifest).encode()))
+    assert chunked.chunk_execute(job_id=job.job_id, index=1)["index"] == 1
+    job.refresh_from_db()
+    assert job.progress == 41 + 44 // 2
