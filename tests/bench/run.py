@@ -260,8 +260,6 @@ def bench_pipeline(env: dict[str, str], key: str, var: Path) -> None:
     from tests.bench import pipeline
     from tests.processes import free_port, start, stop, wait_for_worker, worker_args
 
-    # This process renders the baselines and reads job rows: same Redis and database.
-    os.environ.update(REDIS_URL=env["REDIS_URL"], DATABASE_URL=env["DATABASE_URL"])
     pipeline._django()
     from jobs.models import PdfJob
 
@@ -343,6 +341,9 @@ def main() -> int:
     shutil.rmtree(var, ignore_errors=True)
     var.mkdir(parents=True)
     env, key = bench_env(var)
+    # This process reads job rows and renders the baselines: the same database and Redis
+    # from its first Django setup on (the render tables set Django up before the pipeline).
+    os.environ.update(REDIS_URL=env["REDIS_URL"], DATABASE_URL=env["DATABASE_URL"])
     try:
         if "pipeline" not in sys.argv[1:]:
             _bench_http_and_render(env, key, var)
