@@ -9,6 +9,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 PAGE_BREAK = "<pdf:nextpage></pdf:nextpage>"
+# A chunk after the document's first starts where the whole has a page break: at the top of
+# a fresh frame, where ReportLab drops the first block's spaceBefore. At the start of a
+# document xhtml2pdf keeps it (a spacer ahead of the first block), so such a chunk would
+# fit a line less on its first page. A zero-height spacer first leaves the frame at its top
+# and makes the section's first block the second in the story, laid out as after a break.
+FRAME_TOP = '<pdf:spacer height="0"></pdf:spacer>'
 # A table-of-contents entry: (outline level, title, page, destination key), as xhtml2pdf
 # notifies them.
 TocEntry = tuple[int, str, int, str | None]
@@ -109,6 +115,8 @@ class ChunkPlan:
     def chunk_html(self, first: int, last: int) -> str:
         """The document made of sections first..last (inclusive)."""
         body = PAGE_BREAK.join(self.sections[first : last + 1])
+        if first > 0:
+            body = FRAME_TOP + body
         return f"{self.head}{self.frames}{body}{self.tail}"
 
     def stamp_html(self, pages: int) -> str:

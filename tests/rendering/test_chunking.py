@@ -75,6 +75,41 @@ def test_chunked_layout_reads_back_like_the_whole_layout(chunks):
     merged = document_render(document, chunks=chunks)
     assert merged.page_count == whole.page_count == SECTIONS + 3  # front, contents, 3 is two
     assert _pages_text(merged.content) == _pages_text(whole.content)
+    assert _placed_text(merged.content) == _placed_text(whole.content)
+    assert _outline(merged.content) == _outline(whole.content)
+
+
+def _placed_text(content: bytes) -> list[list[tuple[str, float, float]]]:
+    """Each page's text runs with where they start on the page (points), sorted."""
+    pages = []
+    for page in PdfReader(io.BytesIO(content)).pages:
+        found: list[tuple[str, float, float]] = []
+
+        def visit(text, cm, tm, _font, _size, found=found):
+            if text.strip():
+                x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+                y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+                found.append((text.strip(), round(x, 2), round(y, 2)))
+
+        page.extract_text(visitor_text=visit)
+        pages.append(sorted(found))
+    return pages
+
+
+def test_a_chunk_starting_at_a_full_page_lays_it_out_as_the_whole_layout(monkeypatch):
+    # Section 3 fills its first page to the last line in the whole layout. A chunk that
+    # starts there must drop its heading's top spacing as the whole does after a page
+    # break, or the page's last line moves to the next page.
+    cuts = [(0, 1), (2, 3), (4, 4), (5, 8)]
+    monkeypatch.setattr(ChunkPlan, "ranges", lambda self, chunks: cuts)
+    document = _document()
+    whole = html_to_pdf(document)
+    merged = document_render(document, chunks=len(cuts))
+    assert "Section 3 line 35." in _pages_text(whole.content)[4]
+    assert merged.page_count == whole.page_count
+    assert _pages_text(merged.content) == _pages_text(whole.content)
+    # Not only the same lines on each page: each at the same place as in the whole.
+    assert _placed_text(merged.content) == _placed_text(whole.content)
     assert _outline(merged.content) == _outline(whole.content)
 
 
