@@ -78,28 +78,6 @@ class ChunkPlan:
             }
         )
 
-    @classmethod
-    def weighed(
-        cls,
-        *,
-        head: str,
-        frames: str,
-        numbered: str,
-        sections: list[str],
-        tail: str,
-        toc_section: int | None,
-    ) -> ChunkPlan:
-        """A plan whose sections carry their estimated layout work."""
-        return cls(
-            head=head,
-            frames=frames,
-            numbered=numbered,
-            sections=tuple(sections),
-            tail=tail,
-            toc_section=toc_section,
-            weights=tuple(section_weight(section) for section in sections),
-        )
-
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
 
@@ -152,6 +130,11 @@ class ChunkPlan:
                 first, cut = index + 1, cut + 1
         runs.append((first, len(self.sections) - 1))
         return runs
+
+
+def section_weights(sections: list[str]) -> tuple[int, ...]:
+    """Each section's section_weight, as a plan stores them."""
+    return tuple(section_weight(section) for section in sections)
 
 
 def section_weight(section: str) -> int:
@@ -240,11 +223,12 @@ def document_plan(document: str) -> ChunkPlan | None:
     sections, toc_section = body_sections(body)
     if tocs and toc_section is None:
         return None  # the table of contents is nested inside a block
-    return ChunkPlan.weighed(
+    return ChunkPlan(
         head=head,
         frames="".join(frames),
         numbered="".join(numbered),
-        sections=sections,
+        sections=tuple(sections),
         tail=tail,
         toc_section=toc_section,
+        weights=section_weights(sections),
     )

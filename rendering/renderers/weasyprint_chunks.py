@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 
 from rendering.charts import chart_styles_apart
-from rendering.chunking import PAGE_BREAK, ChunkPlan, body_sections
+from rendering.chunking import PAGE_BREAK, ChunkPlan, body_sections, section_weights
 from rendering.errors import page_count_check
 from rendering.layout import close_pdf_tags
 from rendering.limits import Limits
@@ -209,13 +209,14 @@ class WeasyPrintChunker:
             return None
         body = toc_anchor(body) if has_toc(body) else body
         sections, toc_section = body_sections(body)
-        cut = ChunkPlan.weighed(
+        cut = ChunkPlan(
             head=head,
             frames="",
             numbered="",
-            sections=sections,
+            sections=tuple(sections),
             tail=tail,
             toc_section=toc_section,
+            weights=section_weights(sections),
         )
         if len(cut.body_runs(chunks)) < 2:
             return None
