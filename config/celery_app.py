@@ -16,10 +16,10 @@ app.autodiscover_tasks(lambda: ["jobs.worker", "reports"])
 
 @setup_logging.connect
 def _logging_from_django_settings(**_: Any) -> None:
-    """Workers and beat log exactly as the web does (config/logs.py), instead of Celery's
+    """Workers and beat log exactly as the web does (core/logs.py), instead of Celery's
     own format; connecting this signal also stops Celery from taking over the root logger."""
     from django.conf import settings
 
-    from config.logs import configure
+    from core.logs import configure
 
     configure(settings.LOGGING)

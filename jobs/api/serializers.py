@@ -6,12 +6,18 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
-from config.api_fields import JsonInput, JsonObjectField, PdfOptionsField, QueryFilters
+from core.api_fields import (
+    IsoDateTimeField,
+    JsonInput,
+    JsonObjectField,
+    PdfOptionsField,
+    QueryFilters,
+    renderer_field,
+)
 from jobs.links import pdf_path, status_path
 from jobs.models import JobStatus, PdfJob
 from rendering.engines import ENGINE_NAMES
 from rendering.renderers import RENDERER_NAMES
-from reports.api.serializers import IsoDateTimeField, renderer_field
 
 
 class JobStateSerializer(serializers.Serializer):

@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from config.disclosure import public_text
+from core.disclosure import public_text
 from jobs import selectors, services
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob

@@ -14,7 +14,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.utils import timezone
 
-from config.disclosure import public_text
+from core.disclosure import public_text
 from jobs import transitions
 from jobs.models import JobStatus, PdfJob
 from jobs.worker.dispatch import job_chunks_send

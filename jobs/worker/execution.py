@@ -14,7 +14,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.utils import timezone
 
-from config.disclosure import internal_error, public_error, public_text
+from core.disclosure import internal_error, public_error, public_text
 from jobs import transitions
 from jobs.log_context import job_log_bind, stage_log_bind
 from jobs.models import JobStatus, PdfJob

@@ -8,7 +8,7 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
-from config.disclosure import internal_error, public_error
+from core.disclosure import internal_error, public_error
 from jobs import callbacks, notify, retention
 from jobs.ops import alerts, dead_letters, history, queues, reconciler
 from jobs.worker import chunked, execution

@@ -16,9 +16,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from config.celery_app import app as celery_app
+from core.metrics_dir import multiprocess_dir
 from jobs import transitions
 from jobs.models import DeadLetter, JobStatus
-from jobs.ops.scrape import multiprocess_dir
 from jobs.worker.execution import job_handle_transient_error
 from tests.factories import PdfJobFactory, ReportTemplateFactory
 from tests.prometheus_text import Samples, parse, value

@@ -16,6 +16,12 @@ from pathlib import Path
 VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 
 
+def multiprocess_dir() -> Path | None:
+    """The directory this process's metric files go to; None in single-process mode."""
+    value = os.environ.get(VARIABLE)
+    return Path(value) if value else None
+
+
 def metrics_dir_prepare(*, default: Path | None, wipe_default: bool = False) -> Path | None:
     """Use the directory the environment names, else `default` (emptied first when
     `wipe_default`: a fresh run must not add to a previous run's counters); create it."""
