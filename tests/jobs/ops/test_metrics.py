@@ -89,7 +89,7 @@ def test_retry_transition_is_counted(django_capture_on_commit_callbacks):
     before = scrape()
     with django_capture_on_commit_callbacks(execute=True):
         transitions.job_claim(job_id=job.job_id, worker="test:1")
-        transitions.job_retry(job_id=job.job_id, error="boom", code="transient")
+        transitions.job_reschedule(job_id=job.job_id, error="boom", code="transient")
     after = scrape()
     assert (
         value(after, "pdf_jobs_retried_total", error_code="transient")
