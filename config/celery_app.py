@@ -6,6 +6,7 @@ from typing import Any
 from celery.signals import setup_logging
 
 from core.celery import app
+from core.logs import configure
 
 # core's app reads the settings lazily, at its first use: this still comes first.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
@@ -22,7 +23,5 @@ def _logging_from_django_settings(**_: Any) -> None:
     """Workers and beat log exactly as the web does (core/logs.py), instead of Celery's
     own format; connecting this signal also stops Celery from taking over the root logger."""
     from django.conf import settings
-
-    from core.logs import configure
 
     configure(settings.LOGGING)
