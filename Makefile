@@ -32,11 +32,13 @@ test: $(VENV)/.installed-test
 bench-push: $(VENV)/.installed-test
 	$(BIN)/python tests/bench/push_fanout.py $(BENCH_ARGS)
 
-## lint: ruff (lint and format check) and mypy (django-stubs, DRF stubs) on all app code
+## lint: ruff (lint and format check), mypy (django-stubs, DRF stubs) on all app code, and
+## import-linter's contracts (pyproject.toml: the layers, rendering plain, no import circles)
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 format: $(VENV)/.installed-test
 	$(BIN)/ruff format .

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 
 from accounts.models import ApiKey
 from accounts.services import api_key_resolve
-from config.logs import tenant_log_bind
+from core.logs import tenant_log_bind
 
 API_KEY_HEADER = "X-API-Key"
 

@@ -90,7 +90,7 @@ class _KeyRateThrottle(BaseThrottle):
             logger.warning("rate limit %s not checked: Redis is unavailable", self.scope)
             return True
         if not allowed:
-            # For the 429 body (config.exception_handler).
+            # For the 429 body (core.exception_handler).
             request.throttled_setting = SETTING_OF_SCOPE[self.scope]  # type: ignore[attr-defined]
         return allowed
 

@@ -11,7 +11,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from config.body_limit import BodyLimitMiddleware  # noqa: E402
+from core.body_limit import BodyLimitMiddleware  # noqa: E402
 from jobs.live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(

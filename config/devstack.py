@@ -12,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from config import embedded_redis, metrics_dir
+from config import embedded_redis
+from core import metrics_dir
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 HOST = os.environ.get("HOST", "127.0.0.1")

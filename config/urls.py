@@ -38,5 +38,5 @@ urlpatterns = [
     ),
 ]
 
-handler404 = "config.http_errors.not_found"
-handler500 = "config.http_errors.server_error"
+handler404 = "core.http_errors.not_found"
+handler500 = "core.http_errors.server_error"

@@ -24,8 +24,8 @@ from standardwebhooks.webhooks import Webhook
 from accounts.services import webhook_signing_secrets
 from jobs.links import with_links
 from jobs.live.events import job_event_payload
+from jobs.metrics import WEBHOOK_DELIVERIES
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
-from jobs.ops.metrics import WEBHOOK_DELIVERIES
 from jobs.webhook_transport import WebhookRefused, resolve_checked, webhook_post
 
 logger = logging.getLogger(__name__)

@@ -1,5 +1,5 @@
 """What every log line about a job carries (job_id, tenant, attempt, stage), bound as
-context variables for the rest of the task or request (merged in by config/logs.py)."""
+context variables for the rest of the task or request (merged in by core/logs.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def log_context_end() -> None:
 
 
 def job_log_bind(job: PdfJob) -> None:
-    # tenant as config.logs.tenant_log_bind says it: the owner's id
+    # tenant as core.logs.tenant_log_bind says it: the owner's id
     bind_contextvars(job_id=str(job.job_id), tenant=str(job.owner_id), attempt=job.attempts)
 
 

@@ -32,7 +32,7 @@ class QuotaExceeded(ApplicationError):
         self.retry_after = retry_after
 
 
-def jobs_in_flight(*, owner: Any) -> int:
+def jobs_in_flight_count(*, owner: Any) -> int:
     return PdfJob.objects.filter(owner=owner, status__in=IN_FLIGHT).count()
 
 
@@ -42,7 +42,7 @@ def job_slot_reserve(*, owner: Any) -> None:
     limit = settings.PDF_MAX_JOBS_IN_FLIGHT
     # The lock is held until the job row commits, so the next submit counts it.
     get_user_model().objects.select_for_update().filter(pk=owner.pk).values_list("pk").first()
-    count = jobs_in_flight(owner=owner)
+    count = jobs_in_flight_count(owner=owner)
     if count >= limit:
         raise QuotaExceeded(
             f"You have {count} jobs queued or processing; the limit is {limit} "

@@ -22,8 +22,8 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from jobs.metrics import PDFS_DELETED
 from jobs.models import TERMINAL_STATUSES, PdfJob
-from jobs.ops.metrics import PDFS_DELETED
 
 logger = logging.getLogger(__name__)
 

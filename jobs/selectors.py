@@ -1,14 +1,16 @@
-"""Reads of jobs, always scoped to the caller; a missing job raises NotFound."""
+"""Reads of jobs (a caller's own, else NotFound) and of what beat will do with a failed one."""
 
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
+from django.utils import timezone
 
-from jobs.models import JobStatus, PdfJob
+from jobs.models import DeadLetter, JobStatus, PdfJob
 from rendering.errors import Gone, NotFound
 
 
@@ -58,3 +60,20 @@ def pdf_expired_message(job: PdfJob) -> str:
         f"{days} days after their job completed (PDF_RETENTION_DAYS). Submit the job again "
         "for a new one."
     )
+
+
+def dead_letter_redrive_expected(*, job: PdfJob) -> bool:
+    """Will beat re-drive this failed job by itself? True for a transient failure
+    (`retries_exhausted`, the one kind dead-lettered as not permanent) with re-drives left
+    that is still young enough at the next pass of dead_letters_redrive_due. The job's dead
+    letter may not be written yet when this is asked (it follows the failure's commit):
+    then it is a first failure, with every re-drive left."""
+    if job.status != JobStatus.FAILED or job.error_code != "retries_exhausted":
+        return False
+    letter = DeadLetter.objects.filter(job=job).first()
+    if letter is None:
+        return settings.DLQ_MAX_RETRIES > 0
+    if letter.permanent or letter.retry_count >= settings.DLQ_MAX_RETRIES:
+        return False
+    next_pass = timezone.now() + timedelta(seconds=settings.DLQ_REDRIVE_INTERVAL_SECONDS)
+    return letter.created_at >= next_pass - timedelta(seconds=settings.DLQ_MAX_AGE_SECONDS)

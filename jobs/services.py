@@ -14,14 +14,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import ApiKey
-from jobs import transitions
+from jobs import dispatch, transitions
 from jobs.callbacks import callback_url_check
 from jobs.log_context import job_log_bind
+from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
-from jobs.ops.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.quotas import job_slot_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
-from jobs.worker import dispatch
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import ApplicationError, Conflict, NotFound
 from rendering.options import parse_options
@@ -248,7 +247,7 @@ def job_create(
 def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
     """failed -> queued and send it to the workers again (operator or dead-letter re-drive)."""
     with transaction.atomic():
-        job = transitions.job_redrive(job_id=job_id)
+        job = transitions.job_requeue_failed(job_id=job_id)
         if job is not None:
             transaction.on_commit(lambda: dispatch.job_enqueue(job_id=job.job_id))
     return job
@@ -260,7 +259,7 @@ def job_retry(*, job: PdfJob) -> PdfJob:
     if job.status == JobStatus.FAILED:
         with transaction.atomic():
             job_slot_reserve(owner=job.owner)
-            redriven = transitions.job_redrive(job_id=job.job_id)
+            redriven = transitions.job_requeue_failed(job_id=job.job_id)
             if redriven is not None:
                 transaction.on_commit(lambda: dispatch.job_enqueue(job_id=redriven.job_id))
                 return redriven
@@ -270,7 +269,7 @@ def job_retry(*, job: PdfJob) -> PdfJob:
 
 def job_cancel(*, job: PdfJob) -> PdfJob:
     """Cancel a queued or processing job; Conflict (409) once it has finished."""
-    cancelled = transitions.job_cancel(job_id=job.job_id)
+    cancelled = transitions.job_mark_cancelled(job_id=job.job_id)
     if cancelled is None:
         job.refresh_from_db()
         raise Conflict(f"Job {job.job_id} is already {job.status}; it cannot be cancelled.")

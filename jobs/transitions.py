@@ -17,12 +17,12 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from jobs import dispatch
 from jobs.live.events import job_event_payload, job_event_publish
+from jobs.metrics import job_transition_observe
 from jobs.models import JobStatus, PdfJob
-from jobs.notify import job_notify_enqueue
-from jobs.ops.metrics import job_transition_observe
+from jobs.owner_mail import job_notify_enqueue
 from jobs.returning import update_returning
-from jobs.worker import dispatch
 
 QUEUED, PROCESSING, COMPLETED, FAILED, CANCELLED = (
     JobStatus.QUEUED,
@@ -166,7 +166,7 @@ def job_fail(*, job_id: UUID | str, error: str, code: str) -> PdfJob | None:
     )
 
 
-def job_retry(*, job_id: UUID | str, error: str, code: str) -> PdfJob | None:
+def job_reschedule(*, job_id: UUID | str, error: str, code: str) -> PdfJob | None:
     """processing -> queued: a transient error, another attempt is scheduled."""
     return _transition(
         job_id,
@@ -179,7 +179,7 @@ def job_retry(*, job_id: UUID | str, error: str, code: str) -> PdfJob | None:
     )
 
 
-def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
+def job_requeue_failed(*, job_id: UUID | str) -> PdfJob | None:
     """failed -> queued: an operator or the dead-letter re-drive tries again, with a fresh
     allowance of attempts (the dead letter keeps the count of the earlier ones)."""
     return _transition(
@@ -195,7 +195,8 @@ def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
     )
 
 
-def job_cancel(*, job_id: UUID | str) -> PdfJob | None:
+def job_mark_cancelled(*, job_id: UUID | str) -> PdfJob | None:
+    """queued or processing -> cancelled: the caller or an operator stopped the job."""
     return _transition(
         job_id,
         sources=(QUEUED, PROCESSING),

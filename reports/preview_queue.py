@@ -23,6 +23,7 @@ from django.conf import settings
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
+from core.celery import app
 from rendering.errors import ApplicationError, RenderError
 from rendering.options import parse_options
 from rendering.renderers import DEFAULT_RENDERER
@@ -81,8 +82,6 @@ def preview_request(work: PreviewWork, *, schema: dict[str, Any]) -> bytes:
     work = replace(work, data=preview_data_check(data=work.data, schema=schema))
     if settings.PDF_PREVIEW_IN_PROCESS:  # unit tests: no worker runs
         return work.png()
-    from config.celery_app import app
-
     wait = settings.PDF_PREVIEW_WAIT_SECONDS
     reply_key = f"{settings.LIMITS_KEY_PREFIX}:preview:{uuid.uuid4().hex}"
     try:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from config import embedded_redis
-from config.metrics_dir import VARIABLE, metrics_dir_prepare
+from core.metrics_dir import VARIABLE, metrics_dir_prepare
 
 TEST_VAR = Path(__file__).resolve().parents[1] / "var" / "test"
 

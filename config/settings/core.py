@@ -40,16 +40,16 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "config.api_paths.ApiTrailingSlashMiddleware",
+    "core.api_paths.ApiTrailingSlashMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "config.request_logging.RequestLogContextMiddleware",
+    "core.request_logging.RequestLogContextMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     # Last, as django-axes asks: it answers locked-out sign-ins.
     "axes.middleware.AxesMiddleware",
-    "config.sync_chain.SyncChainMiddleware",
+    "core.sync_chain.SyncChainMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -1,10 +1,10 @@
 """Logging: JSON lines with the job's context (LOG_FORMAT=json) or readable text; noisy
-rendering libraries at WARNING (config/logs.py builds the configuration)."""
+rendering libraries at WARNING (core/logs.py builds the configuration)."""
 
 from __future__ import annotations
 
 from config.env import env_choice, env_str
-from config.logs import logging_dict
+from core.logs import logging_dict
 
 # ---------------------------------------------------------------- logging
 # JSON lines with job_id/tenant/attempt/stage on every line a job causes; `text` for people
@@ -12,5 +12,5 @@ from config.logs import logging_dict
 # its setup_logging signal (config/celery_app.py).
 LOG_FORMAT = env_choice("LOG_FORMAT", "json", ("json", "text"))
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO") or "INFO"
-LOGGING_CONFIG = "config.logs.configure"
+LOGGING_CONFIG = "core.logs.configure"
 LOGGING = logging_dict(fmt=LOG_FORMAT, level=LOG_LEVEL)

@@ -37,7 +37,7 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
 # Seconds an SMTP exchange may take: a mail task gives up and retries instead of hanging.
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
-# Job mail (jobs/notify.py) and alert mail come from here.
+# Job mail (jobs/owner_mail.py) and alert mail come from here.
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "pdf-reports@localhost") or ""
 SERVER_EMAIL = env_str("SERVER_EMAIL", DEFAULT_FROM_EMAIL) or ""
 EMAIL_SUBJECT_PREFIX = "[pdf-reports] "

@@ -100,7 +100,7 @@ PDF_CHROMIUM_MAX_JOBS = env_int("PDF_CHROMIUM_MAX_JOBS", 100, minimum=1)
 SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)
 # Request bodies carry the template and data; allow the configured maxima plus headroom.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 * 1024
-# Checked by config.body_limit in front of Django, before authentication: a larger body is
+# Checked by core.body_limit in front of Django, before authentication: a larger body is
 # a 413 without being read (Django would spool it to disk first).
 REQUEST_MAX_BODY_BYTES = env_int(
     "REQUEST_MAX_BODY_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE, minimum=64 * 1024

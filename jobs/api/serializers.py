@@ -1,54 +1,23 @@
-"""Input and output shapes of the jobs API; the job's public state is the one shape the
-status endpoint, SSE, WebSocket, callbacks and pages all send."""
+"""Input and output shapes of the jobs API; a job's answer is its public state (jobs.state)
+plus its links."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from rest_framework import serializers
 
-from config.api_fields import JsonInput, JsonObjectField, PdfOptionsField, QueryFilters
+from core.api_fields import (
+    IsoDateTimeField,
+    JsonInput,
+    JsonObjectField,
+    PdfOptionsField,
+    QueryFilters,
+    renderer_field,
+)
 from jobs.links import pdf_path, status_path
 from jobs.models import JobStatus, PdfJob
+from jobs.state import JobStateSerializer
 from rendering.engines import ENGINE_NAMES
-from rendering.renderers import RENDERER_NAMES
-from reports.api.serializers import IsoDateTimeField, renderer_field
-
-
-class JobStateSerializer(serializers.Serializer):
-    """The job's public state, without links (what a live event carries)."""
-
-    job_id = serializers.UUIDField()
-    template_name = serializers.SerializerMethodField(help_text="null for inline HTML")
-    status = serializers.ChoiceField(choices=JobStatus.choices)
-    renderer = serializers.ChoiceField(choices=RENDERER_NAMES)
-    progress = serializers.IntegerField(min_value=0, max_value=100)
-    stage = serializers.CharField()
-    error = serializers.SerializerMethodField()
-    error_code = serializers.SerializerMethodField()
-    attempts = serializers.IntegerField()
-    page_count = serializers.IntegerField(allow_null=True)
-    size_bytes = serializers.IntegerField(allow_null=True)
-    warnings = serializers.ListField(child=serializers.CharField())
-    seq = serializers.IntegerField(source="event_seq", help_text="Increases with every event.")
-    created_at = IsoDateTimeField()
-    started_at = IsoDateTimeField(allow_null=True)
-    completed_at = IsoDateTimeField(allow_null=True)
-    expired = serializers.BooleanField(
-        source="is_expired", help_text="The PDF was deleted (PDF_RETENTION_DAYS): no pdf_url."
-    )
-    cached_from = serializers.UUIDField(
-        allow_null=True, help_text="The job whose PDF this one reuses (result cache)."
-    )
-
-    def get_template_name(self, job: PdfJob) -> str | None:
-        # The stored template's name (what a list of jobs shows); null for inline HTML.
-        return job.template.name if job.template_id and job.template else None
-
-    def get_error(self, job: PdfJob) -> str | None:
-        return job.error or None
-
-    def get_error_code(self, job: PdfJob) -> str | None:
-        return job.error_code or None
 
 
 class JobOutputSerializer(JobStateSerializer):

@@ -1,5 +1,5 @@
 """URLs of the jobs API, mounted under /api/v1/ (namespace "api") by config.urls. No trailing
-slashes; config.api_paths answers the slashed spelling the same."""
+slashes; core.api_paths answers the slashed spelling the same."""
 
 from django.urls import path
 

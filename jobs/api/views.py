@@ -18,8 +18,8 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle, submit_budget_take
-from config.disclosure import public_text
-from config.exception_handler import flatten_errors
+from core.disclosure import public_text
+from core.exception_handler import flatten_errors
 from jobs import selectors, services
 from jobs.api.serializers import (
     JobBatchInputSerializer,

@@ -14,9 +14,9 @@ from django.conf import settings
 
 from jobs.links import with_links
 from jobs.live.access import follow_authorize, follower_resolve
-from jobs.live.limits import StreamLimitReached, StreamSlot, stream_slot_acquire
+from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
 from jobs.live.subscriptions import job_follow, owner_follow
-from jobs.ops.metrics import live_stream
+from jobs.metrics import live_stream
 from rendering.errors import ApplicationError
 
 CLOSE_UNAUTHENTICATED = 4401

@@ -12,8 +12,8 @@ from uuid import UUID
 
 from channels.layers import get_channel_layer
 
-from jobs.api.serializers import JobStateSerializer
 from jobs.models import PdfJob
+from jobs.state import JobStateSerializer
 
 logger = logging.getLogger(__name__)
 EVENT_TYPE = "job.event"

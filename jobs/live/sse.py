@@ -16,9 +16,9 @@ from django.views.decorators.http import require_GET
 from accounts.authentication import API_KEY_HEADER
 from jobs.links import with_links
 from jobs.live.access import follow_authorize, follower_resolve
-from jobs.live.limits import StreamLimitReached, StreamSlot, stream_slot_acquire
+from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
 from jobs.live.subscriptions import job_follow, owner_follow
-from jobs.ops.metrics import live_stream
+from jobs.metrics import live_stream
 from rendering.errors import ApplicationError
 
 Events = AsyncIterator[dict[str, Any] | None]

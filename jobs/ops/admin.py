@@ -11,14 +11,10 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from jobs import services
+from jobs import dead_letters, dispatch, services
 from jobs.links import pdf_path
 from jobs.models import DeadLetter, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
-from jobs.ops import (
-    alert_admin,  # noqa: F401 - registers the Alert admin
-    dead_letters,
-)
-from jobs.worker import dispatch
+from jobs.ops import alert_admin  # noqa: F401 - registers the Alert admin
 from rendering.errors import Conflict
 
 

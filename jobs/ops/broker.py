@@ -12,7 +12,7 @@ from typing import Any
 import redis
 from django.conf import settings
 
-from jobs.worker.dispatch import job_id_from_task_id
+from jobs.dispatch import job_id_from_task_id
 
 logger = logging.getLogger(__name__)
 # kombu's Redis transport: reserved (unacked) messages by delivery tag, and when each
@@ -45,7 +45,7 @@ def _reserved_is_live(message: dict[str, Any], delivered_at: float, *, grace: fl
     return now < delivered_at + grace
 
 
-def jobs_in_flight(*, grace: float | None = None) -> set[str] | None:
+def job_ids_in_broker(*, grace: float | None = None) -> set[str] | None:
     """Job ids with a live message; None when the broker cannot be read."""
     grace = settings.RECONCILE_QUEUED_AFTER_SECONDS if grace is None else grace
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=5)

@@ -11,11 +11,8 @@ from math import isnan
 import redis
 from django.conf import settings
 
+from jobs.dispatch import SENT_AT_HEADER
 from jobs.worker.presence import PRESENCE_KEY
-
-# Set on every published message by jobs.worker.signals, so the age of the oldest waiting
-# message is one LINDEX away.
-SENT_AT_HEADER = "sent_at"
 
 
 @dataclass(frozen=True)

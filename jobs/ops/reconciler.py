@@ -1,7 +1,7 @@
 """Periodic repair (Celery beat): the database is the truth, the broker only a hint.
 
 Re-sends queued jobs whose message was lost, takes back processing jobs whose attempt
-died, and re-sends lost completion callbacks (young dead letters: `jobs.ops.dead_letters`).
+died, and re-sends lost completion callbacks (young dead letters: `jobs.dead_letters`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from jobs import dispatch
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
-from jobs.ops.broker import jobs_in_flight
-from jobs.worker import dispatch
+from jobs.ops.broker import job_ids_in_broker
 from jobs.worker.liveness import attempt_is_dead
 
 logger = logging.getLogger(__name__)
@@ -26,7 +26,7 @@ def jobs_reconcile() -> dict[str, int]:
     """Re-enqueue what has no live message or no live attempt; returns what it did."""
     now = timezone.now()
     resent = {"queued": 0, "processing": 0, "callbacks": 0}
-    in_flight = jobs_in_flight()
+    in_flight = job_ids_in_broker()
     if in_flight is None:
         return resent  # broker down: sending would fail too; the next run tries again
     queued_before = now - timedelta(seconds=settings.RECONCILE_QUEUED_AFTER_SECONDS)

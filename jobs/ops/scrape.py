@@ -16,15 +16,11 @@ from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, mult
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from core.metrics_dir import multiprocess_dir
 from jobs.models import DeadLetter, JobStatus, PdfJob
 from jobs.ops.queues import broker_stats
 
 _LIVE_GAUGE_FILE = re.compile(r"^gauge_live\w+_(\d+)\.db$")
-
-
-def multiprocess_dir() -> Path | None:
-    value = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
-    return Path(value) if value else None
 
 
 def _pid_alive(pid: int) -> bool:

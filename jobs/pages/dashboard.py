@@ -6,7 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from jobs.pages.present import job_state
+from jobs.pages.job_state import job_state
 from jobs.selectors import job_list
 
 DASHBOARD_JOBS = 25

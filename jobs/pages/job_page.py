@@ -9,11 +9,11 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from config.disclosure import public_text
+from core.disclosure import public_text
 from jobs import selectors, services
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
-from jobs.pages.present import job_state
+from jobs.pages.job_state import job_state
 from rendering.errors import ApplicationError, Conflict, NotFound
 
 
@@ -37,7 +37,7 @@ def job_page(request: HttpRequest, job_id: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def job_retry(request: HttpRequest, job_id: str) -> HttpResponse:
+def job_retry_post(request: HttpRequest, job_id: str) -> HttpResponse:
     job = _own_job(request, job_id)
     try:
         services.job_retry(job=job)  # the API's rule: a failed job, within the quota
@@ -52,7 +52,7 @@ def job_retry(request: HttpRequest, job_id: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def job_cancel(request: HttpRequest, job_id: str) -> HttpResponse:
+def job_cancel_post(request: HttpRequest, job_id: str) -> HttpResponse:
     job = _own_job(request, job_id)
     try:
         services.job_cancel(job=job)

@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from config.disclosure import public_text
+from core.disclosure import public_text
 from jobs import services
 from jobs.pages.forms import ReportRequestForm
 from rendering.errors import ApplicationError, NotFound

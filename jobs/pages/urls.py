@@ -14,7 +14,7 @@ urlpatterns = [
         name="template-thumbnail",
     ),
     path("jobs/<uuid:job_id>/", job_page.job_page, name="job-page"),
-    path("jobs/<uuid:job_id>/retry", job_page.job_retry, name="job-retry"),
-    path("jobs/<uuid:job_id>/cancel", job_page.job_cancel, name="job-cancel-page"),
+    path("jobs/<uuid:job_id>/retry", job_page.job_retry_post, name="job-retry"),
+    path("jobs/<uuid:job_id>/cancel", job_page.job_cancel_post, name="job-cancel-page"),
     path("jobs/<uuid:job_id>/download", job_page.job_download, name="job-download"),
 ]

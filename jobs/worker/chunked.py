@@ -14,10 +14,10 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.utils import timezone
 
-from config.disclosure import public_text
 from jobs import transitions
+from jobs.dispatch import job_chunks_send
 from jobs.models import JobStatus, PdfJob
-from jobs.worker.dispatch import job_chunks_send
+from jobs.worker.completion import job_result_complete, result_save
 from rendering.merging import ChunkPdf
 from rendering.options import PdfOptions, parse_options
 from rendering.renderers import get_chunker
@@ -157,20 +157,8 @@ def chunks_merge_execute(*, job_id: UUID | str, results: list[dict[str, Any] | N
         manifest.chunks.plan, parts, limits=limits_from_settings()
     )
     rendered = pdf_finish(merged, options=parse_options(job.options), warnings=manifest.warnings)
-    from jobs.worker.execution import log_if_slow, storage_key
-
-    key = storage.save(storage_key(job_id), ContentFile(rendered.content))
-    done = transitions.job_complete(
-        job_id=job_id,
-        pdf_file=key,
-        page_count=rendered.page_count,
-        size_bytes=rendered.size,
-        warnings=[public_text(warning) for warning in rendered.warnings],
-    )
-    if done is None and PdfJob.objects.filter(job_id=job_id, status=JobStatus.CANCELLED).exists():
-        storage.delete(key)  # cancelled while merging: the result is discarded
-    if done is not None:
-        log_if_slow(done)
+    key = result_save(job_id=job_id, rendered=rendered)
+    job_result_complete(job_id=job_id, key=key, rendered=rendered)
     chunks_delete(job_id=job_id, count=len(results))
     return key
 

@@ -10,18 +10,16 @@ from datetime import timedelta
 from uuid import UUID
 
 from django.conf import settings
-from django.core.files.base import ContentFile
-from django.core.files.storage import storages
 from django.utils import timezone
 
-from config.disclosure import internal_error, public_error, public_text
-from jobs import transitions
+from core.disclosure import internal_error, public_error
+from jobs import dispatch, transitions
+from jobs.dead_letters import dead_letter_record
 from jobs.log_context import job_log_bind, stage_log_bind
+from jobs.metrics import StageTimer
 from jobs.models import JobStatus, PdfJob
-from jobs.ops.dead_letters import dead_letter_record
-from jobs.ops.metrics import StageTimer
-from jobs.worker import dispatch
 from jobs.worker.chunked import chunk_plan_for, job_dispatch_chunks
+from jobs.worker.completion import job_result_complete, result_save
 from jobs.worker.fairness import job_fairer_than
 from jobs.worker.faults import fault_before_render
 from jobs.worker.heartbeat import Heartbeat
@@ -75,11 +73,6 @@ def _job_source(job: PdfJob) -> TemplateSource:
     raise RenderError("The template this job used has been deleted.")
 
 
-def storage_key(job_id: UUID | str) -> str:
-    # One key per job: a re-run overwrites instead of leaving a second object behind.
-    return f"{job_id}.pdf"
-
-
 def job_fail_permanently(
     *, job_id: UUID | str, error: str, code: str, dead_letter: bool = True, **extra: str
 ) -> PdfJob | None:
@@ -93,7 +86,7 @@ def job_fail_permanently(
 def job_start(*, job_id: UUID | str, worker: str) -> PdfJob | Defer | None:
     """Claim a queued job, or take over a processing one whose attempt is dead.
     None: nothing to do (finished, cancelled, unknown). Defer: an attempt may be alive.
-    A fairer tenant's job may be claimed instead (jobs.fairness); this one is sent again."""
+    A fairer tenant's job may be claimed instead (jobs.worker.fairness); this one is sent again."""
     if (fairer := job_fairer_than(job_id=job_id)) is not None:
         job = transitions.job_claim(job_id=fairer, worker=worker)
         if job is not None:
@@ -184,54 +177,9 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
             )
         except JobAbandoned:
             return None
-        storage = storages["reports"]
-        key = storage.save(storage_key(job.job_id), ContentFile(rendered.content))
+        key = result_save(job_id=job.job_id, rendered=rendered)
         stages.finish()
-    done = transitions.job_complete(
-        job_id=job.job_id,
-        pdf_file=key,
-        page_count=rendered.page_count,
-        size_bytes=rendered.size,
-        warnings=[public_text(warning) for warning in rendered.warnings],
-        like=job,
-    )
-    if (
-        done is None
-        and PdfJob.objects.filter(job_id=job.job_id, status=JobStatus.CANCELLED).exists()
-    ):
-        storage.delete(key)  # cancelled while rendering: the result is discarded
-    if done is not None:
-        log_if_slow(done)
-    return done
-
-
-def log_if_slow(job: PdfJob) -> None:
-    """Warn about a completed job that took longer than PDF_SLOW_JOB_SECONDS from submit to
-    completion, with where the time went (waiting for a worker vs rendering)."""
-    if job.completed_at is None:
-        return
-    total = (job.completed_at - job.created_at).total_seconds()
-    if total <= settings.PDF_SLOW_JOB_SECONDS:
-        return
-    started = job.started_at or job.created_at
-    logger.warning(
-        "slow job %s: %.1f s from submit to completion (limit PDF_SLOW_JOB_SECONDS=%s): "
-        "%.1f s queued, %.1f s rendering, %s attempt(s), %s page(s), %s bytes",
-        job.job_id,
-        total,
-        settings.PDF_SLOW_JOB_SECONDS,
-        (started - job.created_at).total_seconds(),
-        (job.completed_at - started).total_seconds(),
-        job.attempts,
-        job.page_count,
-        job.size_bytes,
-        extra={
-            "job_id": str(job.job_id),
-            "total_seconds": total,
-            "queued_seconds": (started - job.created_at).total_seconds(),
-            "render_seconds": (job.completed_at - started).total_seconds(),
-        },
-    )
+    return job_result_complete(job_id=job.job_id, key=key, rendered=rendered, like=job)
 
 
 def job_fail_timeout(*, job_id: UUID | str, limit: str, worker: str = "") -> PdfJob | None:
@@ -271,7 +219,7 @@ def job_handle_transient_error(
         shown, _ = internal_error(
             error, job_id=job_id, what="An internal error interrupted the render; it is retried"
         )
-        if transitions.job_retry(job_id=job_id, error=shown, code="transient") is None:
+        if transitions.job_reschedule(job_id=job_id, error=shown, code="transient") is None:
             return None
         return retry_countdown(attempt=job.attempts)
     shown, message = internal_error(

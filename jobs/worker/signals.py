@@ -24,10 +24,9 @@ from django.conf import settings
 from django.db import close_old_connections
 from prometheus_client import CollectorRegistry, multiprocess, start_http_server
 
+from core.metrics_dir import multiprocess_dir
+from jobs.dispatch import CALLBACK_TASK, RENDER_TASK, SENT_AT_HEADER
 from jobs.log_context import job_id_log_bind, log_context_end, log_context_start
-from jobs.ops.queues import SENT_AT_HEADER
-from jobs.ops.scrape import multiprocess_dir
-from jobs.worker.dispatch import CALLBACK_TASK, RENDER_TASK
 from jobs.worker.presence import PresenceBeat
 from rendering.glyphs import bundled_code_points
 

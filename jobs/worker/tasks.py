@@ -1,4 +1,4 @@
-"""Celery tasks: take an id, call one service, decide retry."""
+"""Celery tasks of a job's life: take an id, call one service, decide retry."""
 
 from __future__ import annotations
 
@@ -8,22 +8,17 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
-from config.disclosure import internal_error, public_error
-from jobs import callbacks, notify, retention
-from jobs.ops import alerts, dead_letters, history, queues, reconciler
-from jobs.worker import chunked, execution
-from jobs.worker.dispatch import (
+from core.disclosure import internal_error, public_error
+from jobs import callbacks, owner_mail
+from jobs.dispatch import (
     CALLBACK_TASK,
     CHUNK_TASK,
-    EVALUATE_ALERTS_TASK,
     MERGE_TASK,
     NOTIFY_TASK,
-    RECONCILE_TASK,
-    REDRIVE_DEAD_LETTERS_TASK,
     RENDER_TASK,
-    RETENTION_TASK,
     WEBHOOK_RESEND_TASK,
 )
+from jobs.worker import chunked, execution
 from jobs.worker.execution import Defer
 from rendering.errors import RenderError
 
@@ -110,16 +105,6 @@ def merge_chunks(self: Task, results: list[dict[str, Any] | None], job_id: str) 
         return ""
 
 
-@shared_task(name=RECONCILE_TASK)
-def reconcile() -> dict[str, int]:
-    return reconciler.jobs_reconcile()
-
-
-@shared_task(name=REDRIVE_DEAD_LETTERS_TASK)
-def redrive_dead_letters() -> int:
-    return dead_letters.dead_letters_redrive_due()
-
-
 @shared_task(bind=True, name=CALLBACK_TASK, max_retries=None)
 def deliver_callback(self: Task, job_id: str) -> None:
     try:
@@ -127,11 +112,6 @@ def deliver_callback(self: Task, job_id: str) -> None:
     except callbacks.CallbackError as exc:
         countdown = execution.retry_countdown(attempt=self.request.retries + 1)
         raise self.retry(countdown=countdown, exc=exc) from exc
-
-
-@shared_task(name=RETENTION_TASK)
-def apply_retention() -> dict[str, int]:
-    return retention.retention_run()
 
 
 @shared_task(name=WEBHOOK_RESEND_TASK)
@@ -148,15 +128,7 @@ NOTIFY_MAX_RETRIES = 8
 @shared_task(bind=True, name=NOTIFY_TASK, max_retries=NOTIFY_MAX_RETRIES)
 def notify_owner(self: Task, job_id: str) -> str:
     try:
-        return notify.job_notify_owner(job_id=job_id)
-    except notify.MailNotSent as exc:
+        return owner_mail.job_notify_owner(job_id=job_id)
+    except owner_mail.MailNotSent as exc:
         countdown = execution.retry_countdown(attempt=self.request.retries + 1)
         raise self.retry(countdown=countdown, exc=exc) from exc
-
-
-@shared_task(name=EVALUATE_ALERTS_TASK)
-def evaluate_alerts() -> dict[str, str]:
-    stats = queues.broker_stats()
-    if stats is not None:
-        history.queue_history_record(stats)  # the dashboard's queue-depth chart
-    return alerts.alerts_evaluate()

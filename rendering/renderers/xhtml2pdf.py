@@ -16,7 +16,7 @@ from xhtml2pdf.config.resources import RenderLimitError
 
 import rendering.renderers.xhtml2pdf_speedups  # noqa: F401  (patches ReportLab on import)
 from rendering.charts import chart_links
-from rendering.chunked import ManyRender, plan_render
+from rendering.chunk_layout import ManyRender, plan_render
 from rendering.chunking import ChunkPlan, TocEntry, document_plan
 from rendering.errors import LayoutFailed, LimitExceeded, RenderError, page_count_check
 from rendering.fetch import public_message

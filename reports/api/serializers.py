@@ -2,31 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from rest_framework import serializers
 
-from config.api_fields import JsonInput, JsonObjectField, PdfOptionsField, QueryFilters
+from core.api_fields import (
+    IsoDateTimeField,
+    JsonInput,
+    JsonObjectField,
+    PdfOptionsField,
+    QueryFilters,
+    renderer_field,
+)
 from rendering.engines import ENGINE_NAMES
 from rendering.renderers import DEFAULT_RENDERER, RENDERER_NAMES
 from reports.models import ReportTemplate
-
-# DRF's own message does not list the choices; this one does.
-UNKNOWN_RENDERER = f"Unknown renderer {{input!r}}; use one of: {', '.join(RENDERER_NAMES)}."
-
-
-def renderer_field(**kwargs: Any) -> serializers.ChoiceField:
-    return serializers.ChoiceField(
-        choices=RENDERER_NAMES, error_messages={"invalid_choice": UNKNOWN_RENDERER}, **kwargs
-    )
-
-
-class IsoDateTimeField(serializers.DateTimeField):
-    """`datetime.isoformat()` as the API has always answered (`+00:00`, not DRF's `Z`)."""
-
-    def to_representation(self, value: datetime | None) -> str | None:  # type: ignore[override]
-        return value.isoformat() if value else None
 
 
 class TemplateOutputSerializer(serializers.Serializer):

@@ -10,8 +10,8 @@ const STATUS_LABELS = {
   cancelled: "Cancelled",
 };
 
-// The stages the server sets (jobs/transitions.py, reports/rendering.py, jobs/execution.py);
-// anything new still shows, humanised.
+// The stages the server sets (jobs/transitions.py, rendering/report.py, jobs/worker/execution.py
+// and jobs/worker/chunked.py); anything new still shows, humanised.
 const STAGE_LABELS = {
   "": "Waiting for a worker",
   started: "Starting",

@@ -13,7 +13,7 @@ from typing import Any
 
 from celery.signals import task_postrun, task_prerun, worker_process_init
 
-RENDER_TASK = "jobs.render_pdf"  # jobs.worker.dispatch's, without importing Django here
+RENDER_TASK = "jobs.render_pdf"  # jobs.dispatch's, without importing Django here
 
 _totals: dict[str, Any] = {"tasks": 0, "task_cpu": 0.0, "render_cpu": 0.0}
 _started: dict[str, float] = {}

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from accounts.notifications import notification_preferences_set
-from jobs.worker import dispatch
+from jobs import dispatch
 from tests.browser.conftest import shoot, sign_in
 from tests.factories import PdfJobFactory, ReportTemplateFactory
 

@@ -8,8 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from jobs import services
-from jobs.worker import dispatch
+from jobs import dispatch, services
 from tests.browser.conftest import sign_in
 from tests.factories import PdfJobFactory
 

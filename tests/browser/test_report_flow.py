@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from jobs import transitions
-from jobs.worker import dispatch
+from jobs import dispatch, transitions
 from reports.samples import SAMPLES, template_sync_samples
 from tests.browser.conftest import shoot, sign_in
 from tests.conftest import pdf_text

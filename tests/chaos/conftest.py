@@ -19,9 +19,9 @@ from celery import Celery
 from channels_redis.core import RedisChannelLayer
 
 from config import embedded_redis
+from jobs.dispatch import task_id_for
 from jobs.live.events import job_group
 from jobs.models import PdfJob
-from jobs.worker.dispatch import task_id_for
 from tests.processes import (
     ALL_QUEUES,
     database_url_for_tests,

@@ -66,8 +66,8 @@ def main() -> int:
     from celery import Celery
     from django.contrib.auth import get_user_model
 
+    from jobs.dispatch import task_id_for
     from jobs.models import JobStatus, PdfJob
-    from jobs.worker.dispatch import task_id_for
     from tests.chaos.conftest import EventRecorder
     from tests.processes import kill_group, start, worker_args
 

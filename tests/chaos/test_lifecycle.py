@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from accounts.services import api_key_create
+from jobs.dispatch import task_id_for
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from jobs.worker.dispatch import task_id_for
 from tests.chaos.conftest import (
     EventRecorder,
     kill_attempt,
@@ -250,7 +250,7 @@ def test_cancelling_a_processing_job_stops_it_and_discards_the_result(chaos):
     with EventRecorder(chaos.redis.url, [job]) as recorder:
         chaos.send(job)
         wait_processing(chaos, job)
-        assert transitions.job_cancel(job_id=job.job_id) is not None
+        assert transitions.job_mark_cancelled(job_id=job.job_id) is not None
         time.sleep(3)  # past the render's own length: it would have completed by now
     job.refresh_from_db()
     assert (job.status, job.attempts) == (JobStatus.CANCELLED, 1)

@@ -13,8 +13,8 @@ import pytest
 from django.utils import timezone
 
 from config.celery_app import app as celery_app
+from jobs.dispatch import RETENTION_TASK
 from jobs.models import PdfJob
-from jobs.worker.dispatch import RETENTION_TASK
 from tests.e2e.conftest import wait_for_status
 from tests.http_receiver import Receiver
 

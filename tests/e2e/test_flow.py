@@ -15,7 +15,7 @@ from websockets.sync.client import connect
 
 from accounts.models import ApiKey
 from accounts.services import api_key_create
-from jobs.worker import dispatch
+from jobs import dispatch
 from reports.samples import sample_files, template_sync_samples
 from tests.conftest import pdf_text
 from tests.e2e.conftest import read_sse, wait_for_status

@@ -14,9 +14,9 @@ from django_celery_results.models import TaskResult
 from accounts.models import SentNotification
 from accounts.notifications import notification_preferences_set
 from accounts.services import api_key_create
+from jobs.dispatch import NOTIFY_TASK
 from jobs.models import JobStatus, PdfJob
-from jobs.notify import failure_advice
-from jobs.worker.dispatch import NOTIFY_TASK
+from jobs.owner_mail import failure_advice
 from tests.chaos.conftest import wait_for, wait_terminal
 from tests.factories import PdfJobFactory, UserFactory
 from tests.mail_files import body_of, mails_in, subject_of

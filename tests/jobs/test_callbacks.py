@@ -84,14 +84,13 @@ def test_private_callback_urls_are_refused_unless_allowed(settings, user):
 def test_reaching_a_final_status_queues_the_callback(
     django_capture_on_commit_callbacks, monkeypatch
 ):
-    from jobs import transitions
-    from jobs.worker import dispatch
+    from jobs import dispatch, transitions
 
     queued = []
     monkeypatch.setattr(dispatch, "callback_enqueue", lambda *, job_id: queued.append(job_id))
     with_hook = PdfJobFactory(callback_url="http://127.0.0.1:9/hook")
     without = PdfJobFactory()
     with django_capture_on_commit_callbacks(execute=True):
-        transitions.job_cancel(job_id=with_hook.job_id)
-        transitions.job_cancel(job_id=without.job_id)
+        transitions.job_mark_cancelled(job_id=with_hook.job_id)
+        transitions.job_mark_cancelled(job_id=without.job_id)
     assert [str(j) for j in queued] == [str(with_hook.job_id)]

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from jobs import services
+from jobs import dead_letters, dispatch, services
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from jobs.ops import dead_letters
-from jobs.worker import dispatch
 from rendering.errors import ApplicationError, RenderError, TemplateSyntaxError
 from tests.factories import PdfJobFactory, ReportTemplateFactory
 

@@ -68,17 +68,17 @@ def test_cancel_from_queued_and_processing_but_not_after_the_end():
         PdfJobFactory(status=s)
         for s in (JobStatus.QUEUED, JobStatus.PROCESSING, JobStatus.COMPLETED)
     )
-    assert transitions.job_cancel(job_id=queued.job_id).status == JobStatus.CANCELLED
-    assert transitions.job_cancel(job_id=processing.job_id).status == JobStatus.CANCELLED
-    assert transitions.job_cancel(job_id=completed.job_id) is None
+    assert transitions.job_mark_cancelled(job_id=queued.job_id).status == JobStatus.CANCELLED
+    assert transitions.job_mark_cancelled(job_id=processing.job_id).status == JobStatus.CANCELLED
+    assert transitions.job_mark_cancelled(job_id=completed.job_id) is None
 
 
 def test_redrive_only_from_failed_and_clears_the_error():
     job = PdfJobFactory(status=JobStatus.FAILED, error="boom", error_code="x")
-    redriven = transitions.job_redrive(job_id=job.job_id)
+    redriven = transitions.job_requeue_failed(job_id=job.job_id)
     assert redriven.status == JobStatus.QUEUED
     assert redriven.error == ""
-    assert transitions.job_redrive(job_id=job.job_id) is None
+    assert transitions.job_requeue_failed(job_id=job.job_id) is None
 
 
 def test_events_are_published_after_commit_with_the_new_state(

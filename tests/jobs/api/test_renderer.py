@@ -28,7 +28,7 @@ def test_an_unknown_renderer_is_a_400_listing_the_valid_ones(api):
 
 
 def test_an_inline_submit_names_its_renderer_and_the_status_shows_it(api):
-    with mock.patch("jobs.worker.dispatch.job_enqueue"):
+    with mock.patch("jobs.dispatch.job_enqueue"):
         response = api.post(
             SUBMIT, {"html_template": "<p>x</p>", "renderer": "weasyprint"}, format="json"
         )
@@ -40,7 +40,7 @@ def test_an_inline_submit_names_its_renderer_and_the_status_shows_it(api):
 def test_a_template_job_takes_the_renderer_of_the_version_it_pinned(api):
     template_sync_samples()
     data = sample_files("studio-invoice")[2]
-    with mock.patch("jobs.worker.dispatch.job_enqueue"):
+    with mock.patch("jobs.dispatch.job_enqueue"):
         default = api.post(SUBMIT, {"template": "studio-invoice", "data": data}, format="json")
         chosen = api.post(
             SUBMIT,
@@ -68,7 +68,7 @@ def test_the_worker_lays_the_job_out_with_its_renderer(user):
 
 def test_inline_helpers_render_and_a_syntax_error_is_a_400_with_the_line(api, user):
     helpers = "function double(n) {\n  return n * 2;\n}"
-    with mock.patch("jobs.worker.dispatch.job_enqueue"):
+    with mock.patch("jobs.dispatch.job_enqueue"):
         ok = api.post(
             SUBMIT,
             {"html_template": "<p>{{double n}}</p>", "data": {"n": 21}, "helpers": helpers},

@@ -6,8 +6,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from jobs import dispatch
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from jobs.worker import dispatch
 from tests.factories import PdfJobFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -14,9 +14,9 @@ from django.test import Client
 
 from config.celery_app import app as celery_app
 from jobs import services
+from jobs.dead_letters import dead_letter_redrive
 from jobs.models import Alert, AlertRule, DeadLetter, JobStatus, PdfJob
 from jobs.ops.alerts import alerts_evaluate
-from jobs.ops.dead_letters import dead_letter_redrive
 from jobs.ops.queues import celery_queues
 from jobs.worker import execution, tasks
 from jobs.worker.presence import PRESENCE_KEY

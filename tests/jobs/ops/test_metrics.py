@@ -16,9 +16,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from config.celery_app import app as celery_app
+from core.metrics_dir import multiprocess_dir
 from jobs import transitions
 from jobs.models import DeadLetter, JobStatus
-from jobs.ops.scrape import multiprocess_dir
 from jobs.worker.execution import job_handle_transient_error
 from tests.factories import PdfJobFactory, ReportTemplateFactory
 from tests.prometheus_text import Samples, parse, value
@@ -89,7 +89,7 @@ def test_retry_transition_is_counted(django_capture_on_commit_callbacks):
     before = scrape()
     with django_capture_on_commit_callbacks(execute=True):
         transitions.job_claim(job_id=job.job_id, worker="test:1")
-        transitions.job_retry(job_id=job.job_id, error="boom", code="transient")
+        transitions.job_reschedule(job_id=job.job_id, error="boom", code="transient")
     after = scrape()
     assert (
         value(after, "pdf_jobs_retried_total", error_code="transient")

@@ -15,7 +15,7 @@ from django.test import Client
 from prometheus_client import REGISTRY, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-import jobs.ops.metrics  # noqa: F401 - registers the instruments
+import jobs.metrics  # noqa: F401 - registers the instruments
 
 MONITORING = Path(__file__).resolve().parents[3] / "jobs" / "ops" / "monitoring"
 RULES = MONITORING / "prometheus-alerts.yml"

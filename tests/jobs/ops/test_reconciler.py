@@ -9,10 +9,10 @@ import pytest
 from django.utils import timezone
 
 from config.celery_app import app
+from jobs import dead_letters, dispatch
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from jobs.ops import dead_letters, reconciler
-from jobs.ops.broker import jobs_in_flight
-from jobs.worker import dispatch
+from jobs.ops import reconciler
+from jobs.ops.broker import job_ids_in_broker
 from jobs.worker.liveness import attempt_identity
 from tests.factories import PdfJobFactory
 
@@ -35,10 +35,10 @@ def test_lost_queued_job_is_sent_again_and_then_counts_as_in_flight(settings):
     lost = PdfJobFactory()
     fresh = PdfJobFactory()
     _age(lost, settings.RECONCILE_QUEUED_AFTER_SECONDS + 5)
-    assert str(lost.job_id) not in jobs_in_flight()
+    assert str(lost.job_id) not in job_ids_in_broker()
     assert reconciler.jobs_reconcile() == {"queued": 1, "processing": 0, "callbacks": 0}
-    assert jobs_in_flight() >= {str(lost.job_id)}
-    assert str(fresh.job_id) not in jobs_in_flight()
+    assert job_ids_in_broker() >= {str(lost.job_id)}
+    assert str(fresh.job_id) not in job_ids_in_broker()
     _age(
         lost,
         settings.RECONCILE_QUEUED_AFTER_SECONDS + 5,
@@ -63,8 +63,8 @@ def test_processing_job_of_a_dead_worker_is_sent_again(settings):
         heartbeat_at=timezone.now() - timedelta(seconds=settings.PDF_HARD_TIME_LIMIT + 3600),
     )
     assert reconciler.jobs_reconcile() == {"queued": 0, "processing": 2, "callbacks": 0}
-    assert jobs_in_flight() == {str(dead.job_id), str(quiet.job_id)}
-    assert str(alive.job_id) not in jobs_in_flight()
+    assert job_ids_in_broker() == {str(dead.job_id), str(quiet.job_id)}
+    assert str(alive.job_id) not in job_ids_in_broker()
 
 
 def _dead_letter(**fields) -> DeadLetter:

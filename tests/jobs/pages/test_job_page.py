@@ -34,7 +34,7 @@ def test_retry_requeues_a_failed_job_and_enqueues_it(
 ):
     job = PdfJobFactory(owner=user, status=JobStatus.FAILED, error="boom")
     with (
-        mock.patch("jobs.worker.dispatch.job_enqueue") as enqueue,
+        mock.patch("jobs.dispatch.job_enqueue") as enqueue,
         django_capture_on_commit_callbacks(execute=True),
     ):
         response = browser.post(f"/jobs/{job.job_id}/retry")

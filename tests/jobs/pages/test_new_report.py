@@ -44,7 +44,7 @@ def test_form_is_prefilled_with_the_sample_data(browser, user):
 
 def test_submit_creates_a_job_through_the_service_and_opens_its_page(browser, user):
     template = ReportTemplateFactory(owner=user)
-    with mock.patch("jobs.worker.dispatch.job_enqueue"):
+    with mock.patch("jobs.dispatch.job_enqueue"):
         response = browser.post(
             f"/reports/new/{template.slug}/",
             {

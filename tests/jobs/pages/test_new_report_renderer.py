@@ -19,7 +19,7 @@ def test_the_new_report_page_offers_the_renderer_and_submits_it(browser, user, s
     assert 'name="renderer"' in page
     assert '<option value="weasyprint" selected>' in page
     assert f"/templates/{template.slug}/thumbnail.png?renderer=weasyprint" in page
-    with mock.patch("jobs.worker.dispatch.job_enqueue"):
+    with mock.patch("jobs.dispatch.job_enqueue"):
         browser.post(
             f"/reports/new/{template.slug}/",
             {"data": "{}", "page_size": "A4", "orientation": "portrait", "renderer": "chromium"},

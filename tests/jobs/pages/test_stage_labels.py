@@ -45,11 +45,11 @@ def test_every_stage_the_server_sets_has_a_label_and_no_label_is_unused(
     execution.job_execute(job_id=done.job_id)
     failed = PdfJobFactory(owner=user)
     transitions.job_claim(job_id=failed.job_id, worker="w")
-    transitions.job_retry(job_id=failed.job_id, error="x", code="transient")
+    transitions.job_reschedule(job_id=failed.job_id, error="x", code="transient")
     transitions.job_claim(job_id=failed.job_id, worker="w")
     transitions.job_fail(job_id=failed.job_id, error="x", code="x")
-    transitions.job_redrive(job_id=failed.job_id)
-    transitions.job_cancel(job_id=failed.job_id)
+    transitions.job_requeue_failed(job_id=failed.job_id)
+    transitions.job_mark_cancelled(job_id=failed.job_id)
     emitted = {"", *seen}  # "" is a new job's stage
     assert _labelled_stages() == emitted
     assert "pages_done" not in COMMON_JS.read_text()  # the server sends page_count only

@@ -106,7 +106,7 @@ def test_cancelled_while_rendering_discards_the_result(user, report_storage):
 
     def render_then_cancel(*args, **kwargs):
         rendered = original(*args, **kwargs)
-        transitions.job_cancel(job_id=job.job_id)
+        transitions.job_mark_cancelled(job_id=job.job_id)
         return rendered
 
     execution.report_layout = render_then_cancel
@@ -149,7 +149,7 @@ def test_failing_again_after_a_redrive_updates_the_same_dead_letter(user, settin
     job = PdfJobFactory(owner=user, status=JobStatus.PROCESSING, attempts=1)
     execution.job_handle_transient_error(job_id=job.job_id, error=OSError("one"))
     DeadLetter.objects.filter(job=job).update(retry_count=1)
-    transitions.job_redrive(job_id=job.job_id)
+    transitions.job_requeue_failed(job_id=job.job_id)
     transitions.job_claim(job_id=job.job_id, worker="w:1")
     execution.job_handle_transient_error(job_id=job.job_id, error=OSError("two"))
     letter = DeadLetter.objects.get(job=job)
@@ -237,7 +237,7 @@ def test_a_job_slower_than_pdf_slow_job_seconds_is_logged_with_its_timings(user,
     slow = PdfJobFactory(owner=user)
     PdfJob.objects.filter(pk=slow.pk).update(created_at=timezone.now() - timedelta(seconds=95))
     quick = PdfJobFactory(owner=user)
-    with caplog.at_level("WARNING", logger="jobs.execution"):
+    with caplog.at_level("WARNING", logger="jobs.worker.completion"):
         execution.job_execute(job_id=slow.job_id)
         execution.job_execute(job_id=quick.job_id)
     slow_logs = [r for r in caplog.records if r.getMessage().startswith("slow job")]

@@ -3,7 +3,7 @@
 prometheus_client chooses single- or multi-process mode from PROMETHEUS_MULTIPROC_DIR when
 it is first imported, so the variable is set by whoever starts the processes (the operator,
 `make run`'s devstack, the tests' pytest plugin) and every process it starts (uvicorn
-workers, Celery pool children) inherits it; jobs.ops.metrics creates the directory if it
+workers, Celery pool children) inherits it; jobs.metrics creates the directory if it
 is missing, before the first metric opens a file there.
 """
 
@@ -14,6 +14,12 @@ import shutil
 from pathlib import Path
 
 VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def multiprocess_dir() -> Path | None:
+    """The directory this process's metric files go to; None in single-process mode."""
+    value = os.environ.get(VARIABLE)
+    return Path(value) if value else None
 
 
 def metrics_dir_prepare(*, default: Path | None, wipe_default: bool = False) -> Path | None:

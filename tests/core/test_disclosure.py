@@ -8,7 +8,7 @@ import re
 import pytest
 from django.conf import settings
 
-from config.disclosure import public_text
+from core.disclosure import public_text
 from jobs.models import DeadLetter, JobStatus
 from jobs.worker import execution
 from tests.factories import PdfJobFactory

@@ -23,10 +23,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.notifications import job_mail_recipient, notification_send_once
+from jobs import dispatch
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
-from jobs.ops.dead_letters import dead_letter_redrive_expected
-from jobs.worker import dispatch
+from jobs.selectors import dead_letter_redrive_expected
 
 logger = logging.getLogger(__name__)
 

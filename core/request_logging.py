@@ -12,7 +12,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from structlog.contextvars import bind_contextvars, clear_contextvars
 
-from config.logs import tenant_log_bind
+from core.logs import tenant_log_bind
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._\-]{1,64}$")
 

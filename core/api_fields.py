@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
@@ -10,6 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from rendering.options import ORIENTATIONS, PAGE_SIZES
+from rendering.renderers import RENDERER_NAMES
 
 # null is the same as leaving a text option out (rendering.options reads it so).
 _TEXT = {"type": "string", "maxLength": 300, "nullable": True}
@@ -34,6 +36,23 @@ OPTIONS_SCHEMA = {
         "test_mode": {"type": "boolean"},
     },
 }
+
+
+# DRF's own message does not list the choices; this one does.
+UNKNOWN_RENDERER = f"Unknown renderer {{input!r}}; use one of: {', '.join(RENDERER_NAMES)}."
+
+
+def renderer_field(**kwargs: Any) -> serializers.ChoiceField:
+    return serializers.ChoiceField(
+        choices=RENDERER_NAMES, error_messages={"invalid_choice": UNKNOWN_RENDERER}, **kwargs
+    )
+
+
+class IsoDateTimeField(serializers.DateTimeField):
+    """`datetime.isoformat()` as the API has always answered (`+00:00`, not DRF's `Z`)."""
+
+    def to_representation(self, value: datetime | None) -> str | None:  # type: ignore[override]
+        return value.isoformat() if value else None
 
 
 @extend_schema_field(OpenApiTypes.OBJECT)

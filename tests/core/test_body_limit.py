@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from config.body_limit import BodyLimitMiddleware
+from core.body_limit import BodyLimitMiddleware
 
 
 def _run(headers: list[tuple[bytes, bytes]], chunks: list[bytes]) -> tuple[list[dict], dict]:

@@ -16,7 +16,7 @@ from accounts.notifications import notification_preferences_set
 from jobs import transitions
 from jobs.links import pdf_download_token_valid
 from jobs.models import DeadLetter, JobStatus
-from jobs.notify import MailNotSent, failure_advice, job_notify_owner
+from jobs.owner_mail import MailNotSent, failure_advice, job_notify_owner
 from tests.factories import PdfJobFactory, ReportTemplateFactory, UserFactory
 from tests.mail_files import body_of, mails_in, subject_of
 from tests.processes import free_port
@@ -146,7 +146,7 @@ def test_a_mail_server_that_refuses_leaves_the_mail_to_the_retry(settings, mail_
 
 def test_a_job_re_driven_since_it_failed_is_not_mailed_about_that_failure(mail_dir, owner):
     job = _failed(owner, error="Bad data", code="invalid_data")
-    transitions.job_redrive(job_id=job.job_id)
+    transitions.job_requeue_failed(job_id=job.job_id)
     assert job_notify_owner(job_id=job.job_id) == "not_final"
     assert mails_in(mail_dir) == []
 
@@ -178,6 +178,6 @@ def test_a_dead_letter_too_old_for_the_next_re_drive_pass_mails_now(settings, ma
 
 def test_only_completed_and_failed_jobs_are_mailed(mail_dir, owner):
     job = PdfJobFactory(owner=owner, status=JobStatus.QUEUED)
-    transitions.job_cancel(job_id=job.job_id)
+    transitions.job_mark_cancelled(job_id=job.job_id)
     assert job_notify_owner(job_id=job.job_id) == "not_final"
     assert mails_in(mail_dir) == []

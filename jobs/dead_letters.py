@@ -11,9 +11,9 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from jobs import services
+from jobs.dispatch import RENDER_TASK
+from jobs.metrics import JOBS_DEAD_LETTERED
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from jobs.ops.metrics import JOBS_DEAD_LETTERED
-from jobs.worker.dispatch import RENDER_TASK
 
 BATCH = 500
 
@@ -51,23 +51,6 @@ def dead_letters_discard(*, dead_letters: QuerySet[DeadLetter]) -> int:
     """Drop dead letters an operator has dealt with (their jobs stay as they are)."""
     count, _ = dead_letters.delete()
     return count
-
-
-def dead_letter_redrive_expected(*, job: PdfJob) -> bool:
-    """Will beat re-drive this failed job by itself? True for a transient failure
-    (`retries_exhausted`, the one kind dead-lettered as not permanent) with re-drives left
-    that is still young enough at the next pass of dead_letters_redrive_due. The job's dead
-    letter may not be written yet when this is asked (it follows the failure's commit):
-    then it is a first failure, with every re-drive left."""
-    if job.status != JobStatus.FAILED or job.error_code != "retries_exhausted":
-        return False
-    letter = DeadLetter.objects.filter(job=job).first()
-    if letter is None:
-        return settings.DLQ_MAX_RETRIES > 0
-    if letter.permanent or letter.retry_count >= settings.DLQ_MAX_RETRIES:
-        return False
-    next_pass = timezone.now() + timedelta(seconds=settings.DLQ_REDRIVE_INTERVAL_SECONDS)
-    return letter.created_at >= next_pass - timedelta(seconds=settings.DLQ_MAX_AGE_SECONDS)
 
 
 def dead_letters_redrive_due() -> int:

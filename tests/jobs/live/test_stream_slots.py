@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 from django.test import AsyncClient
 
 from accounts.services import api_key_create, api_key_revoke
-from jobs.live import limits as streams
+from jobs.live import stream_slots as streams
 from tests.async_db import closing as _closing
 from tests.factories import PdfJobFactory, UserFactory
 from tests.jobs.live.test_consumers import _Socket

@@ -10,7 +10,7 @@ from uuid import UUID
 
 from django.utils import timezone
 
-from config.celery_app import app
+from core.celery import app
 from jobs.models import PdfJob
 
 logger = logging.getLogger(__name__)
@@ -26,6 +26,9 @@ MERGE_TASK = "jobs.merge_chunks"
 EVALUATE_ALERTS_TASK = "jobs.evaluate_alerts"
 RETENTION_TASK = "jobs.retention"
 TASK_ID_PREFIX = "render-"
+# Set on every published message by jobs.worker.signals, so the age of the oldest waiting
+# message is one LINDEX away (jobs.ops.queues).
+SENT_AT_HEADER = "sent_at"
 
 
 def task_id_for(job_id: UUID | str) -> str:

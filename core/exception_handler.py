@@ -11,7 +11,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from config.disclosure import public_text
+from core.disclosure import public_text
 from rendering.errors import ApplicationError
 
 
@@ -28,7 +28,7 @@ def flatten_errors(detail: Any, path: str = "") -> list[str]:
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ApplicationError):
-        # Server paths never reach a tenant (config.disclosure).
+        # Server paths never reach a tenant (core.disclosure).
         body: dict[str, Any] = {"error": public_text(exc.message), "code": exc.code}
         if exc.line is not None:
             body["line"] = exc.line

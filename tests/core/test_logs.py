@@ -11,7 +11,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_choice
-from config.logs import redact
+from core.logs import redact
 from tests.processes import BASE_DIR
 
 EMIT = (

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from config.metrics_dir import metrics_dir_prepare
+from core.metrics_dir import metrics_dir_prepare
 from jobs.models import JobStatus, PdfJob
 
 # In multiprocess mode every metric made below opens a file in the directory at once.

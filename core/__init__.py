@@ -1,0 +1,1 @@
+"""Shared plumbing the apps import: API fields and errors, middleware, logging, metrics files."""

@@ -1,0 +1,7 @@
+"""The Celery application the apps publish through, configured from Django settings."""
+
+from celery import Celery
+
+# Which apps' tasks it runs, and how it logs, are wiring: config/celery_app.py.
+app = Celery("pdfreports")
+app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -1,0 +1,46 @@
+"""The job's public state: the one shape REST, SSE, WebSocket, callbacks and pages send."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from core.api_fields import IsoDateTimeField
+from jobs.models import JobStatus, PdfJob
+from rendering.renderers import RENDERER_NAMES
+
+
+class JobStateSerializer(serializers.Serializer):
+    """The job's public state, without links (what a live event carries)."""
+
+    job_id = serializers.UUIDField()
+    template_name = serializers.SerializerMethodField(help_text="null for inline HTML")
+    status = serializers.ChoiceField(choices=JobStatus.choices)
+    renderer = serializers.ChoiceField(choices=RENDERER_NAMES)
+    progress = serializers.IntegerField(min_value=0, max_value=100)
+    stage = serializers.CharField()
+    error = serializers.SerializerMethodField()
+    error_code = serializers.SerializerMethodField()
+    attempts = serializers.IntegerField()
+    page_count = serializers.IntegerField(allow_null=True)
+    size_bytes = serializers.IntegerField(allow_null=True)
+    warnings = serializers.ListField(child=serializers.CharField())
+    seq = serializers.IntegerField(source="event_seq", help_text="Increases with every event.")
+    created_at = IsoDateTimeField()
+    started_at = IsoDateTimeField(allow_null=True)
+    completed_at = IsoDateTimeField(allow_null=True)
+    expired = serializers.BooleanField(
+        source="is_expired", help_text="The PDF was deleted (PDF_RETENTION_DAYS): no pdf_url."
+    )
+    cached_from = serializers.UUIDField(
+        allow_null=True, help_text="The job whose PDF this one reuses (result cache)."
+    )
+
+    def get_template_name(self, job: PdfJob) -> str | None:
+        # The stored template's name (what a list of jobs shows); null for inline HTML.
+        return job.template.name if job.template_id and job.template else None
+
+    def get_error(self, job: PdfJob) -> str | None:
+        return job.error or None
+
+    def get_error_code(self, job: PdfJob) -> str | None:
+        return job.error_code or None
