@@ -27,7 +27,7 @@ class Limits:
     schema_max_bytes: int = 128 * 1024
     schema_max_nodes: int = 10_000
     schema_max_depth: int = 16
-    schema_max_expansion: int = 50_000
+    schema_max_expansion: int = 20_000
     schema_validation_seconds: float = 1.0
     schema_validation_seconds_per_mb: float = 2.0
     # Bytes of drawn charts kept per process; largest chart side (CSS px) and data rows.

@@ -69,6 +69,8 @@ class _Walk:
     # The reference targets on the current path, with the descents made before each.
     targets: list[tuple[int, int]] = field(default_factory=list)
     descents: int = 0
+    # Lookups by (base URI, reference): a shared definition is reached many times.
+    resolved: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     def visit(self, node: Any, resolver: Resolver, depth: int) -> None:
         self.expanded += 1
@@ -112,10 +114,13 @@ class _Walk:
         self.descents -= 1
 
     def _follow(self, ref: str, resolver: Resolver, depth: int) -> None:
-        try:
-            resolved = resolver.lookup(ref)
-        except Unresolvable:
-            raise SchemaTooComplex(f"schema $ref {ref[:120]!r} does not resolve.") from None
+        key = (resolver._base_uri, ref)  # referencing keeps the base URI unexposed
+        resolved = self.resolved.get(key)
+        if resolved is None:
+            try:
+                resolved = self.resolved[key] = resolver.lookup(ref)
+            except Unresolvable:
+                raise SchemaTooComplex(f"schema $ref {ref[:120]!r} does not resolve.") from None
         target = id(resolved.contents)
         for seen, descents in self.targets:
             if seen == target:

@@ -84,7 +84,7 @@ PDF_MAX_CHARTS = env_int("PDF_MAX_CHARTS", 100, minimum=1)
 PDF_SCHEMA_MAX_BYTES = env_int("PDF_SCHEMA_MAX_BYTES", 128 * 1024, minimum=1024)
 PDF_SCHEMA_MAX_NODES = env_int("PDF_SCHEMA_MAX_NODES", 10_000, minimum=100)
 PDF_SCHEMA_MAX_DEPTH = env_int("PDF_SCHEMA_MAX_DEPTH", 16, minimum=4)
-PDF_SCHEMA_MAX_EXPANSION = env_int("PDF_SCHEMA_MAX_EXPANSION", 50_000, minimum=100)
+PDF_SCHEMA_MAX_EXPANSION = env_int("PDF_SCHEMA_MAX_EXPANSION", 20_000, minimum=100)
 # Wall-clock budget of one data validation against a schema (submit, preview, save): a
 # base plus so much per MB of data (3.2 MB of 50,000 rows validates in 2.3 s here, so 5 MB
 # of data gets 11 s; a hostile schema with a few bytes of data is stopped after 1 s).
