@@ -2,8 +2,10 @@
 
 pybars3 compiles templates to Python source and exec()s it, so an untrusted template
 would run as Python in the worker. Here the template only ever runs as JavaScript in an
-isolate that has no file, network or process access, with a time and a memory limit, and
-each render gets a fresh isolate so one tenant's template cannot leave state for another.
+isolate that has no file, network or process access, with a time and a memory limit, in
+a child process of its own under an OS memory ceiling (rendering.engines.v8_process).
+The process that checks a submit only parses: the template with handlebars.js's parser,
+the helpers compiled as a function body that is never called.
 """
 
 from __future__ import annotations
@@ -21,14 +23,9 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from py_mini_racer import (
-    JSEvalException,
-    JSOOMException,
-    JSParseException,
-    JSTimeoutException,
-    MiniRacer,
-)
+from py_mini_racer import MiniRacer
 
+from rendering.engines.v8_process import v8_render
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 from rendering.limits import DEFAULT_LIMITS, Limits
 
@@ -36,30 +33,6 @@ _VENDOR = Path(__file__).with_name("vendor")
 _HANDLEBARS_JS = (_VENDOR / "handlebars.min.js").read_text(encoding="utf-8")
 _HELPERS_JS = (_VENDOR.parent / "handlebars_helpers.js").read_text(encoding="utf-8")
 
-# Results cross the boundary as JSON text so no JS object proxy outlives the isolate.
-_RENDER_JS = """
-(function (source, data, helpers) {
-  function failure(e, syntax) {
-    return JSON.stringify({ok: false, syntax: syntax, message: String((e && e.message) || e),
-      line: (e && e.lineNumber) || null});
-  }
-  if (helpers) {
-    // The template's own helpers: every function its source defines at the top level.
-    var before = new Set(Object.getOwnPropertyNames(globalThis));
-    try { (0, eval)(helpers); }
-    catch (e) { return failure({message: "helpers: " + String((e && e.message) || e)}, false); }
-    Object.getOwnPropertyNames(globalThis).forEach(function (name) {
-      if (!before.has(name) && typeof globalThis[name] === "function") {
-        Handlebars.registerHelper(name, globalThis[name]);
-      }
-    });
-  }
-  var ast;
-  try { ast = Handlebars.parse(source); } catch (e) { return failure(e, true); }
-  try { return JSON.stringify({ok: true, html: Handlebars.compile(ast)(data)}); }
-  catch (e) { return failure(e, /doesn't match|Parse error/.test(String(e && e.message))); }
-})
-"""
 _PARSE_JS = """
 (function (source) {
   try { Handlebars.parse(source); return JSON.stringify({ok: true}); }
@@ -67,13 +40,25 @@ _PARSE_JS = """
     line: (e && e.lineNumber) || null}); }
 })
 """
+# The helpers' syntax, compiled as a function body and never called: `new Function`
+# parses its body on its own (a `})` cannot close it early), and runs none of it. V8 gives
+# no line for such an error, so it is the first line whose prefix fails the same way.
+_HELPERS_SYNTAX_JS = """
+(function (src) {
+  function fails(text) { try { new Function(text); return null; } catch (e) { return String(e); } }
+  var full = fails(src);
+  if (full === null) { return JSON.stringify({ok: true}); }
+  var lines = src.split("\\n"), lo = 1, hi = lines.length;
+  while (lo < hi) {
+    var mid = (lo + hi) >> 1;
+    if (fails(lines.slice(0, mid).join("\\n")) === full) { hi = mid; } else { lo = mid + 1; }
+  }
+  return JSON.stringify({ok: false, message: full, line: lo});
+})
+"""
 
 _T = TypeVar("_T")
 _parser: MiniRacer | None = None
-# Isolates stopped by a time limit: V8 reports the termination asynchronously, and closing
-# one before that report lands makes mini-racer call into a closed event loop. Each is
-# closed at the next render instead, long after its report arrived.
-_terminated: list[MiniRacer] = []
 
 
 class _V8Thread:
@@ -115,14 +100,12 @@ def _on_v8_thread(work: Callable[..., _T], *args: Any) -> _T:
         if _v8 is None or _v8.pid != os.getpid():
             _v8 = _V8Thread()
             _parser = None
-            _terminated.clear()
         v8 = _v8
     return v8.run(work, *args)
 
 
 def _close_all() -> None:
     global _parser
-    _close_terminated()
     if _parser is not None:
         _parser.close()
         _parser = None
@@ -132,11 +115,6 @@ def _close_all() -> None:
 def _close_at_exit() -> None:
     if _v8 is not None and _v8.pid == os.getpid():
         _v8.run(_close_all)
-
-
-def _close_terminated() -> None:
-    while _terminated:
-        _terminated.pop().close()
 
 
 def _new_isolate() -> MiniRacer:
@@ -187,17 +165,10 @@ def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
     return TemplateSyntaxError(f"Template syntax error{where}: {first}", line=line)
 
 
-_V8_LINE = re.compile(r"^<anonymous>:(\d+): (.*)$", re.MULTILINE)
-
-
-def _helpers_syntax_error(message: str) -> TemplateSyntaxError:
-    """V8 reports "<anonymous>:LINE: SyntaxError: ..." for a script that does not parse."""
-    found = _V8_LINE.search(message)
-    if found is None:
-        first = message.strip().splitlines()[0] if message.strip() else "invalid JavaScript"
-        return TemplateSyntaxError(f"Helpers syntax error: {first}")
-    line = int(found.group(1))
-    return TemplateSyntaxError(f"Helpers syntax error on line {line}: {found.group(2)}", line=line)
+def _helpers_syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
+    first = message.strip().splitlines()[0] if message.strip() else "invalid JavaScript"
+    where = f" on line {line}" if line else ""
+    return TemplateSyntaxError(f"Helpers syntax error{where}: {first}", line=line)
 
 
 _QUOTED = re.compile(r'"([^"]{1,100})"')
@@ -228,10 +199,12 @@ class HandlebarsEngine:
             raise _syntax_error(result["message"], result["line"])
 
     def check_helpers(self, helpers: str, limits: Limits = DEFAULT_LIMITS) -> None:
-        """Load the helpers in a throwaway isolate, under the render's limits: a syntax
-        error (with its line) or a top-level error is reported before anything is queued."""
+        """A syntax error in the helpers (with its line), found without running them:
+        this runs where requests are answered, and tenant code runs only on workers."""
         if helpers.strip():
-            _on_v8_thread(_helpers_load, helpers, limits)
+            result = _on_v8_thread(_helpers_syntax, helpers)
+            if not result["ok"]:
+                raise _helpers_syntax_error(result["message"], result["line"])
 
     def render(
         self,
@@ -240,8 +213,13 @@ class HandlebarsEngine:
         limits: Limits = DEFAULT_LIMITS,
         helpers: str = "",
     ) -> str:
-        raw = _on_v8_thread(_render_raw, source, data, limits, helpers)
-        result = json.loads(raw)
+        result = v8_render(
+            source=source,
+            data=data,
+            helpers=helpers,
+            timeout_ms=limits.template_timeout_ms,
+            memory_mb=limits.template_max_memory_mb,
+        )
         if result["ok"]:
             html = str(result["html"])
             if len(html) > limits.max_html_bytes:
@@ -254,59 +232,9 @@ class HandlebarsEngine:
         raise _runtime_error(source, result["message"], result["line"])
 
 
-def _helpers_load(helpers: str, limits: Limits) -> None:
-    """On the V8 thread: HandlebarsEngine.check_helpers."""
-    _close_terminated()
-    ctx = MiniRacer()
-    ctx.set_hard_memory_limit(limits.template_max_memory_mb * 1024 * 1024)
-    try:
-        # The script's completion value is made `undefined`: a value mini-racer cannot
-        # convert (a BigInt like `1n`) fails on its event loop, the eval then waits out
-        # the time limit, and closing that isolate later crashed the web process. The
-        # appended line does not move the line numbers of a syntax error.
-        ctx.eval(f"{helpers}\n;void 0", timeout_sec=limits.template_timeout_ms / 1000)
-    except JSParseException as exc:
-        ctx.close()
-        raise _helpers_syntax_error(str(exc)) from None
-    except (JSTimeoutException, JSOOMException):
-        _terminated.append(ctx)
-        raise LimitExceeded(
-            f"The helpers took longer than {limits.template_timeout_ms} ms or more than "
-            f"{limits.template_max_memory_mb} MB to load."
-        ) from None
-    except JSEvalException as exc:
-        ctx.close()
-        found = _V8_LINE.search(str(exc))
-        if found is None:
-            raise TemplateRuntimeError("Helpers error: their top-level code failed.") from None
-        line = int(found.group(1))
-        raise TemplateRuntimeError(
-            f"Helpers error on line {line}: {found.group(2)}", line=line
-        ) from None
-    ctx.close()
-
-
-def _render_raw(source: str, data: dict[str, Any], limits: Limits, helpers: str) -> str:
-    """On the V8 thread: the render's JSON answer, in a fresh isolate."""
-    _close_terminated()
-    ctx = _new_isolate()
-    ctx.set_hard_memory_limit(limits.template_max_memory_mb * 1024 * 1024)
-    try:
-        raw = ctx.call(
-            _RENDER_JS, source, data, helpers, timeout_sec=limits.template_timeout_ms / 1000
-        )
-    except JSTimeoutException:
-        _terminated.append(ctx)
-        raise LimitExceeded(
-            f"The template took longer than {limits.template_timeout_ms} ms to render."
-        ) from None
-    except JSOOMException:
-        _terminated.append(ctx)  # stopped like a timed-out one: close it later
-        raise LimitExceeded(
-            f"The template used more than {limits.template_max_memory_mb} MB to render."
-        ) from None
-    except JSEvalException as exc:
-        ctx.close()
-        raise TemplateRuntimeError(f"Template error: {str(exc).splitlines()[0]}") from None
-    ctx.close()
-    return str(raw)
+def _helpers_syntax(helpers: str) -> dict[str, Any]:
+    """On the V8 thread, in the shared parser isolate: nothing of the helpers runs."""
+    global _parser
+    if _parser is None:
+        _parser = _new_isolate()
+    return dict(json.loads(_parser.call(_HELPERS_SYNTAX_JS, helpers)))
