@@ -6,13 +6,14 @@ applicators over `$ref` chains multiply (`anyOf` of two refs to the level below 
 work per level: depth 12 in 873 bytes took 0.38 s, depth 30 days), and recursion through
 the same data location loops. So besides its JSON size and node count, the schema is
 walked with its local references followed: the deepest chain of in-place applicators at
-one data location and the number of subschemas it expands to are capped, and a reference
-cycle that never descends into the data is refused.
+one data location and the number of subschemas it expands to are capped, and recursion is
+refused when it never descends into the data or reaches the same data twice per level.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,18 +29,17 @@ from reports.schema_refs import REGISTRY
 _IN_PLACE_ONE = ("not", "if", "then", "else")
 _IN_PLACE_MANY = ("allOf", "anyOf", "oneOf")
 _IN_PLACE_MAP = ("dependentSchemas",)
-# Keywords whose subschemas apply to a child of the data (an item, a property value, a key).
-_DESCEND_ONE = (
-    "items",
-    "additionalItems",
-    "additionalProperties",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-)
-_DESCEND_MANY = ("prefixItems",)
-_DESCEND_MAP = ("properties", "patternProperties")
+# Keywords whose subschema applies to children of the data, and the path segment of those
+# children: items of an array ("[*]"), values of an object (".*"), its keys.
+_DESCEND_ONE = {
+    "items": "[*]",
+    "additionalItems": "[*]",
+    "contains": "[*]",
+    "unevaluatedItems": "[*]",
+    "additionalProperties": ".*",
+    "unevaluatedProperties": ".*",
+    "propertyNames": "{key}",
+}
 _REFS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
@@ -63,12 +63,23 @@ def _count_nodes(schema: Any, limit: int) -> int:
 
 
 @dataclass
+class _Target:
+    """A reference target being expanded: where in the data it was entered, and how often
+    its own expansion refers back to it for each data path below that."""
+
+    key: int
+    entered_at: int
+    back_edges: Counter[tuple[str, ...]] = field(default_factory=Counter)
+
+
+@dataclass
 class _Walk:
     limits: Limits
     expanded: int = 0
-    # The reference targets on the current path, with the descents made before each.
-    targets: list[tuple[int, int]] = field(default_factory=list)
-    descents: int = 0
+    # The data path from the root (".name", ".*", "[*]", "[0]"...) and the reference
+    # targets being expanded along it.
+    path: list[str] = field(default_factory=list)
+    targets: list[_Target] = field(default_factory=list)
     # Lookups by (base URI, reference): a shared definition is reached many times.
     resolved: dict[tuple[str, str], Any] = field(default_factory=dict)
 
@@ -102,16 +113,12 @@ class _Walk:
         for key in _IN_PLACE_MAP:
             for sub in _as_dict(node.get(key)).values():
                 self.visit(sub, resolver, depth + 1)
-        children = [node[key] for key in _DESCEND_ONE if key in node]
-        children += [sub for key in _DESCEND_MANY for sub in _as_list(node.get(key))]
-        children += [sub for key in _DESCEND_MAP for sub in _as_dict(node.get(key)).values()]
-        if isinstance(node.get("items"), list):  # draft 4-7 tuple form
-            children.remove(node["items"])
-            children += node["items"]
-        self.descents += 1
-        for child in children:
-            self.visit(child, resolver, 0)
-        self.descents -= 1
+        for segment, child in _children(node):
+            self.path.append(segment)
+            try:
+                self.visit(child, resolver, 0)
+            finally:
+                self.path.pop()
 
     def _follow(self, ref: str, resolver: Resolver, depth: int) -> None:
         key = (resolver._base_uri, ref)  # referencing keeps the base URI unexposed
@@ -122,20 +129,48 @@ class _Walk:
             except Unresolvable:
                 raise SchemaTooComplex(f"schema $ref {ref[:120]!r} does not resolve.") from None
         target = id(resolved.contents)
-        for seen, descents in self.targets:
-            if seen == target:
-                if descents == self.descents:
-                    raise SchemaTooComplex(
-                        f"schema $ref {ref[:120]!r} refers back to itself without descending "
-                        "into the data (an endless loop)."
-                    )
-                self.expanded += 1  # recursion into a child of the data: bounded by it
+        for entered in self.targets:
+            if entered.key == target:
+                self._back_edge(entered, ref)
                 return
-        self.targets.append((target, self.descents))
+        self.targets.append(_Target(key=target, entered_at=len(self.path)))
         try:
             self.visit(resolved.contents, resolved.resolver, depth)
         finally:
             self.targets.pop()
+
+    def _back_edge(self, entered: _Target, ref: str) -> None:
+        """Recursion: fine once per data path below the target (a tree), refused when it
+        does not descend (an endless loop) or reaches the same data twice (the work then
+        doubles with every level of the data)."""
+        below = tuple(self.path[entered.entered_at :])
+        if not below:
+            raise SchemaTooComplex(
+                f"schema $ref {ref[:120]!r} refers back to itself without descending "
+                "into the data (an endless loop)."
+            )
+        entered.back_edges[below] += 1
+        if entered.back_edges[below] > 1:
+            raise SchemaTooComplex(
+                f"schema $ref {ref[:120]!r} is reached twice for the same data "
+                f"({''.join(below)}) at each level of its recursion, so the work doubles "
+                "per level; choose the branch with if/then instead of anyOf/oneOf."
+            )
+        self.expanded += 1  # one level into the data: bounded by the data's depth
+
+
+def _children(node: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The subschemas that apply to children of the data, with the child's path segment."""
+    children = [(segment, node[key]) for key, segment in _DESCEND_ONE.items() if key in node]
+    if isinstance(node.get("items"), list):  # draft 4-7 tuple form
+        children = [(segment, sub) for segment, sub in children if sub is not node["items"]]
+        children += [(f"[{index}]", sub) for index, sub in enumerate(node["items"])]
+    children += [(f"[{i}]", sub) for i, sub in enumerate(_as_list(node.get("prefixItems")))]
+    children += [(f".{name}", sub) for name, sub in _as_dict(node.get("properties")).items()]
+    children += [
+        (f".~{pattern}", sub) for pattern, sub in _as_dict(node.get("patternProperties")).items()
+    ]
+    return children
 
 
 def _as_list(value: Any) -> list[Any]:

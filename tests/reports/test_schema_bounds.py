@@ -176,17 +176,54 @@ def test_submit_against_a_chain_saved_before_the_bounds_stops_at_the_deadline(ap
     assert elapsed < 3, elapsed
 
 
-def test_the_deadline_grows_with_the_data_and_stops_a_recursive_fan_out():
-    """Recursion that evaluates the same child twice per level passes the static bounds; a
-    few hundred bytes of data would take hours, the deadline stops it."""
-    branching = {
-        "anyOf": [
-            {"type": "array", "items": {"$ref": "#"}},
-            {"type": "array", "items": {"$ref": "#"}},
-            {"type": "integer"},
+BRANCHING = {
+    "anyOf": [
+        {"type": "array", "items": {"$ref": "#"}},
+        {"type": "array", "items": {"$ref": "#"}},
+        {"type": "integer"},
+    ]
+}
+
+
+def test_recursion_that_reaches_the_same_data_twice_per_level_is_refused():
+    with pytest.raises(SchemaInvalid, match=r"reached twice for the same data \(\[\*\]\)"):
+        schema_check(BRANCHING)
+    union_tree = {
+        "oneOf": [
+            {"properties": {"kind": {"const": k}, "children": {"items": {"$ref": "#"}}}}
+            for k in ("a", "b")
         ]
     }
-    schema_check(branching)
+    with pytest.raises(SchemaInvalid, match="doubles per level"):
+        schema_check(union_tree)
+    both = {"items": {"$ref": "#"}, "contains": {"$ref": "#"}}  # every item checked twice
+    with pytest.raises(SchemaInvalid, match="reached twice"):
+        schema_check(both)
+
+
+def test_recursion_once_per_data_path_is_accepted():
+    json_value = {
+        "anyOf": [
+            {"type": "array", "items": {"$ref": "#"}},
+            {"type": "object", "additionalProperties": {"$ref": "#"}},
+            {"type": ["string", "number", "boolean", "null"]},
+        ]
+    }
+    schema_check(json_value)
+    data_validate(schema=json_value, data={"a": [1, {"b": [None, "x"]}]})
+    tree = {
+        "type": "object",
+        "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/tree"}}},
+    }
+    shared = {"$defs": {"tree": tree}, "properties": {"a": {"$ref": "#/$defs/tree"}}}
+    shared["properties"]["b"] = {"$ref": "#/$defs/tree"}  # one tree, reached from two places
+    schema_check(shared)
+
+
+def test_the_deadline_grows_with_the_data_and_stops_a_recursive_fan_out():
+    """A schema saved before the recursion check: a few hundred bytes of data would take
+    hours, the deadline stops it."""
+    branching = BRANCHING
     data: object = "leaf"
     for _ in range(40):
         data = [data]
