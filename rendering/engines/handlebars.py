@@ -58,18 +58,23 @@ _HELPERS_SYNTAX_JS = """
 """
 
 _T = TypeVar("_T")
-_parser: MiniRacer | None = None
+# Parser isolates per process, each on a thread of its own: a parse runs outside the GIL,
+# and a 512 KB template takes ~1.2 s to parse, so with one thread every tenant's submit
+# queued behind the largest one. A check goes to the least busy thread.
+_V8_THREADS = 4
 
 
 class _V8Thread:
-    """The process's one thread that makes, uses and closes isolates. mini-racer crashes
-    the process (SIGSEGV) making an isolate once a thread that made a still-open one has
+    """A thread that makes, uses and closes its own parser isolate. mini-racer crashes the
+    process (SIGSEGV) making an isolate once a thread that made a still-open one has
     ended, or closing an isolate from another thread at exit; and Django's ASGI handler
     runs each request's sync code on a thread that ends with the request. A daemon, so it
-    still serves the atexit hook that closes the shared parser."""
+    still serves the atexit hook that closes its parser."""
 
     def __init__(self) -> None:
         self.pid = os.getpid()
+        self.pending = 0  # changed under _v8_lock
+        self.parser: MiniRacer | None = None  # used only on this thread
         self._jobs: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...], Future[Any]]]
         self._jobs = queue.SimpleQueue()
         threading.Thread(target=self._serve, name="v8", daemon=True).start()
@@ -78,7 +83,7 @@ class _V8Thread:
         while True:
             work, args, future = self._jobs.get()
             try:
-                future.set_result(work(*args))
+                future.set_result(work(self, *args))
             except BaseException as exc:
                 future.set_exception(exc)
 
@@ -89,32 +94,35 @@ class _V8Thread:
 
 
 _v8_lock = threading.Lock()
-_v8: _V8Thread | None = None
+_v8: list[_V8Thread] = []
 
 
 def _on_v8_thread(work: Callable[..., _T], *args: Any) -> _T:
-    """Run `work` on the V8 thread. Per process: a forked worker child starts its own
-    thread and parser (the parent's thread does not cross a fork)."""
-    global _v8, _parser
+    """Run `work(thread, *args)` on the least busy V8 thread. Per process: a forked worker
+    child starts its own threads and parsers (the parent's threads do not cross a fork)."""
     with _v8_lock:
-        if _v8 is None or _v8.pid != os.getpid():
-            _v8 = _V8Thread()
-            _parser = None
-        v8 = _v8
-    return v8.run(work, *args)
+        if not _v8 or _v8[0].pid != os.getpid():
+            _v8[:] = [_V8Thread() for _ in range(_V8_THREADS)]
+        v8 = min(_v8, key=lambda thread: thread.pending)
+        v8.pending += 1
+    try:
+        return v8.run(work, *args)
+    finally:
+        with _v8_lock:
+            v8.pending -= 1
 
 
-def _close_all() -> None:
-    global _parser
-    if _parser is not None:
-        _parser.close()
-        _parser = None
+def _close_parser(thread: _V8Thread) -> None:
+    if thread.parser is not None:
+        thread.parser.close()
+        thread.parser = None
 
 
 @atexit.register
 def _close_at_exit() -> None:
-    if _v8 is not None and _v8.pid == os.getpid():
-        _v8.run(_close_all)
+    for thread in _v8:
+        if thread.pid == os.getpid():
+            thread.run(_close_parser)
 
 
 def _new_isolate() -> MiniRacer:
@@ -124,34 +132,39 @@ def _new_isolate() -> MiniRacer:
     return ctx
 
 
+def _parser_of(thread: _V8Thread) -> MiniRacer:
+    # Parsing runs no template code, so each thread's isolate is reused for every check,
+    # which keeps the submit path off the ~15 ms isolate start-up.
+    if thread.parser is None:
+        thread.parser = _new_isolate()
+    return thread.parser
+
+
 _PARSED_MAX = 256
 # Parse results by the source's SHA-256: integrators send the same inline template again
-# and again, and a parse costs an isolate call (~1-20 ms) on the submit path.
+# and again, and a parse costs an isolate call (~1-20 ms, 1.2 s for 512 KB) on the submit
+# path. Read and written by request threads, under _parsed_lock.
 _parsed: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
+_parsed_lock = threading.Lock()
 
 
-def _parse(source: str) -> dict[str, Any]:
-    """On the V8 thread (see _on_v8_thread), so the cache needs no lock."""
+def _parse_cached(source: str) -> dict[str, Any]:
     digest = hashlib.sha256(source.encode("utf-8")).digest()
-    if digest in _parsed:
-        _parsed.move_to_end(digest)
-        return _parsed[digest]
-    result = _parse_uncached(source)
-    _parsed[digest] = result
-    while len(_parsed) > _PARSED_MAX:
-        _parsed.popitem(last=False)
+    with _parsed_lock:
+        if digest in _parsed:
+            _parsed.move_to_end(digest)
+            return _parsed[digest]
+    result = _on_v8_thread(_parse, source)
+    with _parsed_lock:
+        _parsed[digest] = result
+        while len(_parsed) > _PARSED_MAX:
+            _parsed.popitem(last=False)
     return result
 
 
-def _parse_uncached(source: str) -> dict[str, Any]:
-    # Parsing runs no template code, so one isolate per process is safe to share (only
-    # the V8 thread uses it) and keeps the syntax check at submit time off the ~15 ms
-    # isolate start-up.
-    global _parser
-    if _parser is None:
-        _parser = _new_isolate()
+def _parse(thread: _V8Thread, source: str) -> dict[str, Any]:
     # No time limit: parsing runs no template code and the source size is capped.
-    return dict(json.loads(_parser.call(_PARSE_JS, source)))
+    return dict(json.loads(_parser_of(thread).call(_PARSE_JS, source)))
 
 
 def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
@@ -194,7 +207,7 @@ class HandlebarsEngine:
     name = "handlebars"
 
     def check(self, source: str) -> None:
-        result = _on_v8_thread(_parse, source)
+        result = _parse_cached(source)
         if not result["ok"]:
             raise _syntax_error(result["message"], result["line"])
 
@@ -232,9 +245,6 @@ class HandlebarsEngine:
         raise _runtime_error(source, result["message"], result["line"])
 
 
-def _helpers_syntax(helpers: str) -> dict[str, Any]:
-    """On the V8 thread, in the shared parser isolate: nothing of the helpers runs."""
-    global _parser
-    if _parser is None:
-        _parser = _new_isolate()
-    return dict(json.loads(_parser.call(_HELPERS_SYNTAX_JS, helpers)))
+def _helpers_syntax(thread: _V8Thread, helpers: str) -> dict[str, Any]:
+    """On a V8 thread, in its parser isolate: nothing of the helpers runs."""
+    return dict(json.loads(_parser_of(thread).call(_HELPERS_SYNTAX_JS, helpers)))

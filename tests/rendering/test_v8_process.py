@@ -11,6 +11,7 @@ import time
 import pytest
 
 from rendering.engines import engine_render, helpers_check
+from rendering.engines.handlebars import HandlebarsEngine
 from rendering.errors import LimitExceeded, TemplateSyntaxError
 from rendering.limits import Limits
 
@@ -50,9 +51,10 @@ def test_array_buffers_within_the_limit_still_work():
 
 
 def test_a_heap_that_grows_without_end_fails_with_the_memory_message():
-    helpers = "function grow() { var s = []; for (;;) { s.push('x'.repeat(1000) + s.length); } }"
+    helpers = "function grow() { var s = []; for (;;) { s.push('x'.repeat(1 << 20) + s.length); } }"
+    patient = Limits(template_timeout_ms=30_000, template_max_memory_mb=256)  # memory first
     with pytest.raises(LimitExceeded, match="MB of memory"):
-        engine_render("handlebars", "{{grow}}", {}, LIMITS, helpers=helpers)
+        engine_render("handlebars", "{{grow}}", {}, patient, helpers=helpers)
 
 
 def test_an_endless_loop_does_not_delay_another_render():
@@ -111,3 +113,29 @@ def test_the_syntax_check_of_large_helpers_is_quick():
     with pytest.raises(TemplateSyntaxError, match="line 12001"):
         helpers_check("handlebars", helpers + "function broken( {\n")
     assert time.monotonic() - started < 2
+
+
+def test_a_large_template_check_does_not_hold_up_a_small_one():
+    """A 512 KB template takes about a second to parse; other submits' checks run beside it
+    (parser isolates on threads of their own), not after it."""
+    big = "".join(f"<p>{{{{#each items}}}}{{{{name}}}} {n}{{{{/each}}}}</p>\n" for n in range(9000))
+    engine = HandlebarsEngine()
+    engine.check("<p>{{warm}}</p>")
+    slow: list[float] = []
+
+    def check_big() -> None:
+        started = time.monotonic()
+        engine.check(big)
+        slow.append(time.monotonic() - started)
+
+    thread = threading.Thread(target=check_big)
+    thread.start()
+    time.sleep(0.05)
+    took = []
+    for n in range(5):
+        started = time.monotonic()
+        engine.check(f"<p>{{{{small}}}} {n}</p>")
+        took.append(time.monotonic() - started)
+    thread.join()
+    assert slow[0] > 2 * max(took), (slow, took)
+    assert max(took) < 0.3, took
