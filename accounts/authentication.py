@@ -18,8 +18,8 @@ API_KEY_HEADER = "X-API-Key"
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):
     def authenticate(self, request: Request) -> tuple[Any, ApiKey] | None:
-        """(user, key): `request.auth` is the key, so rate limits count per key and a job
-        knows which key signs its webhooks."""
+        """(user, key): `request.auth` is the key, so a job knows which key signs its
+        webhooks."""
         raw_key = request.headers.get(API_KEY_HEADER)
         if not raw_key:
             return None
@@ -27,7 +27,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         if key is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
         tenant_log_bind(key.user)
-        return key.user, key  # request.auth is the key: rate limits count per key
+        return key.user, key  # request.auth is the key (rate limits count per tenant)
 
     def authenticate_header(self, request: Request) -> str:
         # Makes DRF answer 401 (not 403) when no credentials were sent.
