@@ -85,6 +85,12 @@ PDF_CHART_MAX_ROWS = env_int("PDF_CHART_MAX_ROWS", 10000, minimum=10)
 PDF_PREVIEW_MAX_SECONDS = env_int("PDF_PREVIEW_MAX_SECONDS", 10, minimum=1)
 # Previews run on the `previews` queue; the web process waits this long for the PNG.
 PDF_PREVIEW_WAIT_SECONDS = env_int("PDF_PREVIEW_WAIT_SECONDS", 20, minimum=1)
+# Previews and thumbnails one tenant may have waiting or rendering at once (the next is a
+# 429), so one user cannot fill the previews queue.
+PREVIEW_MAX_IN_FLIGHT_PER_TENANT = env_int("PREVIEW_MAX_IN_FLIGHT_PER_TENANT", 3, minimum=1)
+# A thumbnail that could not be rendered is not tried again for this long (no re-render
+# of a failing template on every gallery visit).
+THUMBNAIL_FAILURE_TTL_SECONDS = env_int("THUMBNAIL_FAILURE_TTL_SECONDS", 300, minimum=1)
 # Most pixels a preview page is rasterised to, whatever page size the template asks for.
 PDF_PREVIEW_MAX_PIXELS = env_int("PDF_PREVIEW_MAX_PIXELS", 4_000_000, minimum=10_000)
 # Unit tests only: render previews in the calling process (no worker runs there).
