@@ -1,6 +1,9 @@
 """Per-tenant quotas, enforced in the shared database so every web process sees one count.
 
-`PDF_MAX_JOBS_IN_FLIGHT` bounds the jobs a tenant has queued or processing. A submit locks
+`PDF_MAX_JOBS_IN_FLIGHT` bounds the jobs a tenant has queued or processing, counting a
+cancelled job whose render has not stopped yet (its worker is still busy with it: see
+jobs.worker.heartbeat) and every result-cache hit (it completes at once, but its
+callback and mail still cost the callbacks queue). A submit locks
 its tenant's user row for the rest of its transaction before counting, so concurrent
 submits of one tenant (on any process or host) count one after another and the limit is
 never overshot; other tenants' submits are not held up (PostgreSQL row lock; SQLite
@@ -9,10 +12,13 @@ serialises writers anyway).
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db.models import Q
+from django.utils import timezone
 
 from jobs.models import JobStatus, PdfJob
 from rendering.errors import ApplicationError
@@ -32,8 +38,24 @@ class QuotaExceeded(ApplicationError):
         self.retry_after = retry_after
 
 
+def still_rendering_cancelled() -> Q:
+    """Cancelled jobs whose worker has not let go yet: their attempt keeps the heartbeat
+    fresh until the render stops and then clears it (a killed one goes stale)."""
+    fresh = timezone.now() - timedelta(seconds=settings.PDF_HEARTBEAT_STALE_SECONDS)
+    return Q(status=JobStatus.CANCELLED, heartbeat_at__gte=fresh)
+
+
+def holding_a_worker() -> Q:
+    """Jobs a worker is busy with: processing, or cancelled and still rendering."""
+    return Q(status=JobStatus.PROCESSING) | still_rendering_cancelled()
+
+
 def jobs_in_flight_count(*, owner: Any) -> int:
-    return PdfJob.objects.filter(owner=owner, status__in=IN_FLIGHT).count()
+    return (
+        PdfJob.objects.filter(owner=owner)
+        .filter(Q(status__in=IN_FLIGHT) | still_rendering_cancelled())
+        .count()
+    )
 
 
 def job_slot_reserve(*, owner: Any) -> None:

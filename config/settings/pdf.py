@@ -15,6 +15,9 @@ PDF_HARD_TIME_LIMIT = env_int("PDF_HARD_TIME_LIMIT", 150, minimum=2)
 # A running attempt stamps heartbeat_at this often; one silent for STALE seconds is dead.
 PDF_HEARTBEAT_SECONDS = env_int("PDF_HEARTBEAT_SECONDS", 5, minimum=1)
 PDF_HEARTBEAT_STALE_SECONDS = env_int("PDF_HEARTBEAT_STALE_SECONDS", 30, minimum=2)
+# A running attempt looks this often whether its job was cancelled (one indexed read), and
+# then stops its render: the worker is free again within about this long.
+PDF_CANCEL_CHECK_SECONDS = env_int("PDF_CANCEL_CHECK_SECONDS", 1, minimum=1)
 # A running job writes (and publishes) its progress at most this often: a one-page job
 # finishes before the first write, so it costs a claim and a completion, not seven events.
 PDF_PROGRESS_INTERVAL_MS = env_int("PDF_PROGRESS_INTERVAL_MS", 100, minimum=0)

@@ -11,6 +11,7 @@ import os
 import signal
 import tempfile
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import suppress
@@ -206,13 +207,26 @@ class ChromiumService:
     def run(self, job: Callable[[BrowserContext], Awaitable[T]], *, timeout: float) -> T:
         """Run `job` in a fresh context on the browser thread; wait at most `timeout` s."""
         future = asyncio.run_coroutine_threadsafe(self._run(job), self._loop)
+        ends = time.monotonic() + timeout
         try:
-            return future.result(timeout=timeout)
+            # In slices: an exception raised into this thread (rendering.deadline's
+            # Interrupted, a cancelled job) is delivered between them, not after the render.
+            while True:
+                try:
+                    return future.result(timeout=max(0.0, min(0.2, ends - time.monotonic())))
+                except FutureTimeout:
+                    if time.monotonic() >= ends:
+                        raise
         except FutureTimeout:
             future.cancel()
             raise BrowserUnavailable(
                 f"Chromium did not answer within {timeout:g} s; the job will be retried."
             ) from None
+        except BaseException:
+            # Cancels the task on the browser's loop: its awaits stop and _run closes the
+            # job's context (and with it the page and its scripts) at once.
+            future.cancel()
+            raise
 
     def kill(self, browser: Browser | None = None) -> None:
         """Kill the browser's processes (tests use it to prove recovery from a crash)."""
