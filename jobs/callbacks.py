@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import time
 from urllib.parse import urlsplit
 from uuid import UUID
@@ -22,6 +23,8 @@ from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
 from accounts.services import webhook_signing_secrets
+from accounts.tenancy import tenant_id_for
+from core.leases import lease_count, lease_release, lease_take
 from jobs.links import with_links
 from jobs.live.events import job_event_payload
 from jobs.metrics import WEBHOOK_DELIVERIES
@@ -33,6 +36,34 @@ logger = logging.getLogger(__name__)
 
 class CallbackError(Exception):
     """The receiver did not take the callback; worth another try."""
+
+
+class CallbackDeferred(Exception):
+    """The tenant already has its share of the callback threads busy (or its receivers are
+    slow): try again after `seconds`, without counting an attempt."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"deferred {seconds:.1f} s")
+        self.seconds = seconds
+
+
+def _slow_key(tenant_id: int) -> str:
+    return f"callbacks-slow:tenant:{tenant_id}"
+
+
+def _tenant_share(tenant_id: int) -> int:
+    """Deliveries the tenant may have in progress at once: one while its receivers are
+    slow (an attempt timed out lately), else CALLBACK_MAX_CONCURRENT_PER_TENANT."""
+    slow = lease_count(name=_slow_key(tenant_id)) > 0
+    return 1 if slow else settings.CALLBACK_MAX_CONCURRENT_PER_TENANT
+
+
+def _deferral(tenant_id: int) -> float:
+    # Slow tenants are pushed further back; jitter so deferred deliveries spread out.
+    base = settings.CALLBACK_TIMEOUT_SECONDS
+    if lease_count(name=_slow_key(tenant_id)) > 0:
+        base *= 3
+    return random.uniform(base / 2, base)  # noqa: S311 - jitter, not security
 
 
 def callback_url_check(url: str) -> str | None:
@@ -90,7 +121,7 @@ def webhook_headers(delivery: WebhookDelivery, *, secrets: list[str]) -> dict[st
 def callback_deliver(*, job_id: UUID | str) -> bool:
     """POST the job's final event, signed. True once delivered (or nothing to deliver);
     raises CallbackError for a retry while attempts remain, else records the error."""
-    job = PdfJob.objects.select_related("api_key").filter(job_id=job_id).first()
+    job = PdfJob.objects.select_related("api_key", "owner").filter(job_id=job_id).first()
     if (
         job is None
         or not job.callback_url
@@ -99,9 +130,28 @@ def callback_deliver(*, job_id: UUID | str) -> bool:
         or job.callback_attempts >= settings.CALLBACK_MAX_ATTEMPTS
     ):
         return True
-    PdfJob.objects.filter(pk=job.pk).update(callback_attempts=F("callback_attempts") + 1)
-    delivery = _delivery_for(job)
-    problem = webhook_attempt(delivery, job=job)
+    # One tenant's receivers never hold more than its share of the callback threads: a
+    # tarpit keeps one thread (for at most CALLBACK_TIMEOUT_SECONDS), not all of them.
+    tenant_id = tenant_id_for(user=job.owner)
+    lease = f"callbacks:tenant:{tenant_id}"
+    token = lease_take(
+        name=lease, limit=_tenant_share(tenant_id), seconds=settings.CALLBACK_TIMEOUT_SECONDS + 5
+    )
+    if token is None:
+        WEBHOOK_DELIVERIES.labels(outcome="deferred").inc()
+        raise CallbackDeferred(_deferral(tenant_id))
+    try:
+        PdfJob.objects.filter(pk=job.pk).update(callback_attempts=F("callback_attempts") + 1)
+        delivery = _delivery_for(job)
+        started = time.monotonic()
+        problem = webhook_attempt(delivery, job=job)
+        if time.monotonic() - started >= settings.CALLBACK_SLOW_SECONDS:
+            # Slow receivers: the tenant gets one thread for CALLBACK_SLOW_BACKOFF_SECONDS.
+            lease_take(
+                name=_slow_key(tenant_id), limit=1, seconds=settings.CALLBACK_SLOW_BACKOFF_SECONDS
+            )
+    finally:
+        lease_release(name=lease, token=token)
     if problem is None:
         PdfJob.objects.filter(pk=job.pk, callback_sent_at__isnull=True).update(
             callback_sent_at=timezone.now(), callback_error=""
@@ -138,6 +188,7 @@ def webhook_attempt(delivery: WebhookDelivery, *, job: PdfJob) -> str | None:
                     **webhook_headers(delivery, secrets=secrets),
                 },
                 deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
+                connect_seconds=settings.CALLBACK_CONNECT_TIMEOUT_SECONDS,
                 max_bytes=settings.CALLBACK_MAX_RESPONSE_BYTES,
                 allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
             )

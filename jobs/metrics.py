@@ -53,7 +53,8 @@ JOBS_CACHED = Counter(
 PDFS_DELETED = Counter("pdf_files_deleted", "Stored PDFs deleted by retention.")
 WEBHOOK_DELIVERIES = Counter(
     "pdf_webhook_deliveries",
-    "Completion callback delivery attempts, by outcome (delivered, retry, gave_up).",
+    "Completion callback delivery attempts, by outcome (delivered, retry, gave_up, deferred: "
+    "the tenant's share of the callback threads was busy).",
     ["outcome"],
 )
 # livesum: a dead web process's open streams drop out of the sum (see jobs.ops.scrape).

@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.utils import timezone
 
-from jobs.models import JobStatus, PdfJob
+from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
 from rendering.errors import ApplicationError
 
 IN_FLIGHT = (JobStatus.QUEUED, JobStatus.PROCESSING)
@@ -70,6 +70,34 @@ def job_slot_reserve(*, owner: Any) -> None:
             f"You have {count} jobs queued or processing; the limit is {limit} "
             "(PDF_MAX_JOBS_IN_FLIGHT). Submit again when some have finished.",
             limit="PDF_MAX_JOBS_IN_FLIGHT",
+            value=limit,
+            retry_after=settings.PDF_QUOTA_RETRY_AFTER_SECONDS,
+        )
+
+
+def callbacks_outstanding_count(*, owner: Any) -> int:
+    """The tenant's finished jobs whose callback is neither delivered nor given up."""
+    return (
+        PdfJob.objects.filter(owner=owner, status__in=TERMINAL_STATUSES, callback_sent_at=None)
+        .exclude(callback_url="")
+        .filter(callback_attempts__lt=settings.CALLBACK_MAX_ATTEMPTS)
+        .count()
+    )
+
+
+def callback_slot_reserve(*, owner: Any) -> None:
+    """Inside the submit's transaction, after job_slot_reserve (which holds the tenant's
+    lock): QuotaExceeded once the tenant has CALLBACK_MAX_OUTSTANDING_PER_TENANT callbacks
+    waiting to be delivered, so no tenant builds an unbounded backlog on the callbacks
+    queue (a result-cache hit or a cancel makes a delivery without ever being in flight)."""
+    limit = settings.CALLBACK_MAX_OUTSTANDING_PER_TENANT
+    count = callbacks_outstanding_count(owner=owner)
+    if count >= limit:
+        raise QuotaExceeded(
+            f"You have {count} completion callbacks waiting to be delivered; the limit is "
+            f"{limit} (CALLBACK_MAX_OUTSTANDING_PER_TENANT). Check that your callback_url "
+            "answers, or submit without one.",
+            limit="CALLBACK_MAX_OUTSTANDING_PER_TENANT",
             value=limit,
             retry_after=settings.PDF_QUOTA_RETRY_AFTER_SECONDS,
         )

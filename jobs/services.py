@@ -19,7 +19,7 @@ from jobs.callbacks import callback_url_check
 from jobs.log_context import job_log_bind
 from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
-from jobs.quotas import job_slot_reserve
+from jobs.quotas import callback_slot_reserve, job_slot_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import ApplicationError, Conflict, NotFound
@@ -197,8 +197,11 @@ def job_create(
     try:
         with transaction.atomic():
             hit = result_cache_source(owner=owner, cache_key=cache_key) if cache else None
-            if hit is None:
-                job_slot_reserve(owner=owner)  # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically
+            # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically; a cache hit counts too (its
+            # callback and mail cost what a render's do).
+            job_slot_reserve(owner=owner)
+            if callback_url:
+                callback_slot_reserve(owner=owner)  # 429 past the tenant's backlog
             job = PdfJob.objects.create(
                 owner=owner,
                 template=source.template,

@@ -51,7 +51,18 @@ RETENTION_INTERVAL_SECONDS = env_int("RETENTION_INTERVAL_SECONDS", 3600, minimum
 CALLBACK_MAX_ATTEMPTS = env_int("CALLBACK_MAX_ATTEMPTS", 6, minimum=1)
 # One deadline for the whole callback exchange (connect, send, answer), and the most of
 # the answer that is read: a receiver dripping bytes cannot hold a worker.
-CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
+CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 5, minimum=1)
+# ...of which connecting may take at most this much.
+CALLBACK_CONNECT_TIMEOUT_SECONDS = env_int("CALLBACK_CONNECT_TIMEOUT_SECONDS", 2, minimum=1)
+# Deliveries one tenant may have in progress at once on the callbacks threads; a tenant
+# whose delivery took CALLBACK_SLOW_SECONDS or more gets one thread for
+# CALLBACK_SLOW_BACKOFF_SECONDS, and its waiting deliveries are pushed further back.
+CALLBACK_MAX_CONCURRENT_PER_TENANT = env_int("CALLBACK_MAX_CONCURRENT_PER_TENANT", 2, minimum=1)
+CALLBACK_SLOW_SECONDS = env_int("CALLBACK_SLOW_SECONDS", 3, minimum=1)
+CALLBACK_SLOW_BACKOFF_SECONDS = env_int("CALLBACK_SLOW_BACKOFF_SECONDS", 60, minimum=1)
+# Callbacks of finished jobs not yet delivered (nor given up) a tenant may have; a submit
+# with a callback_url past it is a 429 (cache hits and cancels make deliveries too).
+CALLBACK_MAX_OUTSTANDING_PER_TENANT = env_int("CALLBACK_MAX_OUTSTANDING_PER_TENANT", 100, minimum=1)
 CALLBACK_MAX_RESPONSE_BYTES = env_int("CALLBACK_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 # Callbacks to loopback/private addresses are refused unless allowed (SSRF from a tenant).
 CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)

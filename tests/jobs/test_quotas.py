@@ -84,3 +84,21 @@ def test_cancelling_a_queued_job_frees_its_slot_at_once(user, settings):
     job.refresh_from_db()
     assert job.heartbeat_at is None
     services.job_create(owner=user, **BODY)
+
+
+def test_a_tenants_callback_backlog_is_capped_at_submit(user, settings):
+    settings.CALLBACK_MAX_OUTSTANDING_PER_TENANT = 2
+    hook = "http://127.0.0.1:9/hook"
+    for _ in range(2):  # finished, their callbacks not delivered yet
+        job, _ = services.job_create(owner=user, callback_url=hook, **BODY)
+        services.job_cancel(job=job)
+    with pytest.raises(QuotaExceeded) as refused:
+        services.job_create(owner=user, callback_url=hook, **BODY)
+    assert refused.value.details["limit"] == "CALLBACK_MAX_OUTSTANDING_PER_TENANT"
+    services.job_create(owner=user, **BODY)  # without a callback: nothing to deliver
+    services.job_create(owner=UserFactory(), callback_url=hook, **BODY)  # another tenant
+    # A delivered (or given-up) callback is no longer outstanding.
+    PdfJob.objects.filter(owner=user, status=JobStatus.CANCELLED).update(
+        callback_attempts=settings.CALLBACK_MAX_ATTEMPTS
+    )
+    services.job_create(owner=user, callback_url=hook, **BODY)
