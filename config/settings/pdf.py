@@ -117,6 +117,13 @@ PDF_TEMPLATE_MAX_MEMORY_MB = env_int("PDF_TEMPLATE_MAX_MEMORY_MB", 256, minimum=
 # browser serves before it is replaced.
 CHROMIUM_PATH = env_str("CHROMIUM_PATH", "/usr/bin/chromium") or "/usr/bin/chromium"
 PDF_CHROMIUM_MAX_JOBS = env_int("PDF_CHROMIUM_MAX_JOBS", 100, minimum=1)
+# Data-segment ceiling (RLIMIT_DATA: heap, ArrayBuffers, Web Workers) of each browser
+# process; a page past it fails its allocation or crashes, never the worker (0: none).
+CHROMIUM_PROCESS_MEMORY_MB = env_int("CHROMIUM_PROCESS_MEMORY_MB", 2048, minimum=0)
+# A worker running as root starts the browser as this user (empty: as root, which also
+# rules out the sandbox); Chromium's sandbox is used whenever it can run.
+CHROMIUM_RUN_AS = env_str("CHROMIUM_RUN_AS", "nobody") or ""
+CHROMIUM_SANDBOX = env_bool("CHROMIUM_SANDBOX", True)
 SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)
 # Request bodies carry the template and data; allow the configured maxima plus headroom.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 * 1024

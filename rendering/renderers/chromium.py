@@ -28,6 +28,7 @@ from rendering.limits import Limits
 from rendering.options import PdfOptions
 from rendering.renderers.base import LayoutBounds, RenderedPdf
 from rendering.renderers.chromium_browser import DEFAULT_EXECUTABLE, chromium_service
+from rendering.renderers.chromium_confinement import Confinement
 from rendering.renderers.document import RUNNING_STYLE, has_toc, headings, html_document
 
 NAME = "chromium"
@@ -58,6 +59,8 @@ class ChromiumSettings:
     max_jobs: int = 100  # jobs before the browser is recycled
     memory_mb: int = 256  # V8 heap of a page
     script_seconds: float = 5.0  # scripts of a page, from load to print
+    # Environment, per-process memory ceiling, user and sandbox of the browser.
+    confinement: Confinement = field(default_factory=Confinement)
 
 
 def layout_settings(limits: Limits) -> dict[str, Any]:
@@ -68,6 +71,11 @@ def layout_settings(limits: Limits) -> dict[str, Any]:
             max_jobs=limits.chromium_max_jobs,
             memory_mb=limits.template_max_memory_mb,
             script_seconds=limits.template_timeout_ms / 1000,
+            confinement=Confinement(
+                memory_mb=limits.chromium_process_memory_mb,
+                run_as=limits.chromium_run_as,
+                sandbox=limits.chromium_sandbox,
+            ),
         )
     }
 
@@ -282,7 +290,10 @@ def layout(
         toc=has_toc(body_html),
     )
     service = chromium_service(
-        executable=settings.executable, max_jobs=settings.max_jobs, memory_mb=settings.memory_mb
+        executable=settings.executable,
+        max_jobs=settings.max_jobs,
+        memory_mb=settings.memory_mb,
+        confinement=settings.confinement,
     )
     content = service.run(
         lambda context: _print(job, context), timeout=bounds.max_render_seconds + 15
