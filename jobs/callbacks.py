@@ -9,6 +9,7 @@ both secrets sign). Delivered at least once; each POST is kept as a WebhookAttem
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import random
@@ -29,7 +30,7 @@ from jobs.links import with_links
 from jobs.live.events import job_event_payload
 from jobs.metrics import WEBHOOK_DELIVERIES
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
-from jobs.webhook_transport import WebhookRefused, resolve_checked, webhook_post
+from jobs.webhook_transport import WebhookRefused, address_allowed, resolve_checked, webhook_post
 
 logger = logging.getLogger(__name__)
 
@@ -66,8 +67,11 @@ def _deferral(tenant_id: int) -> float:
     return random.uniform(base / 2, base)  # noqa: S311 - jitter, not security
 
 
-def callback_url_check(url: str) -> str | None:
-    """Why this URL may not receive callbacks, or None if it may."""
+def callback_url_check(url: str, *, resolve: bool = True) -> str | None:
+    """Why this URL may not receive callbacks, or None if it may. `resolve=False` (a
+    submit, in the web process) checks only what the URL itself says: a host name is
+    looked up by the callbacks worker just before it connects, so a web request never
+    waits on a tenant's DNS nor tells it which internal names exist."""
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         return "callback_url must be an http(s) URL with a host."
@@ -75,6 +79,15 @@ def callback_url_check(url: str) -> str | None:
         return "callback_url must be an https URL (CALLBACK_REQUIRE_HTTPS)."
     if settings.CALLBACK_ALLOW_PRIVATE_NETWORKS:
         return None
+    host = parts.hostname.rstrip(".").lower()
+    if not resolve:
+        try:
+            literal = ipaddress.ip_address(host.split("%")[0])
+        except ValueError:  # a name: resolved and checked on the worker
+            local = host == "localhost" or host.endswith(".localhost")
+            return f"callback_url host {host!r} is not a public address." if local else None
+        allowed = address_allowed(literal)
+        return None if allowed else f"callback_url host {host!r} is not a public address."
     try:
         resolve_checked(parts.hostname, parts.port or 443, allow_private=False)
     except WebhookRefused as exc:

@@ -164,7 +164,8 @@ def job_create(
         data=data,
         max_template_bytes=limits.max_template_bytes,
     )
-    if callback_url and (problem := callback_url_check(callback_url)):
+    # Syntax and IP literals only: the worker resolves the name when it delivers.
+    if callback_url and (problem := callback_url_check(callback_url, resolve=False)):
         raise ApplicationError(problem, code="invalid_callback_url")
     parsed_options = parse_options(options)
     if source.version is None:  # a stored version's source was checked when it was saved

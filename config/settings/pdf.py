@@ -66,13 +66,15 @@ CALLBACK_MAX_OUTSTANDING_PER_TENANT = env_int("CALLBACK_MAX_OUTSTANDING_PER_TENA
 CALLBACK_MAX_RESPONSE_BYTES = env_int("CALLBACK_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 # Callbacks to loopback/private addresses are refused unless allowed (SSRF from a tenant).
 CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)
-# Signed bodies still travel in clear over http: production refuses anything but https.
-CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", False)
+# Signed bodies still travel in clear over http: only https unless this is set to false
+# (the development and test settings allow http receivers on loopback).
+CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", True)
 # After a webhook secret is rotated, the old one keeps signing beside the new for this long.
 WEBHOOK_SECRET_GRACE_SECONDS = env_int("WEBHOOK_SECRET_GRACE_SECONDS", 24 * 3600, minimum=0)
 # Absolute links (pdf_url in callbacks) need the public address of the web service.
 PUBLIC_BASE_URL = (env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000") or "").rstrip("/")
-# Bearer token required by /metrics; empty leaves it open (keep it on a private network).
+# Bearer token required by /metrics; empty leaves it open, which the web process allows
+# only on a loopback address (config.safety).
 METRICS_TOKEN = env_str("METRICS_TOKEN", "") or ""
 # Completed jobs slower than this (submit to completion) are logged as a warning.
 PDF_SLOW_JOB_SECONDS = env_int("PDF_SLOW_JOB_SECONDS", 30, minimum=1)

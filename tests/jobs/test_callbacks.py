@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -137,3 +138,39 @@ def test_a_slow_receiver_gets_its_tenant_one_thread_and_a_longer_push_back(recei
     assert lease_count(name=f"callbacks-slow:tenant:{tenant}") == 1
     assert callbacks._tenant_share(tenant) == 1
     assert callbacks._deferral(tenant) > settings.CALLBACK_TIMEOUT_SECONDS * 1.5 - 0.01
+
+
+_LOOKUPS: list[tuple] = []
+_RECORDING: list[bool] = []
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _RECORDING and event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.connect"):
+        _LOOKUPS.append((event, args))
+
+
+sys.addaudithook(_audit)  # for the life of the process; it records only while asked to
+
+
+def test_a_submit_does_not_resolve_the_callback_host(settings, user):
+    """The web request checks the URL's syntax (and IP literals); the name is resolved by
+    the callbacks worker, so a submit never waits on DNS nor learns which names exist."""
+    settings.CALLBACK_ALLOW_PRIVATE_NETWORKS = False
+    _LOOKUPS.clear()
+    _RECORDING.append(True)
+    try:
+        job, _ = services.job_create(
+            owner=user,
+            html_template="<p/>",
+            data={},
+            callback_url="https://reports-receiver.example.invalid/hook",
+        )
+        for url in ("http://10.0.0.7/x", "http://localhost/x", "http://[fd00::1]/x"):
+            with pytest.raises(ApplicationError, match="not a public address"):
+                services.job_create(owner=user, html_template="<p/>", data={}, callback_url=url)
+    finally:
+        _RECORDING.clear()
+    assert _LOOKUPS == []
+    assert job.callback_url.endswith("example.invalid/hook")
+    # The worker does resolve it, and a name that does not resolve is refused there.
+    assert "does not resolve" in callbacks.callback_url_check(job.callback_url)
