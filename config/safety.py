@@ -41,7 +41,7 @@ def deployment_problems(
     secret_key: str,
     allowed_hosts: list[str],
     bind_host: str,
-    metrics_token: str = "set",
+    metrics_token_set: bool = True,
     callbacks_http_unchosen: bool = False,
 ) -> list[str]:
     """`callbacks_http_unchosen`: callbacks may use plain http only because the settings
@@ -55,7 +55,7 @@ def deployment_problems(
         problems.append(problem)
     if not allowed_hosts:
         problems.append("DJANGO_ALLOWED_HOSTS is empty; name the hosts this service answers.")
-    if not metrics_token:
+    if not metrics_token_set:
         problems.append("METRICS_TOKEN is empty; /metrics would answer anyone.")
     if callbacks_http_unchosen:
         problems.append(
@@ -76,7 +76,7 @@ def check_deployment(*, bind_host: str) -> None:
         secret_key=settings.SECRET_KEY,
         allowed_hosts=list(settings.ALLOWED_HOSTS),
         bind_host=bind_host,
-        metrics_token=settings.METRICS_TOKEN,
+        metrics_token_set=bool(settings.METRICS_TOKEN),
         callbacks_http_unchosen=(
             not settings.CALLBACK_REQUIRE_HTTPS and "CALLBACK_REQUIRE_HTTPS" not in os.environ
         ),
