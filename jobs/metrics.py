@@ -72,10 +72,11 @@ def job_renderer(job: PdfJob) -> str:
 
 
 def job_template_label(job: PdfJob) -> str:
-    """Stored templates by slug; inline templates share one label so tenants' ad-hoc HTML
-    cannot grow the number of series."""
+    """The built-in templates by slug (a fixed few); every tenant's own template shares
+    `tenant` and inline ones `inline`, so no tenant can grow the number of series by
+    saving templates (each slug would be a series in every process, forever)."""
     if job.template_id is not None and job.template is not None:
-        return job.template.slug
+        return job.template.slug if job.template.owner_id is None else "tenant"
     return "inline"
 
 

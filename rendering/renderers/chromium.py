@@ -22,7 +22,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pypdf import PdfReader, PdfWriter
 from xhtml2pdf.config.resources import ResourceAccessPolicy
 
-from rendering.errors import LimitExceeded
+from rendering.errors import LimitExceeded, RenderError
 from rendering.fetch import ASSETS_DIR, ResourceRefused, resource_fetch
 from rendering.limits import Limits
 from rendering.options import PdfOptions
@@ -90,6 +90,8 @@ class _Job:
     page_ranges: str
     toc: bool
     warnings: list[str] = field(default_factory=list)
+    # The document is served once: a reload (or a loop of them) gets "no content".
+    served: bool = False
 
     def refuse(self, message: str) -> None:
         if len(self.warnings) < 50 and message not in self.warnings:
@@ -107,7 +109,9 @@ async def _route(job: _Job, route: Route) -> None:
         url == f"{ORIGIN}/"
         and request.is_navigation_request()
         and request.frame.parent_frame is None
+        and not job.served
     ):
+        job.served = True
         await route.fulfill(body=job.document, content_type="text/html; charset=utf-8")
         return
     if url.startswith(_ASSETS) and request.method == "GET":
@@ -212,6 +216,13 @@ async def _print(job: _Job, context: BrowserContext) -> bytes:
                 "(PDF_TEMPLATE_MAX_MEMORY_MB) in its scripts."
             ) from None
         if isinstance(exc, PlaywrightError) and not isinstance(exc, PlaywrightTimeout):
+            if "context was destroyed" in str(exc) or "navigat" in str(exc).lower():
+                # The document's own doing (a reload, a navigation): the same every time,
+                # so permanent, never retried, dead-lettered and alerted on.
+                raise RenderError(
+                    "The document navigated away or reloaded itself while it was being "
+                    "laid out; remove the script that does it."
+                ) from None
             raise
         if budget <= script_seconds:
             raise LimitExceeded(
