@@ -134,3 +134,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 *
 REQUEST_MAX_BODY_BYTES = env_int(
     "REQUEST_MAX_BODY_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE, minimum=64 * 1024
 )
+# ...and a caller without a valid API key or signed-in session may send at most this
+# (a sign-in form); a larger body is a 401 before it is read.
+REQUEST_MAX_ANONYMOUS_BODY_BYTES = env_int(
+    "REQUEST_MAX_ANONYMOUS_BODY_BYTES", 64 * 1024, minimum=1024
+)
