@@ -38,14 +38,16 @@ class Heartbeat:
             .filter(status=JobStatus.PROCESSING)
             .update(heartbeat_at=timezone.now())
         )
-        if not still_ours:
+        if not still_ours and not self._still_processing():
             self._lose()
-        return bool(still_ours)
+            return False
+        return True
 
     def _still_processing(self) -> bool:
-        return PdfJob.objects.filter(
-            job_id=self.job_id, worker=self.worker, status=JobStatus.PROCESSING
-        ).exists()
+        """False once the row says the job is no longer this attempt's (cancelled, taken
+        over); a row this connection cannot see (the claim not committed yet) is not that."""
+        row = PdfJob.objects.filter(job_id=self.job_id).values_list("status", "worker").first()
+        return row is None or row == (JobStatus.PROCESSING, self.worker)
 
     def _lose(self) -> None:
         if not self.lost.is_set():
