@@ -167,6 +167,13 @@ def job_create(
     # Syntax and IP literals only: the worker resolves the name when it delivers.
     if callback_url and (problem := callback_url_check(callback_url, resolve=False)):
         raise ApplicationError(problem, code="invalid_callback_url")
+    if callback_url and api_key is None:
+        # A webhook is signed with the submitting key's secret: without a key (a browser
+        # session) it could not be, and a receiver could not tell it from a forgery.
+        raise ApplicationError(
+            "callback_url needs a submit with an API key: its webhook secret signs the callbacks.",
+            code="callback_needs_api_key",
+        )
     parsed_options = parse_options(options)
     if source.version is None:  # a stored version's source was checked when it was saved
         get_engine(source.engine).check(source.html)  # a syntax error is a 400 now, not later

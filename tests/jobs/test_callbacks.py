@@ -153,6 +153,8 @@ sys.addaudithook(_audit)  # for the life of the process; it records only while a
 
 
 def test_a_submit_does_not_resolve_the_callback_host(settings, user):
+    from accounts.services import api_key_create
+
     """The web request checks the URL's syntax (and IP literals); the name is resolved by
     the callbacks worker, so a submit never waits on DNS nor learns which names exist."""
     settings.CALLBACK_ALLOW_PRIVATE_NETWORKS = False
@@ -164,6 +166,7 @@ def test_a_submit_does_not_resolve_the_callback_host(settings, user):
             html_template="<p/>",
             data={},
             callback_url="https://reports-receiver.example.invalid/hook",
+            api_key=api_key_create(user=user)[0],
         )
         for url in ("http://10.0.0.7/x", "http://localhost/x", "http://[fd00::1]/x"):
             with pytest.raises(ApplicationError, match="not a public address"):
@@ -174,3 +177,16 @@ def test_a_submit_does_not_resolve_the_callback_host(settings, user):
     assert job.callback_url.endswith("example.invalid/hook")
     # The worker does resolve it, and a name that does not resolve is refused there.
     assert "does not resolve" in callbacks.callback_url_check(job.callback_url)
+
+
+def test_a_browser_session_submit_cannot_ask_for_unsigned_webhooks(client, user):
+    """Webhooks are signed with the submitting key's secret; a session call has none."""
+    client.force_login(user)
+    answer = client.post(
+        "/api/v1/generate-pdf-async",
+        {"html_template": "<p/>", "callback_url": "https://receiver.example.com/hook"},
+        content_type="application/json",
+    )
+    assert answer.status_code == 400
+    assert answer.json()["code"] == "callback_needs_api_key"
+    assert not PdfJob.objects.exists()

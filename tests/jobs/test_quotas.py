@@ -87,18 +87,26 @@ def test_cancelling_a_queued_job_frees_its_slot_at_once(user, settings):
 
 
 def test_a_tenants_callback_backlog_is_capped_at_submit(user, settings):
+    from accounts.services import api_key_create
+
     settings.CALLBACK_MAX_OUTSTANDING_PER_TENANT = 2
-    hook = "http://127.0.0.1:9/hook"
+    hook = {"callback_url": "http://127.0.0.1:9/hook", "api_key": api_key_create(user=user)[0]}
     for _ in range(2):  # finished, their callbacks not delivered yet
-        job, _ = services.job_create(owner=user, callback_url=hook, **BODY)
+        job, _ = services.job_create(owner=user, **hook, **BODY)
         services.job_cancel(job=job)
     with pytest.raises(QuotaExceeded) as refused:
-        services.job_create(owner=user, callback_url=hook, **BODY)
+        services.job_create(owner=user, **hook, **BODY)
     assert refused.value.details["limit"] == "CALLBACK_MAX_OUTSTANDING_PER_TENANT"
     services.job_create(owner=user, **BODY)  # without a callback: nothing to deliver
-    services.job_create(owner=UserFactory(), callback_url=hook, **BODY)  # another tenant
+    other = UserFactory()
+    services.job_create(
+        owner=other,
+        callback_url=hook["callback_url"],
+        api_key=api_key_create(user=other)[0],
+        **BODY,
+    )  # another tenant's backlog is its own
     # A delivered (or given-up) callback is no longer outstanding.
     PdfJob.objects.filter(owner=user, status=JobStatus.CANCELLED).update(
         callback_attempts=settings.CALLBACK_MAX_ATTEMPTS
     )
-    services.job_create(owner=user, callback_url=hook, **BODY)
+    services.job_create(owner=user, **hook, **BODY)
