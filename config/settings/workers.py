@@ -32,8 +32,9 @@ CELERY_TASK_ROUTES = {
     # `callbacks` process serves with a thread pool, apart from the render children.
     "jobs.deliver_callback": {"queue": "callbacks"},
     "jobs.resend_webhook": {"queue": "callbacks"},
-    # Mail to a job's owner waits on the mail server: the same threads, never a render child.
-    "jobs.notify_owner": {"queue": "callbacks"},
+    # Mail to a job's owner waits on the mail server: a queue (and Procfile role) of its
+    # own, so neither a slow mail server nor a tenant's slow receivers delay the other.
+    "jobs.notify_owner": {"queue": "mail"},
     # Previews and thumbnails: short, time-limited, on workers of their own (Procfile).
     "reports.render_preview": {"queue": "previews"},
     "jobs.reconcile": {"queue": "maintenance"},
