@@ -210,8 +210,43 @@ class ChromiumService:
             return future.result(timeout=timeout)
         except FutureTimeout:
             future.cancel()
+            # A browser that let a job run past its deadline is not trusted with the next
+            # one (a stopped or hung Chromium would otherwise wedge every job after it).
+            self.kill()
             raise BrowserUnavailable(
                 f"Chromium did not answer within {timeout:g} s; the job will be retried."
+            ) from None
+
+    def browser_pids(self) -> list[int]:
+        """The warm browser's processes (its own first), empty when none is running."""
+        browser = self._browser
+        marker = self._markers.get(browser) if browser is not None else None
+        return _process_tree(marker) if marker is not None else []
+
+    def ping(self, *, timeout: float) -> bool:
+        """Ask the warm browser a CDP question (Browser.getVersion). False when no browser
+        is running; a browser that does not answer within `timeout` is killed, so the next
+        job starts a new one, and BrowserUnavailable says so."""
+
+        async def ask() -> bool:
+            browser = self._browser
+            if browser is None or not browser.is_connected():
+                return False
+            session = await browser.new_browser_cdp_session()
+            await session.send("Browser.getVersion")
+            await session.detach()
+            return True
+
+        pids = self.browser_pids()
+        future = asyncio.run_coroutine_threadsafe(ask(), self._loop)
+        try:
+            return future.result(timeout=timeout)
+        except FutureTimeout:
+            future.cancel()
+            self.kill()
+            raise BrowserUnavailable(
+                f"Chromium (pid {pids[0] if pids else '?'}) did not answer within {timeout:g} s;"
+                " killed, the next job starts a new one."
             ) from None
 
     def kill(self, browser: Browser | None = None) -> None:
@@ -254,3 +289,11 @@ def chromium_service(*, executable: Path, max_jobs: int, memory_mb: int) -> Chro
             atexit.register(service.close)
             _service = (os.getpid(), service)
         return _service[1]
+
+
+def running_chromium_service() -> ChromiumService | None:
+    """This process's service if one was started here, without starting one."""
+    with _lock:
+        if _service is not None and _service[0] == os.getpid():
+            return _service[1]
+        return None

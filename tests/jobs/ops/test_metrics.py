@@ -170,13 +170,3 @@ def test_metrics_token_is_enforced(settings):
     assert Client().get("/metrics").status_code == 401
     ok = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret")
     assert ok.status_code == 200
-
-
-def test_health_endpoints(settings):
-    client = Client()
-    assert client.get("/livez").json() == {"status": "ok"}
-    assert client.get("/readyz").json() == {"status": "ok"}
-    settings.REDIS_URL = "redis://127.0.0.1:9/0"
-    down = client.get("/readyz")
-    assert down.status_code == 503
-    assert "redis" in down.json()["problems"]

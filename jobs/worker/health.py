@@ -1,0 +1,195 @@
+"""A worker's health, kept where its HEALTHCHECK reads it: the main process runs the
+readiness checks every WORKER_HEALTH_SECONDS and writes them to `<role>.json` in
+WORKER_HEALTH_DIR; each pool child asks its warm Chromium to answer and writes
+`<role>.child-<pid>.json`. A wedged browser is killed by its child (the next job starts a
+new one); a child that stops writing is killed by the main process (Celery starts another).
+Either way the worker reports not-ready until the replacement is in place."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from jobs.readiness import CheckResult, run_checks
+from rendering.renderers.chromium_browser import BrowserUnavailable, running_chromium_service
+
+logger = logging.getLogger(__name__)
+
+WORKER_CHECKS = ["database", "broker", "redis", "storage", "renderer"]
+
+
+def role_of(nodename: str) -> str:
+    """The Procfile names its Celery nodes `callbacks@host` and `previews@host`; the render
+    workers keep Celery's default `celery@host`."""
+    prefix = nodename.partition("@")[0]
+    return prefix if prefix in {"callbacks", "previews"} else "worker"
+
+
+def health_dir() -> Path:
+    return Path(settings.WORKER_HEALTH_DIR)
+
+
+def main_file(role: str) -> Path:
+    return health_dir() / f"{role}.json"
+
+
+def child_file(role: str, pid: int) -> Path:
+    return health_dir() / f"{role}.child-{pid}.json"
+
+
+def write_json(path: Path, payload: dict[str, Any]) -> None:
+    """Whole or not at all: the reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_text(json.dumps(payload), encoding="utf-8")
+    partial.replace(path)
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def renderer_probe() -> CheckResult:
+    """This child's warm Chromium answers a CDP call, or is killed for not answering."""
+    service = running_chromium_service()
+    if service is None:
+        return CheckResult(True, "no browser started in this process yet")
+    begun = time.monotonic()
+    try:
+        alive = service.ping(timeout=settings.WORKER_RENDERER_PING_SECONDS)
+    except BrowserUnavailable as exc:
+        logger.warning("renderer wedged: %s", exc)
+        return CheckResult(False, str(exc), round((time.monotonic() - begun) * 1000, 1))
+    detail = "warm Chromium answered" if alive else "no warm Chromium (the next job starts one)"
+    return CheckResult(True, detail, round((time.monotonic() - begun) * 1000, 1))
+
+
+class _Loop:
+    """A daemon thread that calls `step` every WORKER_HEALTH_SECONDS until stopped."""
+
+    def __init__(self, name: str, step: Callable[[], None]) -> None:
+        self._step = step
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                self._step()
+            except Exception:
+                logger.exception("health step failed")
+            if self._stop.wait(settings.WORKER_HEALTH_SECONDS):
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class ChildWatch(_Loop):
+    """In a pool child: ping the renderer, say so in this child's file."""
+
+    def __init__(self, *, role: str) -> None:
+        super().__init__("renderer-watch", self.step)
+        self.role = role
+        self.pid = os.getpid()
+
+    def step(self) -> None:
+        result = renderer_probe()
+        write_json(
+            child_file(self.role, self.pid),
+            {"pid": self.pid, "at": time.time(), "renderer": asdict(result)},
+        )
+
+
+class MainBeat(_Loop):
+    """In the worker's main process: the readiness checks, the children's renderer reports,
+    and the end of a child that stopped reporting."""
+
+    def __init__(self, *, role: str, children: Callable[[], list[int]]) -> None:
+        super().__init__("worker-health", self.step)
+        self.role = role
+        self.children = children
+        self.first_seen: dict[int, float] = {}
+        self.killed: dict[int, str] = {}  # reported once more after the kill, then dropped
+
+    def step(self) -> None:
+        results = run_checks(WORKER_CHECKS)
+        problems = self._children_problems()
+        if problems and results["renderer"].ok:
+            results["renderer"] = CheckResult(False, "; ".join(problems))
+        write_json(
+            main_file(self.role),
+            {
+                "role": self.role,
+                "pid": os.getpid(),
+                "at": time.time(),
+                "interval": settings.WORKER_HEALTH_SECONDS,
+                "checks": {name: asdict(result) for name, result in results.items()},
+            },
+        )
+
+    def _children_problems(self) -> list[str]:
+        now = time.time()
+        problems = [self.killed.pop(pid) for pid in list(self.killed)]
+        pids = set(self.children())
+        for pid in list(self.first_seen):
+            if pid not in pids:
+                del self.first_seen[pid]
+                with suppress(OSError):
+                    child_file(self.role, pid).unlink()
+        for pid in sorted(pids):
+            seen = self.first_seen.setdefault(pid, now)
+            report = read_json(child_file(self.role, pid)) or {}
+            last = float(report.get("at", seen))
+            if now - last > settings.WORKER_CHILD_WEDGED_SECONDS:
+                with suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)  # works on a stopped process too
+                logger.error("pool child %s silent for %.0f s: killed", pid, now - last)
+                self.killed[pid] = (
+                    f"pool child {pid} silent for {now - last:.0f} s; killed, Celery starts another"
+                )
+                continue
+            renderer = report.get("renderer") or {}
+            if renderer.get("ok") is False and now - last <= 2 * settings.WORKER_HEALTH_SECONDS:
+                problems.append(f"pool child {pid}: {renderer.get('detail', 'renderer failed')}")
+        return problems
+
+
+def worker_health(role: str) -> tuple[bool, bool, dict[str, Any]]:
+    """(live, ready, what the main process last wrote) for `manage.py health`. Live while the
+    main process keeps writing; ready when it also found every check passing."""
+    report = read_json(main_file(role))
+    if report is None:
+        return False, False, {"status": "unavailable", "detail": f"no {main_file(role)} yet"}
+    interval = float(report.get("interval", settings.WORKER_HEALTH_SECONDS))
+    age = time.time() - float(report.get("at", 0))
+    live = age <= 3 * interval + settings.HEALTH_CHECK_TIMEOUT_SECONDS
+    checks = report.get("checks") or {}
+    ready = live and bool(checks) and all(check.get("ok") for check in checks.values())
+    body = {
+        "status": "ok" if ready else "unavailable",
+        "role": role,
+        "age_seconds": round(age, 1),
+        "checks": checks,
+    }
+    if not live:
+        body["detail"] = f"the worker has not reported for {age:.0f} s"
+    return live, ready, body
