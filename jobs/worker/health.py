@@ -22,7 +22,7 @@ from typing import Any
 from django.conf import settings
 
 from jobs.readiness import CheckResult, run_checks
-from rendering.renderers.chromium_browser import BrowserUnavailable, running_chromium_service
+from rendering.renderers.chromium_browser import running_chromium_service
 
 logger = logging.getLogger(__name__)
 
@@ -64,18 +64,24 @@ def read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def renderer_probe() -> CheckResult:
-    """This child's warm Chromium answers a CDP call, or is killed for not answering."""
+def renderer_probe(*, replace: bool = False) -> CheckResult:
+    """This child's warm Chromium answers a CDP call, or is killed for not answering. With
+    `replace` (the last probe killed one), a new browser is started and must answer."""
     service = running_chromium_service()
     if service is None:
         return CheckResult(True, "no browser started in this process yet")
     begun = time.monotonic()
     try:
+        if replace:
+            service.start_browser(timeout=60)
         alive = service.ping(timeout=settings.WORKER_RENDERER_PING_SECONDS)
-    except BrowserUnavailable as exc:
+    except Exception as exc:  # BrowserUnavailable, or a replacement that did not start
         logger.warning("renderer wedged: %s", exc)
         return CheckResult(False, str(exc), round((time.monotonic() - begun) * 1000, 1))
-    detail = "warm Chromium answered" if alive else "no warm Chromium (the next job starts one)"
+    if replace:
+        detail = "replaced: a new Chromium answered"
+    else:
+        detail = "warm Chromium answered" if alive else "no warm Chromium (the next job starts one)"
     return CheckResult(True, detail, round((time.monotonic() - begun) * 1000, 1))
 
 
@@ -110,9 +116,11 @@ class ChildWatch(_Loop):
         super().__init__("renderer-watch", self.step)
         self.role = role
         self.pid = os.getpid()
+        self.replace = False
 
     def step(self) -> None:
-        result = renderer_probe()
+        result = renderer_probe(replace=self.replace)
+        self.replace = not result.ok
         write_json(
             child_file(self.role, self.pid),
             {"pid": self.pid, "at": time.time(), "renderer": asdict(result)},
@@ -129,12 +137,18 @@ class MainBeat(_Loop):
         self.children = children
         self.first_seen: dict[int, float] = {}
         self.killed: dict[int, str] = {}  # reported once more after the kill, then dropped
+        # A problem stays reported for two beats, so a probe every interval sees it even
+        # when the replacement is quick.
+        self.renderer_problem = ""
+        self.renderer_problem_until = 0.0
 
     def step(self) -> None:
         results = run_checks(WORKER_CHECKS)
-        problems = self._children_problems()
-        if problems and results["renderer"].ok:
-            results["renderer"] = CheckResult(False, "; ".join(problems))
+        if problems := self._children_problems():
+            self.renderer_problem = "; ".join(problems)
+            self.renderer_problem_until = time.time() + 2 * settings.WORKER_HEALTH_SECONDS
+        if results["renderer"].ok and time.time() < self.renderer_problem_until:
+            results["renderer"] = CheckResult(False, self.renderer_problem)
         write_json(
             main_file(self.role),
             {

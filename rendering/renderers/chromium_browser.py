@@ -223,6 +223,15 @@ class ChromiumService:
         marker = self._markers.get(browser) if browser is not None else None
         return _process_tree(marker) if marker is not None else []
 
+    def start_browser(self, *, timeout: float) -> None:
+        """Launch the warm browser now rather than on the next job (after a wedged one was
+        killed, so the replacement is known to work before a job needs it)."""
+
+        async def launch() -> None:
+            await self._browser_for_job()
+
+        asyncio.run_coroutine_threadsafe(launch(), self._loop).result(timeout=timeout)
+
     def ping(self, *, timeout: float) -> bool:
         """Ask the warm browser a CDP question (Browser.getVersion). False when no browser
         is running; a browser that does not answer within `timeout` is killed, so the next
