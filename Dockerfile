@@ -18,11 +18,11 @@ RUN /opt/venv/bin/pip install --no-cache-dir --disable-pip-version-check \
 
 # ---------------------------------------------------------------- runtime: no build tools
 FROM docker.io/library/debian:bookworm-slim
-# Chromium (the chromium renderer), Pango and HarfBuzz (WeasyPrint), fontconfig (both find
+# Chromium (the chromium renderer; libatomic1 for the Playwright driver's node), Pango and HarfBuzz (WeasyPrint), fontconfig (both find
 # the bundled fonts through it), tini (PID 1: reaps Chromium's children, forwards signals).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      python3 chromium libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 \
+      python3 chromium libatomic1 libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 \
       fontconfig fonts-dejavu-core tini ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /app --shell /usr/sbin/nologin app
@@ -43,7 +43,7 @@ COPY . /app
 RUN DJANGO_SECRET_KEY=build-only-collectstatic-key-not-used-at-runtime-0123456789abcdef \
     DJANGO_ALLOWED_HOSTS=build METRICS_TOKEN=build REDIS_URL=redis://build:6379/0 \
     SINGLE_HOST=true python manage.py collectstatic --noinput --verbosity 0 \
- && python -m compileall -q /app /opt/venv/lib >/dev/null \
+ && python -m compileall -q /app >/dev/null \
  && mkdir -p /app/var && chown -R app:app /app/var
 USER app
 EXPOSE 8000

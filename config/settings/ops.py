@@ -62,3 +62,6 @@ WORKER_RENDERER_PING_SECONDS = env_float("WORKER_RENDERER_PING_SECONDS", 5.0, mi
 # A pool child whose watchdog has not written for this long is stuck (a render holding the
 # interpreter, a stopped process): the main process kills it and Celery starts another.
 WORKER_CHILD_WEDGED_SECONDS = env_float("WORKER_CHILD_WEDGED_SECONDS", 60.0, minimum=1.0)
+# At start, a worker launches a Chromium of its own once (a subprocess) before it reports
+# ready: a browser or driver that cannot start (a missing shared library) shows there.
+WORKER_RENDERER_LAUNCH_CHECK = env_bool("WORKER_RENDERER_LAUNCH_CHECK", True)

@@ -11,6 +11,8 @@ import json
 import logging
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -77,12 +79,36 @@ def renderer_probe(*, replace: bool = False) -> CheckResult:
         alive = service.ping(timeout=settings.WORKER_RENDERER_PING_SECONDS)
     except Exception as exc:  # BrowserUnavailable, or a replacement that did not start
         logger.warning("renderer wedged: %s", exc)
-        return CheckResult(False, str(exc), round((time.monotonic() - begun) * 1000, 1))
+        return CheckResult(False, str(exc), _ms(begun))
     if replace:
         detail = "replaced: a new Chromium answered"
     else:
         detail = "warm Chromium answered" if alive else "no warm Chromium (the next job starts one)"
-    return CheckResult(True, detail, round((time.monotonic() - begun) * 1000, 1))
+    return CheckResult(True, detail, _ms(begun))
+
+
+def chromium_launch_check() -> CheckResult:
+    """Start a Chromium the way a job would, in a process of its own (the main process
+    forks pool children and must not hold a browser or the driver's threads)."""
+    begun = time.monotonic()
+    try:
+        done = subprocess.run(  # noqa: S603 - this interpreter, a module of ours
+            [sys.executable, "-m", "rendering.renderers.chromium_check", settings.CHROMIUM_PATH],
+            capture_output=True,
+            text=True,
+            timeout=90,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return CheckResult(False, "Chromium did not start within 90 s", _ms(begun))
+    if done.returncode == 0:
+        return CheckResult(True, done.stdout.strip(), _ms(begun))
+    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    return CheckResult(False, " / ".join(lines)[:400] or "Chromium did not start", _ms(begun))
+
+
+def _ms(since: float) -> float:
+    return round((time.monotonic() - since) * 1000, 1)
 
 
 class _Loop:
@@ -141,9 +167,13 @@ class MainBeat(_Loop):
         # when the replacement is quick.
         self.renderer_problem = ""
         self.renderer_problem_until = 0.0
+        self.launched = not settings.WORKER_RENDERER_LAUNCH_CHECK
 
     def step(self) -> None:
         results = run_checks(WORKER_CHECKS)
+        if not self.launched and results["renderer"].ok:
+            results["renderer"] = chromium_launch_check()
+            self.launched = results["renderer"].ok
         if problems := self._children_problems():
             self.renderer_problem = "; ".join(problems)
             self.renderer_problem_until = time.time() + 2 * settings.WORKER_HEALTH_SECONDS

@@ -64,6 +64,17 @@ def _process_tree(marker: str) -> list[int]:
     return found
 
 
+def _launch_failure(text: str) -> str:
+    """Playwright's first line, and the browser's own first complaint from the logs it
+    appends (`[pid=N][err] ...`: a missing shared library, a bad flag)."""
+    lines = text.splitlines()
+    first = lines[0] if lines else "no reason given"
+    for line in lines:
+        if "][err] " in line:
+            return f"{first}: {line.split('][err] ', 1)[1].strip()}"
+    return first
+
+
 @cache
 def fontconfig_file() -> Path:
     """A fontconfig configuration of the system's fonts plus the bundled ones: Chromium
@@ -124,7 +135,7 @@ class ChromiumService:
             )
         except Exception as exc:
             raise BrowserUnavailable(
-                f"Chromium did not start: {str(exc).splitlines()[0]}"
+                f"Chromium did not start: {_launch_failure(str(exc))}"
             ) from None
         self.launches += 1
         self.jobs_since_launch = 0

@@ -39,7 +39,7 @@ pytestmark = [
 
 
 class Worker:
-    def __init__(self, tmp: Path, redis_url: str) -> None:
+    def __init__(self, tmp: Path, redis_url: str, **extra: str) -> None:
         self.media = tmp / "media"
         self.log = tmp / "worker.log"
         self.env = {
@@ -53,6 +53,8 @@ class Worker:
             "WORKER_RENDERER_PING_SECONDS": "1",
             "WORKER_CHILD_WEDGED_SECONDS": "4",
             "HEALTH_CHECK_TIMEOUT_SECONDS": "2",
+            "WORKER_RENDERER_LAUNCH_CHECK": "true",
+            **extra,
         }
         self.name = f"health-{os.getpid()}"
         self.proc = start(worker_args(name=self.name, concurrency=1), env=self.env, log=self.log)
@@ -113,9 +115,14 @@ def _browser_of(child: int) -> int | None:
 
 
 @pytest.fixture
-def worker(transactional_db, tmp_path, settings) -> Iterator[Worker]:
+def worker_env() -> dict[str, str]:
+    return {}
+
+
+@pytest.fixture
+def worker(transactional_db, tmp_path, settings, worker_env) -> Iterator[Worker]:
     celery_app.control.purge()
-    w = Worker(tmp_path, settings.REDIS_URL)
+    w = Worker(tmp_path, settings.REDIS_URL, **worker_env)
     try:
         wait_for_worker(celery_app, w.name, w.proc, w.log)
         yield w
@@ -158,6 +165,7 @@ def _not_ready_because(worker: Worker, words: str) -> Callable[[], dict[str, Any
 def test_a_wedged_chromium_makes_the_worker_not_ready_until_it_is_replaced(api, worker):
     body = worker.until("ready", lambda: _ready(worker))
     assert set(body["checks"]) == {"database", "broker", "redis", "storage", "renderer"}
+    assert "started and answered" in body["checks"]["renderer"]["detail"]  # launched once
 
     _render(api, worker, "chromium", "First warm")
     (child,) = worker.children()
@@ -185,3 +193,32 @@ def test_a_stopped_pool_child_is_killed_and_replaced(api, worker):
     worker.until("child replaced", lambda: worker.children() not in ([], [child]))
     worker.until("ready again", lambda: _ready(worker))
     _render(api, worker, "weasyprint", "After the stop")
+
+
+@pytest.fixture
+def broken_chromium(tmp_path) -> Path:
+    """A browser binary that fails as one with a missing shared library does."""
+    path = tmp_path / "chromium"
+    path.write_text(
+        "#!/bin/sh\necho 'chromium: error while loading shared libraries: libatomic.so.1:"
+        " cannot open shared object file' >&2\nexit 127\n"
+    )
+    path.chmod(0o755)
+    return path
+
+
+def test_a_chromium_that_cannot_start_keeps_the_worker_not_ready(
+    broken_chromium, tmp_path, settings, transactional_db
+):
+    celery_app.control.purge()
+    w = Worker(tmp_path, settings.REDIS_URL, CHROMIUM_PATH=str(broken_chromium))
+    try:
+        wait_for_worker(celery_app, w.name, w.proc, w.log)
+        body = w.until("not ready", _not_ready_because(w, "libatomic.so.1"))
+        assert body["checks"]["database"]["ok"]
+        time.sleep(3)  # still not ready on later beats: the launch is retried, not forgotten
+        code, body = w.health()
+        assert code == 1
+        assert "libatomic.so.1" in body["checks"]["renderer"]["detail"]
+    finally:
+        stop(w.proc)
