@@ -22,7 +22,7 @@ try:
     }
 except ValueError:
     # Named by its scheme only: the value may hold a password.
-    _scheme = (env_str("DATABASE_URL", "") or "").partition("://")[0]
+    _scheme = (env_str("DATABASE_URL", _default_db) or "").partition("://")[0]
     raise ImproperlyConfigured(
         f"DATABASE_URL is not a database URL (scheme {_scheme[:20]!r});"
         " expected postgres://user:password@host:5432/name."
