@@ -8,11 +8,14 @@ container with one line naming it, not a traceback from deep inside Celery or uv
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import sys
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
+
+from core.health_report import host_header, web_health, worker_health
 
 ROOT = Path(__file__).resolve().parent.parent
 ROLES = ("web", "worker", "callbacks", "previews", "beat", "release")
@@ -42,25 +45,44 @@ def settings_problem() -> str | None:
     return None
 
 
+def health(args: list[str]) -> int:
+    """The HEALTHCHECK: the role this container started (`var/role`), answered without
+    Django (a worker's health file, the web's own /readyz), so each probe is cheap."""
+    try:
+        role = role_file().read_text(encoding="utf-8").strip() or "web"
+    except OSError:
+        role = "web"
+    live = "--live" in args
+    if role == "web":
+        hosts = os.environ.get("DJANGO_ALLOWED_HOSTS", "").split(",")
+        timeout = float(os.environ.get("HEALTH_CHECK_TIMEOUT_SECONDS", "3")) + 2
+        port = os.environ.get("PORT", "8000")
+        ok, body = web_health(port=port, host=host_header(hosts), live=live, timeout=timeout)
+    elif role in {"worker", "callbacks", "previews"}:
+        var = Path(os.environ.get("VAR_DIR", str(ROOT / "var")))
+        directory = Path(os.environ.get("WORKER_HEALTH_DIR", str(var / "health")))
+        alive, ready, body = worker_health(directory / f"{role}.json")
+        ok = alive if live else ready
+    else:
+        # Beat and release: their own process is the container's; what they need is in
+        # `manage.py health --role beat`, too slow for every probe.
+        ok, body = True, {"status": "ok", "role": role}
+    print(json.dumps(body))
+    return 0 if ok else 1
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in {"-h", "--help"}:
         print(f"usage: IMAGE {{{'|'.join(ROLES)}}} | manage ARGS... | health", file=sys.stderr)
         return EX_USAGE
     command, args = argv[0], argv[1:]
+    if command == "health":
+        return health(args)
     if (problem := settings_problem()) is not None:
         print(f"configuration error: {problem}", file=sys.stderr)
         return EX_CONFIG
     if command == "manage":
         os.execv(sys.executable, [sys.executable, str(ROOT / "manage.py"), *args])  # noqa: S606
-    if command == "health":
-        try:
-            role = role_file().read_text(encoding="utf-8").strip() or "web"
-        except OSError:
-            role = "web"
-        os.execv(  # noqa: S606 - this interpreter, fixed arguments
-            sys.executable,
-            [sys.executable, str(ROOT / "manage.py"), "health", "--role", role, *args],
-        )
     roles = procfile_roles()
     if command not in ROLES or command not in roles:
         print(

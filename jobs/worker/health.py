@@ -23,6 +23,7 @@ from typing import Any
 
 from django.conf import settings
 
+from core.health_report import read_json
 from jobs.readiness import CheckResult, run_checks
 from rendering.renderers.chromium_browser import running_chromium_service
 
@@ -56,14 +57,6 @@ def write_json(path: Path, payload: dict[str, Any]) -> None:
     partial = path.with_name(f".{path.name}.{os.getpid()}")
     partial.write_text(json.dumps(payload), encoding="utf-8")
     partial.replace(path)
-
-
-def read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def renderer_probe(*, replace: bool = False) -> CheckResult:
@@ -185,7 +178,9 @@ class MainBeat(_Loop):
                 "role": self.role,
                 "pid": os.getpid(),
                 "at": time.time(),
-                "interval": settings.WORKER_HEALTH_SECONDS,
+                # Three missed beats (each may wait out the checks' deadline): not alive.
+                "stale_after": 3
+                * (settings.WORKER_HEALTH_SECONDS + settings.HEALTH_CHECK_TIMEOUT_SECONDS),
                 "checks": {name: asdict(result) for name, result in results.items()},
             },
         )
@@ -215,25 +210,3 @@ class MainBeat(_Loop):
             if renderer.get("ok") is False and now - last <= 2 * settings.WORKER_HEALTH_SECONDS:
                 problems.append(f"pool child {pid}: {renderer.get('detail', 'renderer failed')}")
         return problems
-
-
-def worker_health(role: str) -> tuple[bool, bool, dict[str, Any]]:
-    """(live, ready, what the main process last wrote) for `manage.py health`. Live while the
-    main process keeps writing; ready when it also found every check passing."""
-    report = read_json(main_file(role))
-    if report is None:
-        return False, False, {"status": "unavailable", "detail": f"no {main_file(role)} yet"}
-    interval = float(report.get("interval", settings.WORKER_HEALTH_SECONDS))
-    age = time.time() - float(report.get("at", 0))
-    live = age <= 3 * interval + settings.HEALTH_CHECK_TIMEOUT_SECONDS
-    checks = report.get("checks") or {}
-    ready = live and bool(checks) and all(check.get("ok") for check in checks.values())
-    body = {
-        "status": "ok" if ready else "unavailable",
-        "role": role,
-        "age_seconds": round(age, 1),
-        "checks": checks,
-    }
-    if not live:
-        body["detail"] = f"the worker has not reported for {age:.0f} s"
-    return live, ready, body

@@ -1,53 +1,24 @@
-"""`manage.py health --role ROLE [--live]`: the HEALTHCHECK of a role, printed as JSON,
-exit status 0 when ready (or, with --live, alive) and 1 when not."""
+"""`manage.py health --role ROLE [--live]`: a role's liveness or readiness, printed as JSON,
+exit status 0 when ready (or, with --live, alive) and 1 when not. The image's HEALTHCHECK
+(`config.entrypoint health`) reads the same answers without starting Django."""
 
 from __future__ import annotations
 
 import json
 import os
-import urllib.error
-import urllib.request
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.health_report import host_header, web_health, worker_health
 from jobs.readiness import results_json, run_checks
-from jobs.worker.health import worker_health
+from jobs.worker.health import main_file
 
 WORKER_ROLES = {"worker", "callbacks", "previews"}
 # Beat and release serve nothing; they are ready when what they write to answers.
 OTHER_CHECKS = ["database", "broker", "redis"]
-
-
-def _host_header() -> str:
-    """A name the web process accepts (ALLOWED_HOSTS), so the probe is not a 400."""
-    for host in settings.ALLOWED_HOSTS:
-        if host != "*":
-            return host.lstrip(".") or "localhost"
-    return "localhost"
-
-
-def web_health(*, live: bool) -> tuple[bool, dict[str, Any]]:
-    port = os.environ.get("PORT", "8000")
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/{'livez' if live else 'readyz'}",
-        # As a TLS-terminating proxy would: no redirect to https on the way in.
-        headers={"Host": _host_header(), "X-Forwarded-Proto": "https"},
-    )
-    try:
-        with urllib.request.urlopen(  # noqa: S310
-            request, timeout=settings.HEALTH_CHECK_TIMEOUT_SECONDS + 2
-        ) as response:
-            return response.status == 200, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        try:
-            body = json.loads(exc.read())
-        except ValueError:
-            body = {"status": "unavailable", "detail": f"HTTP {exc.code}"}
-        return False, body
-    except OSError as exc:
-        return False, {"status": "unavailable", "detail": f"web does not answer: {exc}"}
 
 
 class Command(BaseCommand):
@@ -63,9 +34,14 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, role: str, live: bool, **options: Any) -> None:
         if role == "web":
-            ok, body = web_health(live=live)
+            ok, body = web_health(
+                port=os.environ.get("PORT", "8000"),
+                host=host_header(list(settings.ALLOWED_HOSTS)),
+                live=live,
+                timeout=settings.HEALTH_CHECK_TIMEOUT_SECONDS + 2,
+            )
         elif role in WORKER_ROLES:
-            alive, ready, body = worker_health(role)
+            alive, ready, body = worker_health(Path(main_file(role)))
             ok = alive if live else ready
         elif live:
             ok, body = True, {"status": "ok"}  # this command runs: so does the container
