@@ -278,6 +278,14 @@ class ChromiumService:
         for pid in _process_tree(marker):
             with suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+        # Until Playwright notices the closed pipe the browser still looks connected: drop
+        # it on the loop now (before any job queued after this), so no job is sent to it.
+        self._loop.call_soon_threadsafe(self._forget, browser)
+
+    def _forget(self, browser: Browser | None) -> None:
+        if browser is not None and self._browser is browser:
+            self._browser = None
+            self._spare = None
 
     def close(self) -> None:
         async def shutdown() -> None:
