@@ -102,6 +102,12 @@ CHECKS: dict[str, Callable[[], str]] = {
 }
 
 
+# Threads that outlive a probe: a storage client (boto3's, per thread in django-storages)
+# costs a second or more to make, so each thread keeps the one it made. A check that hangs
+# holds its thread until its own socket timeout; the pool has room for a few of those.
+_pool = ThreadPoolExecutor(max_workers=4 * len(CHECKS), thread_name_prefix="readiness")
+
+
 def run_checks(
     names: list[str] | None = None, *, timeout: float | None = None
 ) -> dict[str, CheckResult]:
@@ -119,11 +125,8 @@ def run_checks(
             return CheckResult(False, text or type(exc).__name__, _ms(begun))
         return CheckResult(True, detail, _ms(begun))
 
-    # Not a `with` block: leaving it waits for a hung check, which is what must not happen.
-    pool = ThreadPoolExecutor(max_workers=len(chosen), thread_name_prefix="readiness")
-    futures = {name: pool.submit(timed, check) for name, check in chosen.items()}
+    futures = {name: _pool.submit(timed, check) for name, check in chosen.items()}
     wait(futures.values(), timeout=deadline)
-    pool.shutdown(wait=False, cancel_futures=True)
     results = {}
     for name, future in futures.items():
         if future.done():

@@ -161,9 +161,14 @@ class MainBeat(_Loop):
         self.renderer_problem = ""
         self.renderer_problem_until = 0.0
         self.launched = not settings.WORKER_RENDERER_LAUNCH_CHECK
+        self.beats = 0
 
     def step(self) -> None:
-        results = run_checks(WORKER_CHECKS)
+        # The first beat makes the clients (boto3's takes seconds on a busy host): it may
+        # take longer than a probe should; later beats keep the deadline.
+        first, self.beats = self.beats == 0, self.beats + 1
+        timeout = max(30.0, settings.HEALTH_CHECK_TIMEOUT_SECONDS) if first else None
+        results = run_checks(WORKER_CHECKS, timeout=timeout)
         if not self.launched and results["renderer"].ok:
             results["renderer"] = chromium_launch_check()
             self.launched = results["renderer"].ok
