@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,6 +19,16 @@ from core import metrics_dir
 BASE_DIR = Path(__file__).resolve().parent.parent
 HOST = os.environ.get("HOST", "127.0.0.1")
 PORT = os.environ.get("PORT", "8000")
+
+
+def public_base_url(host: str, port: str) -> str:
+    """The address mails and callbacks link to: the one `make run` serves. A wildcard bind
+    is reached from elsewhere by this machine's name."""
+    if host in ("", "0.0.0.0", "::", "[::]"):  # noqa: S104 - naming the wildcard, not binding
+        host = socket.getfqdn()
+    elif ":" in host and not host.startswith("["):
+        host = f"[{host}]"  # an IPv6 literal
+    return f"http://{host}:{port}"
 
 
 def _manage(*args: str) -> None:
@@ -76,6 +87,8 @@ def _processes(var_dir: Path) -> dict[str, list[str]]:
 
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    # Set before any process starts, so web, workers and beat all link to this address.
+    os.environ.setdefault("PUBLIC_BASE_URL", public_base_url(HOST, PORT))
     var_dir = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
     var_dir.mkdir(parents=True, exist_ok=True)
     if not os.environ.get("REDIS_URL"):

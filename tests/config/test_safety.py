@@ -34,6 +34,7 @@ def _production(**env: str) -> subprocess.CompletedProcess[str]:
         "DJANGO_SECRET_KEY": GOOD_KEY,
         "DJANGO_ALLOWED_HOSTS": "reports.example.com",
         "METRICS_TOKEN": "m" * 20,
+        "PUBLIC_BASE_URL": "https://reports.example.com",
         **env,
     }
     code = (
