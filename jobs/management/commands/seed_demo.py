@@ -28,7 +28,7 @@ class Command(BaseCommand):
             user.is_staff = True
             user.is_superuser = True
             user.save()
-        if not user.email:  # so `make run` shows the job mails (printed by the console backend)
+        if not user.email:  # so `make run` has job mails to show (saved in var/mail/)
             user.email = "demo@localhost"
             user.save(update_fields=["email"])
         key_file = Path(settings.VAR_DIR) / "demo-api-key"
