@@ -9,11 +9,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from accounts.demo import DEMO_PASSWORD, DEMO_USERNAME
 from accounts.services import api_key_authenticate, api_key_create, user_get_or_create
 from reports.samples import template_sync_samples
-
-DEMO_USERNAME = "demo"
-DEMO_PASSWORD = "demo"  # noqa: S105 - a local demo account, printed to the person running it
 
 
 class Command(BaseCommand):
