@@ -21,7 +21,8 @@ PIXELS_OF = """([id, rgb]) => {
   const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
   let count = 0;
   for (let i = 0; i < data.length; i += 4) {
-    const near = Math.abs(data[i] - rgb[0]) + Math.abs(data[i + 1] - rgb[1]) + Math.abs(data[i + 2] - rgb[2]);
+    const near = Math.abs(data[i] - rgb[0]) + Math.abs(data[i + 1] - rgb[1])
+      + Math.abs(data[i + 2] - rgb[2]);
     if (data[i + 3] > 200 && near < 30) count++;
   }
   return count;
