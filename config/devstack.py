@@ -246,6 +246,23 @@ def main() -> int:
             print(line, flush=True)
         if not ready:
             devconsole.say(f"not everything answered within {READY_TIMEOUT_SECONDS} s yet")
+    # The gallery's thumbnails, rendered on the previews worker before anyone asks (once per
+    # sample version: later starts find them cached). A helper, not a service: not watched.
+    helpers: list[subprocess.Popen[bytes]] = []
+    if not signals:
+        warm_log = (log_dir / "thumbnails.log").open("wb")
+        files.append(warm_log)
+        helpers.append(
+            subprocess.Popen(
+                [sys.executable, "manage.py", "warm_thumbnails"],
+                cwd=BASE_DIR,
+                env=env,
+                stdout=warm_log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_die_with_parent,
+                process_group=0,
+            )
+        )
     exit_code = 0
     while not signals:
         for name, child in children.items():
@@ -257,9 +274,11 @@ def main() -> int:
                 break
         time.sleep(0.2)
     started = time.monotonic()
-    for child in children.values():
+    for child in [*children.values(), *helpers]:
         if child.poll() is None:
             child.send_signal(signal.SIGTERM)
+    for helper in helpers:
+        helper.wait()
     deadline = started + STOP_TIMEOUT_SECONDS
     killed = []
     for name, child in children.items():
