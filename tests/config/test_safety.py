@@ -37,6 +37,7 @@ def _production(**env: str) -> subprocess.CompletedProcess[str]:
         # One host: SQLite or local disk are allowed (tests/config/test_production_checks.py
         # holds what several hosts need).
         "SINGLE_HOST": "true",
+        "PUBLIC_BASE_URL": "https://reports.example.com",
         **env,
     }
     code = (
