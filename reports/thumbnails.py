@@ -1,15 +1,14 @@
-"""Template thumbnails: the first page rendered with the sample data, cached on disk."""
+"""Template thumbnails: the first page rendered with the sample data, cached in the report
+store (S3 in production), so every web host shares each one."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
-import os
-import tempfile
-from pathlib import Path
 
-from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import storages
 
 from rendering.errors import ApplicationError
 from reports.models import ReportTemplate
@@ -19,8 +18,7 @@ logger = logging.getLogger(__name__)
 THUMBNAIL_WIDTH = 360
 
 
-def thumbnail_dir() -> Path:
-    return Path(settings.VAR_DIR) / "thumbnails"
+THUMBNAIL_PREFIX = "thumbnails/"
 
 
 def thumbnail_key(template: ReportTemplate, renderer: str | None = None) -> str:
@@ -46,9 +44,11 @@ def template_thumbnail(*, template: ReportTemplate, renderer: str | None = None)
     template's own by default); None if it cannot render.
 
     Rendered once per template version: later calls read the cached file."""
-    path = thumbnail_dir() / f"{thumbnail_key(template, renderer)}.png"
-    if path.exists():
-        return path.read_bytes()
+    name = f"{THUMBNAIL_PREFIX}{thumbnail_key(template, renderer)}.png"
+    store = storages["reports"]
+    if store.exists(name):
+        with store.open(name, "rb") as handle:
+            return bytes(handle.read())
     try:
         # Laid out only as far as the first page, under the preview time limit: a
         # 50-page sample costs no more than a one-page one.
@@ -66,9 +66,6 @@ def template_thumbnail(*, template: ReportTemplate, renderer: str | None = None)
     except ApplicationError as exc:
         logger.info("no thumbnail for template %s: %s", template.slug, exc.message)
         return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Write then rename: a concurrent request never reads half a file.
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
-        handle.write(png)
-    os.replace(handle.name, path)
+    # One PUT on S3 (readers see all of it or nothing); the same bytes if two hosts race.
+    store.save(name, ContentFile(png))
     return png

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -9,8 +10,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from celery import Celery
+from kombu import Connection
 
 from config import devstack
 
@@ -103,3 +106,30 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
     except ProcessLookupError:
         pass
     proc.wait(timeout=10)
+
+
+def broker_url_for_tests(redis_url: str) -> str:
+    """The broker of the processes a test starts: CELERY_BROKER_URL when the run names one
+    (CI reruns the end-to-end tests on RabbitMQ), else the test's Redis."""
+    return os.environ.get("CELERY_BROKER_URL") or redis_url
+
+
+def messages_waiting(broker_url: str, queue: str) -> list[dict[str, Any]]:
+    """The headers of the messages waiting in a queue, oldest first, left where they are:
+    a Redis list read, or on AMQP each message taken unacknowledged and then returned."""
+    if broker_url.startswith("redis"):
+        import redis
+
+        client = redis.Redis.from_url(broker_url)
+        try:
+            raw = client.lrange(queue, 0, -1)
+        finally:
+            client.close()
+        return [json.loads(item)["headers"] for item in reversed(raw)]
+    with Connection(broker_url, connect_timeout=2) as connection:
+        channel = connection.channel()
+        headers = []
+        while (message := channel.basic_get(queue, no_ack=False)) is not None:
+            headers.append(dict(message.headers or {}))
+        channel.close()  # unacknowledged: RabbitMQ puts every one back
+    return headers

@@ -1,4 +1,5 @@
-"""Template thumbnails render once per template version and are then read from disk."""
+"""Template thumbnails render once per template version and are then read from the report
+store (a directory here; S3 in tests/e2e/test_s3.py)."""
 
 from __future__ import annotations
 
@@ -12,20 +13,15 @@ from tests.factories import ReportTemplateFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _var_dir(settings, tmp_path):
-    settings.VAR_DIR = tmp_path
-
-
-def test_thumbnail_is_rendered_once_then_cached(user):
+def test_thumbnail_is_rendered_once_then_cached(user, report_storage):
     template = ReportTemplateFactory(owner=user)
     first = thumbnails.template_thumbnail(template=template)
     assert first.startswith(b"\x89PNG")
     with mock.patch.object(thumbnails, "preview_request") as render:
         assert thumbnails.template_thumbnail(template=template) == first
     render.assert_not_called()
-    assert list(thumbnails.thumbnail_dir().glob("*.png")) == [
-        thumbnails.thumbnail_dir() / f"{thumbnails.thumbnail_key(template)}.png"
+    assert list((report_storage / "thumbnails").glob("*.png")) == [
+        report_storage / "thumbnails" / f"{thumbnails.thumbnail_key(template)}.png"
     ]
 
 
@@ -36,7 +32,7 @@ def test_changing_the_template_or_its_sample_data_changes_the_key(user):
     assert thumbnails.thumbnail_key(template) != before
 
 
-def test_a_template_that_cannot_render_has_no_thumbnail(user):
+def test_a_template_that_cannot_render_has_no_thumbnail(user, report_storage):
     template = ReportTemplateFactory(owner=user, html="<p>{{shout x}}</p>")
     assert thumbnails.template_thumbnail(template=template) is None
-    assert not thumbnails.thumbnail_dir().exists()
+    assert not (report_storage / "thumbnails").exists()

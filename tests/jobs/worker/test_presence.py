@@ -18,7 +18,7 @@ from jobs.worker.presence import (
 
 def test_a_stamped_worker_is_alive_until_it_leaves():
     presence_stamp(hostname="w1@test", info={"pid": 1, "queues": ["pdf"]})
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    client = redis.Redis.from_url(settings.REDIS_URL)
     assert any(w["hostname"] == "w1@test" and w["pid"] == 1 for w in workers_alive())
     count = workers_alive_count(client)
     presence_leave(hostname="w1@test")
@@ -27,7 +27,7 @@ def test_a_stamped_worker_is_alive_until_it_leaves():
 
 
 def test_a_worker_that_stops_stamping_is_gone_after_its_expiry():
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    client = redis.Redis.from_url(settings.REDIS_URL)
     presence_stamp(hostname="w2@test", info={})
     client.zadd(PRESENCE_KEY, {"w2@test": time.time() - 1})  # as if its beats stopped
     assert all(w["hostname"] != "w2@test" for w in workers_alive())
