@@ -48,6 +48,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")) or VAR_DIR / "media")
 MEDIA_URL = "/media/"
 
+
 def s3_report_storage(
     *, bucket: str, endpoint_url: str | None, region_name: str | None, location: str = "reports"
 ) -> dict[str, Any]:
