@@ -54,7 +54,7 @@ def with_links(payload: dict[str, Any], absolute: UrlBuilder) -> dict[str, Any]:
 def pdf_presigned_url(job: PdfJob) -> str | None:
     """A short-lived URL of the PDF on the store itself (S3), which names it as a download;
     None when the store cannot sign URLs or PDF_DOWNLOAD_REDIRECT is off."""
-    storage = storages["reports"]
+    storage: Any = storages["reports"]  # S3Storage.url takes parameters and expire
     if not settings.PDF_DOWNLOAD_REDIRECT or not getattr(storage, "querystring_auth", False):
         return None
     parameters = {
