@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class Receiver:
     """Records POSTs; answers each with the next status in `statuses` (then 200)."""
 
-    def __init__(self, statuses: list[int] | None = None) -> None:
+    def __init__(self, statuses: list[int] | None = None, *, host: str = "127.0.0.1") -> None:
         self.statuses = list(statuses or [])
         self.received: list[tuple[dict, dict]] = []
         self.raw: list[bytes] = []  # the exact bodies, for signature checks
@@ -28,6 +28,6 @@ class Receiver:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+        self.server = ThreadingHTTPServer((host, 0), Handler)
+        self.url = f"http://{host}:{self.server.server_port}/hook"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

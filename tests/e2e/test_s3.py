@@ -15,6 +15,7 @@ from pypdf import PdfReader
 from accounts.services import api_key_create
 from jobs.links import pdf_path
 from jobs.models import DeadLetter, JobStatus, PdfJob
+from pdfreports import Client
 from tests.chaos.conftest import EventRecorder, wait_for, wait_processing, wait_terminal
 from tests.e2e.test_chunked import REPORTS, SECTIONS
 from tests.factories import PdfJobFactory, UserFactory
@@ -43,7 +44,7 @@ def _pdf(s3: S3Server, key: str) -> PdfReader:
     return PdfReader(io.BytesIO(body))
 
 
-def test_whole_and_chunked_renders_are_objects_and_download_by_redirect(on_s3, s3):
+def test_whole_and_chunked_renders_are_objects_and_download_by_redirect(on_s3, s3, tmp_path):
     chaos = on_s3
     base = chaos.web()
     chaos.worker("s3w", concurrency=2)
@@ -73,6 +74,10 @@ def test_whole_and_chunked_renders_are_objects_and_download_by_redirect(on_s3, s
     fetched = httpx.get(answer.headers["location"], timeout=10)
     assert fetched.status_code == 200
     assert "Whole on S3" in PdfReader(io.BytesIO(fetched.content)).pages[0].extract_text()
+    # The Python client follows the redirect to the store and saves the whole PDF.
+    with Client(base, key) as client:
+        saved = client.job(str(whole.job_id)).download(tmp_path / "via-client.pdf")
+    assert "Whole on S3" in PdfReader(saved).pages[0].extract_text()
 
 
 def _up(base: str) -> bool:
