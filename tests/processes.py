@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -11,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from celery import Celery
 from kombu import Connection
@@ -109,9 +111,23 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 def broker_url_for_tests(redis_url: str) -> str:
-    """The broker of the processes a test starts: CELERY_BROKER_URL when the run names one
-    (CI reruns the end-to-end tests on RabbitMQ), else the test's Redis."""
-    return os.environ.get("CELERY_BROKER_URL") or redis_url
+    """The broker of the processes a test starts on its own Redis: CELERY_BROKER_URL when
+    the run names an AMQP one (CI reruns the end-to-end tests on RabbitMQ), else that
+    Redis. On RabbitMQ the test gets a vhost apart from the session's (`<vhost>_own`), so
+    the live stack's worker, which stays up all session, never takes its messages."""
+    url = os.environ.get("CELERY_BROKER_URL") or ""
+    if not url or url.startswith("redis"):
+        return redis_url
+    parts = urlsplit(url)
+    vhost = f"{unquote(parts.path.lstrip('/')) or 'default'}_own"
+    if shutil.which("rabbitmqctl"):  # made here when missing; CI's .ci/run makes it too
+        subprocess.run(["rabbitmqctl", "-q", "add_vhost", vhost], capture_output=True)
+        subprocess.run(
+            ["rabbitmqctl", "-q", "set_permissions", "-p", vhost, parts.username or "guest"]
+            + [".*"] * 3,
+            capture_output=True,
+        )
+    return urlunsplit(parts._replace(path=f"/{quote(vhost, safe='')}"))
 
 
 def messages_waiting(broker_url: str, queue: str) -> list[dict[str, Any]]:
