@@ -86,7 +86,10 @@ def wait_for_worker(
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"worker {name} exited:\n{tail(log)}")
-        replies = app.control.ping(timeout=0.5)
+        # Asked by name, a reply ends the wait at once; RabbitMQ can take over 0.5 s to
+        # carry one, so the timeout is generous.
+        node = name if "@" in name else f"{name}@{socket.gethostname()}"
+        replies = app.control.ping(destination=[node], limit=1, timeout=2)
         if any(name in host for reply in replies for host in reply):
             return
     raise RuntimeError(f"worker {name} did not start:\n{tail(log)}")

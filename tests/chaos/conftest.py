@@ -262,7 +262,14 @@ def chaos(transactional_db, tmp_path: Path) -> Iterator[Chaos]:
         "PYTHONUNBUFFERED": "1",
     }
     app = Celery("chaos", broker=env["CELERY_BROKER_URL"], set_as_current=False)
-    app.conf.update(task_default_queue="pdf", broker_connection_retry_on_startup=True)
+    # Celery prefers a CELERY_BROKER_URL in the environment to broker= and broker_url;
+    # the read and write URLs it does not.
+    app.conf.update(
+        broker_read_url=env["CELERY_BROKER_URL"],
+        broker_write_url=env["CELERY_BROKER_URL"],
+        task_default_queue="pdf",
+        broker_connection_retry_on_startup=True,
+    )
     harness = Chaos(redis=redis, env=env, logs=logs, media=media, app=app)
     if not env["CELERY_BROKER_URL"].startswith("redis"):
         app.control.purge()  # a shared broker: an earlier test's leftovers must not run here

@@ -24,7 +24,7 @@ from celery import Celery
 from django.db import connection
 
 from tests.chaos.conftest import CHAOS_SETTINGS, PrivateRedis
-from tests.processes import BASE_DIR, free_port, tail, worker_args
+from tests.processes import BASE_DIR, free_port, tail, wait_for_worker, worker_args
 from tests.s3server import S3Server
 
 PREFIX = "pdfm-"  # every namespace and interface this harness makes starts with it
@@ -142,10 +142,7 @@ class Hosts:
 
     def worker(self, name: str, host: str, *, concurrency: int = 2) -> subprocess.Popen[bytes]:
         proc = self.run(name, host, worker_args(name=name, concurrency=concurrency))
-        deadline = time.monotonic() + 60
-        while not any(name in h for reply in self.app.control.ping(timeout=0.5) for h in reply):
-            assert proc.poll() is None, tail(self.logs / f"{name}.log")
-            assert time.monotonic() < deadline, tail(self.logs / f"{name}.log")
+        wait_for_worker(self.app, name, proc, self.logs / f"{name}.log")
         return proc
 
     def beat(self) -> subprocess.Popen[bytes]:
@@ -238,7 +235,14 @@ def hosts(transactional_db, tmp_path: Path) -> Iterator[Hosts]:
         "PDF_CHUNK_MIN_TAGS": "100",
     }
     app = Celery("multihost", broker=redis.url, set_as_current=False)
-    app.conf.update(task_default_queue="pdf", broker_connection_retry_on_startup=True)
+    # Celery prefers a CELERY_BROKER_URL in the environment to broker= and broker_url;
+    # the read and write URLs it does not.
+    app.conf.update(
+        broker_read_url=redis.url,
+        broker_write_url=redis.url,
+        task_default_queue="pdf",
+        broker_connection_retry_on_startup=True,
+    )
     harness = Hosts(redis=redis, s3=s3, logs=logs, env=env, app=app, forwarders=forwarders)
     try:
         yield harness
