@@ -23,7 +23,11 @@ import pytest
 from celery import Celery
 from django.db import connection
 
-from tests.chaos.conftest import CHAOS_SETTINGS, PrivateRedis
+from tests.chaos.conftest import (
+    CHAOS_SETTINGS,
+    PrivateRedis,
+    chaos,  # noqa: F401 - a Redis and workers of a test's own
+)
 from tests.processes import BASE_DIR, free_port, tail, wait_for_worker, worker_args
 from tests.s3server import S3Server
 
