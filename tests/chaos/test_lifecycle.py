@@ -179,7 +179,8 @@ def test_submit_with_redis_down_answers_202_and_runs_when_redis_returns(chaos):
     assert response.status_code == 202, response.text
     assert elapsed < 5
     job = PdfJob.objects.get(job_id=response.json()["job_id"])
-    assert job.status == JobStatus.QUEUED
+    if chaos.env["CELERY_BROKER_URL"].startswith("redis"):
+        assert job.status == JobStatus.QUEUED  # the broker is down too: the row waits
     chaos.redis.start()
     wait_terminal(chaos, job, timeout=60)
     assert (job.status, job.attempts) == (JobStatus.COMPLETED, 1)
