@@ -9,6 +9,8 @@ LOGGING = logging_dict(fmt=LOG_FORMAT, level=LOG_LEVEL)
 # Mail (alerts to ADMINS) is printed, not sent, unless configured.
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend") or ""
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+# Development receivers are plain http on this machine.
+CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", False)
 # Static files straight from the app and static/ directories; no collectstatic needed.
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True

@@ -89,11 +89,13 @@ def test_a_cache_hit_shares_the_object_and_retention_deletes_it_with_the_last_jo
 
 def test_thumbnails_are_cached_in_the_bucket(user, s3):
     template = ReportTemplateFactory(owner=user)
-    png = thumbnails.template_thumbnail(template=template)
+    png = thumbnails.template_thumbnail(template=template, tenant_id=user.pk)
     assert png is not None
     assert png.startswith(b"\x89PNG")
     key = f"reports/thumbnails/{thumbnails.thumbnail_key(template)}.png"
     assert s3.keys("reports/thumbnails/") == [key]
     with mock.patch.object(thumbnails, "preview_request") as render:
-        assert thumbnails.template_thumbnail(template=template) == png  # from the bucket
+        assert (
+            thumbnails.template_thumbnail(template=template, tenant_id=user.pk) == png
+        )  # from the bucket
     render.assert_not_called()
