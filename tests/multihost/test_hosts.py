@@ -115,9 +115,10 @@ def test_a_worker_host_cut_off_mid_render_loses_no_job_and_duplicates_nothing(ho
         _count(hosts, recorder, jobs, "w1 cut off mid-render", receiver)
         print(f"w1 cut off: both jobs completed on w2 {taken_back:.1f} s after the cut")
         assert all(job.attempts == 2 for job in jobs)
-        # Taken back once w1 left presence and its heartbeats went quiet (~3 s), not after
-        # the hard-limit rule (PDF_HARD_TIME_LIMIT + margin = 26 s), then rendered for 12 s.
-        assert taken_back < 25
+        # Taken back once w1 left presence and its heartbeats went quiet (~3 s), then held
+        # for 12 s on w2: done within ~16-21 s here. The hard-limit rule alone
+        # (PDF_HARD_TIME_LIMIT + margin = 26 s, then 12 s) could not finish before 38 s.
+        assert taken_back < 32
     finally:
         receiver.server.shutdown()
 
