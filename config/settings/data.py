@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+from botocore.config import Config
 
 from config.env import env_bool, env_int, env_str
 from config.settings.core import BASE_DIR, VAR_DIR
@@ -61,9 +62,17 @@ def s3_report_storage(
             "endpoint_url": endpoint_url,
             "region_name": region_name,
             "location": location,
-            # S3-compatible servers (MinIO, moto, Ceph) on a host name or IP want paths.
-            "addressing_style": env_str("AWS_S3_ADDRESSING_STYLE", "path") or "path",
-            "signature_version": "s3v4",
+            "client_config": Config(
+                # S3-compatible servers (MinIO, moto, Ceph) on a host name or IP want paths.
+                s3={"addressing_style": env_str("AWS_S3_ADDRESSING_STYLE", "path") or "path"},
+                signature_version="s3v4",
+                # Fail fast while the store is down: the job's own outage retries
+                # (PDF_STORAGE_OUTAGE_SECONDS, spaced out) wait it out, not one call's
+                # retries inside a render's time limit.
+                connect_timeout=5,
+                read_timeout=20,
+                retries={"max_attempts": 2, "mode": "standard"},
+            ),
             "file_overwrite": True,  # a re-run of a job rewrites the same key
             "default_acl": None,
             "querystring_auth": True,

@@ -77,10 +77,11 @@ def test_jobs_and_chunked_renders_complete_on_two_worker_hosts(hosts):
     with EventRecorder(hosts.redis.url, jobs) as recorder:
         _send(hosts, *jobs)
         wait_terminal(hosts, *jobs, timeout=150)
+    # The chunk parts go once each merge has completed its job.
+    wait_for(lambda: hosts.s3.keys("reports/chunks/") == [], timeout=20, what="parts deleted")
     _count(hosts, recorder, jobs, "two worker hosts")
     ran_on = {job.worker.split(":")[2] for job in jobs}  # scope-instance: one per worker start
     assert len(ran_on) == 2, ran_on  # both hosts took work, with no disk in common
-    assert hosts.s3.keys("reports/chunks/") == []
 
 
 def test_a_worker_host_cut_off_mid_render_loses_no_job_and_duplicates_nothing(hosts):
