@@ -76,7 +76,8 @@ CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", Fa
 CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", True)
 # After a webhook secret is rotated, the old one keeps signing beside the new for this long.
 WEBHOOK_SECRET_GRACE_SECONDS = env_int("WEBHOOK_SECRET_GRACE_SECONDS", 24 * 3600, minimum=0)
-# Absolute links (pdf_url in callbacks) need the public address of the web service.
+# Absolute links (pdf_url in callbacks, mail links) need the public address of the web
+# service. `make run` sets it from HOST and PORT; production requires it.
 PUBLIC_BASE_URL = (env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000") or "").rstrip("/")
 # Bearer token required by /metrics; empty leaves it open, which the web process allows
 # only on a loopback address (config.safety).
