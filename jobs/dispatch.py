@@ -55,6 +55,8 @@ def job_enqueue(
         )
     except Exception:
         logger.warning("could not enqueue job %s; the reconciler will resend it", job_id)
+        # Not sent: a broker the reconciler cannot list (RabbitMQ) must not count it sent.
+        PdfJob.objects.filter(job_id=job_id).update(enqueued_at=None)
         return False
     if note_time:
         PdfJob.objects.filter(job_id=job_id).update(enqueued_at=timezone.now())

@@ -8,9 +8,11 @@ from uuid import UUID
 
 from django.conf import settings
 from django.core import signing
+from django.core.files.storage import storages
 from django.urls import reverse
+from django.utils.http import content_disposition_header
 
-from jobs.models import JobStatus
+from jobs.models import JobStatus, PdfJob
 
 _SALT = "jobs.pdf-download"
 UrlBuilder = Callable[[str], str]
@@ -47,3 +49,18 @@ def with_links(payload: dict[str, Any], absolute: UrlBuilder) -> dict[str, Any]:
         "status_url": absolute(status_path(job_id)),
         "pdf_url": absolute(pdf_path(job_id)) if completed else None,
     }
+
+
+def pdf_presigned_url(job: PdfJob) -> str | None:
+    """A short-lived URL of the PDF on the store itself (S3), which names it as a download;
+    None when the store cannot sign URLs or PDF_DOWNLOAD_REDIRECT is off."""
+    storage: Any = storages["reports"]  # S3Storage.url takes parameters and expire
+    if not settings.PDF_DOWNLOAD_REDIRECT or not getattr(storage, "querystring_auth", False):
+        return None
+    parameters = {
+        "ResponseContentType": "application/pdf",
+        "ResponseContentDisposition": content_disposition_header(True, job.filename) or "",
+    }
+    return str(
+        storage.url(job.pdf_file, parameters=parameters, expire=settings.PDF_PRESIGNED_URL_SECONDS)
+    )

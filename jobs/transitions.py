@@ -166,11 +166,16 @@ def job_fail(*, job_id: UUID | str, error: str, code: str) -> PdfJob | None:
     )
 
 
-def job_reschedule(*, job_id: UUID | str, error: str, code: str) -> PdfJob | None:
-    """processing -> queued: a transient error, another attempt is scheduled."""
+def job_reschedule(
+    *, job_id: UUID | str, error: str, code: str, refund_attempt: bool = False
+) -> PdfJob | None:
+    """processing -> queued: a transient error, another attempt is scheduled.
+    `refund_attempt`: the attempt does not count (the store was down, not the job)."""
+    refund: dict[str, Any] = {"attempts": F("attempts") - 1} if refund_attempt else {}
     return _transition(
         job_id,
         sources=(PROCESSING,),
+        **refund,
         status=QUEUED,
         progress=0,
         stage="retry_scheduled",

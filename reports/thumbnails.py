@@ -1,6 +1,7 @@
-"""Template thumbnails: the first page rendered with the sample data, cached on disk; a
-failure is cached too, for THUMBNAIL_FAILURE_TTL_SECONDS, so a template that does not
-render (or renders too slowly) costs the previews queue one try, not one per visit."""
+"""Template thumbnails: the first page rendered with the sample data, cached in the report
+store (S3 in production, so every web host shares each one); a failure is cached too, on
+the host's disk for THUMBNAIL_FAILURE_TTL_SECONDS, so a template that does not render (or
+renders too slowly) costs the previews queue one try per host, not one per visit."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import time
 from pathlib import Path
 
 from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import storages
 
 from rendering.errors import ApplicationError
 from reports.models import ReportTemplate
@@ -22,7 +25,11 @@ logger = logging.getLogger(__name__)
 THUMBNAIL_WIDTH = 360
 
 
+THUMBNAIL_PREFIX = "thumbnails/"  # in the report store
+
+
 def thumbnail_dir() -> Path:
+    """Where this host keeps its failure markers."""
     return Path(settings.VAR_DIR) / "thumbnails"
 
 
@@ -69,9 +76,11 @@ def template_thumbnail(
 
     Rendered once per template version: later calls read the cached file."""
     key = thumbnail_key(template, renderer)
-    path = thumbnail_dir() / f"{key}.png"
-    if path.exists():
-        return path.read_bytes()
+    name = f"{THUMBNAIL_PREFIX}{key}.png"
+    store = storages["reports"]
+    if store.exists(name):
+        with store.open(name, "rb") as handle:
+            return bytes(handle.read())
     failed = thumbnail_dir() / f"{key}.failed"
     if _failed_recently(failed):
         return None
@@ -96,5 +105,6 @@ def template_thumbnail(
         logger.info("no thumbnail for template %s: %s", template.slug, exc.message)
         _write_atomically(failed, exc.message.encode("utf-8"))
         return None
-    _write_atomically(path, png)
+    # One PUT on S3 (readers see all of it or nothing); the same bytes if two hosts race.
+    store.save(name, ContentFile(png))
     return png

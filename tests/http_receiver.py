@@ -12,7 +12,9 @@ class Receiver:
     """Records POSTs; answers each with the next status in `statuses` (then 200), after
     `delay` seconds (a tarpit: a receiver that holds the connection)."""
 
-    def __init__(self, statuses: list[int] | None = None, *, delay: float = 0) -> None:
+    def __init__(
+        self, statuses: list[int] | None = None, *, delay: float = 0, host: str = "127.0.0.1"
+    ) -> None:
         self.statuses = list(statuses or [])
         self.delay = delay
         self.received: list[tuple[dict, dict]] = []
@@ -33,6 +35,6 @@ class Receiver:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+        self.server = ThreadingHTTPServer((host, 0), Handler)
+        self.url = f"http://{host}:{self.server.server_port}/hook"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

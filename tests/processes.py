@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from celery import Celery
+from kombu import Connection
 
 from config import devstack
 
@@ -82,7 +87,10 @@ def wait_for_worker(
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"worker {name} exited:\n{tail(log)}")
-        replies = app.control.ping(timeout=0.5)
+        # Asked by name, a reply ends the wait at once; RabbitMQ can take over 0.5 s to
+        # carry one, so the timeout is generous.
+        node = name if "@" in name else f"{name}@{socket.gethostname()}"
+        replies = app.control.ping(destination=[node], limit=1, timeout=2)
         if any(name in host for reply in replies for host in reply):
             return
     raise RuntimeError(f"worker {name} did not start:\n{tail(log)}")
@@ -104,3 +112,44 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
     except ProcessLookupError:
         pass
     proc.wait(timeout=10)
+
+
+def broker_url_for_tests(redis_url: str) -> str:
+    """The broker of the processes a test starts on its own Redis: CELERY_BROKER_URL when
+    the run names an AMQP one (CI reruns the end-to-end tests on RabbitMQ), else that
+    Redis. On RabbitMQ the test gets a vhost apart from the session's (`<vhost>_own`), so
+    the live stack's worker, which stays up all session, never takes its messages."""
+    url = os.environ.get("CELERY_BROKER_URL") or ""
+    if not url or url.startswith("redis"):
+        return redis_url
+    parts = urlsplit(url)
+    vhost = f"{unquote(parts.path.lstrip('/')) or 'default'}_own"
+    if shutil.which("rabbitmqctl"):  # made here when missing; CI's .ci/run makes it too
+        subprocess.run(["rabbitmqctl", "-q", "add_vhost", vhost], capture_output=True)
+        subprocess.run(
+            ["rabbitmqctl", "-q", "set_permissions", "-p", vhost, parts.username or "guest"]
+            + [".*"] * 3,
+            capture_output=True,
+        )
+    return urlunsplit(parts._replace(path=f"/{quote(vhost, safe='')}"))
+
+
+def messages_waiting(broker_url: str, queue: str) -> list[dict[str, Any]]:
+    """The headers of the messages waiting in a queue, oldest first, left where they are:
+    a Redis list read, or on AMQP each message taken unacknowledged and then returned."""
+    if broker_url.startswith("redis"):
+        import redis
+
+        client = redis.Redis.from_url(broker_url)
+        try:
+            raw = client.lrange(queue, 0, -1)
+        finally:
+            client.close()
+        return [json.loads(item)["headers"] for item in reversed(raw)]
+    with Connection(broker_url, connect_timeout=2) as connection:
+        channel = connection.channel()
+        headers = []
+        while (message := channel.basic_get(queue, no_ack=False)) is not None:
+            headers.append(dict(message.headers or {}))
+        channel.close()  # unacknowledged: RabbitMQ puts every one back
+    return headers

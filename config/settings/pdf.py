@@ -10,6 +10,11 @@ PDF_MAX_RETRIES = env_int("PDF_MAX_RETRIES", 3, minimum=0)
 PDF_MAX_ATTEMPTS = env_int("PDF_MAX_ATTEMPTS", 5, minimum=1)
 PDF_RETRY_BACKOFF_SECONDS = env_int("PDF_RETRY_BACKOFF_SECONDS", 2, minimum=1)
 PDF_RETRY_BACKOFF_MAX_SECONDS = env_int("PDF_RETRY_BACKOFF_MAX_SECONDS", 300, minimum=1)
+# An unreachable or failing object store is retried this long (from its first error seen
+# by the job), apart from PDF_MAX_RETRIES and without spending attempts, at most
+# PDF_STORAGE_RETRY_MAX_SECONDS apart.
+PDF_STORAGE_OUTAGE_SECONDS = env_int("PDF_STORAGE_OUTAGE_SECONDS", 600, minimum=1)
+PDF_STORAGE_RETRY_MAX_SECONDS = env_int("PDF_STORAGE_RETRY_MAX_SECONDS", 30, minimum=1)
 PDF_SOFT_TIME_LIMIT = env_int("PDF_SOFT_TIME_LIMIT", 120, minimum=1)
 PDF_HARD_TIME_LIMIT = env_int("PDF_HARD_TIME_LIMIT", 150, minimum=2)
 # A running attempt stamps heartbeat_at this often; one silent for STALE seconds is dead.

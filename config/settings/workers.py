@@ -88,6 +88,8 @@ CELERY_TASK_TRACK_STARTED = True
 TASK_EVENTS = env_bool("CELERY_TASK_EVENTS", False)
 CELERY_WORKER_SEND_TASK_EVENTS = TASK_EVENTS
 CELERY_TASK_SEND_SENT_EVENT = TASK_EVENTS
+# Two beats at once send each periodic task once (a Redis lock per task and interval).
+CELERY_BEAT_SCHEDULER = "jobs.ops.beat:LockedScheduler"
 CELERY_BEAT_SCHEDULE = {
     "reconcile-jobs": {"task": "jobs.reconcile", "schedule": RECONCILE_INTERVAL_SECONDS},
     "redrive-dead-letters": {

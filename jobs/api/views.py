@@ -7,8 +7,14 @@ from typing import Any
 
 from django.conf import settings
 from django.core.files.storage import storages
-from django.http import FileResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from django.http import FileResponse, HttpResponseRedirect
+from django.http.response import HttpResponseBase
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny
@@ -30,7 +36,7 @@ from jobs.api.serializers import (
     JobOutputSerializer,
     WebhookDeliverySerializer,
 )
-from jobs.links import pdf_download_token_valid, status_path
+from jobs.links import pdf_download_token_valid, pdf_presigned_url, status_path
 from jobs.models import PdfJob
 from rendering.errors import ApplicationError, NotFound
 
@@ -226,13 +232,20 @@ class JobPdfApi(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("token", str, required=True)],
-        responses={(200, "application/pdf"): inline_serializer("Pdf", {})},
+        responses={
+            (200, "application/pdf"): inline_serializer("Pdf", {}),
+            302: OpenApiResponse(description="On S3: to a presigned URL of the PDF."),
+        },
     )
-    def get(self, request: Request, job_id: str) -> FileResponse:
+    def get(self, request: Request, job_id: str) -> HttpResponseBase:
         token = request.query_params.get("token", "")
         if not pdf_download_token_valid(token, job_id):
             raise NotFound("This download link is invalid or has expired; ask for the job again.")
         job = selectors.job_get_completed(job_id=job_id)
+        # On S3 the client fetches the PDF from the store: no web worker is held for the
+        # transfer, and any web host can answer whichever host rendered it.
+        if (presigned := pdf_presigned_url(job)) is not None:
+            return HttpResponseRedirect(presigned)
         handle = storages["reports"].open(job.pdf_file, "rb")
         return FileResponse(
             handle, content_type="application/pdf", as_attachment=True, filename=job.filename

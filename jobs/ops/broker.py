@@ -1,5 +1,11 @@
 """What the broker holds: the job ids of render messages that are waiting in Redis, or
-reserved by a worker that is plausibly still going to run them."""
+reserved by a worker that is plausibly still going to run them.
+
+Only kombu's Redis transport can be listed like this. AMQP (RabbitMQ) offers no look at
+waiting messages, but it does not lose an acknowledged publish from a durable queue, and
+returns a dead consumer's unacked messages itself: the reconciler then trusts every send
+the database recorded and re-sends only what was never sent, or has waited longer than a
+message could be held (see jobs.ops.reconciler)."""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import logging
 import time
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import redis
 from django.conf import settings
@@ -19,6 +26,10 @@ logger = logging.getLogger(__name__)
 # was delivered.
 UNACKED_KEY = "unacked"
 UNACKED_INDEX_KEY = "unacked_index"
+
+
+def broker_is_redis() -> bool:
+    return urlsplit(settings.CELERY_BROKER_URL).scheme in {"redis", "rediss", "redis+socket"}
 
 
 def _job_id(message: dict[str, Any]) -> str | None:

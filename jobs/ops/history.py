@@ -1,5 +1,6 @@
 """Queue depth over time, for the ops dashboard: beat records one sample a minute in a
-Redis sorted set (the database holds no history of the broker), kept for eight days."""
+Redis sorted set in REDIS_URL (the database holds no history of the broker, which may be
+RabbitMQ), kept for eight days."""
 
 from __future__ import annotations
 
@@ -17,9 +18,7 @@ KEEP_SECONDS = 8 * 24 * 3600
 
 
 def _client() -> redis.Redis:
-    return redis.Redis.from_url(
-        settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2
-    )
+    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
 
 
 def queue_history_record(stats: BrokerStats, *, at: float | None = None) -> None:

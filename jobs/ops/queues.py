@@ -1,17 +1,25 @@
 """The broker's queues as operators see them: depth and the age of the oldest waiting
-message per queue, and the number of live workers, read in one Redis round trip."""
+message per queue, and the number of live workers (from REDIS_URL, whatever the broker).
+
+On Redis the depths and ages are one round trip to the broker. On RabbitMQ a passive
+queue declare gives each depth; AMQP cannot peek at a waiting message without taking it,
+so the oldest message's age there is NaN (unknown), as for an unstamped message."""
 
 from __future__ import annotations
 
 import json
 import time
 from dataclasses import dataclass
-from math import isnan
+from math import isnan, nan
 
 import redis
+from amqp.exceptions import NotFound
 from django.conf import settings
+from kombu import Connection
+from kombu.exceptions import OperationalError
 
 from jobs.dispatch import SENT_AT_HEADER
+from jobs.ops.broker import broker_is_redis
 from jobs.worker.presence import PRESENCE_KEY
 
 
@@ -49,9 +57,7 @@ def _oldest_age(raw: bytes | None, now: float) -> float:
     return max(0.0, now - sent)
 
 
-def broker_stats() -> BrokerStats | None:
-    """None when the broker does not answer."""
-    queues = celery_queues()
+def _redis_queues(queues: list[str]) -> dict[str, QueueStats]:
     client = redis.Redis.from_url(
         settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2
     )
@@ -60,19 +66,48 @@ def broker_stats() -> BrokerStats | None:
         for queue in queues:
             pipe.llen(queue)
             pipe.lindex(queue, -1)  # kombu LPUSHes and BRPOPs: the oldest is last
-        pipe.zcount(PRESENCE_KEY, time.time(), "+inf")
         replies = pipe.execute()
-    except redis.RedisError:
-        return None
     finally:
         client.close()
     now = time.time()
-    return BrokerStats(
-        queues={
-            queue: QueueStats(
-                depth=int(replies[2 * i]), oldest_age=_oldest_age(replies[2 * i + 1], now)
-            )
-            for i, queue in enumerate(queues)
-        },
-        workers_alive=int(replies[-1]),
-    )
+    return {
+        queue: QueueStats(
+            depth=int(replies[2 * i]), oldest_age=_oldest_age(replies[2 * i + 1], now)
+        )
+        for i, queue in enumerate(queues)
+    }
+
+
+def _amqp_queues(queues: list[str]) -> dict[str, QueueStats]:
+    stats = {}
+    with Connection(settings.CELERY_BROKER_URL, connect_timeout=2) as connection:
+        connection.ensure_connection(max_retries=1)
+        for queue in queues:
+            channel = connection.channel()
+            try:
+                _, depth, _ = channel.queue_declare(queue=queue, passive=True)
+            except NotFound:  # not declared yet: no worker has consumed it, nothing sent
+                depth = 0
+            finally:
+                channel.close()
+            stats[queue] = QueueStats(depth=int(depth), oldest_age=0.0 if not depth else nan)
+    return stats
+
+
+def _workers_alive() -> int:
+    client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+    try:
+        return int(client.zcount(PRESENCE_KEY, time.time(), "+inf"))
+    finally:
+        client.close()
+
+
+def broker_stats() -> BrokerStats | None:
+    """None when the broker (or Redis, which holds worker presence) does not answer."""
+    queues = celery_queues()
+    try:
+        depths = _redis_queues(queues) if broker_is_redis() else _amqp_queues(queues)
+        alive = _workers_alive()
+    except (redis.RedisError, OperationalError, OSError):
+        return None
+    return BrokerStats(queues=depths, workers_alive=alive)

@@ -24,6 +24,7 @@ from jobs.worker.fairness import job_fairer_than
 from jobs.worker.faults import fault_before_render
 from jobs.worker.heartbeat import Heartbeat
 from jobs.worker.liveness import attempt_identity, attempt_is_dead
+from jobs.worker.outages import outage_countdown, storage_unavailable
 from jobs.worker.progress import ProgressThrottle
 from rendering.deadline import Interrupted, interruptible
 from rendering.errors import RenderError
@@ -216,13 +217,30 @@ def retry_countdown(*, attempt: int) -> float:
 
 
 def job_handle_transient_error(
-    *, job_id: UUID | str, error: BaseException, traceback: str = "", task_id: str = ""
+    *,
+    job_id: UUID | str,
+    error: BaseException,
+    traceback: str = "",
+    task_id: str = "",
+    outage_since: float | None = None,
+    outage_retries: int = 0,
 ) -> float | None:
     """Schedule another attempt (return its countdown) or, with retries or attempts used
-    up, fail the job and dead-letter it for re-drive (return None)."""
+    up, fail the job and dead-letter it for re-drive (return None). A storage outage that
+    began at `outage_since` retries on its own budget (jobs.worker.outages) first."""
     job = PdfJob.objects.filter(job_id=job_id, status=JobStatus.PROCESSING).first()
     if job is None:
         return None  # no longer processing (cancelled, taken over): nothing to retry
+    if outage_since is not None and storage_unavailable(error):
+        countdown = outage_countdown(since=outage_since, retries=outage_retries)
+        if countdown is not None:
+            shown, _ = internal_error(
+                error, job_id=job_id, what="The report store is unreachable; the job waits for it"
+            )
+            rescheduled = transitions.job_reschedule(
+                job_id=job_id, error=shown, code="storage_unavailable", refund_attempt=True
+            )
+            return countdown if rescheduled is not None else None
     retries_used = job.attempts - 1
     # Exception text names hosts, paths and internals: the tenant gets a reference to it.
     if retries_used < settings.PDF_MAX_RETRIES and job.attempts < settings.PDF_MAX_ATTEMPTS:

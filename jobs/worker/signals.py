@@ -31,6 +31,7 @@ from core.metrics_dir import multiprocess_dir
 from jobs.dispatch import CALLBACK_TASK, RENDER_TASK, SENT_AT_HEADER
 from jobs.log_context import job_id_log_bind, log_context_end, log_context_start
 from jobs.worker.health import ChildWatch, MainBeat, role_of
+from jobs.worker.liveness import worker_instance, worker_instance_renew
 from jobs.worker.presence import PresenceBeat
 from rendering.glyphs import bundled_code_points
 
@@ -75,11 +76,13 @@ def warm_before_fork(**_: Any) -> None:
     """Read the bundled fonts' character maps in the main process, before the pool forks:
     every child (and every child that replaces a recycled one) inherits them instead of
     spending its first job on them (~0.25 s of CPU, most of a first one-page job's extra).
-    Pure Python, no threads: nothing that a fork could copy half-held.
+    Pure Python, no threads: nothing that a fork could copy half-held. The worker start's
+    instance is drawn here too, so every child's attempts carry it.
 
     Then everything loaded so far is frozen out of the garbage collector: children share
     those pages instead of copying them when a collection touches them, and the main
     process's last collection at exit no longer walks them (it took 4 s of Ctrl-C)."""
+    worker_instance_renew()
     bundled_code_points()
     gc.freeze()
 
@@ -116,7 +119,7 @@ def presence_start(sender: Any = None, **_: Any) -> None:
             "started_at": started_at,
         }
 
-    _presence = PresenceBeat(hostname=hostname, info=info)
+    _presence = PresenceBeat(hostname=hostname, info=info, instance=worker_instance())
     _presence.start()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import traceback
 from typing import Any
 
@@ -20,6 +21,7 @@ from jobs.dispatch import (
 )
 from jobs.worker import chunked, execution
 from jobs.worker.execution import Defer
+from jobs.worker.outages import outage_countdown, storage_unavailable
 from rendering.errors import RenderError
 
 
@@ -38,22 +40,30 @@ class RenderTask(Task):
 # No result stored: the job row is the result, and the django-db backend wrote two rows a
 # job (STARTED, SUCCESS) that nothing reads.
 @shared_task(bind=True, base=RenderTask, name=RENDER_TASK, max_retries=None, ignore_result=True)
-def render_pdf(self: RenderTask, job_id: str) -> None:
+def render_pdf(
+    self: RenderTask, job_id: str, outage_since: float | None = None, outage_retries: int = 0
+) -> None:
     try:
         outcome = execution.job_execute(job_id=job_id)
     except SoftTimeLimitExceeded:
         execution.job_fail_timeout(job_id=job_id, limit="soft")
         return
     except Exception as exc:  # permanent errors were handled inside; the rest may pass
+        # A storage outage's budget runs from its first error, carried by the retries.
+        outage = storage_unavailable(exc)
+        since = (outage_since or time.time()) if outage else None
         countdown = execution.job_handle_transient_error(
             job_id=job_id,
             error=exc,
             traceback=traceback.format_exc(),
             task_id=self.request.id or "",
+            outage_since=since,
+            outage_retries=outage_retries,
         )
         if countdown is None:
             return
-        raise self.retry(countdown=countdown, exc=exc) from exc
+        kwargs = {"outage_since": since, "outage_retries": outage_retries + 1} if outage else {}
+        raise self.retry(countdown=countdown, exc=exc, kwargs=kwargs) from exc
     if isinstance(outcome, Defer):
         # Another delivery of this job may still be rendering; look again once its
         # heartbeat would have gone stale.
@@ -74,6 +84,16 @@ def _chunk_failed(task: Task, job_id: str, exc: Exception) -> None:
     if isinstance(exc, SoftTimeLimitExceeded):
         execution.job_fail_timeout(job_id=job_id, limit="soft")
         return
+    if storage_unavailable(exc):
+        # The store's outage budget, carried in the retries' kwargs, not max_retries.
+        kwargs = dict(task.request.kwargs or {})
+        since = kwargs.setdefault("outage_since", time.time())
+        countdown = outage_countdown(since=since, retries=kwargs.get("outage_retries", 0))
+        if countdown is not None:
+            kwargs["outage_retries"] = kwargs.get("outage_retries", 0) + 1
+            raise task.retry(
+                countdown=countdown, exc=exc, kwargs=kwargs, max_retries=task.request.retries + 1
+            ) from exc
     if task.request.retries >= (task.max_retries or 0):
         # Exception text names hosts, paths and internals: the tenant gets a reference.
         shown, _ = internal_error(
@@ -88,7 +108,7 @@ def _chunk_failed(task: Task, job_id: str, exc: Exception) -> None:
 
 
 @shared_task(bind=True, name=CHUNK_TASK, max_retries=3)
-def render_chunk(self: Task, job_id: str, index: int) -> dict[str, Any] | None:
+def render_chunk(self: Task, job_id: str, index: int, **_outage: Any) -> dict[str, Any] | None:
     try:
         return chunked.chunk_execute(job_id=job_id, index=index)
     except Exception as exc:
@@ -97,7 +117,9 @@ def render_chunk(self: Task, job_id: str, index: int) -> dict[str, Any] | None:
 
 
 @shared_task(bind=True, name=MERGE_TASK, max_retries=3, ignore_result=True)
-def merge_chunks(self: Task, results: list[dict[str, Any] | None], job_id: str) -> str:
+def merge_chunks(
+    self: Task, results: list[dict[str, Any] | None], job_id: str, **_outage: Any
+) -> str:
     try:
         return chunked.chunks_merge_execute(job_id=job_id, results=results)
     except Exception as exc:

@@ -24,6 +24,7 @@ from jobs.live.events import job_group
 from jobs.models import PdfJob
 from tests.processes import (
     ALL_QUEUES,
+    broker_url_for_tests,
     database_url_for_tests,
     free_port,
     kill_group,
@@ -186,8 +187,8 @@ def wait_processing(chaos: Chaos, job: PdfJob, *, timeout: float = 30) -> PdfJob
 
 
 def kill_attempt(job: PdfJob, sig: int = signal.SIGKILL) -> int:
-    """Kill the pool child running the job's current attempt (`host:pid`)."""
-    pid = int(job.worker.rsplit(":", 1)[1])
+    """Kill the pool child running the job's current attempt."""
+    pid = int(job.worker.split(":")[1])  # host:pid:scope-instance
     os.kill(pid, sig)
     return pid
 
@@ -256,12 +257,22 @@ def chaos(transactional_db, tmp_path: Path) -> Iterator[Chaos]:
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
         "DATABASE_URL": database_url_for_tests(),
         "REDIS_URL": redis.url,
+        "CELERY_BROKER_URL": broker_url_for_tests(redis.url),
         "MEDIA_ROOT": str(media),
         "PYTHONUNBUFFERED": "1",
     }
-    app = Celery("chaos", broker=redis.url, set_as_current=False)
-    app.conf.update(task_default_queue="pdf", broker_connection_retry_on_startup=True)
+    app = Celery("chaos", broker=env["CELERY_BROKER_URL"], set_as_current=False)
+    # Celery prefers a CELERY_BROKER_URL in the environment to broker= and broker_url;
+    # the read and write URLs it does not.
+    app.conf.update(
+        broker_read_url=env["CELERY_BROKER_URL"],
+        broker_write_url=env["CELERY_BROKER_URL"],
+        task_default_queue="pdf",
+        broker_connection_retry_on_startup=True,
+    )
     harness = Chaos(redis=redis, env=env, logs=logs, media=media, app=app)
+    if not env["CELERY_BROKER_URL"].startswith("redis"):
+        app.control.purge()  # a shared broker: an earlier test's leftovers must not run here
     try:
         yield harness
     finally:

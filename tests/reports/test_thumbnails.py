@@ -1,5 +1,6 @@
-"""Template thumbnails render once per template version and are then read from disk; a
-failure is cached for a while; one tenant cannot fill the previews queue."""
+"""Template thumbnails render once per template version and are then read from the report
+store (a directory here; S3 in tests/jobs/test_s3_store.py); a failure is cached for a
+while; one tenant cannot fill the previews queue."""
 
 from __future__ import annotations
 
@@ -18,15 +19,15 @@ def _var_dir(settings, tmp_path):
     settings.VAR_DIR = tmp_path
 
 
-def test_thumbnail_is_rendered_once_then_cached(user):
+def test_thumbnail_is_rendered_once_then_cached(user, report_storage):
     template = ReportTemplateFactory(owner=user)
     first = thumbnails.template_thumbnail(template=template, tenant_id=user.pk)
     assert first.startswith(b"\x89PNG")
     with mock.patch.object(thumbnails, "preview_request") as render:
         assert thumbnails.template_thumbnail(template=template, tenant_id=user.pk) == first
     render.assert_not_called()
-    assert list(thumbnails.thumbnail_dir().glob("*.png")) == [
-        thumbnails.thumbnail_dir() / f"{thumbnails.thumbnail_key(template)}.png"
+    assert list((report_storage / "thumbnails").glob("*.png")) == [
+        report_storage / "thumbnails" / f"{thumbnails.thumbnail_key(template)}.png"
     ]
 
 
@@ -37,10 +38,10 @@ def test_changing_the_template_or_its_sample_data_changes_the_key(user):
     assert thumbnails.thumbnail_key(template) != before
 
 
-def test_a_template_that_cannot_render_has_no_thumbnail(user):
+def test_a_template_that_cannot_render_has_no_thumbnail(user, report_storage):
     template = ReportTemplateFactory(owner=user, html="<p>{{shout x}}</p>")
     assert thumbnails.template_thumbnail(template=template, tenant_id=user.pk) is None
-    assert list(thumbnails.thumbnail_dir().glob("*.png")) == []  # only the failure is kept
+    assert list(report_storage.glob("thumbnails/*.png")) == []  # only the failure is kept
 
 
 def test_a_failed_thumbnail_is_not_rendered_again_until_its_ttl_passes(user, settings):

@@ -45,8 +45,12 @@ class AsyncClient:
             transport=transport,
         )
         # Signed download links are their own credential: the API key is not sent with them.
+        # On S3 the service answers a link with a redirect to a presigned URL of the PDF.
         self._links = httpx.AsyncClient(
-            headers={"User-Agent": protocol.USER_AGENT}, timeout=timeout, transport=transport
+            headers={"User-Agent": protocol.USER_AGENT},
+            timeout=timeout,
+            transport=transport,
+            follow_redirects=True,
         )
 
     async def __aenter__(self) -> AsyncClient:

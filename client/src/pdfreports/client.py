@@ -46,8 +46,12 @@ class Client:
             transport=transport,
         )
         # Signed download links are their own credential: the API key is not sent with them.
+        # On S3 the service answers a link with a redirect to a presigned URL of the PDF.
         self._links = httpx.Client(
-            headers={"User-Agent": protocol.USER_AGENT}, timeout=timeout, transport=transport
+            headers={"User-Agent": protocol.USER_AGENT},
+            timeout=timeout,
+            transport=transport,
+            follow_redirects=True,
         )
 
     def __enter__(self) -> Client:

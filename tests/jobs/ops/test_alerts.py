@@ -56,7 +56,7 @@ def empty_queues() -> Iterator[None]:
 @pytest.fixture
 def a_worker_is_alive() -> Iterator[None]:
     """Stands in for a live worker in the rules that are not about workers."""
-    client = redis.Redis.from_url(django_settings.CELERY_BROKER_URL)
+    client = redis.Redis.from_url(django_settings.REDIS_URL)
     client.zadd(PRESENCE_KEY, {"stand-in@test": time.time() + 3600})
     yield
     client.zrem(PRESENCE_KEY, "stand-in@test")
@@ -163,7 +163,7 @@ def test_dead_letters_open_an_alert_until_the_job_is_redriven(
 
 def test_no_worker_and_queue_age_open_until_a_real_worker_runs_the_job(settings, stack_env):
     settings.ALERT_QUEUE_AGE_SECONDS = 1
-    redis.Redis.from_url(django_settings.CELERY_BROKER_URL).delete(PRESENCE_KEY)
+    redis.Redis.from_url(django_settings.REDIS_URL).delete(PRESENCE_KEY)
     owner = UserFactory()
     job, _ = services.job_create(owner=owner, html_template="<p>{{x}}</p>", data={"x": 2})
     time.sleep(1.3)  # nobody takes the message
@@ -200,7 +200,7 @@ def test_no_worker_and_queue_age_open_until_a_real_worker_runs_the_job(settings,
 def test_an_alert_resolves_only_after_staying_clear(settings, receiver):
     """A value hovering at the threshold does not open and resolve it every minute."""
     settings.ALERT_RESOLVE_AFTER_SECONDS = 2
-    client = redis.Redis.from_url(django_settings.CELERY_BROKER_URL)
+    client = redis.Redis.from_url(django_settings.REDIS_URL)
     client.delete(PRESENCE_KEY)
     assert evaluate(AlertRule.NO_WORKER) == "opened"
     client.zadd(PRESENCE_KEY, {"blip@test": time.time() + 3600})  # a worker, briefly
@@ -228,7 +228,7 @@ def test_an_alert_resolves_only_after_staying_clear(settings, receiver):
 
 def test_a_failed_notification_is_kept_on_the_alert(settings):
     settings.ALERT_WEBHOOK_URL = "http://127.0.0.1:9/hook"  # nothing listens there
-    redis.Redis.from_url(django_settings.CELERY_BROKER_URL).delete(PRESENCE_KEY)
+    redis.Redis.from_url(django_settings.REDIS_URL).delete(PRESENCE_KEY)
     assert evaluate(AlertRule.NO_WORKER) == "opened"
     alert = Alert.objects.get(rule=AlertRule.NO_WORKER)
     assert alert.notify_error.startswith("webhook: ConnectError")
@@ -236,7 +236,7 @@ def test_a_failed_notification_is_kept_on_the_alert(settings):
 
 
 def test_alerts_are_listed_read_only_in_the_admin():
-    redis.Redis.from_url(django_settings.CELERY_BROKER_URL).delete(PRESENCE_KEY)
+    redis.Redis.from_url(django_settings.REDIS_URL).delete(PRESENCE_KEY)
     evaluate(AlertRule.NO_WORKER)
     staff = UserFactory(is_staff=True, is_superuser=True)
     client = Client()

@@ -106,7 +106,7 @@ def test_snapshot_lists_slowest_and_failed_jobs_with_links_and_alerts(settings):
 
 
 def test_queue_depth_history_comes_from_beat_samples():
-    client = redis.Redis.from_url(django_settings.CELERY_BROKER_URL)
+    client = redis.Redis.from_url(django_settings.REDIS_URL)  # history: REDIS_URL, any broker
     client.delete(HISTORY_KEY)
     now = time.time()
     for minutes_ago, depth in ((30, 4), (20, 9), (10, 0)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from datetime import timedelta
 
@@ -50,10 +51,8 @@ def test_lost_queued_job_is_sent_again_and_then_counts_as_in_flight(settings):
 @pytest.mark.django_db
 @pytest.mark.usefixtures("empty_queue")
 def test_processing_job_of_a_dead_worker_is_sent_again(settings):
-    host = attempt_identity().rsplit(":", 1)[0]
-    dead = PdfJobFactory(
-        status=JobStatus.PROCESSING, worker=f"{host}:999999999", heartbeat_at=timezone.now()
-    )
+    gone = attempt_identity().replace(f":{os.getpid()}:", ":999999999:")  # no such pid here
+    dead = PdfJobFactory(status=JobStatus.PROCESSING, worker=gone, heartbeat_at=timezone.now())
     alive = PdfJobFactory(
         status=JobStatus.PROCESSING, worker=attempt_identity(), heartbeat_at=timezone.now()
     )
@@ -130,3 +129,32 @@ def test_two_concurrent_redrives_enqueue_each_job_once(monkeypatch):
     assert sorted(sent) == sorted(str(letter.job.job_id) for letter in letters)
     assert sum(counts) == 20
     assert set(DeadLetter.objects.values_list("retry_count", flat=True)) == {1}
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("empty_queue")
+def test_a_job_of_a_host_gone_from_presence_is_sent_again_within_the_heartbeat_window(
+    settings,
+):
+    from jobs.worker.presence import presence_leave, presence_stamp
+
+    presence_stamp(hostname="celery@alive-host", info={}, instance="a1" * 6)
+    silent = timezone.now() - timedelta(seconds=settings.PDF_HEARTBEAT_STALE_SECONDS + 10)
+    try:
+        gone = PdfJobFactory(
+            status=JobStatus.PROCESSING,
+            worker=f"gone-host:7:0badf00d-{'d0' * 6}",
+            heartbeat_at=silent,
+            enqueued_at=silent,
+        )
+        present = PdfJobFactory(
+            status=JobStatus.PROCESSING,
+            worker=f"alive-host:7:0badf00d-{'a1' * 6}",
+            heartbeat_at=silent,  # a long C call may hold its heartbeat: the hard limit rules
+            enqueued_at=silent,
+        )
+        assert reconciler.jobs_reconcile()["processing"] == 1
+        assert job_ids_in_broker() == {str(gone.job_id)}
+        assert str(present.job_id) not in job_ids_in_broker()
+    finally:
+        presence_leave(hostname="celery@alive-host", instance="a1" * 6)
