@@ -197,6 +197,17 @@ def test_an_idle_follower_logs_no_timeout_traceback(devstack):
     assert "TimeoutError" not in web
 
 
+def test_the_gallery_thumbnails_are_warmed_after_the_start(devstack):
+    log = devstack.var_dir / "log" / "thumbnails.log"
+    deadline = time.monotonic() + 180
+    while log.read_text().count("Thumbnail of ") < 5:
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(1)
+    assert "Thumbnail of invoice: " in log.read_text()
+    assert len(list((devstack.var_dir / "thumbnails").glob("*.png"))) >= 4  # the 50-page
+    # sample may miss the 10 s preview limit on a loaded machine; it renders when asked
+
+
 def test_ctrl_c_stops_everything_in_under_5_seconds(devstack):
     """Last in this module: it stops the stack the others use."""
     children = psutil.Process(devstack.process.pid).children(recursive=True)
