@@ -20,24 +20,31 @@ from accounts.forms import ApiKeyCreateForm, EmailChangeForm, NotificationPrefer
 from accounts.notifications import notification_preferences, notification_preferences_set
 from accounts.selectors import api_key_list
 from accounts.services import api_key_create, api_key_revoke, user_email_set
+from rendering.errors import ApplicationError
 
 
 @never_cache
 @login_required
 def api_keys(request: HttpRequest) -> HttpResponse:
     created = None
+    status = 200
     form = ApiKeyCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        key, raw = api_key_create(
-            user=cast(User, request.user),
-            name=form.cleaned_data["name"],
-            expires_in_days=form.cleaned_data["expires"],
-        )
-        # Rendered, not redirected: the secret exists only in this one response.
-        created = {"key": key, "raw": raw}
-        form = ApiKeyCreateForm()
+        try:
+            key, raw = api_key_create(
+                user=cast(User, request.user),
+                name=form.cleaned_data["name"],
+                expires_in_days=form.cleaned_data["expires"],
+            )
+        except ApplicationError as exc:  # the tenant's key cap
+            form.add_error(None, exc.message)
+            status = exc.http_status
+        else:
+            # Rendered, not redirected: the secret exists only in this one response.
+            created = {"key": key, "raw": raw}
+            form = ApiKeyCreateForm()
     context = {"keys": api_key_list(user=request.user), "form": form, "created": created}
-    return render(request, "accounts/api_keys.html", context)
+    return render(request, "accounts/api_keys.html", context, status=status)
 
 
 @login_required

@@ -71,7 +71,8 @@ def worker_args(
 
 
 # Renders run behind the web process on a shared host: a submit then takes the CPU it
-# needs the moment it arrives (README "Process layout on one host"; `make bench` (c)).
+# needs the moment it arrives (docs/operations/index.md, "Process layout on one host";
+# `make bench` (c)).
 RENDERERS = ("worker", "previews")
 PR_SET_PDEATHSIG = 1  # prctl(2)
 
@@ -103,6 +104,8 @@ def _processes(var_dir: Path) -> dict[str, list[str]]:
         "callbacks": worker_args(
             queues="callbacks", concurrency=8, name="callbacks", pool="threads"
         ),
+        # The owner's mail waits on the mail server: threads of their own too.
+        "mail": worker_args(queues="mail", concurrency=2, name="mail", pool="threads"),
         "previews": worker_args(queues="previews", concurrency=1, name="previews"),
         "beat": celery_args(
             "beat", "--loglevel=info", f"--schedule={var_dir / 'celerybeat-schedule'}"

@@ -10,9 +10,10 @@ from django.core.exceptions import ImproperlyConfigured
 
 
 @contextmanager
-def refuse_bad_configuration(process: str) -> Iterator[None]:
+def refuse_bad_configuration(process: str = "") -> Iterator[None]:
     """Turn an ImproperlyConfigured raised inside into exit status 1 and one line on stderr."""
     try:
         yield
     except ImproperlyConfigured as exc:
-        raise SystemExit(f"{process}: refusing to start: {exc}") from None
+        # The same words as the image's entrypoint (config/entrypoint.py), whoever refuses.
+        raise SystemExit(f"configuration error: {exc}") from None

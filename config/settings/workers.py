@@ -32,8 +32,9 @@ CELERY_TASK_ROUTES = {
     # `callbacks` process serves with a thread pool, apart from the render children.
     "jobs.deliver_callback": {"queue": "callbacks"},
     "jobs.resend_webhook": {"queue": "callbacks"},
-    # Mail to a job's owner waits on the mail server: the same threads, never a render child.
-    "jobs.notify_owner": {"queue": "callbacks"},
+    # Mail to a job's owner waits on the mail server: a queue (and Procfile role) of its
+    # own, so neither a slow mail server nor a tenant's slow receivers delay the other.
+    "jobs.notify_owner": {"queue": "mail"},
     # Previews and thumbnails: short, time-limited, on workers of their own (Procfile).
     "reports.render_preview": {"queue": "previews"},
     "jobs.reconcile": {"queue": "maintenance"},
@@ -99,7 +100,7 @@ CELERY_BEAT_SCHEDULE = {
 
 # ---------------------------------------------------------------- Channels
 # redis-py's pool holds 100 connections and then raises instead of waiting; a web process
-# with 1,000 live followers needs more (measured by `make bench-push`, see the README).
+# with 1,000 live followers needs more (`make bench-push`, docs/benchmarks/index.md).
 CHANNEL_LAYER_MAX_CONNECTIONS = env_int("CHANNEL_LAYER_MAX_CONNECTIONS", 2000, minimum=10)
 
 

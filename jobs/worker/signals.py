@@ -14,9 +14,11 @@ from typing import Any
 
 from celery.signals import (
     before_task_publish,
+    celeryd_init,
     task_postrun,
     task_prerun,
     worker_init,
+    worker_process_init,
     worker_process_shutdown,
     worker_ready,
     worker_shutdown,
@@ -28,6 +30,7 @@ from prometheus_client import CollectorRegistry, multiprocess, start_http_server
 from core.metrics_dir import multiprocess_dir
 from jobs.dispatch import CALLBACK_TASK, RENDER_TASK, SENT_AT_HEADER
 from jobs.log_context import job_id_log_bind, log_context_end, log_context_start
+from jobs.worker.health import ChildWatch, MainBeat, role_of
 from jobs.worker.presence import PresenceBeat
 from rendering.glyphs import bundled_code_points
 
@@ -121,6 +124,43 @@ def presence_start(sender: Any = None, **_: Any) -> None:
 def presence_stop(**_: Any) -> None:
     if _presence is not None:
         _presence.stop()
+
+
+_health_role = "worker"  # set before the pool forks, so every child inherits it
+_health: MainBeat | None = None
+
+
+@celeryd_init.connect
+def health_role(sender: Any = None, **_: Any) -> None:
+    global _health_role
+    _health_role = role_of(str(sender or ""))
+
+
+@worker_ready.connect
+def health_start(sender: Any = None, **_: Any) -> None:
+    """The main process's checks and its watch over the pool children (jobs.worker.health)."""
+    global _health
+    consumer = sender
+
+    def children() -> list[int]:
+        try:
+            return [int(pid) for pid in consumer.pool.info.get("processes", [])]
+        except Exception:
+            return []  # a thread pool (callbacks) has no children to watch
+
+    _health = MainBeat(role=_health_role, children=children)
+    _health.start()
+
+
+@worker_process_init.connect
+def renderer_watch_start(**_: Any) -> None:
+    ChildWatch(role=_health_role).start()
+
+
+@worker_shutdown.connect
+def health_stop(**_: Any) -> None:
+    if _health is not None:
+        _health.stop()
 
 
 @worker_shutdown.connect

@@ -70,7 +70,7 @@ def test_production_without_public_base_url_refuses_in_one_line(process):
     result = _start(COMMANDS[process])
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
-        f"{process}: refusing to start: The environment variable PUBLIC_BASE_URL must be set."
+        "configuration error: The environment variable PUBLIC_BASE_URL must be set."
     ]
     assert "Traceback" not in result.stdout + result.stderr
 
