@@ -135,7 +135,7 @@ def test_the_summary_comes_last_and_short(devstack):
     assert f"  Open     {devstack.url}/" in text
     assert "  Sign in  demo / demo" in text
     assert f"  API key  {devstack.api_key()} (in " in text
-    assert f"{devstack.var_dir / 'log'}/{{web,worker,callbacks,previews,beat}}.log" in text
+    assert f"{devstack.var_dir / 'log'}/{{web,worker,callbacks,mail,previews,beat}}.log" in text
     assert "VERBOSE=1" in text
     # No Celery banner, task list or server chatter on the console; no colour in a file.
     for noise in ("[tasks]", "-------------- ", "ready.", "Uvicorn running", "\033["):
@@ -144,7 +144,7 @@ def test_the_summary_comes_last_and_short(devstack):
 
 def test_each_process_logs_to_its_file_under_var_log(devstack):
     assert f"Uvicorn running on {devstack.url}" in devstack.log("web")
-    for worker in ("worker", "callbacks", "previews"):
+    for worker in ("worker", "callbacks", "mail", "previews"):
         assert re.search(r"@\S+ ready\.", devstack.log(worker)), worker
     assert "[tasks]" in devstack.log("worker")  # the banner is kept, in its file
     assert "beat: Starting" in devstack.log("beat")
@@ -168,14 +168,14 @@ def test_mail_links_point_to_the_port_served_and_the_console_stays_quiet(devstac
     mail_dir = devstack.var_dir / "mail"
     deadline = time.monotonic() + 90
     while not (mails := mails_in(mail_dir, to="demo@localhost")):
-        assert time.monotonic() < deadline, devstack.log("callbacks")[-3000:]
+        assert time.monotonic() < deadline, devstack.log("mail")[-3000:]
         time.sleep(0.5)
     body = body_of(mails[0])
     links = re.findall(r"https?://[^\s\"'<>]+", body)
     assert links
     assert all(link.startswith(f"{devstack.url}/") for link in links), links
     assert submitted.json()["job_id"] in body
-    said = [line for line in devstack.log("callbacks").splitlines() if "mail to " in line]
+    said = [line for line in devstack.log("mail").splitlines() if "mail to " in line]
     assert len(said) == 1
     assert "demo@localhost" in said[0]
     assert str(mail_dir) in said[0]
