@@ -120,6 +120,7 @@ def _processes(var_dir: Path) -> dict[str, list[str]]:
 READY = {
     "worker": re.compile(r"@\S+ ready\."),
     "callbacks": re.compile(r"@\S+ ready\."),
+    "mail": re.compile(r"@\S+ ready\."),
     "previews": re.compile(r"@\S+ ready\."),
     "beat": re.compile(r"beat: Starting"),
     "flower": re.compile(r"Visit me at|Registered tasks"),

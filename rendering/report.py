@@ -10,6 +10,7 @@ from rendering.charts import charts_embed
 from rendering.engines import engine_render
 from rendering.glyphs import html_text, missing_glyph_warning
 from rendering.limits import Limits
+from rendering.long_words import unbreakable_word_warning
 from rendering.options import PdfOptions
 from rendering.renderers import DEFAULT_RENDERER, VECTOR_RENDERERS, get_renderer
 from rendering.renderers.base import PageCallback, RenderedPdf
@@ -57,9 +58,10 @@ def report_prepare(
     # back to the bundled fonts, so only characters none of them has stay undrawn. Before
     # the charts: they add only tags and a <style> of images, none of it text, and that
     # block is megabytes to scan for a large report.
-    glyphs = missing_glyph_warning(
-        html_text(body), options.header, options.footer, options.watermark
-    )
+    text = html_text(body)
+    glyphs = missing_glyph_warning(text, options.header, options.footer, options.watermark)
+    # The template's own <style> counts as much as its css field.
+    long_word = unbreakable_word_warning(text, css=source.css + body, renderer=source.renderer)
     notify("rendering_charts", 20)
     body, chart_warnings = charts_embed(
         body,
@@ -67,7 +69,7 @@ def report_prepare(
         on_chart=lambda done, total: notify("rendering_charts", 20 + 20 * done // total),
         vector=source.renderer in VECTOR_RENDERERS,
     )
-    warnings = chart_warnings + ([glyphs] if glyphs else [])
+    warnings = chart_warnings + [w for w in (glyphs, long_word) if w]
     return PreparedDocument(body_html=body, css=source.css, warnings=warnings)
 
 

@@ -79,7 +79,7 @@ def test_schema_error_from_the_form_tab_shows_on_the_form_tab(page, person, live
     expect(page.locator("[data-json-panel]")).to_be_hidden()
     error = page.locator("[data-server-error]")
     expect(error).to_be_visible()
-    expect(error).to_contain_text("non-unique")
+    expect(error).to_contain_text("tags: item 1 repeats an earlier item")
     # The form shows what was sent (both tags "north"), not the sample again.
     expect(page.get_by_label("Tags 2")).to_have_value("north")
     shoot(page, "31-form-server-error-form")

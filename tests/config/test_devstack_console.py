@@ -24,6 +24,7 @@ import psutil
 import pytest
 import websockets
 
+from config.devconsole import port_taken
 from tests.mail_files import body_of, mails_in
 from tests.processes import BASE_DIR, free_port
 
@@ -76,7 +77,11 @@ class Devstack:
 def devstack(tmp_path_factory) -> Iterator[Devstack]:
     var_dir = tmp_path_factory.mktemp("devstack-var")
     console = var_dir.parent / "devstack-console.txt"
-    port = free_port()
+    # The helper's own PORT when it is free (PORT=8302 here), as `PORT=8302 make run`.
+    given = os.environ.get("PORT", "")
+    port = (
+        int(given) if given.isdigit() and not port_taken("127.0.0.1", int(given)) else free_port()
+    )
     process = subprocess.Popen(
         [sys.executable, "-m", "config.devstack"],
         cwd=BASE_DIR,
@@ -130,7 +135,7 @@ def test_the_summary_comes_last_and_short(devstack):
     assert f"  Open     {devstack.url}/" in text
     assert "  Sign in  demo / demo" in text
     assert f"  API key  {devstack.api_key()} (in " in text
-    assert f"{devstack.var_dir / 'log'}/{{web,worker,callbacks,previews,beat}}.log" in text
+    assert f"{devstack.var_dir / 'log'}/{{web,worker,callbacks,mail,previews,beat}}.log" in text
     assert "VERBOSE=1" in text
     # No Celery banner, task list or server chatter on the console; no colour in a file.
     for noise in ("[tasks]", "-------------- ", "ready.", "Uvicorn running", "\033["):
@@ -139,7 +144,7 @@ def test_the_summary_comes_last_and_short(devstack):
 
 def test_each_process_logs_to_its_file_under_var_log(devstack):
     assert f"Uvicorn running on {devstack.url}" in devstack.log("web")
-    for worker in ("worker", "callbacks", "previews"):
+    for worker in ("worker", "callbacks", "mail", "previews"):
         assert re.search(r"@\S+ ready\.", devstack.log(worker)), worker
     assert "[tasks]" in devstack.log("worker")  # the banner is kept, in its file
     assert "beat: Starting" in devstack.log("beat")
@@ -163,14 +168,14 @@ def test_mail_links_point_to_the_port_served_and_the_console_stays_quiet(devstac
     mail_dir = devstack.var_dir / "mail"
     deadline = time.monotonic() + 90
     while not (mails := mails_in(mail_dir, to="demo@localhost")):
-        assert time.monotonic() < deadline, devstack.log("callbacks")[-3000:]
+        assert time.monotonic() < deadline, devstack.log("mail")[-3000:]
         time.sleep(0.5)
     body = body_of(mails[0])
     links = re.findall(r"https?://[^\s\"'<>]+", body)
     assert links
     assert all(link.startswith(f"{devstack.url}/") for link in links), links
     assert submitted.json()["job_id"] in body
-    said = [line for line in devstack.log("callbacks").splitlines() if "mail to " in line]
+    said = [line for line in devstack.log("mail").splitlines() if "mail to " in line]
     assert len(said) == 1
     assert "demo@localhost" in said[0]
     assert str(mail_dir) in said[0]
@@ -197,8 +202,27 @@ def test_an_idle_follower_logs_no_timeout_traceback(devstack):
     assert "TimeoutError" not in web
 
 
+def test_the_gallery_thumbnails_are_warmed_after_the_start(devstack):
+    log = devstack.var_dir / "log" / "thumbnails.log"
+    deadline = time.monotonic() + 180
+    while log.read_text().count("Thumbnail of ") < 5:
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(1)
+    assert "Thumbnail of invoice: " in log.read_text()
+    assert len(list((devstack.var_dir / "thumbnails").glob("*.png"))) >= 4  # the 50-page
+    # sample may miss the 10 s preview limit on a loaded machine; it renders when asked
+
+
 def test_ctrl_c_stops_everything_in_under_5_seconds(devstack):
     """Last in this module: it stops the stack the others use."""
+    # Idle first: no process has logged anything for 3 s (a preview that outlived its
+    # caller's time limit may still be rendering).
+    logs = sorted((devstack.var_dir / "log").glob("*.log"))
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if time.time() - max(log.stat().st_mtime for log in logs) > 3:
+            break
+        time.sleep(0.5)
     children = psutil.Process(devstack.process.pid).children(recursive=True)
     assert len(children) >= 5  # web, three workers (and their pool children), beat, Redis
     started = time.monotonic()

@@ -11,14 +11,12 @@ import sys
 import pytest
 
 from config.devstack import public_base_url
+from tests.config.test_production_checks import GOOD
 from tests.processes import BASE_DIR
 
-PRODUCTION = {
-    "DJANGO_SETTINGS_MODULE": "config.settings.production",
-    "DJANGO_SECRET_KEY": "k" * 50,
-    "DJANGO_ALLOWED_HOSTS": "reports.example.com",
-    "METRICS_TOKEN": "m" * 20,
-}
+# Everything else production needs (tests/config/test_production_checks.py), but no
+# PUBLIC_BASE_URL.
+PRODUCTION = {k: v for k, v in GOOD.items() if k != "PUBLIC_BASE_URL"}
 
 
 @pytest.mark.parametrize(
