@@ -24,6 +24,7 @@ from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import ApplicationError, Conflict, NotFound
 from rendering.options import parse_options
+from rendering.postprocess.submit import document_submit_check
 from rendering.renderers import DEFAULT_RENDERER, get_renderer
 from reports import selectors as template_selectors
 from reports.limits import limits_from_settings
@@ -181,6 +182,7 @@ def job_create(
         helpers_check(source.engine, helpers, limits)
 
     renderer = renderer or (source.version.renderer if source.version else DEFAULT_RENDERER)
+    document_submit_check(parsed_options.pdf, renderer)  # 400 / 422 now, not a failed job
     options_dict = parsed_options.as_dict()
     cache_key = result_cache_key(
         owner_id=owner.pk,

@@ -42,6 +42,7 @@ def job_result_complete(
         size_bytes=rendered.size,
         warnings=[public_text(warning) for warning in rendered.warnings],
         like=like,
+        compliance=rendered.compliance,
     )
     if done is None and PdfJob.objects.filter(job_id=job_id, status=JobStatus.CANCELLED).exists():
         storages["reports"].delete(key)  # cancelled meanwhile: the result is discarded
