@@ -44,6 +44,8 @@ class PdfJob(models.Model):
     helpers = models.TextField(blank=True, help_text="Inline template's Handlebars helpers.")
     data = models.JSONField(default=dict, blank=True)
     options = models.JSONField(default=dict, blank=True)
+    # Ordered post-render steps (rendering.postprocess.steps), normalised at submit.
+    steps = models.JSONField(default=list, blank=True)
     callback_url = models.URLField(max_length=2000, blank=True)
     callback_sent_at = models.DateTimeField(null=True, blank=True)
     callback_attempts = models.PositiveSmallIntegerField(default=0)
