@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.files.storage import storages
 
+from accounts.signing_certificates import signing_certificate_get, signing_certificate_unseal
 from jobs.models import JobStatus, PdfJob
 from jobs.selectors import job_get
 from rendering.errors import ApplicationError, RenderError
@@ -15,7 +16,7 @@ from rendering.postprocess.checks import checks_as_json, checks_run
 from rendering.postprocess.document_options import DocumentOptions
 from rendering.postprocess.finish import ComplianceFailed
 from rendering.postprocess.pdf_steps import steps_apply
-from rendering.postprocess.steps import merge_job_ids, parse_steps
+from rendering.postprocess.steps import merge_job_ids, parse_steps, sign_certificate_ids
 from rendering.renderers.base import RenderedPdf
 from reports.limits import limits_from_settings
 
@@ -38,7 +39,20 @@ def steps_submit_check(
     steps = parse_steps(raw, document)
     for job_id in merge_job_ids(steps):
         _merge_source(owner=owner, job_id=job_id)
+    for certificate_id in sign_certificate_ids(steps):
+        signing_certificate_get(owner=owner, certificate_id=certificate_id)  # 404 / 400
     return steps
+
+
+def _certificates(job: PdfJob) -> dict[str, tuple[bytes, str]]:
+    unsealed = {}
+    for certificate_id in sign_certificate_ids(job.steps):
+        try:
+            certificate = signing_certificate_get(owner=job.owner, certificate_id=certificate_id)
+        except ApplicationError as exc:  # deleted or expired since the submit
+            raise RenderError(exc.message, code=exc.code) from None
+        unsealed[certificate_id] = signing_certificate_unseal(certificate)
+    return unsealed
 
 
 def _sources(job: PdfJob) -> dict[str, bytes]:
@@ -76,6 +90,7 @@ def job_steps_apply(
         job.steps,
         sources=_sources(job),
         max_pages=limits_from_settings().max_pages,
+        certificates=_certificates(job),
         on_step=on_step,
     )
     compliance = dict(rendered.compliance or {"profile": None, "checks": [], "signature": None})
@@ -85,6 +100,7 @@ def job_steps_apply(
         if document.e_invoice is not None:  # its own checks ran before the steps
             checks += [c for c in compliance["checks"] if c["name"].startswith("e_invoice")]
     compliance["checks"] = checks + checks_as_json(result.checks)
+    compliance["signature"] = result.signature
     failed = [c for c in compliance["checks"] if not c["passed"]]
     if failed:
         reasons = "; ".join(f"{c['name']}: {c['detail']}" for c in failed)

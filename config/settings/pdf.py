@@ -105,3 +105,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 *
 REQUEST_MAX_BODY_BYTES = env_int(
     "REQUEST_MAX_BODY_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE, minimum=64 * 1024
 )
+
+# ---------------------------------------------------------------- signing certificates
+# Fernet key (urlsafe base64 of 32 bytes) sealing uploaded PKCS#12 files and passwords;
+# empty: derived from DJANGO_SECRET_KEY (rotating that key then orphans the certificates).
+PDF_CERTIFICATE_KEY = env_str("PDF_CERTIFICATE_KEY", "") or ""

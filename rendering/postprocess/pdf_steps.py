@@ -1,5 +1,5 @@
-"""Running a job's steps on its rendered PDF with pikepdf, in order, each read back:
-merge, stamp, attach, optimize, encrypt (last)."""
+"""Running a job's steps on its rendered PDF with pikepdf (pyHanko for the signature), in
+order, each read back: merge, stamp, attach, optimize, then encrypt or sign (last)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from pikepdf.models.metadata import encode_pdf_date
 from rendering.errors import RenderError, page_count_check
 from rendering.postprocess.checks import Check
 from rendering.postprocess.optimize import images_optimize
+from rendering.postprocess.signing import pdf_sign
 from rendering.watermark import watermark_apply
 
 StepCallback = Callable[[str], None]
@@ -137,6 +138,8 @@ class StepsResult:
     content: bytes
     checks: list[Check]
     page_count: int
+    # {valid, signer} of the sign step's signature, validated back; None without one.
+    signature: dict[str, Any] | None = None
 
 
 def _page_count(content: bytes) -> int:
@@ -150,13 +153,16 @@ def steps_apply(
     *,
     sources: Mapping[str, bytes],
     max_pages: int,
+    certificates: Mapping[str, tuple[bytes, str]] | None = None,
     on_step: StepCallback | None = None,
 ) -> StepsResult:
     """The PDF after every step, a check per step and its pages (counted before any
     encryption). `sources` holds the PDF of each job a merge names (the caller checked
-    they are the tenant's own); a merge past `max_pages` is refused."""
+    they are the tenant's own); a merge past `max_pages` is refused. `certificates` holds
+    the unsealed PKCS#12 and password of each certificate a sign step names."""
     checks: list[Check] = []
     pages = _page_count(content)
+    signature = None
     for step in steps:
         kind = step["type"]
         if on_step is not None:
@@ -174,7 +180,14 @@ def steps_apply(
             content, check = images_optimize(content, image_dpi=step["image_dpi"])
         elif kind == "encrypt":
             content, check = _encrypt(content, step)
+        elif kind == "sign":
+            pkcs12_data, password = (certificates or {})[step["certificate"]]
+            signed = pdf_sign(
+                content, pkcs12_data=pkcs12_data, password=password, visible=step["visible"]
+            )
+            content, check = signed.content, signed.check
+            signature = {"valid": signed.valid, "signer": signed.signer}
         else:  # parse_steps admits no other type
             raise RenderError(f"Unknown step type {kind!r}.")
         checks.append(check)
-    return StepsResult(content=content, checks=checks, page_count=pages)
+    return StepsResult(content=content, checks=checks, page_count=pages, signature=signature)

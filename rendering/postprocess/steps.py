@@ -12,7 +12,7 @@ from typing import Any
 from rendering.errors import ApplicationError, RenderError
 from rendering.postprocess.document_options import DocumentOptions
 
-STEP_TYPES = ("merge", "stamp", "attach", "encrypt", "optimize")
+STEP_TYPES = ("merge", "stamp", "attach", "encrypt", "optimize", "sign")
 PERMISSIONS = (
     "print",
     "print_highres",
@@ -134,12 +134,25 @@ def _optimize(index: int, raw: dict[str, Any]) -> dict[str, Any]:
     return {"type": "optimize", "image_dpi": dpi}
 
 
+def _sign(index: int, raw: dict[str, Any]) -> dict[str, Any]:
+    _fields(index, raw, {"certificate", "visible"})
+    try:
+        certificate = str(uuid.UUID(str(raw.get("certificate"))))
+    except ValueError:
+        raise _fail(index, "sign.certificate must be the id of an uploaded certificate.") from None
+    visible = raw.get("visible", False)
+    if not isinstance(visible, bool):
+        raise _fail(index, "sign.visible must be true or false.")
+    return {"type": "sign", "certificate": certificate, "visible": visible}
+
+
 _PARSERS = {
     "merge": _merge,
     "stamp": _stamp,
     "attach": _attach,
     "encrypt": _encrypt,
     "optimize": _optimize,
+    "sign": _sign,
 }
 
 
@@ -162,6 +175,10 @@ def parse_steps(raw: Any, document: DocumentOptions | None = None) -> list[dict[
     kinds = [step["type"] for step in steps]
     if "encrypt" in kinds[:-1]:
         raise RenderError("steps: encrypt must be the last step (nothing can change it after).")
+    if "sign" in kinds[:-1] or kinds.count("sign") > 1:
+        raise RenderError("steps: sign must be the one last step (a change after it breaks it).")
+    if "sign" in kinds and "encrypt" in kinds:
+        raise RenderError("steps: sign and encrypt cannot be combined; choose one.")
     profile = document.profile if document is not None else ""
     if profile.startswith("pdf/a-") and "encrypt" in kinds:
         raise RenderError(f"steps: {profile} forbids encryption; drop the encrypt step.")
@@ -179,3 +196,7 @@ def merge_job_ids(steps: list[dict[str, Any]]) -> list[str]:
         if step["type"] == "merge":
             ids += [*step["prepend"], *step["append"]]
     return list(dict.fromkeys(ids))
+
+
+def sign_certificate_ids(steps: list[dict[str, Any]]) -> list[str]:
+    return [step["certificate"] for step in steps if step["type"] == "sign"]
