@@ -32,6 +32,20 @@ def _images(pdf: pikepdf.Pdf) -> list[pikepdf.Object]:
     return found
 
 
+def _used_images(pdf: pikepdf.Pdf) -> list[pikepdf.Object]:
+    """The images the pages (and their forms) show, each once."""
+    seen: dict[tuple[int, int], pikepdf.Object] = {}
+    for page in pdf.pages:
+        holders = [page.obj.get("/Resources")]
+        holders += [x.get("/Resources") for x in _form_xobjects(page.obj.get("/Resources"))]
+        for resources in holders:
+            xobjects = resources.get("/XObject") if resources is not None else None
+            for image in xobjects.values() if xobjects is not None else []:
+                if image.get("/Subtype") == "/Image":
+                    seen.setdefault(image.objgen, image)
+    return list(seen.values())
+
+
 def _dedupe(pdf: pikepdf.Pdf) -> int:
     """Point every use of an identical image at one stream; the number made redundant."""
     first: dict[str, pikepdf.Object] = {}
@@ -73,13 +87,15 @@ def _downsample(image: pikepdf.Object, max_side: int) -> bool:
     size = (max(1, round(width * scale)), max(1, round(height * scale)))
     mode = "L" if pil.mode in ("L", "1") else "RGB"
     resized = pil.convert(mode).resize(size, Image.Resampling.LANCZOS)
-    was_jpeg = image.get("/Filter") == "/DCTDecode"
-    if was_jpeg:
+    if image.get("/Filter") == "/DCTDecode":
         out = io.BytesIO()
         resized.save(out, format="JPEG", quality=85)
-        image.write(out.getvalue(), filter=pikepdf.Name.DCTDecode)
+        encoded, kind = out.getvalue(), pikepdf.Name.DCTDecode
     else:
-        image.write(zlib.compress(resized.tobytes()), filter=pikepdf.Name.FlateDecode)
+        encoded, kind = zlib.compress(resized.tobytes(), 9), pikepdf.Name.FlateDecode
+    if len(encoded) >= len(image.read_raw_bytes()):
+        return False  # a flat-colour chart compresses better at full size than raw RGB
+    image.write(encoded, filter=kind)
     image.Width, image.Height, image.BitsPerComponent = size[0], size[1], 8
     image.ColorSpace = pikepdf.Name.DeviceGray if mode == "L" else pikepdf.Name.DeviceRGB
     for stale in ("/DecodeParms", "/Decode"):
@@ -97,11 +113,14 @@ def images_optimize(content: bytes, *, image_dpi: int) -> tuple[bytes, Check]:
     capped at the longest page side (inches) times the DPI."""
     with pikepdf.open(io.BytesIO(content)) as pdf:
         before = len(_images(pdf))
+        # The streams no page points at any more are left out by the save: qpdf writes only
+        # what is reachable. (remove_unreferenced_resources parses every content stream and
+        # splits shared resource dictionaries per page: 9 s and 11 % larger on the 50-page
+        # sample.)
         duplicates = _dedupe(pdf)
-        pdf.remove_unreferenced_resources()
         longest = max(max(float(p.mediabox[2]), float(p.mediabox[3])) for p in pdf.pages)
         max_side = max(1, round(longest / 72 * image_dpi))
-        used = {obj.objgen: obj for obj in _images(pdf)}
+        used = {obj.objgen: obj for obj in _used_images(pdf)}
         resampled = sum(_downsample(obj, max_side) for obj in list(used.values())[:2000])
         out = io.BytesIO()
         pdf.save(
@@ -110,6 +129,8 @@ def images_optimize(content: bytes, *, image_dpi: int) -> tuple[bytes, Check]:
             object_stream_mode=pikepdf.ObjectStreamMode.generate,
         )
         optimized = out.getvalue()
+    if not duplicates and not resampled and len(optimized) >= len(content):
+        optimized = content  # nothing to gain: the renderer's file is kept as it was
     with pikepdf.open(io.BytesIO(optimized)) as pdf:
         keys = [_image_key(image) for image in _images(pdf)]
     stored_once = len(keys) == len(set(keys))

@@ -183,3 +183,30 @@ def test_what_a_profile_forbids_is_refused_before_anything_runs():
     with pytest.raises(RenderError, match="use pdf/a-3b to attach"):
         parse_steps([attach], pdfa2)
     assert parse_steps([attach], pdfa)[0]["filename"] == "a.txt"
+
+
+@pytest.mark.parametrize("renderer", ["xhtml2pdf", "weasyprint"])
+def test_the_renderers_store_an_image_used_on_every_page_once(renderer):
+    # gotenberg#1077: a logo repeated per page must not be embedded per use.
+    picture = Image.effect_mandelbrot((400, 300), (-2, -1.2, 1, 1.2), 50).convert("RGB")
+    buffer = io.BytesIO()
+    picture.save(buffer, format="PNG")
+    uri = "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+    html = "".join(
+        f'<div style="page-break-after: always"><img src="{uri}" style="width: 100px">'
+        f"<p>page {n}</p></div>"
+        for n in range(4)
+    )
+    content = render({}, renderer=renderer, html=html).content
+    with pikepdf.open(io.BytesIO(content)) as pdf:
+        assert len(pdf.pages) >= 4
+        shown = {image.objgen for page in pdf.pages for image in page.get_images().values()}
+    assert len(shown) == 1
+    assert len(_image_streams(content)) == 1
+
+
+def test_optimize_never_makes_a_file_without_images_larger():
+    content = _pdf("TEXT ONLY", pages=3, renderer="weasyprint")
+    result = _apply(content, [{"type": "optimize", "image_dpi": 150}])
+    assert len(result.content) <= len(content)
+    assert result.checks[0].passed
