@@ -26,6 +26,13 @@ pytestmark = pytest.mark.django_db
 UPLOAD = "/api/v1/signing-certificates"
 
 
+@pytest.fixture(autouse=True)
+def _heartbeat_after_the_render(settings):
+    # The heartbeat thread's own connection cannot see this test's uncommitted job row and
+    # would call the attempt lost if a render on a loaded machine ran past its first beat.
+    settings.PDF_HEARTBEAT_SECONDS = 600
+
+
 def _upload(api, data: bytes, password: str = "p12-pass", name: str = "Studio"):  # noqa: S107
     return api.post(
         UPLOAD,

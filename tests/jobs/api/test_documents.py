@@ -18,6 +18,13 @@ pytestmark = pytest.mark.django_db
 SUBMIT = "/api/v1/generate-pdf-async"
 
 
+@pytest.fixture(autouse=True)
+def _heartbeat_after_the_render(settings):
+    # The heartbeat thread's own connection cannot see this test's uncommitted job row and
+    # would call the attempt lost if a render on a loaded machine ran past its first beat.
+    settings.PDF_HEARTBEAT_SECONDS = 600
+
+
 def _submit(api, options: dict, renderer: str = "weasyprint"):
     with mock.patch("jobs.dispatch.job_enqueue"):
         return api.post(
