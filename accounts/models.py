@@ -1,6 +1,9 @@
-"""ApiKey: an integrator's key to the API; only a SHA-256 digest of the secret is stored."""
+"""ApiKey: an integrator's key to the API (only a SHA-256 digest of the secret is stored);
+SigningCertificate: a tenant's PKCS#12 for signatures, stored sealed."""
 
 from __future__ import annotations
+
+import uuid
 
 from django.conf import settings
 from django.db import models
@@ -83,3 +86,25 @@ class SentNotification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.subject} → {self.to}"
+
+
+class SigningCertificate(models.Model):
+    """A tenant's PKCS#12 for PAdES signatures. The file and its password are stored only
+    sealed (Fernet, accounts.signing_certificates) and never returned by any API."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="signing_certificates"
+    )
+    name = models.CharField(max_length=100)
+    subject = models.CharField(max_length=500)
+    not_after = models.DateTimeField()
+    sealed_pkcs12 = models.BinaryField()
+    sealed_password = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.subject})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import os
 
 from django.core.exceptions import ImproperlyConfigured
@@ -88,3 +89,20 @@ def env_admins(name: str) -> list[tuple[str, str]]:
         else:
             raise ImproperlyConfigured(f"{name}: {item!r} is not an email address.")
     return admins
+
+
+def env_fernet_key(name: str) -> str:
+    """A Fernet key (urlsafe base64 of 32 bytes), or "" when unset."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return ""
+    try:
+        raw = base64.urlsafe_b64decode(value.encode("ascii"))
+    except (ValueError, UnicodeEncodeError):
+        raw = b""
+    if len(raw) != 32:
+        raise ImproperlyConfigured(
+            f"{name} must be a Fernet key: urlsafe base64 of 32 random bytes "
+            '(python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key())").'
+        )
+    return value

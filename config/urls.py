@@ -13,7 +13,11 @@ from drf_spectacular.views import (
 )
 
 # One "api" namespace for the whole /api/v1/, whichever app owns the route.
-api_v1 = [path("", include("jobs.api.urls")), path("", include("reports.api.urls"))]
+api_v1 = [
+    path("", include("jobs.api.urls")),
+    path("", include("reports.api.urls")),
+    path("", include("accounts.api.urls")),
+]
 
 # The API docs bundles inject <style> elements and Redoc starts a blob: worker; their
 # scripts still come only from our static files (the split Swagger view has no inline one).

@@ -58,6 +58,8 @@ class PdfJob(models.Model):
     helpers = models.TextField(blank=True, help_text="Inline template's Handlebars helpers.")
     data = models.JSONField(default=dict, blank=True)
     options = models.JSONField(default=dict, blank=True)
+    # Ordered post-render steps (rendering.postprocess.steps), normalised at submit.
+    steps = models.JSONField(default=list, blank=True)
     callback_url = models.URLField(max_length=2000, blank=True)
     callback_sent_at = models.DateTimeField(null=True, blank=True)
     callback_attempts = models.PositiveSmallIntegerField(default=0)
@@ -83,6 +85,8 @@ class PdfJob(models.Model):
     error = models.TextField(blank=True)
     error_code = models.CharField(max_length=40, blank=True)
     warnings = models.JSONField(default=list, blank=True)
+    # What the finished PDF was checked for (options.pdf): {profile, checks, signature}.
+    compliance = models.JSONField(default=dict, blank=True)
     worker = models.CharField(max_length=200, blank=True, help_text="host:pid of the attempt.")
     # Written by the running attempt every few seconds; a stale one means a dead attempt.
     heartbeat_at = models.DateTimeField(null=True, blank=True)

@@ -75,6 +75,7 @@ def cached_job_fields(source: PdfJob) -> dict[str, Any]:
         "page_count": source.page_count,
         "size_bytes": source.size_bytes,
         "warnings": source.warnings,
+        "compliance": source.compliance,
         "started_at": now,
         "completed_at": now,
         "cached_from": origin,

@@ -21,10 +21,12 @@ from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
 from jobs.quotas import callback_slot_reserve, job_slot_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
+from jobs.steps import steps_submit_check
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import ApplicationError, Conflict, NotFound
 from rendering.limits import Limits
 from rendering.options import parse_options
+from rendering.postprocess.submit import document_submit_check
 from rendering.renderers import DEFAULT_RENDERER, get_renderer
 from reports import selectors as template_selectors
 from reports.limits import limits_from_settings
@@ -130,6 +132,7 @@ def job_create(
     api_key: ApiKey | None = None,
     batch_id: UUID | None = None,
     cache: bool | None = None,
+    steps: Any = None,
 ) -> tuple[PdfJob, bool]:
     """Validate a request and queue it; it is sent to the workers once the row commits.
     Returns (job, created): with a known Idempotency-Key, the earlier job and False.
@@ -148,7 +151,7 @@ def job_create(
         "callback_url": callback_url,
     }
     # Only when sent, so the digests of keys stored before these fields existed still match.
-    sent = (("renderer", renderer), ("helpers", helpers), ("cache", cache))
+    sent = (("renderer", renderer), ("helpers", helpers), ("cache", cache), ("steps", steps))
     request |= {k: v for k, v in sent if v is not None and v != ""}
     digest = request_digest(request)
     if idempotency_key:
@@ -192,6 +195,8 @@ def job_create(
         helpers_check(source.engine, helpers, limits)
 
     renderer = renderer or (source.version.renderer if source.version else DEFAULT_RENDERER)
+    document_submit_check(parsed_options.pdf, renderer)  # 400 / 422 now, not a failed job
+    job_steps = steps_submit_check(owner=owner, raw=steps, document=parsed_options.pdf)
     options_dict = parsed_options.as_dict()
     cache_key = result_cache_key(
         owner_id=owner.pk,
@@ -201,7 +206,8 @@ def job_create(
         helpers=helpers,
         renderer=renderer,
         data=data,
-        options=options_dict,
+        # Steps change the PDF, so they are part of what an identical earlier job means.
+        options=options_dict | ({"steps": job_steps} if job_steps else {}),
     )
     if cache is None:
         cache = bool(source.template is not None and source.template.cache_results)
@@ -223,6 +229,7 @@ def job_create(
                 helpers=helpers,
                 data=data,
                 options=options_dict,
+                steps=job_steps,
                 callback_url=callback_url,
                 idempotency_key=idempotency_key,
                 request_digest=digest,

@@ -2,11 +2,33 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.api_fields import IsoDateTimeField
 from jobs.models import JobStatus, PdfJob
 from rendering.renderers import RENDERER_NAMES
+
+
+class ComplianceCheckSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    passed = serializers.BooleanField()
+    detail = serializers.CharField()
+
+
+class SignatureSerializer(serializers.Serializer):
+    valid = serializers.BooleanField()
+    signer = serializers.CharField()
+
+
+class ComplianceSerializer(serializers.Serializer):
+    """What the finished PDF was read back for (options.pdf); a failed check fails the job."""
+
+    profile = serializers.CharField(allow_null=True)
+    checks = ComplianceCheckSerializer(many=True)
+    signature = SignatureSerializer(allow_null=True)
 
 
 class JobStateSerializer(serializers.Serializer):
@@ -34,10 +56,17 @@ class JobStateSerializer(serializers.Serializer):
     cached_from = serializers.UUIDField(
         allow_null=True, help_text="The job whose PDF this one reuses (result cache)."
     )
+    compliance = serializers.SerializerMethodField(
+        help_text="null unless options.pdf asked for a profile, metadata or an e-invoice."
+    )
 
     def get_template_name(self, job: PdfJob) -> str | None:
         # The stored template's name (what a list of jobs shows); null for inline HTML.
         return job.template.name if job.template_id and job.template else None
+
+    @extend_schema_field(ComplianceSerializer(allow_null=True))
+    def get_compliance(self, job: PdfJob) -> dict[str, Any] | None:
+        return job.compliance or None
 
     def get_error(self, job: PdfJob) -> str | None:
         return job.error or None

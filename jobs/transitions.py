@@ -136,12 +136,14 @@ def job_complete(
     size_bytes: int,
     warnings: list[str],
     like: PdfJob | None = None,
+    compliance: dict[str, Any] | None = None,
 ) -> PdfJob | None:
     return _transition(
         job_id,
         sources=(PROCESSING,),
         like=like,
         status=COMPLETED,
+        compliance=compliance or {},
         progress=100,
         stage="done",
         pdf_file=pdf_file,

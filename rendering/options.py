@@ -7,11 +7,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from rendering.errors import RenderError
+from rendering.postprocess.document_options import DocumentOptions, parse_document_options
 
 PAGE_SIZES = ("A3", "A4", "A5", "Letter", "Legal")
 ORIENTATIONS = ("portrait", "landscape")
 _TEXT_OPTIONS = {"title": 300, "author": 200, "subject": 300, "header": 300, "footer": 300}
-_KNOWN = {"filename", "page_size", "orientation", "margin", "watermark", "test_mode"}
+_KNOWN = {"filename", "page_size", "orientation", "margin", "watermark", "test_mode", "pdf"}
 _KNOWN |= set(_TEXT_OPTIONS)
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _LENGTH = re.compile(r"^(\d{1,3}(?:\.\d{1,3})?)(mm|cm|in|pt)$")
@@ -32,10 +33,17 @@ class PdfOptions:
     header: str = ""
     footer: str = ""
     watermark: str = ""
+    # options.pdf: output profile, document metadata, e-invoice (rendering.postprocess).
+    pdf: DocumentOptions | None = None
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> dict[str, Any]:
         # Only what was set, so jobs stored before an option existed read back the same.
-        return {key: value for key, value in asdict(self).items() if value}
+        fields: dict[str, Any] = {
+            key: value for key, value in asdict(self).items() if value and key != "pdf"
+        }
+        if self.pdf is not None:
+            fields["pdf"] = self.pdf.as_dict()
+        return fields
 
 
 def _clean_filename(value: Any) -> str:
@@ -108,5 +116,6 @@ def parse_options(raw: Any) -> PdfOptions:
         orientation=orientation.lower(),
         margin=_clean_margin(raw["margin"]) if raw.get("margin") else "",
         watermark=watermark,
+        pdf=parse_document_options(raw.get("pdf")),
         **texts,
     )

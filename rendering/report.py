@@ -12,6 +12,7 @@ from rendering.glyphs import html_text, missing_glyph_warning
 from rendering.limits import Limits
 from rendering.long_words import unbreakable_word_warning
 from rendering.options import PdfOptions
+from rendering.postprocess.finish import document_finish
 from rendering.renderers import DEFAULT_RENDERER, VECTOR_RENDERERS, get_renderer
 from rendering.renderers.base import PageCallback, RenderedPdf
 from rendering.watermark import watermark_apply
@@ -74,12 +75,19 @@ def report_prepare(
 
 
 def pdf_finish(rendered: RenderedPdf, *, options: PdfOptions, warnings: list[str]) -> RenderedPdf:
-    """The laid-out PDF with the job's watermark, and every warning of the render."""
+    """The laid-out PDF with the job's watermark, made into the document options.pdf asks
+    for and checked (ComplianceFailed when a check fails), and every warning of the render."""
     content = watermark_apply(rendered.content, options.watermark) if options.watermark else None
+    content = content or rendered.content
+    compliance = None
+    if options.pdf is not None:
+        finished = document_finish(content, options.pdf)
+        content, compliance = finished.content, finished.compliance
     return RenderedPdf(
-        content=content or rendered.content,
+        content=content,
         page_count=rendered.page_count,
         warnings=warnings + rendered.warnings,
+        compliance=compliance,
     )
 
 

@@ -31,6 +31,11 @@ SAMPLES = (
         renderer=Renderer.WEASYPRINT,
     ),
     Sample(
+        slug="e-invoice",
+        name="E-invoice (WeasyPrint, PDF/A-3b with Factur-X XML: see e-invoice.cii.xml)",
+        renderer=Renderer.WEASYPRINT,
+    ),
+    Sample(
         slug="field-metrics",
         name="Field metrics (Chromium: charts drawn by the template's script)",
         renderer=Renderer.CHROMIUM,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from config.env import env_bool, env_int, env_list, env_str
+from config.env import env_bool, env_fernet_key, env_int, env_list, env_str
 
 # ---------------------------------------------------------------- PDF jobs
 PDF_MAX_RETRIES = env_int("PDF_MAX_RETRIES", 3, minimum=0)
@@ -158,3 +158,8 @@ REQUEST_MAX_BODY_BYTES = env_int(
 REQUEST_MAX_ANONYMOUS_BODY_BYTES = env_int(
     "REQUEST_MAX_ANONYMOUS_BODY_BYTES", 64 * 1024, minimum=1024
 )
+
+# ---------------------------------------------------------------- signing certificates
+# Fernet key (urlsafe base64 of 32 bytes) sealing uploaded PKCS#12 files and passwords;
+# empty: derived from DJANGO_SECRET_KEY (rotating that key then orphans the certificates).
+PDF_CERTIFICATE_KEY = env_fernet_key("PDF_CERTIFICATE_KEY")

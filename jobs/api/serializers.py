@@ -57,6 +57,12 @@ class JobCreateInputSerializer(JsonInput):
         "(with an inline html_template only).",
     )
     options = PdfOptionsField(required=False, default=dict)
+    steps = serializers.JSONField(
+        required=False,
+        help_text="Ordered post-render steps: objects with a type of merge (append/prepend: "
+        "job ids of yours), stamp (text), attach (filename, content_base64, mime_type), "
+        "optimize (image_dpi) or encrypt (user_password, owner_password, permissions; last).",
+    )
     callback_url = serializers.URLField(required=False, allow_blank=True, default="")
     cache = serializers.BooleanField(
         required=False,

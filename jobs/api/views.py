@@ -61,6 +61,7 @@ def _submit(
         renderer=fields.get("renderer"),
         helpers=fields.get("helpers", ""),
         cache=fields.get("cache"),
+        steps=fields.get("steps"),
         api_key=request.auth if isinstance(request.auth, ApiKey) else None,
         **extra,
     )

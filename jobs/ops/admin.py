@@ -91,7 +91,16 @@ class PdfJobAdmin(admin.ModelAdmin):
         ),
         (
             "Result",
-            {"fields": ("download", "page_count", "size_bytes", "expired_at", "cached_from")},
+            {
+                "fields": (
+                    "download",
+                    "page_count",
+                    "size_bytes",
+                    "expired_at",
+                    "cached_from",
+                    "compliance",  # never `steps`: an encrypt step holds its passwords
+                )
+            },
         ),
         (
             "Request",

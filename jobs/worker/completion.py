@@ -42,6 +42,7 @@ def job_result_complete(
         size_bytes=rendered.size,
         warnings=[public_text(warning) for warning in rendered.warnings],
         like=like,
+        compliance=rendered.compliance,
     )
     # Cancelled meanwhile: the result is discarded, and the worker has let go of the job
     # (it stops counting as busy: jobs.quotas).

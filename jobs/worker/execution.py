@@ -18,6 +18,7 @@ from jobs.dead_letters import dead_letter_record
 from jobs.log_context import job_log_bind, stage_log_bind
 from jobs.metrics import StageTimer
 from jobs.models import JobStatus, PdfJob
+from jobs.steps import job_steps_apply
 from jobs.worker.chunked import chunk_plan_for, job_dispatch_chunks
 from jobs.worker.completion import job_result_complete, result_save
 from jobs.worker.fairness import job_fairer_than
@@ -163,8 +164,13 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
                 prepared = report_prepare(
                     source=source, data=job.data, options=options, limits=limits, on_stage=on_stage
                 )
-                chunks = chunk_plan_for(
-                    renderer=source.renderer, prepared=prepared, options=options
+                # Steps run on the whole PDF in this process, so such a job is laid out whole.
+                chunks = (
+                    None
+                    if job.steps
+                    else chunk_plan_for(
+                        renderer=source.renderer, prepared=prepared, options=options
+                    )
                 )
                 if chunks is not None:  # laid out by several workers; the merge completes it
                     job_dispatch_chunks(job=job, chunks=chunks, prepared=prepared)
@@ -175,6 +181,9 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
                     options=options,
                     limits=limits,
                     on_stage=on_stage,
+                )
+                rendered = job_steps_apply(
+                    job=job, rendered=rendered, document=options.pdf, on_stage=on_stage
                 )
             heartbeat.on_lost = None
             on_stage("storing", 90)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from xhtml2pdf.config.resources import ResourceAccessPolicy
 
@@ -22,6 +22,8 @@ class RenderedPdf:
     content: bytes
     page_count: int
     warnings: list[str] = field(default_factory=list)
+    # What the finished PDF was checked for (options.pdf); None when nothing was asked.
+    compliance: dict[str, Any] | None = None
 
     @property
     def size(self) -> int:

@@ -137,12 +137,22 @@ def laid_out(document: str, bounds: LayoutBounds) -> tuple[weasyprint.Document, 
 
 
 def pdf_write(laid: weasyprint.Document, options: PdfOptions) -> bytes:
-    """The PDF of laid-out pages, with the job's title, author and subject."""
+    """The PDF of laid-out pages, with the job's title, author and subject, and (from
+    options.pdf) WeasyPrint's own PDF/A or PDF/UA variant, keywords and language."""
     metadata = laid.metadata
-    metadata.title = options.title or metadata.title
-    metadata.authors = [options.author] if options.author else metadata.authors
-    metadata.description = options.subject or metadata.description
-    content: bytes = laid.write_pdf()
+    document = options.pdf
+    wanted = document.metadata if document is not None else None
+    title = (wanted.title if wanted else "") or options.title
+    author = (wanted.author if wanted else "") or options.author
+    subject = (wanted.subject if wanted else "") or options.subject
+    metadata.title = title or metadata.title
+    metadata.authors = [author] if author else metadata.authors
+    metadata.description = subject or metadata.description
+    if wanted is not None:
+        metadata.keywords = list(wanted.keywords) or metadata.keywords
+        metadata.lang = wanted.lang or metadata.lang
+    variant = document.profile if document is not None and document.profile else None
+    content: bytes = laid.write_pdf(pdf_variant=variant)
     return content
 
 

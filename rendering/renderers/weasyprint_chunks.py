@@ -189,6 +189,10 @@ def _stamp(plan: _Plan, pages: int, *, limits: Limits) -> bytes:
 
 class WeasyPrintChunker:
     def plan(self, *, body_html: str, css: str, options: PdfOptions, chunks: int) -> str | None:
+        if options.pdf is not None:
+            # A PDF/A or UA variant, tags and XMP are written for one whole document: a
+            # merge of chunks would claim what no layout produced.
+            return None
         body_html, chart_css = chart_styles_apart(close_pdf_tags(body_html))
         css = f"{css}\n{chart_css}" if chart_css else css
         styles = [css, page_css(options, toc=False), *_STYLE.findall(body_html)]

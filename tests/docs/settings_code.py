@@ -21,6 +21,7 @@ ENV_HELPERS = {
     "env_choice",
     "env_required",
     "env_admins",
+    "env_fernet_key",
 }
 UNKNOWN = object()  # a default the code computes (a path, another setting): not compared
 REQUIRED = object()  # env_required: no default, start-up stops without it

@@ -144,6 +144,11 @@ def test_shipped_samples_render_with_their_sample_data(sample):
         assert "iOS 41%" in text  # the legend the script builds
         assert "5,000" in text  # an axis label of the SVG the script draws
         assert overlapping(word_boxes(rendered.content)) == []
+    elif sample.slug == "e-invoice":  # the PDF half of e-invoice.cii.xml, same figures
+        assert pages == 1
+        assert "Invoice INV-2026-0042" in text
+        assert "1152.00" in text
+        assert overlapping(word_boxes(rendered.content)) == []
     else:  # the 50-page, 30-chart report: the one test that renders it
         assert pages == 50
         assert _image_count(rendered.content) == 30

@@ -1,0 +1,27 @@
+"""Shapes of the signing-certificates API: the upload in, its public facts out."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from core.api_fields import IsoDateTimeField
+from rendering.postprocess.signing import MAX_PKCS12_BYTES
+
+
+class SigningCertificateCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+    pkcs12 = serializers.FileField(
+        help_text=f"The .p12/.pfx file, at most {MAX_PKCS12_BYTES} bytes."
+    )
+    password = serializers.CharField(
+        required=False, allow_blank=True, default="", trim_whitespace=False, write_only=True
+    )
+
+
+class SigningCertificateOutputSerializer(serializers.Serializer):
+    """Never the file or its password: they stay sealed on the server."""
+
+    id = serializers.UUIDField(source="public_id")
+    name = serializers.CharField()
+    subject = serializers.CharField()
+    not_after = IsoDateTimeField()

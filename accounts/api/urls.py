@@ -1,0 +1,13 @@
+"""URLs of the accounts API, mounted under /api/v1/ (namespace "api") by config.urls."""
+
+from django.urls import path
+
+from accounts.api import views
+
+urlpatterns = [
+    path(
+        "signing-certificates",
+        views.SigningCertificateCreateApi.as_view(),
+        name="signing-certificate-create",
+    ),
+]

@@ -1,0 +1,75 @@
+"""Signing certificates: a PKCS#12 checked on upload (password, validity), sealed with
+Fernet at rest, unsealed only in the worker that signs. Owned like API keys (by the user)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import uuid
+from typing import Any
+
+from cryptography.fernet import Fernet, InvalidToken
+from django.conf import settings
+from django.utils import timezone
+
+from accounts.models import SigningCertificate
+from rendering.errors import ApplicationError, NotFound, RenderError
+from rendering.postprocess.signing import pkcs12_inspect
+
+
+def _fernet() -> Fernet:
+    key = settings.PDF_CERTIFICATE_KEY
+    if not key:  # a key of its own, derived, so the secret key itself never seals data
+        digest = hashlib.sha256(f"signing-certificates:{settings.SECRET_KEY}".encode()).digest()
+        key = base64.urlsafe_b64encode(digest).decode()
+    return Fernet(key)
+
+
+def signing_certificate_create(
+    *, owner: Any, name: str, pkcs12: bytes, password: str
+) -> SigningCertificate:
+    """Store the tenant's certificate sealed; 400 for a wrong password or an expired one."""
+    facts = pkcs12_inspect(pkcs12, password)
+    fernet = _fernet()
+    return SigningCertificate.objects.create(
+        user=owner,
+        name=name.strip()[:100] or facts.subject[:100],
+        subject=facts.subject[:500],
+        not_after=facts.not_after,
+        sealed_pkcs12=fernet.encrypt(pkcs12),
+        sealed_password=fernet.encrypt(password.encode("utf-8")),
+    )
+
+
+def signing_certificate_get(*, owner: Any, certificate_id: str) -> SigningCertificate:
+    """The owner's certificate, still valid; another tenant's is a 404 like a missing one."""
+    try:
+        parsed = uuid.UUID(str(certificate_id))
+    except ValueError:
+        parsed = None
+    found = (
+        SigningCertificate.objects.filter(user=owner, public_id=parsed).first() if parsed else None
+    )
+    if found is None:
+        raise NotFound(f"No signing certificate {certificate_id} was found.")
+    if found.not_after <= timezone.now():
+        raise ApplicationError(
+            f"The signing certificate {certificate_id} expired on {found.not_after:%Y-%m-%d}; "
+            "upload a valid one.",
+            code="certificate_expired",
+        )
+    return found
+
+
+def signing_certificate_unseal(certificate: SigningCertificate) -> tuple[bytes, str]:
+    """The PKCS#12 and its password, for the sign step only."""
+    fernet = _fernet()
+    try:
+        data = fernet.decrypt(bytes(certificate.sealed_pkcs12))
+        password = fernet.decrypt(bytes(certificate.sealed_password)).decode("utf-8")
+    except InvalidToken:
+        raise RenderError(
+            "The signing certificate cannot be unsealed (PDF_CERTIFICATE_KEY changed); "
+            "upload it again."
+        ) from None
+    return data, password

@@ -1,0 +1,113 @@
+"""A job's post-render steps on the jobs side: merge sources checked to be the tenant's
+own completed jobs at submit, read from storage and run in the worker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.core.files.storage import storages
+
+from accounts.signing_certificates import signing_certificate_get, signing_certificate_unseal
+from jobs.models import JobStatus, PdfJob
+from jobs.selectors import job_get
+from rendering.errors import ApplicationError, RenderError
+from rendering.postprocess.checks import checks_as_json, checks_run
+from rendering.postprocess.document_options import DocumentOptions
+from rendering.postprocess.finish import ComplianceFailed
+from rendering.postprocess.pdf_steps import steps_apply
+from rendering.postprocess.steps import merge_job_ids, parse_steps, sign_certificate_ids
+from rendering.renderers.base import RenderedPdf
+from reports.limits import limits_from_settings
+
+
+def _merge_source(*, owner: Any, job_id: str) -> PdfJob:
+    job = job_get(owner=owner, job_id=job_id)  # another tenant's job: 404, as if missing
+    if job.status != JobStatus.COMPLETED or not job.pdf_file or job.expired_at is not None:
+        raise ApplicationError(
+            f"merge: job {job_id} has no PDF to merge (it is {job.status}"
+            f"{', its PDF expired' if job.expired_at else ''}).",
+            code="merge_source_unavailable",
+        )
+    return job
+
+
+def steps_submit_check(
+    *, owner: Any, raw: Any, document: DocumentOptions | None
+) -> list[dict[str, Any]]:
+    """The normalised steps, every merge source one of the owner's completed jobs."""
+    steps = parse_steps(raw, document)
+    for job_id in merge_job_ids(steps):
+        _merge_source(owner=owner, job_id=job_id)
+    for certificate_id in sign_certificate_ids(steps):
+        signing_certificate_get(owner=owner, certificate_id=certificate_id)  # 404 / 400
+    return steps
+
+
+def _certificates(job: PdfJob) -> dict[str, tuple[bytes, str]]:
+    unsealed = {}
+    for certificate_id in sign_certificate_ids(job.steps):
+        try:
+            certificate = signing_certificate_get(owner=job.owner, certificate_id=certificate_id)
+        except ApplicationError as exc:  # deleted or expired since the submit
+            raise RenderError(exc.message, code=exc.code) from None
+        unsealed[certificate_id] = signing_certificate_unseal(certificate)
+    return unsealed
+
+
+def _sources(job: PdfJob) -> dict[str, bytes]:
+    sources = {}
+    for job_id in merge_job_ids(job.steps):
+        try:
+            source = _merge_source(owner=job.owner, job_id=job_id)
+        except ApplicationError as exc:  # deleted or expired since the submit
+            raise RenderError(exc.message, code=exc.code) from None
+        with storages["reports"].open(source.pdf_file) as handle:
+            sources[job_id] = handle.read()
+    return sources
+
+
+def job_steps_apply(
+    *,
+    job: PdfJob,
+    rendered: RenderedPdf,
+    document: DocumentOptions | None,
+    on_stage: Callable[[str, int], None],
+) -> RenderedPdf:
+    """The rendered PDF after the job's steps (each shown as a stage `step_<type>`), its
+    compliance extended with a check per step; a profile's checks run again on the
+    result, so a step that breaks the profile fails the job."""
+    if not job.steps:
+        return rendered
+    count = len(job.steps)
+    done = iter(range(count))
+
+    def on_step(kind: str) -> None:
+        on_stage(f"step_{kind}", 88 + 2 * next(done) // max(1, count))
+
+    result = steps_apply(
+        rendered.content,
+        job.steps,
+        sources=_sources(job),
+        max_pages=limits_from_settings().max_pages,
+        certificates=_certificates(job),
+        on_step=on_step,
+    )
+    compliance = dict(rendered.compliance or {"profile": None, "checks": [], "signature": None})
+    checks = compliance["checks"]
+    if document is not None and document.profile:  # encryption with a profile is refused
+        checks = checks_as_json(checks_run(result.content, document))
+        if document.e_invoice is not None:  # its own checks ran before the steps
+            checks += [c for c in compliance["checks"] if c["name"].startswith("e_invoice")]
+    compliance["checks"] = checks + checks_as_json(result.checks)
+    compliance["signature"] = result.signature
+    failed = [c for c in compliance["checks"] if not c["passed"]]
+    if failed:
+        reasons = "; ".join(f"{c['name']}: {c['detail']}" for c in failed)
+        raise ComplianceFailed(f"After its steps the PDF fails: {reasons}.")
+    return RenderedPdf(
+        content=result.content,
+        page_count=result.page_count,
+        warnings=rendered.warnings,
+        compliance=compliance,
+    )

@@ -1,0 +1,102 @@
+"""PAdES signatures with pyHanko: a PKCS#12 checked when uploaded (password, validity),
+a PDF signed with it (visible or invisible field), the signature validated back."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from cryptography.hazmat.primitives.serialization import pkcs12
+from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+from pyhanko.pdf_utils.reader import PdfFileReader
+from pyhanko.sign import fields, signers
+from pyhanko.sign.validation import validate_pdf_signature
+from pyhanko_certvalidator import ValidationContext
+
+from rendering.errors import RenderError
+from rendering.postprocess.checks import Check
+
+FIELD_NAME = "Signature1"
+MAX_PKCS12_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class CertificateFacts:
+    subject: str
+    not_after: datetime
+
+
+def pkcs12_inspect(data: bytes, password: str, *, now: datetime | None = None) -> CertificateFacts:
+    """The certificate's subject and expiry; RenderError (400) for a wrong password, a file
+    that is not PKCS#12, one without a key, or a certificate out of its validity."""
+    if len(data) > MAX_PKCS12_BYTES:
+        raise RenderError(f"The PKCS#12 file is larger than {MAX_PKCS12_BYTES} bytes.")
+    try:
+        key, cert, _ = pkcs12.load_key_and_certificates(data, password.encode("utf-8"))
+    except ValueError:
+        raise RenderError(
+            "The PKCS#12 file could not be opened: the password is wrong or it is not a "
+            "PKCS#12 (.p12/.pfx) file.",
+            code="invalid_certificate",
+        ) from None
+    if key is None or cert is None:
+        raise RenderError("The PKCS#12 file holds no private key and certificate.")
+    moment = now or datetime.now(UTC)
+    if cert.not_valid_after_utc <= moment:
+        raise RenderError(
+            f"The certificate expired on {cert.not_valid_after_utc:%Y-%m-%d}; upload a valid one.",
+            code="certificate_expired",
+        )
+    if cert.not_valid_before_utc > moment:
+        raise RenderError(
+            f"The certificate is valid only from {cert.not_valid_before_utc:%Y-%m-%d}."
+        )
+    return CertificateFacts(
+        subject=cert.subject.rfc4514_string(), not_after=cert.not_valid_after_utc
+    )
+
+
+@dataclass(frozen=True)
+class Signed:
+    content: bytes
+    valid: bool
+    signer: str
+    check: Check
+
+
+def pdf_sign(content: bytes, *, pkcs12_data: bytes, password: str, visible: bool) -> Signed:
+    """The PDF with a PAdES B-B signature appended as an incremental update, validated
+    back by pyHanko against the signer's own certificate (the tenant's trust anchor)."""
+    signer = signers.SimpleSigner.load_pkcs12_data(
+        pkcs12_data, other_certs=[], passphrase=password.encode("utf-8")
+    )
+    if signer is None:
+        raise RenderError("The signing certificate could not be loaded.")
+    writer = IncrementalPdfFileWriter(io.BytesIO(content))
+    box = (36, 36, 236, 96) if visible else None
+    fields.append_signature_field(
+        writer, fields.SigFieldSpec(sig_field_name=FIELD_NAME, on_page=0, box=box)
+    )
+    meta = signers.PdfSignatureMetadata(
+        field_name=FIELD_NAME, subfilter=fields.SigSeedSubFilter.PADES
+    )
+    out = io.BytesIO()
+    signers.PdfSigner(meta, signer=signer).sign_pdf(writer, output=out)
+    signed = out.getvalue()
+    reader = PdfFileReader(io.BytesIO(signed))
+    embedded = reader.embedded_signatures[0]
+    status = validate_pdf_signature(embedded, ValidationContext(trust_roots=[signer.signing_cert]))
+    name = signer.signing_cert.subject.human_friendly
+    valid = bool(status.bottom_line)
+    return Signed(
+        content=signed,
+        valid=valid,
+        signer=name,
+        check=Check(
+            "signature",
+            valid,
+            f"PAdES signature by {name}: intact={status.intact}, valid={status.valid}, "
+            f"{'visible' if visible else 'invisible'} field {FIELD_NAME}",
+        ),
+    )

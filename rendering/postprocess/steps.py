@@ -1,0 +1,202 @@
+"""`steps`: the ordered post-render steps of a job, parsed and checked at submit time.
+Stored as the normalised JSON this returns; `pdf_steps` runs them in the worker."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import uuid
+from typing import Any
+
+from rendering.errors import ApplicationError, RenderError
+from rendering.postprocess.document_options import DocumentOptions
+
+STEP_TYPES = ("merge", "stamp", "attach", "encrypt", "optimize", "sign")
+PERMISSIONS = (
+    "print",
+    "print_highres",
+    "modify",
+    "extract",
+    "annotate",
+    "form",
+    "assemble",
+    "accessibility",
+)
+MAX_STEPS = 10
+MAX_MERGE_SOURCES = 20
+# Attachments travel in the submit body and the job row: a few megabytes at most.
+MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024
+_FILENAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,99}$")
+_MIME = re.compile(r"^[a-z]+/[a-z0-9.+-]{1,80}$")
+
+
+def _fail(index: int, message: str, **kwargs: Any) -> ApplicationError:
+    return RenderError(f"steps[{index}]: {message}", **kwargs)
+
+
+def _fields(index: int, raw: dict[str, Any], allowed: set[str]) -> None:
+    if unknown := sorted(set(raw) - allowed - {"type"}):
+        raise _fail(
+            index, f"unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(allowed))}."
+        )
+
+
+def _job_ids(index: int, value: Any, name: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _fail(index, f"merge.{name} must be a list of job ids.")
+    try:
+        return [str(uuid.UUID(v)) for v in value]
+    except ValueError:
+        raise _fail(index, f"merge.{name} holds something that is not a job id.") from None
+
+
+def _merge(index: int, raw: dict[str, Any]) -> dict[str, Any]:
+    _fields(index, raw, {"append", "prepend"})
+    append = _job_ids(index, raw.get("append"), "append")
+    prepend = _job_ids(index, raw.get("prepend"), "prepend")
+    if not append and not prepend:
+        raise _fail(index, "merge needs job ids in append or prepend.")
+    if len(append) + len(prepend) > MAX_MERGE_SOURCES:
+        raise _fail(index, f"merge takes at most {MAX_MERGE_SOURCES} jobs.")
+    return {"type": "merge", "append": append, "prepend": prepend}
+
+
+def _stamp(index: int, raw: dict[str, Any]) -> dict[str, Any]:
+    _fields(index, raw, {"text"})
+    text = raw.get("text")
+    if not isinstance(text, str) or not 0 < len(text.strip()) <= 40:
+        raise _fail(index, "stamp.text must be 1 to 40 characters.")
+    return {"type": "stamp", "text": re.sub(r"[\x00-\x1f\x7f]", " ", text).strip()}
+
+
+def _attach(index: int, raw: dict[str, Any]) -> dict[str, Any]:
+    _fields(index, raw, {"filename", "content_base64", "mime_type", "description"})
+    name = raw.get("filename")
+    if not isinstance(name, str) or not _FILENAME.match(name):
+        raise _fail(index, "attach.filename must be a plain file name (letters, digits, . _ -).")
+    mime = raw.get("mime_type", "application/octet-stream")
+    if not isinstance(mime, str) or not _MIME.match(mime):
+        raise _fail(index, "attach.mime_type must be a MIME type such as text/csv.")
+    description = raw.get("description", "")
+    if not isinstance(description, str) or len(description) > 300:
+        raise _fail(index, "attach.description must be a string of up to 300 characters.")
+    encoded = raw.get("content_base64")
+    if not isinstance(encoded, str):
+        raise _fail(index, "attach.content_base64 must be the file's bytes in base64.")
+    if len(encoded) > MAX_ATTACHMENT_BYTES * 4 // 3 + 4:
+        raise _fail(
+            index,
+            f"the attachment is larger than {MAX_ATTACHMENT_BYTES} bytes.",
+            code="too_large",
+            http_status=413,
+        )
+    try:
+        base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise _fail(index, "attach.content_base64 is not valid base64.") from None
+    return {
+        "type": "attach",
+        "filename": name,
+        "content_base64": encoded,
+        "mime_type": mime,
+        "description": description,
+    }
+
+
+def _encrypt(index: int, raw: dict[str, Any]) -> dict[str, Any]:
+    _fields(index, raw, {"user_password", "owner_password", "permissions"})
+    user, owner = raw.get("user_password", ""), raw.get("owner_password")
+    if not isinstance(user, str) or len(user) > 127:
+        raise _fail(index, "encrypt.user_password must be a string of up to 127 characters.")
+    if not isinstance(owner, str) or not 6 <= len(owner) <= 127:
+        raise _fail(index, "encrypt.owner_password must be 6 to 127 characters.")
+    if owner == user:
+        raise _fail(index, "encrypt.owner_password must differ from user_password.")
+    permissions = raw.get("permissions", ["print", "accessibility"])
+    if not isinstance(permissions, list) or not set(permissions) <= set(PERMISSIONS):
+        raise _fail(index, f"encrypt.permissions is a list of: {', '.join(PERMISSIONS)}.")
+    return {
+        "type": "encrypt",
+        "user_password": user,
+        "owner_password": owner,
+        "permissions": sorted(set(permissions)),
+    }
+
+
+def _optimize(index: int, raw: dict[str, Any]) -> dict[str, Any]:
+    _fields(index, raw, {"image_dpi"})
+    dpi = raw.get("image_dpi", 150)
+    if not isinstance(dpi, int) or isinstance(dpi, bool) or not 50 <= dpi <= 600:
+        raise _fail(index, "optimize.image_dpi must be a whole number from 50 to 600.")
+    return {"type": "optimize", "image_dpi": dpi}
+
+
+def _sign(index: int, raw: dict[str, Any]) -> dict[str, Any]:
+    _fields(index, raw, {"certificate", "visible"})
+    try:
+        certificate = str(uuid.UUID(str(raw.get("certificate"))))
+    except ValueError:
+        raise _fail(index, "sign.certificate must be the id of an uploaded certificate.") from None
+    visible = raw.get("visible", False)
+    if not isinstance(visible, bool):
+        raise _fail(index, "sign.visible must be true or false.")
+    return {"type": "sign", "certificate": certificate, "visible": visible}
+
+
+_PARSERS = {
+    "merge": _merge,
+    "stamp": _stamp,
+    "attach": _attach,
+    "encrypt": _encrypt,
+    "optimize": _optimize,
+    "sign": _sign,
+}
+
+
+def parse_steps(raw: Any, document: DocumentOptions | None = None) -> list[dict[str, Any]]:
+    """The normalised steps; RenderError naming the step and field otherwise. What the
+    document's profile forbids (encryption in PDF/A, a file attached to PDF/A-2)
+    is refused here, before anything runs."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise RenderError("steps must be a list of objects with a type.")
+    if len(raw) > MAX_STEPS:
+        raise RenderError(f"steps takes at most {MAX_STEPS} steps.")
+    steps = []
+    for index, step in enumerate(raw):
+        kind = step.get("type") if isinstance(step, dict) else None
+        if kind not in _PARSERS:
+            raise _fail(index, f"type must be one of: {', '.join(STEP_TYPES)}.")
+        steps.append(_PARSERS[kind](index, step))
+    kinds = [step["type"] for step in steps]
+    if "encrypt" in kinds[:-1]:
+        raise RenderError("steps: encrypt must be the last step (nothing can change it after).")
+    if "sign" in kinds[:-1] or kinds.count("sign") > 1:
+        raise RenderError("steps: sign must be the one last step (a change after it breaks it).")
+    if "sign" in kinds and "encrypt" in kinds:
+        raise RenderError("steps: sign and encrypt cannot be combined; choose one.")
+    profile = document.profile if document is not None else ""
+    if profile.startswith("pdf/a-") and "encrypt" in kinds:
+        raise RenderError(f"steps: {profile} forbids encryption; drop the encrypt step.")
+    if "attach" in kinds and profile.startswith("pdf/a-2"):
+        raise RenderError(
+            f"steps: {profile} allows only PDF/A files as attachments; use pdf/a-3b to attach."
+        )
+    return steps
+
+
+def merge_job_ids(steps: list[dict[str, Any]]) -> list[str]:
+    """Every job whose PDF a merge step takes, in the order they are named."""
+    ids: list[str] = []
+    for step in steps:
+        if step["type"] == "merge":
+            ids += [*step["prepend"], *step["append"]]
+    return list(dict.fromkeys(ids))
+
+
+def sign_certificate_ids(steps: list[dict[str, Any]]) -> list[str]:
+    return [step["certificate"] for step in steps if step["type"] == "sign"]

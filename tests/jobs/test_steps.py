@@ -1,0 +1,133 @@
+"""Steps through the API and the worker: merge sources are the tenant's own completed
+jobs, the steps run in the job as stages, their checks land in compliance."""
+
+from __future__ import annotations
+
+import io
+from unittest import mock
+
+import pikepdf
+import pytest
+from django.core.files.storage import storages
+
+from jobs.models import JobStatus, PdfJob
+from jobs.steps import job_steps_apply
+from jobs.worker import execution
+from rendering.renderers.base import RenderedPdf
+from tests.conftest import pdf_text
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+SUBMIT = "/api/v1/generate-pdf-async"
+
+
+@pytest.fixture(autouse=True)
+def _heartbeat_after_the_render(settings):
+    # The heartbeat thread's own connection cannot see this test's uncommitted job row and
+    # would call the attempt lost if a render on a loaded machine ran past its first beat.
+    settings.PDF_HEARTBEAT_SECONDS = 600
+
+
+def _submit(api, text: str, **extra):
+    with mock.patch("jobs.dispatch.job_enqueue"):
+        return api.post(SUBMIT, {"html_template": f"<p>{text}</p>", **extra}, format="json")
+
+
+def _completed(api, text: str) -> str:
+    job_id = _submit(api, text).json()["job_id"]
+    assert execution.job_execute(job_id=job_id).status == JobStatus.COMPLETED
+    return job_id
+
+
+def test_merging_another_tenants_job_is_a_404_and_nothing_is_queued(api):
+    stranger = UserFactory(username="stranger")
+    theirs = PdfJob.objects.create(
+        owner=stranger,
+        html_template="<p>x</p>",
+        engine="handlebars",
+        status=JobStatus.COMPLETED,
+        pdf_file="x.pdf",
+    )
+    response = _submit(api, "mine", steps=[{"type": "merge", "append": [str(theirs.job_id)]}])
+    assert response.status_code == 404
+    assert f"No job {theirs.job_id} was found." in response.json()["error"]
+    assert PdfJob.objects.count() == 1
+
+
+def test_merging_a_job_that_has_no_pdf_is_a_400(api):
+    queued = _submit(api, "pending").json()["job_id"]
+    response = _submit(api, "mine", steps=[{"type": "merge", "prepend": [queued]}])
+    assert response.status_code == 400
+    assert response.json()["code"] == "merge_source_unavailable"
+    assert "has no PDF to merge (it is queued)" in response.json()["error"]
+
+
+def test_bad_steps_are_a_400_naming_the_step(api):
+    response = _submit(api, "x", steps=[{"type": "stamp", "text": ""}])
+    assert response.status_code == 400
+    assert "steps[0]: stamp.text must be 1 to 40 characters." in response.json()["error"]
+
+
+def test_a_job_merges_stamps_and_encrypts_and_reports_each_step(api):
+    cover = _completed(api, "COVER")
+    response = _submit(
+        api,
+        "BODY",
+        steps=[
+            {"type": "merge", "prepend": [cover]},
+            {"type": "stamp", "text": "CONFIDENTIAL"},
+            {"type": "encrypt", "user_password": "reader-pw", "owner_password": "owner-pw-1"},
+        ],
+    )
+    assert response.status_code == 202, response.json()
+    job_id = response.json()["job_id"]
+    done = execution.job_execute(job_id=job_id)
+    assert done.status == JobStatus.COMPLETED
+    assert done.page_count == 2
+    content = storages["reports"].open(done.pdf_file).read()
+    with pytest.raises(pikepdf.PasswordError):
+        pikepdf.open(io.BytesIO(content))
+    with pikepdf.open(io.BytesIO(content), password="reader-pw") as pdf:
+        decrypted = io.BytesIO()
+        pdf.save(decrypted)
+    text = pdf_text(decrypted.getvalue())[1]
+    assert text.index("COVER") < text.index("BODY")
+    assert text.count("CONFIDENTIAL") == 2
+    status = api.get(f"/api/v1/jobs/{job_id}").json()
+    assert [c["name"] for c in status["compliance"]["checks"]] == ["merge", "stamp", "encrypt"]
+    assert all(c["passed"] for c in status["compliance"]["checks"])
+    assert "reader-pw" not in str(status)
+
+
+def test_each_step_is_a_stage_of_the_job(user):
+    job = PdfJob(
+        owner=user, steps=[{"type": "stamp", "text": "A"}, {"type": "optimize", "image_dpi": 100}]
+    )
+    blank = pikepdf.new()
+    blank.add_blank_page()
+    out = io.BytesIO()
+    blank.save(out)
+    stages: list[tuple[str, int]] = []
+    done = job_steps_apply(
+        job=job,
+        rendered=RenderedPdf(content=out.getvalue(), page_count=1),
+        document=None,
+        on_stage=lambda stage, progress: stages.append((stage, progress)),
+    )
+    assert [stage for stage, _ in stages] == ["step_stamp", "step_optimize"]
+    assert done.compliance["profile"] is None
+    assert [c["name"] for c in done.compliance["checks"]] == ["stamp", "optimize"]
+
+
+def test_a_step_that_breaks_the_profile_fails_the_job(api):
+    response = _submit(
+        api,
+        "x",
+        renderer="weasyprint",
+        options={"pdf": {"profile": "pdf/a-3b"}},
+        steps=[{"type": "stamp", "text": "DRAFT"}],
+    )
+    failed = execution.job_execute(job_id=response.json()["job_id"])
+    assert failed.status == JobStatus.FAILED
+    assert failed.error_code == "compliance_failed"
+    assert "After its steps the PDF fails: fonts_embedded: not embedded:" in failed.error
