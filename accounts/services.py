@@ -14,6 +14,9 @@ from django.utils import timezone
 
 from accounts.events import key_revoked_publish
 from accounts.models import ApiKey
+from workspaces.models import Role, Workspace
+from workspaces.permissions import Action, can
+from workspaces.services import workspace_personal
 
 _KEY_PREFIX = "rk"
 
@@ -24,15 +27,23 @@ def _digest(raw_key: str) -> str:
 
 
 def api_key_create(
-    *, user: User, name: str = "", expires_in_days: int | None = None
+    *,
+    user: User,
+    name: str = "",
+    expires_in_days: int | None = None,
+    workspace: Workspace | None = None,
+    role: str = Role.EDITOR,
 ) -> tuple[ApiKey, str]:
-    """Create a key for the user, expiring after `expires_in_days` if given; return it
-    with the raw secret, which is never stored."""
+    """Create a key of `workspace` (by default the user's own), made by the user and acting
+    in `role`, expiring after `expires_in_days` if given; return it with the raw secret,
+    which is never stored."""
     prefix = secrets.token_hex(6)
     raw_key = f"{_KEY_PREFIX}_{prefix}_{secrets.token_urlsafe(24)}"
     expires_at = timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None
     key = ApiKey.objects.create(
         user=user,
+        workspace=workspace or workspace_personal(user=user),
+        role=Role(role),
         name=name,
         prefix=prefix,
         digest=_digest(raw_key),
@@ -79,10 +90,10 @@ def webhook_signing_secrets(*, key: ApiKey) -> list[str]:
 
 
 def api_key_revoke(*, user: User, key_id: int) -> ApiKey | None:
-    """Revoke one of the user's keys; None if it is not theirs. Revoking twice keeps the
-    first revocation time."""
-    key = ApiKey.objects.filter(pk=key_id, user=user).first()
-    if key is None:
+    """Revoke a key of a workspace where the user may manage keys; None if they may not
+    (or it does not exist). Revoking twice keeps the first revocation time."""
+    key = ApiKey.objects.filter(pk=key_id).first()
+    if key is None or not can(user, Action.KEY_MANAGE, key):
         return None
     if key.revoked_at is None:
         key.revoked_at = timezone.now()

@@ -30,6 +30,8 @@ from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.services import template_current_version
 from reports.validation import data_check, data_validate, size_check
+from workspaces.models import Workspace
+from workspaces.services import workspace_personal
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +65,7 @@ class _Source:
 
 def _resolve_source(
     *,
-    owner: Any,
+    workspace: Any,
     html_template: str | None,
     template_slug: str | None,
     engine: str | None,
@@ -86,12 +88,14 @@ def _resolve_source(
         source = str(html_template)
         size_check("html_template", source, max_template_bytes)
         return _Source(template=None, version=None, engine=engine or "handlebars", html=source)
-    latest = template_selectors.template_latest_version_visible(owner=owner, slug=template_slug)
+    latest = template_selectors.template_latest_version_visible(
+        workspace=workspace, slug=template_slug
+    )
     try:
         template = (
             latest.template
             if latest is not None
-            else template_selectors.template_get_visible(owner=owner, slug=template_slug)
+            else template_selectors.template_get_visible(workspace=workspace, slug=template_slug)
         )
     except NotFound:
         raise ApplicationError(
@@ -127,13 +131,17 @@ def job_create(
     api_key: ApiKey | None = None,
     batch_id: UUID | None = None,
     cache: bool | None = None,
+    workspace: Workspace | None = None,
 ) -> tuple[PdfJob, bool]:
     """Validate a request and queue it; it is sent to the workers once the row commits.
     Returns (job, created): with a known Idempotency-Key, the earlier job and False.
     `renderer` overrides the template version's; `helpers` go with an inline template.
     `api_key` (the submitting key) signs the job's webhooks and may give a default
     callback URL. `cache` (default: the template's cache_results) completes the job at
-    once from an identical earlier one of the tenant (jobs.result_cache)."""
+    once from an identical earlier one of the tenant (jobs.result_cache). The job belongs
+    to `workspace` (by default the owner's own) and uses its templates."""
+    if workspace is None:
+        workspace = workspace_personal(user=owner)
     if not callback_url and api_key is not None:
         callback_url = api_key.default_callback_url
     request = {
@@ -157,7 +165,7 @@ def job_create(
     limits = limits_from_settings()
     data = data_check({} if data is None else data, limits=limits)
     source = _resolve_source(
-        owner=owner,
+        workspace=workspace,
         html_template=html_template,
         template_slug=template_slug,
         engine=engine,
@@ -201,6 +209,7 @@ def job_create(
                 job_slot_reserve(owner=owner)  # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically
             job = PdfJob.objects.create(
                 owner=owner,
+                workspace=workspace,
                 template=source.template,
                 template_version=source.version,
                 html_template="" if source.template else source.html,

@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "django_celery_results",
     "channels",
     "axes",
+    "workspaces",
     "accounts",
     "reports",
     "jobs",
