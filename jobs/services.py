@@ -19,7 +19,7 @@ from jobs.callbacks import callback_url_check
 from jobs.log_context import job_log_bind
 from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
-from jobs.quotas import job_slot_reserve
+from jobs.quotas import job_slot_reserve, workspace_quota_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import ApplicationError, Conflict, NotFound
@@ -205,6 +205,7 @@ def job_create(
     try:
         with transaction.atomic():
             hit = result_cache_source(owner=owner, cache_key=cache_key) if cache else None
+            workspace_quota_reserve(workspace=workspace)  # 429 past a day's or month's use
             if hit is None:
                 job_slot_reserve(owner=owner)  # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically
             job = PdfJob.objects.create(

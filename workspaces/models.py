@@ -48,3 +48,22 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.workspace} ({self.role})"
+
+
+class WorkspaceQuota(models.Model):
+    """A workspace's own limits; an empty field (or no row) means the WORKSPACE_* setting
+    of that name, and 0 means no limit."""
+
+    workspace = models.OneToOneField(
+        Workspace, on_delete=models.CASCADE, primary_key=True, related_name="quota"
+    )
+    jobs_per_day = models.PositiveIntegerField(null=True, blank=True)
+    jobs_per_month = models.PositiveIntegerField(null=True, blank=True)
+    pages_per_day = models.PositiveIntegerField(null=True, blank=True)
+    pages_per_month = models.PositiveIntegerField(null=True, blank=True)
+    bytes_per_day = models.PositiveBigIntegerField(null=True, blank=True)
+    bytes_per_month = models.PositiveBigIntegerField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"quota of {self.workspace}"

@@ -68,6 +68,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.job_notices",
+                "workspaces.context_processors.workspace_nav",
             ],
         },
     },

@@ -138,3 +138,18 @@ class WebhookDeliverySerializer(serializers.Serializer):
     created_at = IsoDateTimeField()
     delivered_at = IsoDateTimeField(allow_null=True)
     attempts = WebhookAttemptSerializer(many=True)
+
+
+class UsageRowSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="jobs_per_day, jobs_per_month, pages_per_day, ...")
+    metric = serializers.CharField()
+    period = serializers.CharField()
+    setting = serializers.CharField(help_text="The setting that sets the default limit.")
+    used = serializers.IntegerField()
+    limit = serializers.IntegerField(help_text="0: no limit.")
+    resets_at = IsoDateTimeField()
+
+
+class UsageOutputSerializer(serializers.Serializer):
+    workspace = serializers.CharField(help_text="The workspace's slug.")
+    quotas = UsageRowSerializer(many=True)

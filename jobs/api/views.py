@@ -28,10 +28,12 @@ from jobs.api.serializers import (
     JobCreateOutputSerializer,
     JobFilterSerializer,
     JobOutputSerializer,
+    UsageOutputSerializer,
     WebhookDeliverySerializer,
 )
 from jobs.links import pdf_download_token_valid, status_path
 from jobs.models import PdfJob
+from jobs.quotas import workspace_usage_report
 from rendering.errors import ApplicationError, NotFound
 from workspaces.current import actor_of, workspace_current
 from workspaces.permissions import Action, authorize
@@ -253,3 +255,19 @@ class JobPdfApi(APIView):
         return FileResponse(
             handle, content_type="application/pdf", as_attachment=True, filename=job.filename
         )
+
+
+class UsageApi(APIView):
+    throttle_classes = [StatusReadThrottle]
+
+    @extend_schema(responses=UsageOutputSerializer)
+    def get(self, request: Request) -> Response:
+        """The workspace's quotas, its use this UTC day and month, and when each resets
+        (owners)."""
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.USAGE_VIEW, workspace)
+        answer = {
+            "workspace": workspace.slug,
+            "quotas": workspace_usage_report(workspace=workspace),
+        }
+        return Response(UsageOutputSerializer(answer).data)

@@ -13,8 +13,10 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.services import api_key_create
+from jobs.live.access import follow_authorize, follower_resolve
 from jobs.models import JobStatus, PdfJob
 from jobs.services import job_create
+from rendering.errors import NotFound
 from reports.services import template_create
 from tests.factories import UserFactory
 from workspaces.current import SESSION_KEY
@@ -33,6 +35,7 @@ MAY = {
     "job.cancel": {"owner", "editor", "requester", "operator"},
     "job.retry": {"owner", "editor", "requester", "operator"},
     "key.manage": {"owner"},
+    "usage.view": {"owner"},
 }
 SUBMIT = {"template": "tpl", "data": {"title": "t"}}
 FORM = {"data": '{"title": "t"}', "page_size": "A4", "orientation": "portrait"}
@@ -65,6 +68,7 @@ API = [
     Case("job.view", "get", "/api/v1/jobs/{job}/deliveries", 200),
     Case("job.cancel", "post", "/api/v1/jobs/{job}/cancel", 200),
     Case("job.retry", "post", "/api/v1/jobs/{failed}/retry", 202),
+    Case("usage.view", "get", "/api/v1/usage", 200),
 ]
 PAGES = [
     Case("job.view", "get", "/", 200),
@@ -76,6 +80,7 @@ PAGES = [
     Case("job.retry", "post", "/jobs/{failed}/retry", 302),
     Case("job.download", "get", "/jobs/{completed}/download", 302),
     Case("key.manage", "get", "/keys/", 200),
+    Case("usage.view", "get", "/usage/", 200),
 ]
 
 
@@ -184,3 +189,27 @@ def test_a_session_cannot_switch_into_a_workspace_it_is_not_in(team: dict[str, A
     session.save()
     assert client.get(f"/jobs/{team['ids']['job']}/").status_code == 404
     assert team["ids"]["job"] not in client.get("/").content.decode()
+
+
+@pytest.mark.parametrize("role", sorted(ALL))
+def test_live_streams_check_the_role_and_the_workspace(team: dict[str, Any], role: str) -> None:
+    """SSE and WebSocket both call follow_authorize / follower_resolve (jobs.live.access):
+    every role may follow the workspace's jobs; another workspace's job is a 404."""
+    _, raw = api_key_create(user=team["owner"], workspace=team["workspace"], role=role)
+    caller, job_id = follow_authorize(api_key=raw, session_user=None, job_id=team["ids"]["job"])
+    assert (job_id, caller.workspace_id) == (team["ids"]["job"], team["workspace"].pk)
+    assert follower_resolve(api_key=raw, session_user=None).workspace_id == team["workspace"].pk
+    _, foreign = api_key_create(user=team["owner"], workspace=team["other"], role=role)
+    with pytest.raises(NotFound):
+        follow_authorize(api_key=foreign, session_user=None, job_id=team["ids"]["job"])
+
+
+def test_the_owners_stream_follows_the_session_workspace(team: dict[str, Any]) -> None:
+    member = UserFactory(username="member-viewer")
+    membership_set(workspace=team["workspace"], user=member, role="viewer")
+    personal = follower_resolve(api_key=None, session_user=member, session={})
+    chosen = follower_resolve(
+        api_key=None, session_user=member, session={SESSION_KEY: team["workspace"].pk}
+    )
+    assert personal.workspace_id != team["workspace"].pk
+    assert chosen.workspace_id == team["workspace"].pk
