@@ -40,7 +40,11 @@ from workspaces.permissions import Action, authorize
 
 
 def _job_answer(request: Request, job: PdfJob) -> Response:
-    return Response(JobOutputSerializer(job, context={"absolute": request.build_absolute_uri}).data)
+    return Response(JobOutputSerializer(job, context=_context(request)).data)
+
+
+def _context(request: Request) -> dict[str, Any]:
+    return {"absolute": request.build_absolute_uri, "actor": actor_of(request)}
 
 
 def _job(request: Request, job_id: str, action: Action) -> PdfJob:
@@ -134,7 +138,7 @@ def _batch_item(request: Request, index: int, item: Any, *, batch_id: uuid.UUID)
     except ApplicationError as exc:
         # Quotas (PDF_MAX_JOBS_IN_FLIGHT) refuse the items past them, one by one.
         return {**answer, "error": public_text(exc.message), "code": exc.code}
-    state = JobOutputSerializer(job, context={"absolute": request.build_absolute_uri}).data
+    state = JobOutputSerializer(job, context=_context(request)).data
     return {**answer, **{name: state[name] for name in ("job_id", "status", "status_url")}}
 
 
@@ -193,7 +197,7 @@ class JobListApi(APIView):
         )
         paginator = self.Pagination()
         page = paginator.paginate_queryset(jobs, request, view=self)
-        context = {"absolute": request.build_absolute_uri}
+        context = _context(request)
         return paginator.get_paginated_response(
             JobOutputSerializer(page, many=True, context=context).data
         )
@@ -225,8 +229,7 @@ class JobRetryApi(APIView):
     def post(self, request: Request, job_id: str) -> Response:
         """Send one of my failed jobs to the workers again (409 unless it failed)."""
         job = services.job_retry(job=_job(request, job_id, Action.JOB_RETRY))
-        context = {"absolute": request.build_absolute_uri}
-        return Response(JobOutputSerializer(job, context=context).data, status=202)
+        return Response(JobOutputSerializer(job, context=_context(request)).data, status=202)
 
 
 class JobCancelApi(APIView):
