@@ -44,7 +44,8 @@ def worker_args(
 
 
 # Renders run behind the web process on a shared host: a submit then takes the CPU it
-# needs the moment it arrives (README "Process layout on one host"; `make bench` (c)).
+# needs the moment it arrives (docs/operations/index.md, "Process layout on one host";
+# `make bench` (c)).
 RENDERERS = ("worker", "previews")
 
 

@@ -48,12 +48,15 @@ def template_latest_version_visible(*, workspace: Any, slug: str) -> ReportTempl
 
 def template_list_for_gallery(*, workspace: Any) -> list[ReportTemplate]:
     """What the workspace can submit by slug: its own templates shadow built-ins of the
-    same slug, exactly as template_get_visible resolves them."""
+    same slug, exactly as template_get_visible resolves them, and archived ones are left
+    out (a submit refuses them). An archived template of the workspace's still shadows the
+    built-in of its slug, because a submit by that slug finds the archived one."""
     chosen: dict[str, ReportTemplate] = {}
     for template in template_list_visible(workspace=workspace).order_by("name"):
         if template.slug not in chosen or template.workspace_id is not None:
             chosen[template.slug] = template
-    return sorted(chosen.values(), key=lambda template: template.name.lower())
+    active = [template for template in chosen.values() if not template.is_archived]
+    return sorted(active, key=lambda template: template.name.lower())
 
 
 def template_version_list(*, template: ReportTemplate) -> QuerySet[ReportTemplateVersion]:

@@ -99,7 +99,7 @@ CELERY_BEAT_SCHEDULE = {
 
 # ---------------------------------------------------------------- Channels
 # redis-py's pool holds 100 connections and then raises instead of waiting; a web process
-# with 1,000 live followers needs more (measured by `make bench-push`, see the README).
+# with 1,000 live followers needs more (`make bench-push`, docs/benchmarks/index.md).
 CHANNEL_LAYER_MAX_CONNECTIONS = env_int("CHANNEL_LAYER_MAX_CONNECTIONS", 2000, minimum=10)
 
 

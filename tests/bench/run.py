@@ -1,6 +1,6 @@
 """`make bench`: submit latency against the bare baseline, render time against bare
 xhtml2pdf, and the service end to end against its renderers (tests/bench/pipeline.py).
-Loopback only, bounded (BENCH_QUICK=1 for a shorter run); prints tables for the README."""
+Loopback only, bounded (BENCH_QUICK=1 for a shorter run); prints the tables of docs/benchmarks/."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ import json
 from unittest import mock
 
 import pytest
+from django.utils import timezone
 
 from jobs.models import PdfJob
 from reports.models import ReportTemplate
@@ -34,6 +35,23 @@ def test_my_template_shadows_the_built_in_of_the_same_slug(browser, user):
     ReportTemplateFactory(owner=user, name="My invoice", slug="invoice")
     templates = browser.get("/reports/new/").context["templates"]
     assert [t.name for t in templates] == ["My invoice"]
+
+
+def test_gallery_leaves_out_archived_templates(browser, user):
+    ReportTemplateFactory(owner=user, name="Active", slug="active")
+    ReportTemplateFactory(owner=user, name="Old", slug="old", archived_at=timezone.now())
+    ReportTemplateFactory(owner=None, name="Retired built-in", archived_at=timezone.now())
+    templates = browser.get("/reports/new/").context["templates"]
+    assert [t.name for t in templates] == ["Active"]
+
+
+def test_my_archived_template_still_shadows_the_built_in_of_its_slug(browser, user):
+    # A submit by this slug finds my archived template and refuses it, so the gallery must
+    # not offer the built-in under that slug either.
+    ReportTemplateFactory(owner=None, name="Built-in invoice", slug="invoice")
+    ReportTemplateFactory(owner=user, name="My invoice", slug="invoice", archived_at=timezone.now())
+    templates = browser.get("/reports/new/").context["templates"]
+    assert [t.name for t in templates] == []
 
 
 def test_form_is_prefilled_with_the_sample_data(browser, user):
