@@ -16,7 +16,7 @@ from jobs.models import JobStatus, PdfJob
 from jobs.pages.job_state import job_state
 from rendering.errors import ApplicationError, Conflict, NotFound
 from workspaces.current import workspace_current
-from workspaces.permissions import Action, authorize_page
+from workspaces.permissions import Action, authorize_page, can
 
 
 def _own_job(request: HttpRequest, job_id: str, action: Action = Action.JOB_VIEW) -> PdfJob:
@@ -36,6 +36,11 @@ def job_page(request: HttpRequest, job_id: str) -> HttpResponse:
         "job": job,
         "state": job_state(request, job),
         "retention_days": settings.PDF_RETENTION_DAYS,
+        # Buttons only for what the person's role may do (the POSTs check again).
+        "may": {
+            "retry": can(request.user, Action.JOB_RETRY, job),
+            "cancel": can(request.user, Action.JOB_CANCEL, job),
+        },
     }
     return render(request, "jobs/job.html", context)
 

@@ -213,3 +213,34 @@ def test_the_owners_stream_follows_the_session_workspace(team: dict[str, Any]) -
     )
     assert personal.workspace_id != team["workspace"].pk
     assert chosen.workspace_id == team["workspace"].pk
+
+
+@pytest.mark.parametrize("role", ["viewer", "operator"])
+def test_a_role_that_may_not_submit_may_not_preview(team: dict[str, Any], role: str) -> None:
+    """Preview renders like a submit (the allowed roles are covered by tests/reports/api,
+    with a preview worker); here only the refusal, which never reaches the queue."""
+    _, raw = api_key_create(user=team["owner"], workspace=team["workspace"], role=role)
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=raw)
+    response = client.post("/api/v1/templates/tpl/preview", {}, format="json")
+    assert response.status_code == 403
+    assert set(response.json()["roles_allowed"]) == MAY["job.submit"]
+
+
+def test_the_job_page_offers_only_the_buttons_the_role_may_use(team: dict[str, Any]) -> None:
+    viewer = UserFactory(username="member-viewer")
+    membership_set(workspace=team["workspace"], user=viewer, role="viewer")
+    client = Client()
+    client.force_login(viewer)
+    session = client.session
+    session[SESSION_KEY] = team["workspace"].pk
+    session.save()
+    failed = client.get(f"/jobs/{team['ids']['failed']}/").content.decode()
+    queued = client.get(f"/jobs/{team['ids']['job']}/").content.decode()
+    assert "Retry</button>" not in failed
+    assert "Cancel this job" not in queued
+    client.force_login(team["owner"])
+    session = client.session
+    session[SESSION_KEY] = team["workspace"].pk
+    session.save()
+    assert "Retry</button>" in client.get(f"/jobs/{team['ids']['failed']}/").content.decode()
