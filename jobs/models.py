@@ -127,10 +127,12 @@ class PdfJob(models.Model):
             ),
         ]
         constraints = [
+            # An Idempotency-Key is the workspace's (its keys and members share it), so a
+            # replay never answers with another workspace's job.
             models.UniqueConstraint(
-                fields=["owner", "idempotency_key"],
+                fields=["workspace", "idempotency_key"],
                 condition=~models.Q(idempotency_key=""),
-                name="job_idempotency_key_unique_per_owner",
+                name="job_idempotency_key_unique_per_workspace",
             )
         ]
 

@@ -41,8 +41,8 @@ def request_digest(payload: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _replay(*, owner: Any, idempotency_key: str, digest: str) -> PdfJob | None:
-    existing = PdfJob.objects.filter(owner=owner, idempotency_key=idempotency_key).first()
+def _replay(*, workspace: Any, idempotency_key: str, digest: str) -> PdfJob | None:
+    existing = PdfJob.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
     if existing is None:
         return None
     if existing.request_digest != digest:
@@ -159,7 +159,7 @@ def job_create(
     if idempotency_key:
         if len(idempotency_key) > 255:
             raise ApplicationError("Idempotency-Key is longer than 255 characters.")
-        replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)
+        replayed = _replay(workspace=workspace, idempotency_key=idempotency_key, digest=digest)
         if replayed is not None:
             return replayed, False
     limits = limits_from_settings()
@@ -242,7 +242,7 @@ def job_create(
             transitions.job_announce_on_commit(job, new=True)
     except IntegrityError:
         # The same key raced in from another request: answer with the job that won.
-        replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)
+        replayed = _replay(workspace=workspace, idempotency_key=idempotency_key, digest=digest)
         if replayed is None:
             raise
         return replayed, False
