@@ -47,7 +47,8 @@ ROLE_ACTIONS: dict[Role, frozenset[Action]] = {
 }
 
 # An operator in any workspace does these in every workspace (re-driving dead letters in
-# the admin is a job for whoever runs the service, not one team).
+# the admin is a job for whoever runs the service, not one team). The API and the pages
+# read only the current workspace's rows, so this reaches other workspaces in the admin.
 ACROSS_WORKSPACES: dict[Action, Role] = {
     Action.JOB_REDRIVE: Role.OPERATOR,
     Action.JOB_VIEW: Role.OPERATOR,
@@ -126,7 +127,7 @@ def authorize(actor: Any, action: Action, resource: Any, *, missing: str = "") -
     if not visible:
         raise NotFound(missing or "Not found.")
     role = role_in(actor, _workspace_id(resource))
-    needed = ", ".join(role.value for role in roles_allowed(action))
+    needed = ", ".join(may.value for may in roles_allowed(action))
     raise PermissionDenied(
         f"Your role here is {role.value if role else 'none'}; {action.value} needs one of: "
         f"{needed}.",
