@@ -116,7 +116,7 @@ def api_key_resolve(raw_key: str) -> ApiKey | None:
     if len(parts) != 3 or parts[0] != _KEY_PREFIX:
         return None
     key = (
-        ApiKey.objects.select_related("user")
+        ApiKey.objects.select_related("user", "workspace")  # the workspace is the API's scope
         .filter(prefix=parts[1], revoked_at__isnull=True)
         .first()
     )

@@ -24,7 +24,7 @@ def workspace_of_actor(actor: Any, *, session: Any = None) -> Workspace:
     if is_api_key(actor):
         if actor.workspace_id is None:  # only a key made between the two migrations
             return workspace_personal(user=actor.user)
-        return Workspace.objects.get(pk=actor.workspace_id)
+        return actor.workspace  # joined when the key was resolved
     chosen = session.get(SESSION_KEY) if session is not None else None
     if chosen is not None and role_in(actor, chosen) is not None:
         return Workspace.objects.get(pk=chosen)
