@@ -19,7 +19,7 @@ from jobs.callbacks import callback_url_check
 from jobs.log_context import job_log_bind
 from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
-from jobs.quotas import job_slot_reserve, workspace_quota_reserve
+from jobs.quotas import callback_slot_reserve, job_slot_reserve, workspace_quota_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import ApplicationError, Conflict, NotFound
@@ -175,8 +175,16 @@ def job_create(
         data=data,
         limits=limits,
     )
-    if callback_url and (problem := callback_url_check(callback_url)):
+    # Syntax and IP literals only: the worker resolves the name when it delivers.
+    if callback_url and (problem := callback_url_check(callback_url, resolve=False)):
         raise ApplicationError(problem, code="invalid_callback_url")
+    if callback_url and api_key is None:
+        # A webhook is signed with the submitting key's secret: without a key (a browser
+        # session) it could not be, and a receiver could not tell it from a forgery.
+        raise ApplicationError(
+            "callback_url needs a submit with an API key: its webhook secret signs the callbacks.",
+            code="callback_needs_api_key",
+        )
     parsed_options = parse_options(options)
     if source.version is None:  # a stored version's source was checked when it was saved
         get_engine(source.engine).check(source.html)  # a syntax error is a 400 now, not later
@@ -209,8 +217,11 @@ def job_create(
         with transaction.atomic():
             hit = result_cache_source(owner=owner, cache_key=cache_key) if cache else None
             workspace_quota_reserve(workspace=workspace)  # 429 past a day's or month's use
-            if hit is None:
-                job_slot_reserve(owner=owner)  # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically
+            # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically; a cache hit counts too (its
+            # callback and mail cost what a render's do).
+            job_slot_reserve(owner=owner)
+            if callback_url:
+                callback_slot_reserve(owner=owner)  # 429 past the tenant's backlog
             job = PdfJob.objects.create(
                 owner=owner,
                 workspace=workspace,

@@ -39,6 +39,11 @@ class Limits:
     # The chromium renderer's browser, and how many jobs one warm browser serves.
     chromium_path: str = "/usr/bin/chromium"
     chromium_max_jobs: int = 100
+    # Each browser process's data-segment ceiling (heap and ArrayBuffers, workers' too),
+    # the user the browser runs as when the worker is root, and its sandbox when it can run.
+    chromium_process_memory_mb: int = 2048
+    chromium_run_as: str = "nobody"
+    chromium_sandbox: bool = True
 
 
 # What a caller that passes no limits gets: the documented defaults.

@@ -31,4 +31,7 @@ def limits_from_settings(*, max_render_seconds: float | None = None) -> Limits:
         remote_allowed_hosts=frozenset(h.lower() for h in settings.PDF_REMOTE_ALLOWED_HOSTS),
         chromium_path=settings.CHROMIUM_PATH,
         chromium_max_jobs=settings.PDF_CHROMIUM_MAX_JOBS,
+        chromium_process_memory_mb=settings.CHROMIUM_PROCESS_MEMORY_MB,
+        chromium_run_as=settings.CHROMIUM_RUN_AS,
+        chromium_sandbox=settings.CHROMIUM_SANDBOX,
     )

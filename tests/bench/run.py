@@ -296,7 +296,7 @@ def bench_pipeline(env: dict[str, str], key: str, var: Path) -> None:
     callbacks = start(
         [
             *devstack.worker_args(
-                queues="callbacks", concurrency=8, name=f"callbacks-{port}", pool="threads"
+                queues="callbacks,mail", concurrency=8, name=f"callbacks-{port}", pool="threads"
             ),
             "--without-gossip",
             "--without-mingle",

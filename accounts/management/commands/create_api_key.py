@@ -59,9 +59,12 @@ class Command(BaseCommand):
                 )
         else:
             user = user_get_or_create(username=username)
-        key, raw_key = api_key_create(
-            user=user, name=name, expires_in_days=expires_in_days, workspace=found, role=role
-        )
+        try:
+            key, raw_key = api_key_create(
+                user=user, name=name, expires_in_days=expires_in_days, workspace=found, role=role
+            )
+        except ApplicationError as exc:  # the tenant's key cap
+            raise CommandError(exc.message) from None
         self.stdout.write(raw_key)
         # stderr, so `KEY=$(manage.py create_api_key alice)` still captures only the key.
         self.stderr.write(f"webhook signing secret: {key.webhook_secret}")
