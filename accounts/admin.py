@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.contrib import admin
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -12,8 +15,17 @@ from accounts.services import api_key_revoke
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ("prefix", "user", "name", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("revoked_at",)
+    list_display = (
+        "prefix",
+        "workspace",
+        "role",
+        "user",
+        "name",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
+    list_filter = ("revoked_at", "role")
     search_fields = ("prefix", "user__username", "name")
     readonly_fields = (
         "prefix",
@@ -40,7 +52,9 @@ class ApiKeyAdmin(admin.ModelAdmin):
     @admin.action(description="Revoke selected keys")
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         active = queryset.filter(revoked_at__isnull=True).select_related("user")
-        count = sum(1 for key in active if api_key_revoke(user=key.user, key_id=key.pk))
+        # api_key_revoke asks workspaces.permissions whether the admin user may.
+        user = cast(User, request.user)
+        count = sum(1 for key in active if api_key_revoke(user=user, key_id=key.pk))
         self.message_user(request, f"Revoked {count} key(s).")
 
 

@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from accounts.models import ApiKey
 from accounts.services import api_key_resolve
 from core.logs import tenant_log_bind
+from workspaces.current import workspace_of_actor
 
 API_KEY_HEADER = "X-API-Key"
 
@@ -43,16 +44,25 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
 class Caller:
     user: Any
     key_prefix: str | None  # the API key used, so its revocation can end the stream
+    actor: Any = None  # whose role counts (workspaces.permissions): the key, else the user
+    workspace_id: int = 0  # the workspace the stream follows
 
 
-def caller_resolve(*, api_key: str | None, session_user: Any) -> Caller | None:
+def caller_resolve(*, api_key: str | None, session_user: Any, session: Any = None) -> Caller | None:
     """Who is calling the non-DRF endpoints (SSE, WebSocket): the API key first, then the
-    session; None if neither. A wrong API key never falls back to the session."""
+    session (which chose the workspace); None if neither. A wrong API key never falls
+    back to the session."""
     if api_key:
         key = api_key_resolve(api_key)
-        return None if key is None else Caller(user=key.user, key_prefix=key.prefix)
+        if key is None:
+            return None
+        workspace = workspace_of_actor(key)
+        return Caller(user=key.user, key_prefix=key.prefix, actor=key, workspace_id=workspace.pk)
     if session_user is not None and getattr(session_user, "is_authenticated", False):
-        return Caller(user=session_user, key_prefix=None)
+        workspace = workspace_of_actor(session_user, session=session)
+        return Caller(
+            user=session_user, key_prefix=None, actor=session_user, workspace_id=workspace.pk
+        )
     return None
 
 

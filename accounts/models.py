@@ -9,13 +9,26 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from workspaces.models import Role
+
 
 class ApiKey(models.Model):
-    """An integrator key; only a SHA-256 digest of the secret is stored."""
+    """An integrator key of a workspace; only a SHA-256 digest of the secret is stored."""
 
+    # Who created the key; it acts for its workspace, in its own role, not as this person.
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys"
     )
+    # The key's scope: the API shows and makes only this workspace's jobs and templates.
+    # Null only between the schema and the data migration that fills it.
+    workspace = models.ForeignKey(
+        "workspaces.Workspace",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="api_keys",
+    )
+    role = models.CharField(max_length=20, choices=Role.choices, default=Role.EDITOR)
     name = models.CharField(max_length=100, blank=True)
     prefix = models.CharField(max_length=16, unique=True)
     digest = models.CharField(max_length=64)

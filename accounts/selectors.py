@@ -1,4 +1,4 @@
-"""Reads of API keys, scoped to their user."""
+"""Reads of API keys, scoped to their workspace."""
 
 from __future__ import annotations
 
@@ -9,5 +9,5 @@ from django.db.models import QuerySet
 from accounts.models import ApiKey
 
 
-def api_key_list(*, user: Any) -> QuerySet[ApiKey]:
-    return ApiKey.objects.filter(user=user)
+def api_key_list(*, workspace: Any) -> QuerySet[ApiKey]:
+    return ApiKey.objects.filter(workspace=workspace).select_related("user")

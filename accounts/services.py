@@ -18,6 +18,9 @@ from accounts.events import key_revoked_publish
 from accounts.models import ApiKey
 from accounts.tenancy import tenant_id_for
 from rendering.errors import Conflict
+from workspaces.models import Role, Workspace
+from workspaces.permissions import Action, can
+from workspaces.services import workspace_personal
 
 _KEY_PREFIX = "rk"
 
@@ -28,10 +31,16 @@ def _digest(raw_key: str) -> str:
 
 
 def api_key_create(
-    *, user: User, name: str = "", expires_in_days: int | None = None
+    *,
+    user: User,
+    name: str = "",
+    expires_in_days: int | None = None,
+    workspace: Workspace | None = None,
+    role: str = Role.EDITOR,
 ) -> tuple[ApiKey, str]:
-    """Create a key for the user, expiring after `expires_in_days` if given; return it
-    with the raw secret, which is never stored. Conflict (409) once the tenant has
+    """Create a key of `workspace` (by default the user's own), made by the user and acting
+    in `role`, expiring after `expires_in_days` if given; return it with the raw secret,
+    which is never stored. Conflict (409) once the tenant has
     API_KEYS_MAX_PER_TENANT usable keys: every limit is per tenant, and a cap keeps the
     keys table (and the keys page) bounded too."""
     prefix = secrets.token_hex(6)
@@ -41,6 +50,8 @@ def api_key_create(
         _api_key_slot_reserve(user=user)
         key = ApiKey.objects.create(
             user=user,
+            workspace=workspace or workspace_personal(user=user),
+            role=Role(role),
             name=name,
             prefix=prefix,
             digest=_digest(raw_key),
@@ -110,10 +121,10 @@ def webhook_signing_secrets(*, key: ApiKey) -> list[str]:
 
 
 def api_key_revoke(*, user: User, key_id: int) -> ApiKey | None:
-    """Revoke one of the user's keys; None if it is not theirs. Revoking twice keeps the
-    first revocation time."""
-    key = ApiKey.objects.filter(pk=key_id, user=user).first()
-    if key is None:
+    """Revoke a key of a workspace where the user may manage keys; None if they may not
+    (or it does not exist). Revoking twice keeps the first revocation time."""
+    key = ApiKey.objects.filter(pk=key_id).first()
+    if key is None or not can(user, Action.KEY_MANAGE, key):
         return None
     if key.revoked_at is None:
         key.revoked_at = timezone.now()
@@ -136,7 +147,7 @@ def api_key_resolve(raw_key: str) -> ApiKey | None:
     if len(parts) != 3 or parts[0] != _KEY_PREFIX:
         return None
     key = (
-        ApiKey.objects.select_related("user")
+        ApiKey.objects.select_related("user", "workspace")  # the workspace is the API's scope
         .filter(prefix=parts[1], revoked_at__isnull=True)
         .first()
     )

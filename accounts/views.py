@@ -1,5 +1,5 @@
-"""My account: email address, password and notification choices; my API keys (create
-one, its secret shown once, see when each was used, revoke)."""
+"""My account: email address, password and notification choices; the workspace's API keys
+(create one, its secret shown once, see when each was used, revoke)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from accounts.notifications import notification_preferences, notification_prefer
 from accounts.selectors import api_key_list
 from accounts.services import api_key_create, api_key_revoke, user_email_set
 from rendering.errors import ApplicationError
+from workspaces.current import workspace_current
+from workspaces.permissions import Action, authorize_page
 
 
 @never_cache
@@ -28,11 +30,14 @@ from rendering.errors import ApplicationError
 def api_keys(request: HttpRequest) -> HttpResponse:
     created = None
     status = 200
+    workspace = workspace_current(request)
+    authorize_page(request.user, Action.KEY_MANAGE, workspace)
     form = ApiKeyCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
             key, raw = api_key_create(
                 user=cast(User, request.user),
+                workspace=workspace,
                 name=form.cleaned_data["name"],
                 expires_in_days=form.cleaned_data["expires"],
             )
@@ -43,7 +48,7 @@ def api_keys(request: HttpRequest) -> HttpResponse:
             # Rendered, not redirected: the secret exists only in this one response.
             created = {"key": key, "raw": raw}
             form = ApiKeyCreateForm()
-    context = {"keys": api_key_list(user=request.user), "form": form, "created": created}
+    context = {"keys": api_key_list(workspace=workspace), "form": form, "created": created}
     return render(request, "accounts/api_keys.html", context, status=status)
 
 

@@ -26,6 +26,7 @@ docs_csp = csp_update({"style-src": [UNSAFE_INLINE], "worker-src": ["blob:"]})
 urlpatterns = [
     path("", include("jobs.pages.urls")),
     path("", include("accounts.urls")),
+    path("", include("workspaces.urls")),
     path("", include("jobs.ops.urls")),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on pages without an icon link (the admin's).

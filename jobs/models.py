@@ -40,6 +40,15 @@ class PdfJob(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pdf_jobs"
     )
+    # Whose job it is: every member of the workspace sees it, in their role. `owner` is the
+    # person who submitted it (or whose key did): their mail, their in-flight quota.
+    workspace = models.ForeignKey(
+        "workspaces.Workspace",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="pdf_jobs",
+    )
     template = models.ForeignKey(
         ReportTemplate, on_delete=models.SET_NULL, null=True, blank=True, related_name="jobs"
     )
@@ -115,6 +124,9 @@ class PdfJob(models.Model):
             # Per-tenant counts: the in-flight quota at submit, fair dispatch per message.
             models.Index(fields=["owner", "status"], name="job_owner_status_idx"),
             models.Index(fields=["status", "updated_at"], name="job_status_updated_idx"),
+            # A workspace's job list, newest first, and its counts per status.
+            models.Index(fields=["workspace", "-created_at"], name="job_workspace_created_idx"),
+            models.Index(fields=["workspace", "status"], name="job_workspace_status_idx"),
             # Retention: the completed PDFs still kept, oldest first.
             models.Index(
                 fields=["completed_at"],
@@ -133,10 +145,12 @@ class PdfJob(models.Model):
             ),
         ]
         constraints = [
+            # An Idempotency-Key is the workspace's (its keys and members share it), so a
+            # replay never answers with another workspace's job.
             models.UniqueConstraint(
-                fields=["owner", "idempotency_key"],
+                fields=["workspace", "idempotency_key"],
                 condition=~models.Q(idempotency_key=""),
-                name="job_idempotency_key_unique_per_owner",
+                name="job_idempotency_key_unique_per_workspace",
             )
         ]
 

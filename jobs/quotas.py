@@ -1,5 +1,8 @@
 """Per-tenant quotas, enforced in the shared database so every web process sees one count.
 
+Per workspace, jobs submitted and pages and bytes rendered per UTC day and month
+(WORKSPACE_*_PER_DAY / _PER_MONTH, or the workspace's own quota row).
+
 `PDF_MAX_JOBS_IN_FLIGHT` bounds the jobs a tenant has queued or processing, counting a
 cancelled job whose render has not stopped yet (its worker is still busy with it: see
 jobs.worker.heartbeat) and every result-cache hit (it completes at once, but its
@@ -12,16 +15,19 @@ serialises writers anyway).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from math import ceil
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import Q
+from django.db.models import Q, Sum
 from django.utils import timezone
 
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
 from rendering.errors import ApplicationError
+from workspaces.limits import NAMES, PERIODS, setting_name, workspace_limits
+from workspaces.models import Workspace
 
 IN_FLIGHT = (JobStatus.QUEUED, JobStatus.PROCESSING)
 
@@ -73,6 +79,83 @@ def job_slot_reserve(*, owner: Any) -> None:
             value=limit,
             retry_after=settings.PDF_QUOTA_RETRY_AFTER_SECONDS,
         )
+
+
+def period_start(now: datetime, period: str) -> datetime:
+    """The start of the UTC day or month `now` is in."""
+    day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return day if period == "day" else day.replace(day=1)
+
+
+def period_end(now: datetime, period: str) -> datetime:
+    start = period_start(now, period)
+    if period == "day":
+        return start + timedelta(days=1)
+    return (start + timedelta(days=32)).replace(day=1)
+
+
+def workspace_usage(*, workspace: Any, now: datetime | None = None) -> dict[str, int]:
+    """What the workspace used this UTC day and month: jobs submitted, and pages and bytes
+    of the PDFs its jobs rendered (a cache hit renders nothing, so it adds no pages)."""
+    now = now or timezone.now()
+    used: dict[str, int] = {}
+    jobs = PdfJob.objects.filter(workspace=workspace)
+    for period in PERIODS:
+        start = period_start(now, period)
+        used[f"jobs_per_{period}"] = jobs.filter(created_at__gte=start).count()
+        rendered = jobs.filter(
+            status=JobStatus.COMPLETED, completed_at__gte=start, cached_from__isnull=True
+        ).aggregate(pages=Sum("page_count"), size=Sum("size_bytes"))
+        used[f"pages_per_{period}"] = int(rendered["pages"] or 0)
+        used[f"bytes_per_{period}"] = int(rendered["size"] or 0)
+    return used
+
+
+def workspace_quota_reserve(*, workspace: Any) -> None:
+    """Inside the transaction that creates the job: raise QuotaExceeded (429, Retry-After
+    the start of the next day or month) if the workspace used up a limit of this period."""
+    limits = workspace_limits(workspace=workspace)
+    if not any(limits.values()):
+        return
+    # The row lock orders the workspace's concurrent submits, so none overshoots the count.
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).values_list("pk").first()
+    now = timezone.now()
+    used = workspace_usage(workspace=workspace, now=now)
+    for name in NAMES:
+        limit = limits[name]
+        if limit and used[name] >= limit:
+            metric, period = name.split("_per_")
+            resets = period_end(now, period)
+            raise QuotaExceeded(
+                f"This workspace used {used[name]} {metric} this {period}; its limit is "
+                f"{limit} ({setting_name(name)}). It resets at {resets:%Y-%m-%d %H:%M} UTC.",
+                limit=setting_name(name),
+                value=limit,
+                retry_after=max(1, ceil((resets - now).total_seconds())),
+            )
+
+
+def workspace_usage_report(*, workspace: Any) -> list[dict[str, Any]]:
+    """Each quota of the workspace with its use so far and when its period resets: what
+    owners see (GET /api/v1/usage and the usage page)."""
+    now = timezone.now()
+    used = workspace_usage(workspace=workspace, now=now)
+    limits = workspace_limits(workspace=workspace)
+    rows = []
+    for name in NAMES:
+        metric, period = name.split("_per_")
+        rows.append(
+            {
+                "name": name,
+                "metric": metric,
+                "period": period,
+                "setting": setting_name(name),
+                "used": used[name],
+                "limit": limits[name],
+                "resets_at": period_end(now, period),
+            }
+        )
+    return rows
 
 
 def callbacks_outstanding_count(*, owner: Any) -> int:

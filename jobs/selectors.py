@@ -1,4 +1,4 @@
-"""Reads of jobs (a caller's own, else NotFound) and of what beat will do with a failed one."""
+"""Reads of jobs (a workspace's own, else NotFound) and of what beat will do with a failed one."""
 
 from __future__ import annotations
 
@@ -22,18 +22,18 @@ def _parse_uuid(value: str | uuid.UUID) -> uuid.UUID | None:
 
 
 def job_list(
-    *, owner: Any, status: str | None = None, batch_id: uuid.UUID | None = None
+    *, workspace: Any, status: str | None = None, batch_id: uuid.UUID | None = None
 ) -> QuerySet[PdfJob]:
-    jobs = PdfJob.objects.filter(owner=owner).select_related("template")
+    jobs = PdfJob.objects.filter(workspace=workspace).select_related("template")
     if batch_id:
         jobs = jobs.filter(batch_id=batch_id)
     return jobs.filter(status=status) if status else jobs
 
 
-def job_get(*, owner: Any, job_id: str | uuid.UUID) -> PdfJob:
-    """The caller's job; another caller's job is indistinguishable from a missing one."""
+def job_get(*, workspace: Any, job_id: str | uuid.UUID) -> PdfJob:
+    """The workspace's job; another workspace's is indistinguishable from a missing one."""
     parsed = _parse_uuid(job_id)
-    job = job_list(owner=owner).filter(job_id=parsed).first() if parsed else None
+    job = job_list(workspace=workspace).filter(job_id=parsed).first() if parsed else None
     if job is None:
         raise NotFound(f"No job {job_id} was found.")
     return job

@@ -19,7 +19,7 @@ from jobs.callbacks import callback_url_check
 from jobs.log_context import job_log_bind
 from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
-from jobs.quotas import callback_slot_reserve, job_slot_reserve
+from jobs.quotas import callback_slot_reserve, job_slot_reserve, workspace_quota_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
 from jobs.steps import steps_submit_check
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
@@ -33,6 +33,8 @@ from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.services import template_current_version
 from reports.validation import data_check, data_validate, size_check
+from workspaces.models import Workspace
+from workspaces.services import workspace_personal
 
 logger = logging.getLogger(__name__)
 
@@ -42,8 +44,8 @@ def request_digest(payload: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _replay(*, owner: Any, idempotency_key: str, digest: str) -> PdfJob | None:
-    existing = PdfJob.objects.filter(owner=owner, idempotency_key=idempotency_key).first()
+def _replay(*, workspace: Any, idempotency_key: str, digest: str) -> PdfJob | None:
+    existing = PdfJob.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
     if existing is None:
         return None
     if existing.request_digest != digest:
@@ -66,7 +68,7 @@ class _Source:
 
 def _resolve_source(
     *,
-    owner: Any,
+    workspace: Any,
     html_template: str | None,
     template_slug: str | None,
     engine: str | None,
@@ -89,12 +91,14 @@ def _resolve_source(
         source = str(html_template)
         size_check("html_template", source, limits.max_template_bytes)
         return _Source(template=None, version=None, engine=engine or "handlebars", html=source)
-    latest = template_selectors.template_latest_version_visible(owner=owner, slug=template_slug)
+    latest = template_selectors.template_latest_version_visible(
+        workspace=workspace, slug=template_slug
+    )
     try:
         template = (
             latest.template
             if latest is not None
-            else template_selectors.template_get_visible(owner=owner, slug=template_slug)
+            else template_selectors.template_get_visible(workspace=workspace, slug=template_slug)
         )
     except NotFound:
         raise ApplicationError(
@@ -133,13 +137,17 @@ def job_create(
     batch_id: UUID | None = None,
     cache: bool | None = None,
     steps: Any = None,
+    workspace: Workspace | None = None,
 ) -> tuple[PdfJob, bool]:
     """Validate a request and queue it; it is sent to the workers once the row commits.
     Returns (job, created): with a known Idempotency-Key, the earlier job and False.
     `renderer` overrides the template version's; `helpers` go with an inline template.
     `api_key` (the submitting key) signs the job's webhooks and may give a default
     callback URL. `cache` (default: the template's cache_results) completes the job at
-    once from an identical earlier one of the tenant (jobs.result_cache)."""
+    once from an identical earlier one of the tenant (jobs.result_cache). The job belongs
+    to `workspace` (by default the owner's own) and uses its templates."""
+    if workspace is None:
+        workspace = workspace_personal(user=owner)
     if not callback_url and api_key is not None:
         callback_url = api_key.default_callback_url
     request = {
@@ -157,13 +165,13 @@ def job_create(
     if idempotency_key:
         if len(idempotency_key) > 255:
             raise ApplicationError("Idempotency-Key is longer than 255 characters.")
-        replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)
+        replayed = _replay(workspace=workspace, idempotency_key=idempotency_key, digest=digest)
         if replayed is not None:
             return replayed, False
     limits = limits_from_settings()
     data = data_check({} if data is None else data, limits=limits)
     source = _resolve_source(
-        owner=owner,
+        workspace=workspace,
         html_template=html_template,
         template_slug=template_slug,
         engine=engine,
@@ -196,7 +204,9 @@ def job_create(
 
     renderer = renderer or (source.version.renderer if source.version else DEFAULT_RENDERER)
     document_submit_check(parsed_options.pdf, renderer)  # 400 / 422 now, not a failed job
-    job_steps = steps_submit_check(owner=owner, raw=steps, document=parsed_options.pdf)
+    job_steps = steps_submit_check(
+        owner=owner, workspace=workspace, raw=steps, document=parsed_options.pdf
+    )
     options_dict = parsed_options.as_dict()
     cache_key = result_cache_key(
         owner_id=owner.pk,
@@ -214,6 +224,7 @@ def job_create(
     try:
         with transaction.atomic():
             hit = result_cache_source(owner=owner, cache_key=cache_key) if cache else None
+            workspace_quota_reserve(workspace=workspace)  # 429 past a day's or month's use
             # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically; a cache hit counts too (its
             # callback and mail cost what a render's do).
             job_slot_reserve(owner=owner)
@@ -221,6 +232,7 @@ def job_create(
                 callback_slot_reserve(owner=owner)  # 429 past the tenant's backlog
             job = PdfJob.objects.create(
                 owner=owner,
+                workspace=workspace,
                 template=source.template,
                 template_version=source.version,
                 html_template="" if source.template else source.html,
@@ -253,7 +265,7 @@ def job_create(
             transitions.job_announce_on_commit(job, new=True)
     except IntegrityError:
         # The same key raced in from another request: answer with the job that won.
-        replayed = _replay(owner=owner, idempotency_key=idempotency_key, digest=digest)
+        replayed = _replay(workspace=workspace, idempotency_key=idempotency_key, digest=digest)
         if replayed is None:
             raise
         return replayed, False

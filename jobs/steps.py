@@ -21,8 +21,8 @@ from rendering.renderers.base import RenderedPdf
 from reports.limits import limits_from_settings
 
 
-def _merge_source(*, owner: Any, job_id: str) -> PdfJob:
-    job = job_get(owner=owner, job_id=job_id)  # another tenant's job: 404, as if missing
+def _merge_source(*, workspace: Any, job_id: str) -> PdfJob:
+    job = job_get(workspace=workspace, job_id=job_id)  # another workspace's: 404, as if missing
     if job.status != JobStatus.COMPLETED or not job.pdf_file or job.expired_at is not None:
         raise ApplicationError(
             f"merge: job {job_id} has no PDF to merge (it is {job.status}"
@@ -33,12 +33,13 @@ def _merge_source(*, owner: Any, job_id: str) -> PdfJob:
 
 
 def steps_submit_check(
-    *, owner: Any, raw: Any, document: DocumentOptions | None
+    *, owner: Any, workspace: Any, raw: Any, document: DocumentOptions | None
 ) -> list[dict[str, Any]]:
-    """The normalised steps, every merge source one of the owner's completed jobs."""
+    """The normalised steps, every merge source one of the workspace's completed jobs (the
+    signing certificates are still the owner's own: they move to workspaces next)."""
     steps = parse_steps(raw, document)
     for job_id in merge_job_ids(steps):
-        _merge_source(owner=owner, job_id=job_id)
+        _merge_source(workspace=workspace, job_id=job_id)
     for certificate_id in sign_certificate_ids(steps):
         signing_certificate_get(owner=owner, certificate_id=certificate_id)  # 404 / 400
     return steps
@@ -59,7 +60,7 @@ def _sources(job: PdfJob) -> dict[str, bytes]:
     sources = {}
     for job_id in merge_job_ids(job.steps):
         try:
-            source = _merge_source(owner=job.owner, job_id=job_id)
+            source = _merge_source(workspace=job.workspace, job_id=job_id)
         except ApplicationError as exc:  # deleted or expired since the submit
             raise RenderError(exc.message, code=exc.code) from None
         with storages["reports"].open(source.pdf_file) as handle:

@@ -75,9 +75,11 @@ def job_announce_on_commit(job: PdfJob, *, new: bool = False) -> None:
     # The payload (with the template's name) is read after the commit: reading a second
     # table inside this transaction could deadlock with a TRUNCATE (test teardown).
     # A new job has no followers of its own yet (nobody has its id before the 202): only
-    # its owner's stream (the dashboard) gets it, one send fewer on the submit path.
+    # its workspace's stream (the dashboard) gets it, one send fewer on the submit path.
     transaction.on_commit(
-        lambda: job_event_publish(job_event_payload(job), owner_id=job.owner_id, to_job=not new)
+        lambda: job_event_publish(
+            job_event_payload(job), workspace_id=job.workspace_id, to_job=not new
+        )
     )
     if job.callback_url and job.is_terminal:
         transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job.job_id))

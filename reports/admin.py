@@ -17,12 +17,14 @@ from reports.services import (
     template_unarchive,
     template_validate,
 )
+from workspaces.permissions import Action, can
 
 
 class ReportTemplateForm(forms.ModelForm):
     class Meta:
         model = ReportTemplate
         fields = (
+            "workspace",
             "owner",
             "name",
             "slug",
@@ -75,7 +77,16 @@ class VersionInline(admin.TabularInline):
 @admin.register(ReportTemplate)
 class ReportTemplateAdmin(admin.ModelAdmin):
     form = ReportTemplateForm
-    list_display = ("name", "slug", "engine", "renderer", "owner", "archived_at", "updated_at")
+    list_display = (
+        "name",
+        "slug",
+        "engine",
+        "renderer",
+        "workspace",
+        "owner",
+        "archived_at",
+        "updated_at",
+    )
     list_filter = ("engine", "renderer", ("archived_at", admin.EmptyFieldListFilter))
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
@@ -90,10 +101,12 @@ class ReportTemplateAdmin(admin.ModelAdmin):
 
     @admin.action(description="Archive selected templates (they take no new jobs)")
     def archive(self, request: HttpRequest, queryset: QuerySet[ReportTemplate]) -> None:
-        done = [t for t in queryset if not t.is_archived and template_archive(template=t)]
+        allowed = [t for t in queryset if can(request.user, Action.TEMPLATE_EDIT, t)]
+        done = [t for t in allowed if not t.is_archived and template_archive(template=t)]
         self.message_user(request, f"Archived {len(done)}.")
 
     @admin.action(description="Restore selected archived templates")
     def unarchive(self, request: HttpRequest, queryset: QuerySet[ReportTemplate]) -> None:
-        done = [t for t in queryset if t.is_archived and template_unarchive(template=t)]
+        allowed = [t for t in queryset if can(request.user, Action.TEMPLATE_EDIT, t)]
+        done = [t for t in allowed if t.is_archived and template_unarchive(template=t)]
         self.message_user(request, f"Restored {len(done)}.")

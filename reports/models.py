@@ -21,10 +21,19 @@ class Renderer(models.TextChoices):
 
 
 class ReportTemplate(models.Model):
-    """A template integrators refer to by slug; owner=None marks a built-in sample for all."""
+    """A template integrators refer to by slug in its workspace; workspace=None marks a
+    built-in sample for all. `owner` is who created it."""
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="report_templates",
+    )
+    # The workspace that owns the template; None, with owner None, is a built-in sample.
+    workspace = models.ForeignKey(
+        "workspaces.Workspace",
         on_delete=models.CASCADE,
         null=True,
         blank=True,
@@ -62,8 +71,9 @@ class ReportTemplate(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
+            # A submit names a template by slug within its workspace.
             models.UniqueConstraint(
-                fields=["owner", "slug"], name="template_slug_unique_per_owner"
+                fields=["workspace", "slug"], name="template_slug_unique_per_workspace"
             ),
             models.UniqueConstraint(
                 fields=["slug"],

@@ -1,4 +1,4 @@
-"""Reads of the template library, scoped to the caller: their own templates and the built-ins."""
+"""Reads of the template library, scoped to a workspace: its own templates and the built-ins."""
 
 from __future__ import annotations
 
@@ -10,30 +10,32 @@ from rendering.errors import NotFound
 from reports.models import ReportTemplate, ReportTemplateVersion
 
 
-def template_list_visible(*, owner: Any, archived: bool = True) -> QuerySet[ReportTemplate]:
-    """The caller's templates and the built-ins; without `archived`, only active ones."""
-    templates = ReportTemplate.objects.filter(Q(owner=owner) | Q(owner__isnull=True))
+def template_list_visible(*, workspace: Any, archived: bool = True) -> QuerySet[ReportTemplate]:
+    """The workspace's templates and the built-ins; without `archived`, only active ones."""
+    templates = ReportTemplate.objects.filter(
+        Q(workspace=workspace) | Q(workspace__isnull=True, owner__isnull=True)
+    )
     return templates if archived else templates.filter(archived_at__isnull=True)
 
 
-def template_get_visible(*, owner: Any, slug: str) -> ReportTemplate:
-    """The caller's own template with this slug, else the built-in one; NotFound otherwise
-    (another caller's template is indistinguishable from a missing one)."""
-    found = list(template_list_visible(owner=owner).filter(slug=slug))
-    found.sort(key=lambda template: template.owner_id is None)
+def template_get_visible(*, workspace: Any, slug: str) -> ReportTemplate:
+    """The workspace's own template with this slug, else the built-in one; NotFound
+    otherwise (another workspace's template is indistinguishable from a missing one)."""
+    found = list(template_list_visible(workspace=workspace).filter(slug=slug))
+    found.sort(key=lambda template: template.workspace_id is None)
     if not found:
         raise NotFound(f"No template with slug {slug!r} was found.")
     return found[0]
 
 
-def template_latest_version_visible(*, owner: Any, slug: str) -> ReportTemplateVersion | None:
+def template_latest_version_visible(*, workspace: Any, slug: str) -> ReportTemplateVersion | None:
     """The latest version (its template joined) of the template template_get_visible would
     choose, in one query: what a submit by slug needs. None when that template has no
     version yet or nothing visible has the slug (template_get_visible then tells which)."""
     chosen = (
-        template_list_visible(owner=owner)
+        template_list_visible(workspace=workspace)
         .filter(slug=slug)
-        .order_by(F("owner_id").asc(nulls_last=True))  # the caller's own shadows a built-in
+        .order_by(F("workspace_id").asc(nulls_last=True))  # the workspace's shadows a built-in
         .values("pk")[:1]
     )
     return (
@@ -44,14 +46,14 @@ def template_latest_version_visible(*, owner: Any, slug: str) -> ReportTemplateV
     )
 
 
-def template_list_for_gallery(*, owner: Any) -> list[ReportTemplate]:
-    """What the caller can submit by slug: their own templates shadow built-ins of the
+def template_list_for_gallery(*, workspace: Any) -> list[ReportTemplate]:
+    """What the workspace can submit by slug: its own templates shadow built-ins of the
     same slug, exactly as template_get_visible resolves them, and archived ones are left
-    out (a submit refuses them). An archived template of the caller's still shadows the
+    out (a submit refuses them). An archived template of the workspace's still shadows the
     built-in of its slug, because a submit by that slug finds the archived one."""
     chosen: dict[str, ReportTemplate] = {}
-    for template in template_list_visible(owner=owner).order_by("name"):
-        if template.slug not in chosen or template.owner_id is not None:
+    for template in template_list_visible(workspace=workspace).order_by("name"):
+        if template.slug not in chosen or template.workspace_id is not None:
             chosen[template.slug] = template
     active = [template for template in chosen.values() if not template.is_archived]
     return sorted(active, key=lambda template: template.name.lower())

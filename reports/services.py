@@ -21,6 +21,8 @@ from reports.validation import (
     schema_check,
     size_check,
 )
+from workspaces.models import Workspace
+from workspaces.services import workspace_personal
 
 _VERSIONED = ("engine", "renderer", "html", "css", "helpers", "schema", "sample_data")
 
@@ -74,6 +76,7 @@ def template_create(
     name: str,
     slug: str,
     html: str,
+    workspace: Workspace | None = None,
     engine: str = "handlebars",
     css: str = "",
     schema: dict[str, Any] | None = None,
@@ -94,10 +97,17 @@ def template_create(
         renderer=renderer,
         helpers=helpers,
     )
-    if ReportTemplate.objects.filter(owner=owner, slug=slug).exists():
-        raise RenderError(f"You already have a template with slug {slug!r}.")
+    if workspace is None and owner is not None:
+        workspace = workspace_personal(user=owner)
+    # owner=None and no workspace: a built-in sample (reports.samples).
+    if (
+        workspace is not None
+        and ReportTemplate.objects.filter(workspace=workspace, slug=slug).exists()
+    ):
+        raise RenderError(f"You already have a template with slug {slug!r} in this workspace.")
     template = ReportTemplate.objects.create(
         owner=owner,
+        workspace=workspace,
         name=name,
         slug=slug,
         engine=engine,

@@ -7,6 +7,12 @@ from django.contrib.auth import get_user_model
 
 from jobs.models import PdfJob
 from reports.models import ReportTemplate
+from workspaces.services import workspace_personal
+
+
+def _personal(obj: object, owner_field: str = "owner") -> object:
+    owner = getattr(obj, owner_field)
+    return None if owner is None else workspace_personal(user=owner)
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -22,6 +28,8 @@ class ReportTemplateFactory(factory.django.DjangoModelFactory):
         model = ReportTemplate
 
     owner = factory.SubFactory(UserFactory)
+    # The owner's own workspace; a built-in (owner=None) has none.
+    workspace = factory.LazyAttribute(_personal)
     name = factory.Sequence(lambda n: f"Template {n}")
     slug = factory.Sequence(lambda n: f"template-{n}")
     engine = "handlebars"
@@ -35,6 +43,7 @@ class PdfJobFactory(factory.django.DjangoModelFactory):
         model = PdfJob
 
     owner = factory.SubFactory(UserFactory)
+    workspace = factory.LazyAttribute(_personal)
     engine = "handlebars"
     html_template = "<h1>Hello {{name}}</h1>"
     data = factory.LazyFunction(lambda: {"name": "World"})

@@ -11,6 +11,15 @@ from config.env import env_int, env_str
 PDF_MAX_JOBS_IN_FLIGHT = env_int("PDF_MAX_JOBS_IN_FLIGHT", 1000, minimum=1)
 # What a 429 tells the client to wait before trying again.
 PDF_QUOTA_RETRY_AFTER_SECONDS = env_int("PDF_QUOTA_RETRY_AFTER_SECONDS", 10, minimum=1)
+# What one workspace may use per UTC day and per UTC month: jobs submitted, and pages and
+# bytes of PDF rendered; 0 is no limit. A workspace's own quota row (the admin) overrides
+# each. Past a limit a submit is refused with 429 and Retry-After (the next day or month).
+WORKSPACE_JOBS_PER_DAY = env_int("WORKSPACE_JOBS_PER_DAY", 0, minimum=0)
+WORKSPACE_JOBS_PER_MONTH = env_int("WORKSPACE_JOBS_PER_MONTH", 0, minimum=0)
+WORKSPACE_PAGES_PER_DAY = env_int("WORKSPACE_PAGES_PER_DAY", 0, minimum=0)
+WORKSPACE_PAGES_PER_MONTH = env_int("WORKSPACE_PAGES_PER_MONTH", 0, minimum=0)
+WORKSPACE_BYTES_PER_DAY = env_int("WORKSPACE_BYTES_PER_DAY", 0, minimum=0)
+WORKSPACE_BYTES_PER_MONTH = env_int("WORKSPACE_BYTES_PER_MONTH", 0, minimum=0)
 # Usable (unrevoked, unexpired) API keys one tenant may hold; the next is a 409.
 API_KEYS_MAX_PER_TENANT = env_int("API_KEYS_MAX_PER_TENANT", 20, minimum=1)
 # Requests per tenant, whichever of its keys (or its browser session) sends them (DRF rate

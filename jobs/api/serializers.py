@@ -18,11 +18,14 @@ from jobs.links import pdf_path, status_path
 from jobs.models import JobStatus, PdfJob
 from jobs.state import JobStateSerializer
 from rendering.engines import ENGINE_NAMES
+from workspaces.permissions import Action, can
 
 
 class JobOutputSerializer(JobStateSerializer):
     """The state plus its links (the status URL, and the signed PDF link once completed);
-    `context["absolute"]` turns a path into an absolute URL for the caller's host."""
+    `context["absolute"]` turns a path into an absolute URL for the caller's host, and
+    `context["actor"]` is who asks: the signed link is only handed to a role that may
+    download (workspaces.permissions)."""
 
     status_url = serializers.SerializerMethodField()
     pdf_url = serializers.SerializerMethodField(
@@ -34,6 +37,9 @@ class JobOutputSerializer(JobStateSerializer):
 
     def get_pdf_url(self, job: PdfJob) -> str | None:
         if job.status != JobStatus.COMPLETED or job.is_expired:
+            return None
+        actor = self.context.get("actor")
+        if actor is not None and not can(actor, Action.JOB_DOWNLOAD, job):
             return None
         return str(self.context["absolute"](pdf_path(job.job_id)))
 
@@ -144,3 +150,18 @@ class WebhookDeliverySerializer(serializers.Serializer):
     created_at = IsoDateTimeField()
     delivered_at = IsoDateTimeField(allow_null=True)
     attempts = WebhookAttemptSerializer(many=True)
+
+
+class UsageRowSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="jobs_per_day, jobs_per_month, pages_per_day, ...")
+    metric = serializers.CharField()
+    period = serializers.CharField()
+    setting = serializers.CharField(help_text="The setting that sets the default limit.")
+    used = serializers.IntegerField()
+    limit = serializers.IntegerField(help_text="0: no limit.")
+    resets_at = IsoDateTimeField()
+
+
+class UsageOutputSerializer(serializers.Serializer):
+    workspace = serializers.CharField(help_text="The workspace's slug.")
+    quotas = UsageRowSerializer(many=True)

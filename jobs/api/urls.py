@@ -17,4 +17,5 @@ urlpatterns = [
     path("jobs/<str:job_id>/pdf", views.JobPdfApi.as_view(), name="job-pdf"),
     path("jobs/<str:job_id>/deliveries", views.JobDeliveryListApi.as_view(), name="job-deliveries"),
     path("jobs/<str:job_id>/events", sse.job_events, name="job-events"),
+    path("usage", views.UsageApi.as_view(), name="usage"),
 ]

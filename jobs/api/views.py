@@ -34,23 +34,42 @@ from jobs.api.serializers import (
     JobCreateOutputSerializer,
     JobFilterSerializer,
     JobOutputSerializer,
+    UsageOutputSerializer,
     WebhookDeliverySerializer,
 )
 from jobs.links import pdf_download_token_valid, pdf_presigned_url, status_path
 from jobs.models import PdfJob
+from jobs.quotas import workspace_usage_report
 from rendering.errors import ApplicationError, NotFound
+from workspaces.current import actor_of, workspace_current
+from workspaces.permissions import Action, authorize
 
 
 def _job_answer(request: Request, job: PdfJob) -> Response:
-    return Response(JobOutputSerializer(job, context={"absolute": request.build_absolute_uri}).data)
+    return Response(JobOutputSerializer(job, context=_context(request)).data)
+
+
+def _context(request: Request) -> dict[str, Any]:
+    return {"absolute": request.build_absolute_uri, "actor": actor_of(request)}
+
+
+def _job(request: Request, job_id: str, action: Action) -> PdfJob:
+    """The job of the caller's workspace, if their role may do `action` (403 naming the
+    roles that may); another workspace's job is a 404 like a missing one."""
+    job = selectors.job_get(workspace=workspace_current(request), job_id=job_id)
+    authorize(actor_of(request), action, job)
+    return job
 
 
 def _submit(
     request: Request, fields: dict[str, Any], *, idempotency_key: str = "", **extra: Any
 ) -> tuple[PdfJob, bool]:
-    """job_create from one checked submit body, as the calling key."""
+    """job_create from one checked submit body, as the calling key, in its workspace."""
+    workspace = workspace_current(request)
+    authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
     return services.job_create(
         owner=request.user,
+        workspace=workspace,
         idempotency_key=idempotency_key,
         html_template=fields.get("html_template") or None,
         template_slug=fields.get("template") or None,
@@ -126,7 +145,7 @@ def _batch_item(request: Request, index: int, item: Any, *, batch_id: uuid.UUID)
     except ApplicationError as exc:
         # Quotas (PDF_MAX_JOBS_IN_FLIGHT) refuse the items past them, one by one.
         return {**answer, "error": public_text(exc.message), "code": exc.code}
-    state = JobOutputSerializer(job, context={"absolute": request.build_absolute_uri}).data
+    state = JobOutputSerializer(job, context=_context(request)).data
     return {**answer, **{name: state[name] for name in ("job_id", "status", "status_url")}}
 
 
@@ -148,6 +167,7 @@ class JobBatchCreateApi(APIView):
                 f"this one has {len(items)}.",
                 code="too_many_items",  # a schema (maxItems) violation: 400, like others
             )
+        authorize(actor_of(request), Action.JOB_SUBMIT, workspace_current(request))
         batch_id = uuid.uuid4()
         jobs = [_batch_item(request, i, item, batch_id=batch_id) for i, item in enumerate(items)]
         return Response(JobBatchOutputSerializer({"batch_id": batch_id, "jobs": jobs}).data)
@@ -175,14 +195,16 @@ class JobListApi(APIView):
     def get(self, request: Request) -> Response:
         filters = JobFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.JOB_VIEW, workspace)
         jobs = selectors.job_list(
-            owner=request.user,
+            workspace=workspace,
             status=filters.validated_data.get("status"),
             batch_id=filters.validated_data.get("batch_id"),
         )
         paginator = self.Pagination()
         page = paginator.paginate_queryset(jobs, request, view=self)
-        context = {"absolute": request.build_absolute_uri}
+        context = _context(request)
         return paginator.get_paginated_response(
             JobOutputSerializer(page, many=True, context=context).data
         )
@@ -193,7 +215,7 @@ class JobDetailApi(APIView):
 
     @extend_schema(responses=JobOutputSerializer)
     def get(self, request: Request, job_id: str) -> Response:
-        return _job_answer(request, selectors.job_get(owner=request.user, job_id=job_id))
+        return _job_answer(request, _job(request, job_id, Action.JOB_VIEW))
 
 
 class JobDeliveryListApi(APIView):
@@ -202,7 +224,7 @@ class JobDeliveryListApi(APIView):
     @extend_schema(responses=WebhookDeliverySerializer(many=True))
     def get(self, request: Request, job_id: str) -> Response:
         """The job's webhook deliveries (newest first), each with its attempts."""
-        job = selectors.job_get(owner=request.user, job_id=job_id)
+        job = _job(request, job_id, Action.JOB_VIEW)
         deliveries = job.deliveries.prefetch_related("attempts")
         return Response(WebhookDeliverySerializer(deliveries, many=True).data)
 
@@ -213,15 +235,14 @@ class JobRetryApi(APIView):
     @extend_schema(request=None, responses={202: JobOutputSerializer})
     def post(self, request: Request, job_id: str) -> Response:
         """Send one of my failed jobs to the workers again (409 unless it failed)."""
-        job = services.job_retry(job=selectors.job_get(owner=request.user, job_id=job_id))
-        context = {"absolute": request.build_absolute_uri}
-        return Response(JobOutputSerializer(job, context=context).data, status=202)
+        job = services.job_retry(job=_job(request, job_id, Action.JOB_RETRY))
+        return Response(JobOutputSerializer(job, context=_context(request)).data, status=202)
 
 
 class JobCancelApi(APIView):
     @extend_schema(request=None, responses=JobOutputSerializer)
     def post(self, request: Request, job_id: str) -> Response:
-        job = selectors.job_get(owner=request.user, job_id=job_id)
+        job = _job(request, job_id, Action.JOB_CANCEL)
         return _job_answer(request, services.job_cancel(job=job))
 
 
@@ -251,3 +272,19 @@ class JobPdfApi(APIView):
         return FileResponse(
             handle, content_type="application/pdf", as_attachment=True, filename=job.filename
         )
+
+
+class UsageApi(APIView):
+    throttle_classes = [StatusReadThrottle]
+
+    @extend_schema(responses=UsageOutputSerializer)
+    def get(self, request: Request) -> Response:
+        """The workspace's quotas, its use this UTC day and month, and when each resets
+        (owners)."""
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.USAGE_VIEW, workspace)
+        answer = {
+            "workspace": workspace.slug,
+            "quotas": workspace_usage_report(workspace=workspace),
+        }
+        return Response(UsageOutputSerializer(answer).data)

@@ -1,5 +1,5 @@
 """Who may follow jobs live (SSE and WebSocket alike): 401 without a valid caller, 404
-for a job that is missing or someone else's."""
+for a job that is missing or another workspace's, 403 for a role that may not view jobs."""
 
 from __future__ import annotations
 
@@ -8,22 +8,30 @@ from typing import Any
 from accounts.authentication import Caller, caller_resolve
 from jobs import selectors
 from rendering.errors import ApplicationError
+from workspaces.models import Workspace
+from workspaces.permissions import Action, authorize
 
 
-def follower_resolve(*, api_key: str | None, session_user: Any) -> Caller:
-    """The caller; raises an ApplicationError with status 401 if there is none."""
-    caller = caller_resolve(api_key=api_key, session_user=session_user)
+def follower_resolve(*, api_key: str | None, session_user: Any, session: Any = None) -> Caller:
+    """The caller, if their role may view the workspace's jobs; raises an ApplicationError
+    with status 401 if there is no caller, 403 if the role may not."""
+    caller = caller_resolve(api_key=api_key, session_user=session_user, session=session)
     if caller is None:
         raise ApplicationError(
             "Authentication credentials were not provided or are invalid.",
             code="not_authenticated",
             http_status=401,
         )
+    authorize(caller.actor, Action.JOB_VIEW, Workspace(pk=caller.workspace_id))
     return caller
 
 
-def follow_authorize(*, api_key: str | None, session_user: Any, job_id: str) -> tuple[Caller, str]:
+def follow_authorize(
+    *, api_key: str | None, session_user: Any, job_id: str, session: Any = None
+) -> tuple[Caller, str]:
     """The caller and the job id they may follow; raises an ApplicationError with status
-    401 or 404."""
-    caller = follower_resolve(api_key=api_key, session_user=session_user)
-    return caller, str(selectors.job_get(owner=caller.user, job_id=job_id).job_id)
+    401, 403 or 404."""
+    caller = follower_resolve(api_key=api_key, session_user=session_user, session=session)
+    job = selectors.job_get(workspace=caller.workspace_id, job_id=job_id)
+    authorize(caller.actor, Action.JOB_VIEW, job)
+    return caller, str(job.job_id)

@@ -16,7 +16,7 @@ from accounts.tenancy import tenant_id_for
 from jobs.links import with_links
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
-from jobs.live.subscriptions import job_follow, owner_follow
+from jobs.live.subscriptions import job_follow, workspace_follow
 from jobs.metrics import live_stream
 from rendering.errors import ApplicationError
 
@@ -57,7 +57,10 @@ class _FollowingConsumer(AsyncJsonWebsocketConsumer):
             return None
         try:
             allowed = await database_sync_to_async(check)(
-                api_key=api_key, session_user=self.scope.get("user"), **arguments
+                api_key=api_key,
+                session_user=self.scope.get("user"),
+                session=self.scope.get("session"),
+                **arguments,
             )
         except ApplicationError as exc:
             # The HTTP answer in close-code form: 4401 "who are you", 4404 "no such job".
@@ -135,7 +138,7 @@ class JobEventsConsumer(_FollowingConsumer):
 
 
 class OwnerJobsConsumer(_FollowingConsumer):
-    """ws/jobs/: every event of the caller's jobs (the dashboard's one subscription)."""
+    """ws/jobs/: every event of the caller's workspace's jobs (the dashboard's one subscription)."""
 
     async def connect(self) -> None:
         caller = await self._authorize(follower_resolve)
@@ -143,8 +146,8 @@ class OwnerJobsConsumer(_FollowingConsumer):
             return
         await self.accept()
         self._send_all(
-            owner_follow(
-                caller.user.pk,
+            workspace_follow(
+                caller.workspace_id,
                 heartbeat=settings.SSE_HEARTBEAT_SECONDS,
                 key_prefix=caller.key_prefix,
             )

@@ -1,5 +1,5 @@
 """Job events on the channel layer: one message per transition, sent to the job's group and
-to its owner's group (the dashboard follows all of a person's jobs on one subscription)."""
+to its workspace's group (the dashboard follows all of a workspace's jobs on one subscription)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ def job_group(job_id: UUID | str) -> str:
     return f"job.{job_id}"
 
 
-def owner_group(owner_id: int | str) -> str:
-    return f"owner.{owner_id}"
+def workspace_group(workspace_id: int | str) -> str:
+    return f"workspace.{workspace_id}"
 
 
 def job_event_payload(job: PdfJob) -> dict[str, Any]:
@@ -52,9 +52,9 @@ def _publisher_loop() -> asyncio.AbstractEventLoop:
 
 
 def job_event_publish(
-    payload: dict[str, Any], *, owner_id: int | None = None, to_job: bool = True
+    payload: dict[str, Any], *, workspace_id: int | None = None, to_job: bool = True
 ) -> None:
-    """Send to every subscriber of the job (unless not `to_job`) and of its owner's jobs.
+    """Send to every subscriber of the job (unless not `to_job`) and of its workspace's jobs.
     Best effort: the database stays the truth. Waits for the sends, so a job's events
     leave in the order of its transitions."""
     layer = get_channel_layer()
@@ -65,8 +65,8 @@ def job_event_publish(
     async def send() -> None:
         if to_job:
             await layer.group_send(job_group(payload["job_id"]), message)
-        if owner_id is not None:
-            await layer.group_send(owner_group(owner_id), message)
+        if workspace_id is not None:
+            await layer.group_send(workspace_group(workspace_id), message)
 
     try:
         sent = asyncio.run_coroutine_threadsafe(send(), _publisher_loop())

@@ -18,7 +18,7 @@ from accounts.tenancy import tenant_id_for
 from jobs.links import with_links
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
-from jobs.live.subscriptions import job_follow, owner_follow
+from jobs.live.subscriptions import job_follow, workspace_follow
 from jobs.metrics import live_stream
 from rendering.errors import ApplicationError
 
@@ -60,7 +60,10 @@ async def _respond(
     """Run the shared access check (as the WebSocket consumers do), then stream."""
     try:
         allowed = await sync_to_async(check)(
-            api_key=request.headers.get(API_KEY_HEADER), session_user=request.user, **arguments
+            api_key=request.headers.get(API_KEY_HEADER),
+            session_user=request.user,
+            session=getattr(request, "session", None),
+            **arguments,
         )
     except ApplicationError as exc:
         return JsonResponse({"error": exc.message, "code": exc.code}, status=exc.http_status)
@@ -100,12 +103,12 @@ async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
 
 @require_GET
 async def owner_job_events(request: HttpRequest) -> HttpResponseBase:
-    """Every event of the caller's jobs; a reconnect starts with their current state."""
+    """Every event of the caller's workspace's jobs; a reconnect starts with their state."""
     return await _respond(
         request,
         follower_resolve,
-        lambda caller: owner_follow(
-            int(caller.user.pk),
+        lambda caller: workspace_follow(
+            caller.workspace_id,
             heartbeat=settings.SSE_HEARTBEAT_SECONDS,
             key_prefix=caller.key_prefix,
         ),

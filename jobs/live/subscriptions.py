@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from accounts.events import KEY_REVOKED_TYPE, key_group
 from accounts.models import ApiKey
-from jobs.live.events import job_event_payload, job_group, owner_group
+from jobs.live.events import job_event_payload, job_group, workspace_group
 from jobs.models import TERMINAL_STATUSES, PdfJob
 
 logger = logging.getLogger(__name__)
@@ -99,28 +99,28 @@ async def job_follow(
             await layer.group_discard(name, channel)
 
 
-# The dashboard shows this many of the owner's latest jobs; a (re)connect sends their state.
+# The dashboard shows this many of the workspace's latest jobs; a (re)connect sends their state.
 OWNER_SNAPSHOT_JOBS = 25
 
 
-async def _owner_jobs(owner_id: int, *, job_ids: set[str]) -> list[dict[str, Any]]:
-    """Current state of the owner's unfinished jobs and of the given ones."""
+async def _workspace_jobs(workspace_id: int, *, job_ids: set[str]) -> list[dict[str, Any]]:
+    """Current state of the workspace's unfinished jobs and of the given ones."""
     rows = PdfJob.objects.filter(
-        ~Q(status__in=TERMINAL_STATUSES) | Q(job_id__in=job_ids), owner_id=owner_id
+        ~Q(status__in=TERMINAL_STATUSES) | Q(job_id__in=job_ids), workspace_id=workspace_id
     )
     return [job_event_payload(job) async for job in rows.select_related("template")]
 
 
-async def owner_follow(
-    owner_id: int, *, heartbeat: float, key_prefix: str | None = None
+async def workspace_follow(
+    workspace_id: int, *, heartbeat: float, key_prefix: str | None = None
 ) -> AsyncIterator[dict[str, Any] | None]:
-    """Yield the state of the owner's latest jobs, then every event of any of their jobs
+    """Yield the state of the workspace's latest jobs, then every event of any of its jobs
     (new ones included); None on idle ticks. Never ends by itself: the client closes it.
     Each idle tick re-reads the unfinished jobs, so a lost channel message only delays an
     update by one tick."""
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    groups = await _subscribe(layer, channel, owner_group(owner_id), key_prefix)
+    groups = await _subscribe(layer, channel, workspace_group(workspace_id), key_prefix)
     last: dict[str, int] = {}  # seq sent per job id
     running: set[str] = set()  # ids last sent as unfinished: re-read on idle ticks
 
@@ -135,7 +135,7 @@ async def owner_follow(
         return True
 
     try:
-        latest = PdfJob.objects.filter(owner_id=owner_id).select_related("template")
+        latest = PdfJob.objects.filter(workspace_id=workspace_id).select_related("template")
         snapshot = [
             job_event_payload(job)
             async for job in latest.order_by("-created_at")[:OWNER_SNAPSHOT_JOBS]
@@ -154,11 +154,13 @@ async def owner_follow(
                     return
                 fresh = []
             except Exception:
-                logger.warning("channel layer receive failed for owner %s", owner_id, exc_info=True)
+                logger.warning(
+                    "channel layer receive failed for workspace %s", workspace_id, exc_info=True
+                )
                 await asyncio.sleep(min(1.0, heartbeat))
                 fresh = []
             if not fresh:
-                fresh = await _owner_jobs(owner_id, job_ids=set(running))
+                fresh = await _workspace_jobs(workspace_id, job_ids=set(running))
             sent = [event for event in fresh if newer(event)]
             for event in sent:
                 yield event

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
@@ -16,6 +18,7 @@ from jobs.links import pdf_path
 from jobs.models import DeadLetter, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
 from jobs.ops import alert_admin  # noqa: F401 - registers the Alert admin
 from rendering.errors import Conflict
+from workspaces.permissions import Action, can, roles_allowed
 
 
 # Classes, not style attributes: the Content-Security-Policy allows no inline styles.
@@ -34,9 +37,27 @@ def _pretty_json(value: object) -> SafeString:
     )
 
 
-def _redrive(request: HttpRequest, admin_: admin.ModelAdmin, job_ids: list) -> None:
-    done = sum(1 for job_id in job_ids if services.job_redrive(job_id=job_id))
-    skipped = len(job_ids) - done
+def _allowed(request: HttpRequest, action: Action, rows: Iterable[Any], job: str = "") -> list:
+    """The rows whose workspace lets the admin user do `action` (superusers: all;
+    operators re-drive in every workspace), each checked by workspaces.permissions."""
+    return [row for row in rows if can(request.user, action, getattr(row, job) if job else row)]
+
+
+def _refused(request: HttpRequest, admin_: admin.ModelAdmin, count: int, action: Action) -> None:
+    if count:
+        needed = ", ".join(role.value for role in roles_allowed(action))
+        admin_.message_user(
+            request,
+            f"{count} skipped: {action.value} there needs one of: {needed}.",
+            level=messages.WARNING,
+        )
+
+
+def _redrive(request: HttpRequest, admin_: admin.ModelAdmin, jobs: list[PdfJob]) -> None:
+    allowed = _allowed(request, Action.JOB_REDRIVE, jobs)
+    _refused(request, admin_, len(jobs) - len(allowed), Action.JOB_REDRIVE)
+    done = sum(1 for job in allowed if services.job_redrive(job_id=job.job_id))
+    skipped = len(allowed) - done
     admin_.message_user(
         request,
         f"Re-driven {done} job(s)." + (f" {skipped} skipped: not failed." if skipped else ""),
@@ -57,6 +78,7 @@ class PdfJobAdmin(admin.ModelAdmin):
     Media = _AdminCss
     list_display = (
         "short_id",
+        "workspace",
         "owner",
         "status_badge",
         "progress",
@@ -69,7 +91,7 @@ class PdfJobAdmin(admin.ModelAdmin):
     list_filter = ("status", "error_code", "engine", "renderer", "created_at")
     search_fields = ("job_id", "owner__username", "error", "idempotency_key")
     date_hierarchy = "created_at"
-    list_select_related = ("owner", "template")
+    list_select_related = ("owner", "workspace", "template")
     actions = ("redrive_jobs", "cancel_jobs")
     fieldsets = (
         (
@@ -175,11 +197,13 @@ class PdfJobAdmin(admin.ModelAdmin):
 
     @admin.action(description="Re-drive selected failed jobs")
     def redrive_jobs(self, request: HttpRequest, queryset: QuerySet[PdfJob]) -> None:
-        _redrive(request, self, list(queryset.values_list("job_id", flat=True)))
+        _redrive(request, self, list(queryset))
 
     @admin.action(description="Cancel selected queued or processing jobs")
     def cancel_jobs(self, request: HttpRequest, queryset: QuerySet[PdfJob]) -> None:
-        done = sum(1 for job in queryset if _cancelled(job))
+        allowed = _allowed(request, Action.JOB_CANCEL, queryset)
+        _refused(request, self, len(queryset) - len(allowed), Action.JOB_CANCEL)
+        done = sum(1 for job in allowed if _cancelled(job))
         self.message_user(request, f"Cancelled {done} job(s).")
 
 
@@ -225,13 +249,18 @@ class DeadLetterAdmin(admin.ModelAdmin):
 
     @admin.action(description="Re-drive the jobs of selected dead letters")
     def redrive(self, request: HttpRequest, queryset: QuerySet[DeadLetter]) -> None:
-        done = sum(1 for letter in queryset if dead_letters.dead_letter_redrive(dead_letter=letter))
+        allowed = _allowed(request, Action.JOB_REDRIVE, queryset, job="job")
+        _refused(request, self, len(queryset) - len(allowed), Action.JOB_REDRIVE)
+        done = sum(1 for letter in allowed if dead_letters.dead_letter_redrive(dead_letter=letter))
         level = messages.SUCCESS if done else messages.WARNING
         self.message_user(request, f"Re-driven {done} job(s).", level=level)
 
     @admin.action(description="Discard selected dead letters")
     def discard(self, request: HttpRequest, queryset: QuerySet[DeadLetter]) -> None:
-        count = dead_letters.dead_letters_discard(dead_letters=queryset)
+        allowed = _allowed(request, Action.JOB_REDRIVE, queryset, job="job")
+        _refused(request, self, len(queryset) - len(allowed), Action.JOB_REDRIVE)
+        chosen = queryset.filter(pk__in=[letter.pk for letter in allowed])
+        count = dead_letters.dead_letters_discard(dead_letters=chosen)
         self.message_user(request, f"Discarded {count} dead letter(s).")
 
 

@@ -1,4 +1,4 @@
-"""The dashboard: my recent jobs, each following its status live."""
+"""The dashboard: the current workspace's recent jobs, each following its status live."""
 
 from __future__ import annotations
 
@@ -8,13 +8,17 @@ from django.shortcuts import render
 
 from jobs.pages.job_state import job_state
 from jobs.selectors import job_list
+from workspaces.current import workspace_current
+from workspaces.permissions import Action, authorize_page
 
 DASHBOARD_JOBS = 25
 
 
 @login_required
 def dashboard(request: HttpRequest) -> HttpResponse:
-    jobs = list(job_list(owner=request.user)[:DASHBOARD_JOBS])
+    workspace = workspace_current(request)
+    authorize_page(request.user, Action.JOB_VIEW, workspace)
+    jobs = list(job_list(workspace=workspace)[:DASHBOARD_JOBS])
     rows = [(job, job_state(request, job)) for job in jobs]
     return render(
         request, "jobs/dashboard.html", {"rows": rows, "states": [state for _, state in rows]}

@@ -1,4 +1,4 @@
-"""A job's page (live progress, error, retry, cancel, download); only its owner sees it."""
+"""A job's page (live progress, error, retry, cancel, download); only its workspace sees it."""
 
 from __future__ import annotations
 
@@ -15,13 +15,18 @@ from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
 from jobs.pages.job_state import job_state
 from rendering.errors import ApplicationError, Conflict, NotFound
+from workspaces.current import workspace_current
+from workspaces.permissions import Action, authorize_page, can
 
 
-def _own_job(request: HttpRequest, job_id: str) -> PdfJob:
+def _own_job(request: HttpRequest, job_id: str, action: Action = Action.JOB_VIEW) -> PdfJob:
+    """The current workspace's job if the person's role may do `action` (403 if not)."""
     try:
-        return selectors.job_get(owner=request.user, job_id=job_id)
+        job = selectors.job_get(workspace=workspace_current(request), job_id=job_id)
     except NotFound:
-        raise Http404("No such job.") from None  # another user's job looks the same
+        raise Http404("No such job.") from None  # another workspace's job looks the same
+    authorize_page(request.user, action, job)
+    return job
 
 
 @login_required
@@ -31,6 +36,11 @@ def job_page(request: HttpRequest, job_id: str) -> HttpResponse:
         "job": job,
         "state": job_state(request, job),
         "retention_days": settings.PDF_RETENTION_DAYS,
+        # Buttons only for what the person's role may do (the POSTs check again).
+        "may": {
+            "retry": can(request.user, Action.JOB_RETRY, job),
+            "cancel": can(request.user, Action.JOB_CANCEL, job),
+        },
     }
     return render(request, "jobs/job.html", context)
 
@@ -38,7 +48,7 @@ def job_page(request: HttpRequest, job_id: str) -> HttpResponse:
 @login_required
 @require_POST
 def job_retry_post(request: HttpRequest, job_id: str) -> HttpResponse:
-    job = _own_job(request, job_id)
+    job = _own_job(request, job_id, Action.JOB_RETRY)
     try:
         services.job_retry(job=job)  # the API's rule: a failed job, within the quota
     except Conflict:
@@ -53,7 +63,7 @@ def job_retry_post(request: HttpRequest, job_id: str) -> HttpResponse:
 @login_required
 @require_POST
 def job_cancel_post(request: HttpRequest, job_id: str) -> HttpResponse:
-    job = _own_job(request, job_id)
+    job = _own_job(request, job_id, Action.JOB_CANCEL)
     try:
         services.job_cancel(job=job)
     except Conflict:
@@ -66,7 +76,7 @@ def job_cancel_post(request: HttpRequest, job_id: str) -> HttpResponse:
 @login_required
 def job_download(request: HttpRequest, job_id: str) -> HttpResponse:
     """A stable link for the page; hands out a fresh signed link so it never goes stale."""
-    job = _own_job(request, job_id)
+    job = _own_job(request, job_id, Action.JOB_DOWNLOAD)
     if job.status != JobStatus.COMPLETED:
         raise Http404("This job has no PDF yet.")
     if job.is_expired:

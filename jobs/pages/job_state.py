@@ -12,7 +12,11 @@ from jobs.models import PdfJob
 
 
 def job_state(request: HttpRequest, job: PdfJob) -> dict[str, Any]:
-    state = dict(JobOutputSerializer(job, context={"absolute": request.build_absolute_uri}).data)
+    state = dict(
+        JobOutputSerializer(
+            job, context={"absolute": request.build_absolute_uri, "actor": request.user}
+        ).data
+    )
     state["page_url"] = reverse("job-page", kwargs={"job_id": job.job_id})
     state["template_name"] = state["template_name"] or "Inline"
     return state

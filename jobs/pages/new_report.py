@@ -21,6 +21,8 @@ from reports import selectors
 from reports.models import Renderer, ReportTemplate
 from reports.preview_queue import PreviewsBusy
 from reports.thumbnails import template_thumbnail
+from workspaces.current import workspace_current
+from workspaces.permissions import Action, authorize_page
 
 # An image that says "no preview" rather than a broken-image icon.
 _NO_PREVIEW = (
@@ -45,9 +47,11 @@ DATA_TABS = ("form", "json")
 
 def _visible_template(request: HttpRequest, slug: str) -> ReportTemplate:
     try:
-        return selectors.template_get_visible(owner=request.user, slug=slug)
+        template = selectors.template_get_visible(workspace=workspace_current(request), slug=slug)
     except NotFound:
         raise Http404("No such template.") from None
+    authorize_page(request.user, Action.TEMPLATE_VIEW, template)
+    return template
 
 
 def _schema(template: ReportTemplate) -> dict[str, Any] | None:
@@ -58,7 +62,9 @@ def _schema(template: ReportTemplate) -> dict[str, Any] | None:
 
 @login_required
 def template_gallery(request: HttpRequest) -> HttpResponse:
-    templates = selectors.template_list_for_gallery(owner=request.user)
+    workspace = workspace_current(request)
+    authorize_page(request.user, Action.TEMPLATE_VIEW, workspace)
+    templates = selectors.template_list_for_gallery(workspace=workspace)
     return render(request, "jobs/gallery.html", {"templates": templates})
 
 
@@ -67,11 +73,13 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
     template = _visible_template(request, slug)
     schema = _schema(template)
     if request.method == "POST":
+        authorize_page(request.user, Action.JOB_SUBMIT, workspace_current(request))
         form = ReportRequestForm(request.POST, schema=schema)
         if form.is_valid():
             try:
                 job, _ = services.job_create(
                     owner=request.user,
+                    workspace=workspace_current(request),
                     template_slug=template.slug,
                     data=form.cleaned_data["data"],
                     options=form.options(),

@@ -2,10 +2,11 @@
 
 from django.urls import path
 
-from jobs.pages import dashboard, job_page, new_report
+from jobs.pages import dashboard, job_page, new_report, usage
 
 urlpatterns = [
     path("", dashboard.dashboard, name="home"),
+    path("usage/", usage.usage, name="usage"),
     path("reports/new/", new_report.template_gallery, name="template-gallery"),
     path("reports/new/<slug:slug>/", new_report.report_new, name="report-new"),
     path(

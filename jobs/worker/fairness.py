@@ -1,4 +1,4 @@
-"""Fair dispatch between tenants: which queued job a free worker slot should take.
+"""Fair dispatch between tenants (workspaces): which queued job a free worker slot should take.
 
 Messages reach the workers in the order they were sent, so 1,000 jobs from one tenant
 would otherwise run before a job another tenant sends a moment later. Each worker slot
@@ -28,12 +28,12 @@ from jobs.models import JobStatus, PdfJob
 from jobs.quotas import holding_a_worker
 
 
-def _processing_of(owner: Any) -> Subquery:
+def _processing_of(workspace: Any) -> Subquery:
     return Subquery(
         # A cancelled job still rendering holds its slot like a processing one.
-        PdfJob.objects.filter(holding_a_worker(), owner=owner)
+        PdfJob.objects.filter(holding_a_worker(), workspace=workspace)
         .order_by()
-        .values("owner")
+        .values("workspace")
         .annotate(n=Count("pk"))
         .values("n"),
         output_field=IntegerField(),
@@ -45,11 +45,12 @@ def job_fairer_than(*, job_id: UUID | str) -> UUID | None:
     least busy tenant's oldest), or None when `job_id` is as fair a choice as any."""
     if not settings.PDF_FAIR_DISPATCH:
         return None
-    # The job's owner and how many jobs it has processing, in one query.
+    # The job's workspace and how many jobs it has processing, in one query: a team's
+    # members share one turn, as they share its quotas.
     mine = (
         PdfJob.objects.filter(job_id=job_id, status=JobStatus.QUEUED)
-        .annotate(busy=Coalesce(_processing_of(OuterRef("owner")), Value(0)))
-        .values("owner", "busy")
+        .annotate(busy=Coalesce(_processing_of(OuterRef("workspace")), Value(0)))
+        .values("workspace", "busy")
         .first()
     )
     if mine is None:
@@ -59,8 +60,8 @@ def job_fairer_than(*, job_id: UUID | str) -> UUID | None:
         return None  # nobody can be running fewer than none
     return (
         PdfJob.objects.filter(status=JobStatus.QUEUED, attempts=0)
-        .exclude(owner=mine["owner"])
-        .annotate(busy=Coalesce(_processing_of(OuterRef("owner")), Value(0)))
+        .exclude(workspace=mine["workspace"])
+        .annotate(busy=Coalesce(_processing_of(OuterRef("workspace")), Value(0)))
         .filter(busy__lt=busy)
         .order_by("busy", "created_at")
         .values_list("job_id", flat=True)

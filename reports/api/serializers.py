@@ -41,7 +41,7 @@ class TemplateOutputSerializer(serializers.Serializer):
         return version.number if version else None
 
     def get_builtin(self, template: ReportTemplate) -> bool:
-        return template.owner_id is None
+        return template.workspace_id is None
 
 
 class TemplateVersionOutputSerializer(serializers.Serializer):

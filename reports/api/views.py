@@ -31,11 +31,21 @@ from reports.services import (
     template_unarchive,
     template_update,
 )
+from workspaces.current import actor_of, workspace_current
+from workspaces.permissions import Action, authorize
+
+
+def _visible(request: Request, slug: str, action: Action = Action.TEMPLATE_VIEW) -> ReportTemplate:
+    """The workspace's template (or a built-in) if the caller's role may do `action`."""
+    template = selectors.template_get_visible(workspace=workspace_current(request), slug=slug)
+    if template.workspace_id is not None or action == Action.TEMPLATE_VIEW:
+        authorize(actor_of(request), action, template)
+    return template
 
 
 def _own_template(request: Request, slug: str) -> ReportTemplate:
-    template = selectors.template_get_visible(owner=request.user, slug=slug)
-    if template.owner_id is None:
+    template = _visible(request, slug, Action.TEMPLATE_EDIT)
+    if template.workspace_id is None:
         raise ApplicationError(
             f"{slug!r} is a built-in template and read-only; create your own copy.",
             code="read_only",
@@ -57,16 +67,22 @@ class TemplateListCreateApi(APIView):
     def get(self, request: Request) -> Response:
         filters = TemplateFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.TEMPLATE_VIEW, workspace)
         templates = selectors.template_list_visible(
-            owner=request.user, archived=filters.validated_data["archived"]
+            workspace=workspace, archived=filters.validated_data["archived"]
         ).prefetch_related("versions")
         return Response(TemplateOutputSerializer(templates, many=True).data)
 
     @extend_schema(request=TemplateCreateSerializer, responses={201: TemplateOutputSerializer})
     def post(self, request: Request) -> Response:
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.TEMPLATE_EDIT, workspace)
         serializer = TemplateCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        template = template_create(owner=request.user, **serializer.validated_data)
+        template = template_create(
+            owner=request.user, workspace=workspace, **serializer.validated_data
+        )
         return _answer(template, status.HTTP_201_CREATED)
 
 
@@ -75,7 +91,7 @@ class TemplateDetailApi(APIView):
 
     @extend_schema(responses=TemplateOutputSerializer)
     def get(self, request: Request, slug: str) -> Response:
-        return _answer(selectors.template_get_visible(owner=request.user, slug=slug))
+        return _answer(_visible(request, slug))
 
     @extend_schema(request=TemplateUpdateSerializer, responses=TemplateOutputSerializer)
     def patch(self, request: Request, slug: str) -> Response:
@@ -102,7 +118,7 @@ class TemplateRestoreApi(APIView):
 class TemplateVersionListApi(APIView):
     @extend_schema(responses=TemplateVersionOutputSerializer(many=True))
     def get(self, request: Request, slug: str) -> Response:
-        template = selectors.template_get_visible(owner=request.user, slug=slug)
+        template = _visible(request, slug)
         versions = selectors.template_version_list(template=template)
         return Response(TemplateVersionOutputSerializer(versions, many=True).data)
 
@@ -115,7 +131,9 @@ class TemplatePreviewApi(APIView):
         responses={(200, "image/png"): inline_serializer("Png", {})},
     )
     def post(self, request: Request, slug: str) -> HttpResponse:
-        template = selectors.template_get_visible(owner=request.user, slug=slug)
+        template = _visible(request, slug)
+        # A preview renders like a submit; viewers read templates but do not render.
+        authorize(actor_of(request), Action.JOB_SUBMIT, workspace_current(request))
         serializer = TemplatePreviewSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         fields = serializer.validated_data

@@ -1,0 +1,246 @@
+"""The permission matrix: every role x every action, through the real endpoints (API with
+a key of that role, pages with a member of that role signed in), and another workspace's
+ids answered 404. The expected roles are written here by hand, from issue 20's role
+descriptions, so a wrong row of the role table in workspaces.permissions fails."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.test import Client
+from rest_framework.test import APIClient
+
+from accounts.services import api_key_create
+from jobs.live.access import follow_authorize, follower_resolve
+from jobs.models import JobStatus, PdfJob
+from jobs.services import job_create
+from rendering.errors import NotFound
+from reports.services import template_create
+from tests.factories import UserFactory
+from workspaces.current import SESSION_KEY
+from workspaces.models import Role, Workspace
+from workspaces.services import membership_set, workspace_create
+
+ALL = {"owner", "editor", "requester", "viewer", "operator"}
+# Who may, per action: issue 20 "Roles" (owner everything; editor templates; requester
+# submit and download; viewer read only; operator re-drive, no template edits).
+MAY = {
+    "template.view": ALL,
+    "template.edit": {"owner", "editor"},
+    "job.submit": {"owner", "editor", "requester"},
+    "job.view": ALL,
+    "job.download": ALL,
+    "job.cancel": {"owner", "editor", "requester", "operator"},
+    "job.retry": {"owner", "editor", "requester", "operator"},
+    "key.manage": {"owner"},
+    "usage.view": {"owner"},
+}
+SUBMIT = {"template": "tpl", "data": {"title": "t"}}
+FORM = {"data": '{"title": "t"}', "page_size": "A4", "orientation": "portrait"}
+NEW_TEMPLATE = {"name": "N", "slug": "n", "html": "<p>n</p>"}
+
+
+@dataclass(frozen=True)
+class Case:
+    action: str
+    method: str
+    path: str  # {slug}, {job} and {failed} are filled from the workspace's rows
+    ok: int
+    body: Any = None
+
+
+API = [
+    Case("template.view", "get", "/api/v1/templates", 200),
+    Case("template.view", "get", "/api/v1/templates/{slug}", 200),
+    Case("template.view", "get", "/api/v1/templates/{slug}/versions", 200),
+    Case(
+        "template.edit", "post", "/api/v1/templates", 201, {"name": "N", "slug": "n", "html": "x"}
+    ),
+    Case("template.edit", "patch", "/api/v1/templates/{slug}", 200, {"name": "Renamed"}),
+    Case("template.edit", "delete", "/api/v1/templates/{slug}", 200),
+    Case("template.edit", "post", "/api/v1/templates/{slug}/restore", 200),
+    Case("job.submit", "post", "/api/v1/generate-pdf-async", 202, SUBMIT),
+    Case("job.submit", "post", "/api/v1/generate-pdf-batch", 200, {"items": [SUBMIT]}),
+    Case("job.view", "get", "/api/v1/jobs", 200),
+    Case("job.view", "get", "/api/v1/jobs/{job}", 200),
+    Case("job.view", "get", "/api/v1/jobs/{job}/deliveries", 200),
+    Case("job.cancel", "post", "/api/v1/jobs/{job}/cancel", 200),
+    Case("job.retry", "post", "/api/v1/jobs/{failed}/retry", 202),
+    Case("usage.view", "get", "/api/v1/usage", 200),
+]
+PAGES = [
+    Case("job.view", "get", "/", 200),
+    Case("job.view", "get", "/jobs/{job}/", 200),
+    Case("template.view", "get", "/reports/new/", 200),
+    Case("template.view", "get", "/reports/new/{slug}/", 200),
+    Case("job.submit", "post", "/reports/new/{slug}/", 302, FORM),
+    Case("job.cancel", "post", "/jobs/{job}/cancel", 302),
+    Case("job.retry", "post", "/jobs/{failed}/retry", 302),
+    Case("job.download", "get", "/jobs/{completed}/download", 302),
+    Case("key.manage", "get", "/keys/", 200),
+    Case("usage.view", "get", "/usage/", 200),
+]
+
+
+def _fill(workspace: Workspace, owner: Any) -> dict[str, str]:
+    """A template, a queued, a failed and a completed job of the workspace."""
+    template_create(owner=owner, workspace=workspace, name="T", slug="tpl", html="<p>{{title}}</p>")
+    queued, _ = job_create(owner=owner, workspace=workspace, template_slug="tpl", data={})
+    failed, _ = job_create(owner=owner, workspace=workspace, template_slug="tpl", data={})
+    completed, _ = job_create(owner=owner, workspace=workspace, template_slug="tpl", data={})
+    PdfJob.objects.filter(pk=failed.pk).update(status=JobStatus.FAILED, error="boom")
+    PdfJob.objects.filter(pk=completed.pk).update(
+        status=JobStatus.COMPLETED, pdf_file="x.pdf", page_count=1
+    )
+    return {
+        "slug": "tpl",
+        "job": str(queued.job_id),
+        "failed": str(failed.job_id),
+        "completed": str(completed.job_id),
+    }
+
+
+@pytest.fixture
+def team(db) -> dict[str, Any]:
+    owner = UserFactory(username="team-owner")
+    workspace = workspace_create(name="Team", owner=owner)
+    ids = _fill(workspace, owner)
+    other_owner = UserFactory(username="other-owner")
+    other = workspace_create(name="Other", owner=other_owner)
+    return {"workspace": workspace, "owner": owner, "ids": ids, "other": other}
+
+
+def _call(client: Any, case: Case, ids: dict[str, str], *, json: bool) -> Any:
+    path = case.path.format(**ids)
+    if json:
+        return getattr(client, case.method)(path, case.body, format="json")
+    return getattr(client, case.method)(path, case.body or {})
+
+
+def _assert_decided(response: Any, case: Case, role: str) -> None:
+    if role in MAY[case.action]:
+        assert response.status_code == case.ok, (role, case, response.content[:300])
+        return
+    assert response.status_code == 403, (role, case, response.content[:300])
+
+
+@pytest.mark.parametrize("role", sorted(ALL))
+@pytest.mark.parametrize("case", API, ids=lambda c: f"{c.method} {c.path}")
+def test_api_key_of_each_role(team: dict[str, Any], role: str, case: Case) -> None:
+    _, raw = api_key_create(user=team["owner"], workspace=team["workspace"], role=role)
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=raw)
+    response = _call(client, case, team["ids"], json=True)
+    _assert_decided(response, case, role)
+    if response.status_code == 403:
+        body = response.json()
+        assert body["code"] == "permission_denied"
+        assert set(body["roles_allowed"]) == MAY[case.action]
+        assert role in body["error"]
+
+
+@pytest.mark.parametrize("role", sorted(ALL))
+@pytest.mark.parametrize("case", PAGES, ids=lambda c: f"{c.method} {c.path}")
+def test_page_for_a_member_of_each_role(team: dict[str, Any], role: str, case: Case) -> None:
+    member = team["owner"]
+    if role != Role.OWNER:
+        member = UserFactory(username=f"member-{role}")
+        membership_set(workspace=team["workspace"], user=member, role=role)
+    client = Client()
+    client.force_login(member)
+    session = client.session
+    session[SESSION_KEY] = team["workspace"].pk
+    session.save()
+    response = _call(client, case, team["ids"], json=False)
+    _assert_decided(response, case, role)
+    if response.status_code == 403:
+        assert "needs one of" in response.content.decode()
+
+
+FOREIGN = [case for case in API + PAGES if "{" in case.path]
+
+
+@pytest.mark.parametrize("case", FOREIGN, ids=lambda c: f"{c.method} {c.path}")
+def test_another_workspaces_ids_are_404(team: dict[str, Any], case: Case) -> None:
+    """The other workspace's owner (who may do everything in their own) asks for the
+    team's rows: they do not exist for them."""
+    other_owner = UserFactory(username="other-owner")
+    if case.path.startswith("/api/"):
+        _, raw = api_key_create(user=other_owner, workspace=team["other"], role="owner")
+        client: Any = APIClient()
+        client.credentials(HTTP_X_API_KEY=raw)
+        response = _call(client, case, team["ids"], json=True)
+    else:
+        client = Client()
+        client.force_login(other_owner)
+        response = _call(client, case, team["ids"], json=False)
+    assert response.status_code == 404, (case, response.content[:300])
+
+
+def test_a_session_cannot_switch_into_a_workspace_it_is_not_in(team: dict[str, Any]) -> None:
+    """A forged session value falls back to the person's own workspace: no team jobs."""
+    outsider = UserFactory(username="outsider")
+    client = Client()
+    client.force_login(outsider)
+    session = client.session
+    session[SESSION_KEY] = team["workspace"].pk
+    session.save()
+    assert client.get(f"/jobs/{team['ids']['job']}/").status_code == 404
+    assert team["ids"]["job"] not in client.get("/").content.decode()
+
+
+@pytest.mark.parametrize("role", sorted(ALL))
+def test_live_streams_check_the_role_and_the_workspace(team: dict[str, Any], role: str) -> None:
+    """SSE and WebSocket both call follow_authorize / follower_resolve (jobs.live.access):
+    every role may follow the workspace's jobs; another workspace's job is a 404."""
+    _, raw = api_key_create(user=team["owner"], workspace=team["workspace"], role=role)
+    caller, job_id = follow_authorize(api_key=raw, session_user=None, job_id=team["ids"]["job"])
+    assert (job_id, caller.workspace_id) == (team["ids"]["job"], team["workspace"].pk)
+    assert follower_resolve(api_key=raw, session_user=None).workspace_id == team["workspace"].pk
+    _, foreign = api_key_create(user=team["owner"], workspace=team["other"], role=role)
+    with pytest.raises(NotFound):
+        follow_authorize(api_key=foreign, session_user=None, job_id=team["ids"]["job"])
+
+
+def test_the_owners_stream_follows_the_session_workspace(team: dict[str, Any]) -> None:
+    member = UserFactory(username="member-viewer")
+    membership_set(workspace=team["workspace"], user=member, role="viewer")
+    personal = follower_resolve(api_key=None, session_user=member, session={})
+    chosen = follower_resolve(
+        api_key=None, session_user=member, session={SESSION_KEY: team["workspace"].pk}
+    )
+    assert personal.workspace_id != team["workspace"].pk
+    assert chosen.workspace_id == team["workspace"].pk
+
+
+@pytest.mark.parametrize("role", ["viewer", "operator"])
+def test_a_role_that_may_not_submit_may_not_preview(team: dict[str, Any], role: str) -> None:
+    """Preview renders like a submit (the allowed roles are covered by tests/reports/api,
+    with a preview worker); here only the refusal, which never reaches the queue."""
+    _, raw = api_key_create(user=team["owner"], workspace=team["workspace"], role=role)
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=raw)
+    response = client.post("/api/v1/templates/tpl/preview", {}, format="json")
+    assert response.status_code == 403
+    assert set(response.json()["roles_allowed"]) == MAY["job.submit"]
+
+
+def test_the_job_page_offers_only_the_buttons_the_role_may_use(team: dict[str, Any]) -> None:
+    viewer = UserFactory(username="member-viewer")
+    membership_set(workspace=team["workspace"], user=viewer, role="viewer")
+    client = Client()
+    client.force_login(viewer)
+    session = client.session
+    session[SESSION_KEY] = team["workspace"].pk
+    session.save()
+    failed = client.get(f"/jobs/{team['ids']['failed']}/").content.decode()
+    queued = client.get(f"/jobs/{team['ids']['job']}/").content.decode()
+    assert "Retry</button>" not in failed
+    assert "Cancel this job" not in queued
+    client.force_login(team["owner"])
+    session = client.session
+    session[SESSION_KEY] = team["workspace"].pk
+    session.save()
+    assert "Retry</button>" in client.get(f"/jobs/{team['ids']['failed']}/").content.decode()

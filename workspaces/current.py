@@ -1,0 +1,49 @@
+"""Which workspace a request acts in, and as whom: an API key's own workspace, else the one
+the browser's session chose (the switcher), else the person's own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rendering.errors import NotFound
+from workspaces.models import Workspace
+from workspaces.permissions import is_api_key, role_in
+from workspaces.services import workspace_personal
+
+SESSION_KEY = "workspace_id"
+
+
+def actor_of(request: Any) -> Any:
+    """The API key a request came with (it acts in its own role), else its user."""
+    auth = getattr(request, "auth", None)
+    return auth if is_api_key(auth) else request.user
+
+
+def workspace_of_actor(actor: Any, *, session: Any = None) -> Workspace:
+    """A key's workspace; a person's chosen one (if they are still in it), else their own."""
+    if is_api_key(actor):
+        if actor.workspace_id is None:  # only a key made between the two migrations
+            return workspace_personal(user=actor.user)
+        return actor.workspace  # joined when the key was resolved
+    chosen = session.get(SESSION_KEY) if session is not None else None
+    if chosen is not None and role_in(actor, chosen) is not None:
+        return Workspace.objects.get(pk=chosen)
+    return workspace_personal(user=actor)
+
+
+def workspace_current(request: Any) -> Workspace:
+    """The workspace the request acts in (cached on the request: asked for many times)."""
+    cached = getattr(request, "_workspace", None)
+    if cached is None:
+        cached = workspace_of_actor(actor_of(request), session=getattr(request, "session", None))
+        request._workspace = cached
+    return cached
+
+
+def workspace_switch(request: Any, *, workspace_id: int) -> Workspace:
+    """Make the session act in this workspace; NotFound if the person is not in it."""
+    if role_in(request.user, workspace_id) is None:
+        raise NotFound(f"No workspace {workspace_id} was found.")
+    request.session[SESSION_KEY] = workspace_id
+    request._workspace = Workspace.objects.get(pk=workspace_id)
+    return request._workspace

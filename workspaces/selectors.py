@@ -1,0 +1,39 @@
+"""Reads of workspaces: which ones a person is in, and their role in one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from rendering.errors import NotFound
+from workspaces.models import Membership, Workspace
+
+
+def workspace_list_for(*, user: Any) -> QuerySet[Workspace]:
+    """The workspaces the user is a member of, their own first."""
+    return Workspace.objects.filter(memberships__user=user).order_by("-personal", "name")
+
+
+def membership_role(*, user: Any, workspace_id: int | None) -> str | None:
+    """The user's role in the workspace, None if they are not in it."""
+    if workspace_id is None or user is None or not getattr(user, "is_authenticated", False):
+        return None
+    return (
+        Membership.objects.filter(user=user, workspace_id=workspace_id)
+        .values_list("role", flat=True)
+        .first()
+    )
+
+
+def workspace_find(*, name: str) -> Workspace:
+    """The workspace with this slug, else the one with this exact name; NotFound otherwise."""
+    found = Workspace.objects.filter(Q(slug=name) | Q(name=name)).order_by("-personal")
+    by_slug = [workspace for workspace in found if workspace.slug == name]
+    if by_slug:
+        return by_slug[0]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise NotFound(f"No workspace named {name!r} was found.")
+    raise NotFound(f"{len(found)} workspaces are named {name!r}; name one by its slug.")
