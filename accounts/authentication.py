@@ -14,6 +14,15 @@ from accounts.services import api_key_resolve
 from core.logs import tenant_log_bind
 
 API_KEY_HEADER = "X-API-Key"
+# The most common first mistake: the key sent the OAuth way.
+BEARER_HINT = (
+    "This API does not read Authorization: Bearer; send the API key in the X-API-Key "
+    "header instead (X-API-Key: <your key>)."
+)
+
+
+def bearer_sent(authorization: str | None) -> bool:
+    return bool(authorization) and str(authorization).lower().startswith("bearer ")
 
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):
@@ -22,6 +31,8 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         knows which key signs its webhooks."""
         raw_key = request.headers.get(API_KEY_HEADER)
         if not raw_key:
+            if bearer_sent(request.headers.get("Authorization")):
+                raise exceptions.AuthenticationFailed(BEARER_HINT)
             return None
         key = api_key_resolve(raw_key)
         if key is None:

@@ -12,6 +12,9 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from rendering.error_codes import ErrorCode
+from rendering.limits import size_text
+
 Scope = Any
 Message = Any
 Receive = Callable[[], Awaitable[Message]]
@@ -58,8 +61,9 @@ class BodyLimitMiddleware:
     async def _refuse(self, send: Send) -> None:
         body = json.dumps(
             {
-                "error": f"The request body is larger than the {self.max_bytes} bytes allowed.",
-                "code": "too_large",
+                "error": "The request body is larger than the "
+                f"{size_text(self.max_bytes)} allowed.",
+                "code": ErrorCode.TOO_LARGE,
             }
         ).encode()
         await send(

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from jobs.models import JobStatus, PdfJob
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 
 IN_FLIGHT = (JobStatus.QUEUED, JobStatus.PROCESSING)
@@ -24,7 +25,7 @@ class QuotaExceeded(ApplicationError):
     """429 with Retry-After; the body names the limit (`limit`) and its value."""
 
     http_status = 429
-    code = "quota_exceeded"
+    code = ErrorCode.QUOTA_EXCEEDED
 
     def __init__(self, message: str, *, limit: str, value: int, retry_after: int) -> None:
         super().__init__(message)

@@ -22,6 +22,7 @@ from jobs.models import JobStatus, PdfJob
 from jobs.quotas import job_slot_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, Conflict, NotFound
 from rendering.options import parse_options
 from rendering.renderers import DEFAULT_RENDERER, get_renderer
@@ -47,7 +48,7 @@ def _replay(*, owner: Any, idempotency_key: str, digest: str) -> PdfJob | None:
         raise Conflict(
             f"Idempotency-Key {idempotency_key!r} was already used with a different request "
             f"(job {existing.job_id}); use a new key for a new request.",
-            code="idempotency_key_reused",
+            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
             http_status=422,
         )
     return existing
@@ -75,12 +76,12 @@ def _resolve_source(
     if bool(html_template) == bool(template_slug):
         raise ApplicationError(
             "Send exactly one of html_template (inline source) or template (a stored slug).",
-            code="template_required",
+            code=ErrorCode.INVALID_DATA,
         )
     if engine is not None and engine not in ENGINE_NAMES:
         raise ApplicationError(
             f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.",
-            code="unknown_engine",
+            code=ErrorCode.INVALID_DATA,
         )
     if not template_slug:
         source = str(html_template)
@@ -95,17 +96,17 @@ def _resolve_source(
         )
     except NotFound:
         raise ApplicationError(
-            f"No template with slug {template_slug!r} exists.", code="unknown_template"
+            f"No template with slug {template_slug!r} exists.", code=ErrorCode.UNKNOWN_TEMPLATE
         ) from None
     if engine is not None and engine != template.engine:
         raise ApplicationError(
             f"Template {template_slug!r} uses the {template.engine} engine, not {engine}.",
-            code="engine_mismatch",
+            code=ErrorCode.INVALID_DATA,
         )
     if template.is_archived:
         raise ApplicationError(
             f"Template {template_slug!r} is archived; restore it to use it.",
-            code="template_archived",
+            code=ErrorCode.TEMPLATE_ARCHIVED,
         )
     version = latest or template_current_version(template=template)
     data_validate(schema=version.schema, data=data)  # 400 naming the path, nothing queued
@@ -165,7 +166,7 @@ def job_create(
         max_template_bytes=limits.max_template_bytes,
     )
     if callback_url and (problem := callback_url_check(callback_url)):
-        raise ApplicationError(problem, code="invalid_callback_url")
+        raise ApplicationError(problem, code=ErrorCode.INVALID_DATA)
     parsed_options = parse_options(options)
     if source.version is None:  # a stored version's source was checked when it was saved
         get_engine(source.engine).check(source.html)  # a syntax error is a 400 now, not later
@@ -174,7 +175,7 @@ def job_create(
     if helpers and source.template is not None:
         raise ApplicationError(
             "helpers go with an inline html_template; a stored template carries its own.",
-            code="helpers_with_template",
+            code=ErrorCode.INVALID_DATA,
         )
     if helpers:
         size_check("helpers", helpers, limits.max_template_bytes)

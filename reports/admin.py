@@ -14,6 +14,7 @@ from reports.models import Renderer, ReportTemplate, ReportTemplateVersion
 from reports.services import (
     template_archive,
     template_record_version,
+    template_slug_check,
     template_unarchive,
     template_validate,
 )
@@ -46,6 +47,10 @@ class ReportTemplateForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         try:
+            if cleaned.get("slug"):
+                template_slug_check(
+                    owner=cleaned.get("owner"), slug=cleaned["slug"], template=self.instance
+                )
             template_validate(
                 engine=cleaned.get("engine", ""),
                 html=cleaned.get("html", ""),

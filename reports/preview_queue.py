@@ -24,6 +24,7 @@ from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
 from core.celery import app
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
 from rendering.options import parse_options
 from rendering.renderers import DEFAULT_RENDERER
@@ -36,7 +37,7 @@ PREVIEW_QUEUE = "previews"
 
 class PreviewTimeout(ApplicationError):
     http_status = 503
-    code = "preview_timeout"
+    code = ErrorCode.PREVIEW_TIMEOUT
 
 
 @lru_cache(maxsize=1)
@@ -105,7 +106,10 @@ def preview_request(work: PreviewWork, *, schema: dict[str, Any]) -> bytes:
         return base64.b64decode(reply["png"])
     # The worker's error kind (template_syntax, limit_exceeded…), answered as it would be.
     raise RenderError(
-        reply["message"], code=reply["code"], http_status=reply["status"], line=reply.get("line")
+        reply["message"],
+        code=ErrorCode(reply["code"]),
+        http_status=reply["status"],
+        line=reply.get("line"),
     )
 
 
@@ -125,7 +129,7 @@ def preview_render_and_reply(*, reply_key: str, work: dict[str, Any]) -> None:
     except SoftTimeLimitExceeded:
         reply = {
             "ok": False,
-            "code": "limit_exceeded",
+            "code": ErrorCode.LIMIT_EXCEEDED,
             "status": 400,
             "message": "The preview took longer than its time limit to render.",
         }

@@ -16,14 +16,23 @@ def template_list_visible(*, owner: Any, archived: bool = True) -> QuerySet[Repo
     return templates if archived else templates.filter(archived_at__isnull=True)
 
 
+# Which of two visible templates with one slug a slug names: the caller's own. New ones
+# cannot take a built-in's slug (reports.services.template_slug_check), but a template
+# saved before that rule, or a sample added after it, still has one.
+OWN_FIRST = F("owner_id").asc(nulls_last=True)
+
+
+def template_builtin_slug_taken(*, slug: str) -> bool:
+    return ReportTemplate.objects.filter(owner__isnull=True, slug=slug).exists()
+
+
 def template_get_visible(*, owner: Any, slug: str) -> ReportTemplate:
     """The caller's own template with this slug, else the built-in one; NotFound otherwise
     (another caller's template is indistinguishable from a missing one)."""
-    found = list(template_list_visible(owner=owner).filter(slug=slug))
-    found.sort(key=lambda template: template.owner_id is None)
-    if not found:
+    found = template_list_visible(owner=owner).filter(slug=slug).order_by(OWN_FIRST).first()
+    if found is None:
         raise NotFound(f"No template with slug {slug!r} was found.")
-    return found[0]
+    return found
 
 
 def template_latest_version_visible(*, owner: Any, slug: str) -> ReportTemplateVersion | None:
@@ -31,10 +40,7 @@ def template_latest_version_visible(*, owner: Any, slug: str) -> ReportTemplateV
     choose, in one query: what a submit by slug needs. None when that template has no
     version yet or nothing visible has the slug (template_get_visible then tells which)."""
     chosen = (
-        template_list_visible(owner=owner)
-        .filter(slug=slug)
-        .order_by(F("owner_id").asc(nulls_last=True))  # the caller's own shadows a built-in
-        .values("pk")[:1]
+        template_list_visible(owner=owner).filter(slug=slug).order_by(OWN_FIRST).values("pk")[:1]
     )
     return (
         ReportTemplateVersion.objects.select_related("template")
@@ -48,9 +54,8 @@ def template_list_for_gallery(*, owner: Any) -> list[ReportTemplate]:
     """What the caller can submit by slug: their own templates shadow built-ins of the
     same slug, exactly as template_get_visible resolves them."""
     chosen: dict[str, ReportTemplate] = {}
-    for template in template_list_visible(owner=owner).order_by("name"):
-        if template.slug not in chosen or template.owner_id is not None:
-            chosen[template.slug] = template
+    for template in template_list_visible(owner=owner).order_by(OWN_FIRST):
+        chosen.setdefault(template.slug, template)
     return sorted(chosen.values(), key=lambda template: template.name.lower())
 
 

@@ -8,8 +8,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
-from rendering.errors import RenderError
+from rendering.errors import Conflict, InvalidInput
 from rendering.renderers import DEFAULT_RENDERER, get_renderer
+from reports import selectors
 from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.validation import (
@@ -23,6 +24,23 @@ from reports.validation import (
 )
 
 _VERSIONED = ("engine", "renderer", "html", "css", "helpers", "schema", "sample_data")
+UPDATABLE = ("name", "cache_results", *_VERSIONED)
+
+
+def template_slug_check(*, owner: Any, slug: str, template: ReportTemplate | None = None) -> None:
+    """The slug rule for every write (API, admin): a tenant's template may not take a
+    built-in's slug, or a slug the owner already uses (other than `template`'s own), so
+    `"template": "invoice"` always names the one the gallery shows. 409 naming it."""
+    if owner is not None and selectors.template_builtin_slug_taken(slug=slug):
+        raise Conflict(
+            f"{slug!r} is the slug of a built-in template; choose another slug "
+            f"(e.g. {slug + '-copy'!r})."
+        )
+    mine = ReportTemplate.objects.filter(owner=owner, slug=slug)
+    if template is not None and template.pk is not None:
+        mine = mine.exclude(pk=template.pk)
+    if owner is not None and mine.exists():
+        raise Conflict(f"You already have a template with slug {slug!r}; choose another.")
 
 
 def template_validate(
@@ -37,10 +55,10 @@ def template_validate(
 ) -> None:
     """Everything a saved template must satisfy; raise an ApplicationError naming the problem."""
     if engine not in ENGINE_NAMES:
-        raise RenderError(f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.")
+        raise InvalidInput(f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.")
     get_renderer(renderer)  # an unknown one names the three
     if not isinstance(helpers, str):
-        raise RenderError("helpers must be a string of JavaScript.")
+        raise InvalidInput("helpers must be a string of JavaScript.")
     limits = limits_from_settings()
     size_check("The template", html + css + helpers, limits.max_template_bytes)
     schema_check(schema)
@@ -94,8 +112,7 @@ def template_create(
         renderer=renderer,
         helpers=helpers,
     )
-    if ReportTemplate.objects.filter(owner=owner, slug=slug).exists():
-        raise RenderError(f"You already have a template with slug {slug!r}.")
+    template_slug_check(owner=owner, slug=slug)
     template = ReportTemplate.objects.create(
         owner=owner,
         name=name,
@@ -116,10 +133,12 @@ def template_create(
 @transaction.atomic
 def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any) -> ReportTemplate:
     """Apply changes; a change to what renders saves a new immutable version."""
-    allowed = {"name", "cache_results", *_VERSIONED}
-    unknown = sorted(set(changes) - allowed)
+    unknown = sorted(set(changes) - set(UPDATABLE))
     if unknown:
-        raise RenderError(f"Cannot change: {', '.join(unknown)}.")
+        raise InvalidInput(
+            f"Cannot change: {', '.join(unknown)}; a template's updatable fields are "
+            f"{', '.join(UPDATABLE)}."
+        )
     for field, value in changes.items():
         setattr(template, field, value)
     template_validate(

@@ -9,8 +9,9 @@ from typing import Any
 
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 
+from rendering.error_codes import ErrorCode
 from rendering.errors import LimitExceeded, RenderError
-from rendering.limits import Limits
+from rendering.limits import Limits, size_text
 from reports.patterns import FORMAT_CHECKER, PatternUnsupported, SchemaValidator
 
 _TYPE_NAMES = {
@@ -25,11 +26,11 @@ _TYPE_NAMES = {
 
 
 class DataValidationError(RenderError):
-    code = "invalid_data"
+    code = ErrorCode.INVALID_DATA
 
 
 class SchemaInvalid(RenderError):
-    code = "invalid_schema"
+    code = ErrorCode.INVALID_SCHEMA
 
 
 def _path(error: ValidationError) -> str:
@@ -141,8 +142,8 @@ def size_check(name: str, text: str, limit: int) -> None:
     size = len(text.encode("utf-8"))
     if size > limit:
         raise LimitExceeded(
-            f"{name} is {size} bytes; the limit is {limit} bytes.",
-            code="too_large",
+            f"{name} is {size_text(size)}; the limit is {size_text(limit)}.",
+            code=ErrorCode.TOO_LARGE,
             http_status=413,
         )
 
@@ -156,7 +157,7 @@ def data_check(data: Any, *, limits: Limits, name: str = "data") -> dict[str, An
         raise DataValidationError(f"{name} {problem}, which cannot be stored.")
     if data_depth(data, limit=limits.max_nesting_depth) > limits.max_nesting_depth:
         raise LimitExceeded(
-            f"{name} nests deeper than {limits.max_nesting_depth} levels.", code="too_deep"
+            f"{name} nests deeper than {limits.max_nesting_depth} levels.", code=ErrorCode.TOO_DEEP
         )
     return data
 

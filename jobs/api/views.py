@@ -32,6 +32,7 @@ from jobs.api.serializers import (
 )
 from jobs.links import pdf_download_token_valid, status_path
 from jobs.models import PdfJob
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
 
 
@@ -108,12 +109,12 @@ def _batch_item(request: Request, index: int, item: Any, *, batch_id: uuid.UUID)
     serializer = JobCreateInputSerializer(data=item)
     if not serializer.is_valid():
         message = "; ".join(flatten_errors(serializer.errors))
-        return {**answer, "error": message, "code": "invalid_data"}
+        return {**answer, "error": message, "code": ErrorCode.INVALID_DATA}
     # The first item was counted by the view's own throttle; each further one takes one
     # more submit from the key's API_RATE_SUBMIT budget, so a batch is no way around it.
     if index > 0 and not submit_budget_take(request):
         message = "Too many submits for this key's API_RATE_SUBMIT; send this item later."
-        return {**answer, "error": message, "code": "throttled"}
+        return {**answer, "error": message, "code": ErrorCode.THROTTLED}
     try:
         job, _ = _submit(request, serializer.validated_data, batch_id=batch_id)
     except ApplicationError as exc:
@@ -139,7 +140,7 @@ class JobBatchCreateApi(APIView):
             raise ApplicationError(
                 f"A batch takes at most {settings.PDF_MAX_BATCH} items (PDF_MAX_BATCH); "
                 f"this one has {len(items)}.",
-                code="too_many_items",  # a schema (maxItems) violation: 400, like others
+                code=ErrorCode.TOO_MANY_ITEMS,  # a schema (maxItems) violation: 400, like others
             )
         batch_id = uuid.uuid4()
         jobs = [_batch_item(request, i, item, batch_id=batch_id) for i, item in enumerate(items)]

@@ -7,6 +7,7 @@ from typing import Any
 
 from accounts.authentication import Caller, caller_resolve
 from jobs import selectors
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 
 
@@ -16,7 +17,7 @@ def follower_resolve(*, api_key: str | None, session_user: Any) -> Caller:
     if caller is None:
         raise ApplicationError(
             "Authentication credentials were not provided or are invalid.",
-            code="not_authenticated",
+            code=ErrorCode.NOT_AUTHENTICATED,
             http_status=401,
         )
     return caller

@@ -19,6 +19,7 @@ from jobs.live.access import follow_authorize, follower_resolve
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
 from jobs.live.subscriptions import job_follow, owner_follow
 from jobs.metrics import live_stream
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 
 Events = AsyncIterator[dict[str, Any] | None]
@@ -68,7 +69,7 @@ async def _respond(
         slot = await stream_slot_acquire(tenant_id=caller.user.pk)
     except StreamLimitReached as exc:
         return JsonResponse(
-            {"error": exc.message, "code": "too_many_streams", "limit": exc.limit},
+            {"error": exc.message, "code": ErrorCode.TOO_MANY_STREAMS, "limit": exc.limit},
             status=429,
             headers={"Retry-After": str(settings.SSE_HEARTBEAT_SECONDS)},
         )

@@ -25,6 +25,7 @@ from jobs.worker.faults import fault_before_render
 from jobs.worker.heartbeat import Heartbeat
 from jobs.worker.liveness import attempt_identity, attempt_is_dead
 from jobs.worker.progress import ProgressThrottle
+from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 from rendering.options import parse_options
 from rendering.report import TemplateSource, report_layout, report_prepare
@@ -111,7 +112,7 @@ def job_start(*, job_id: UUID | str, worker: str) -> PdfJob | Defer | None:
                 f"(limit PDF_MAX_ATTEMPTS={settings.PDF_MAX_ATTEMPTS}); the job is set aside "
                 "as a poison job. Check its template and data before re-driving it."
             ),
-            code="worker_lost",
+            code=ErrorCode.WORKER_LOST,
             worker=current.worker,
         )
         return None
@@ -191,7 +192,7 @@ def job_fail_timeout(*, job_id: UUID | str, limit: str, worker: str = "") -> Pdf
             f"timeout: the render ran longer than {seconds} s ({limit} time limit). Make the "
             "report smaller or split it; the job was not retried."
         ),
-        code="timeout",
+        code=ErrorCode.TIMEOUT,
         worker=worker,
     )
 
@@ -219,7 +220,7 @@ def job_handle_transient_error(
         shown, _ = internal_error(
             error, job_id=job_id, what="An internal error interrupted the render; it is retried"
         )
-        if transitions.job_reschedule(job_id=job_id, error=shown, code="transient") is None:
+        if transitions.job_reschedule(job_id=job_id, error=shown, code=ErrorCode.TRANSIENT) is None:
             return None
         return retry_countdown(attempt=job.attempts)
     shown, message = internal_error(
@@ -227,12 +228,12 @@ def job_handle_transient_error(
         job_id=job_id,
         what=f"Gave up after {job.attempts} attempts; the last one met an internal error",
     )
-    failed = transitions.job_fail(job_id=job_id, error=shown, code="retries_exhausted")
+    failed = transitions.job_fail(job_id=job_id, error=shown, code=ErrorCode.RETRIES_EXHAUSTED)
     if failed is not None:
         dead_letter_record(
             failed,
             error=message,
-            code="retries_exhausted",
+            code=ErrorCode.RETRIES_EXHAUSTED,
             permanent=False,
             traceback=traceback,
             task_id=task_id,

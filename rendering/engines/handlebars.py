@@ -30,7 +30,7 @@ from py_mini_racer import (
 )
 
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
-from rendering.limits import DEFAULT_LIMITS, Limits
+from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 
 _VENDOR = Path(__file__).with_name("vendor")
 _HANDLEBARS_JS = (_VENDOR / "handlebars.min.js").read_text(encoding="utf-8")
@@ -246,7 +246,8 @@ class HandlebarsEngine:
             html = str(result["html"])
             if len(html) > limits.max_html_bytes:
                 raise LimitExceeded(
-                    f"The rendered HTML is larger than the {limits.max_html_bytes} bytes allowed."
+                    "The rendered HTML is larger than the "
+                    f"{size_text(limits.max_html_bytes)} allowed."
                 )
             return html
         if result["syntax"]:

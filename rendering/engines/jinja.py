@@ -20,7 +20,7 @@ from markupsafe import Markup
 from rendering.engines.jinja_format import FILTERS
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 from rendering.isolated import run_isolated
-from rendering.limits import DEFAULT_LIMITS, Limits
+from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 
 
 def _chart(spec: Any) -> Markup:
@@ -152,7 +152,7 @@ class _Environment(ImmutableSandboxedEnvironment):
             if isinstance(sized, str | list | tuple) and isinstance(count, int):
                 if len(sized) * count > limit:
                     raise LimitExceeded(
-                        f"The template builds a value larger than the {limit} bytes allowed."
+                        f"The template builds a value larger than the {size_text(limit)} allowed."
                     )
             return operator.mul(left, right)
         if isinstance(right, int | float) and isinstance(left, int | float) and abs(right) > 1000:
@@ -225,7 +225,7 @@ class JinjaEngine:
                 size += len(chunk)
                 if size > limit:
                     raise LimitExceeded(
-                        f"The rendered HTML is larger than the {limit} bytes allowed."
+                        f"The rendered HTML is larger than the {size_text(limit)} allowed."
                     )
                 parts.append(chunk)
             return "".join(parts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from rendering.errors import RenderError
+from rendering.errors import InvalidInput
 from rendering.limits import Limits
 from rendering.options import PdfOptions
 from rendering.renderers.base import Chunker, LayoutBounds, PageCallback, RenderedPdf, Renderer
@@ -58,7 +58,7 @@ def get_renderer(name: str = DEFAULT_RENDERER) -> Renderer:
         return _RENDERERS[name]
     except (KeyError, TypeError):
         known = ", ".join(RENDERER_NAMES)
-        raise RenderError(f"Unknown renderer {name!r}; use one of: {known}.") from None
+        raise InvalidInput(f"Unknown renderer {name!r}; use one of: {known}.") from None
 
 
 def get_chunker(name: str) -> Chunker | None:

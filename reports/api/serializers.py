@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
@@ -75,9 +76,33 @@ class TemplateCreateSerializer(TemplateFieldsSerializer):
     slug = serializers.SlugField(max_length=100)
 
 
+# Fields a PATCH may not change: the slug is the template's name in every submit.
+TEMPLATE_READ_ONLY = ("slug", "version", "builtin", "archived", "created_at", "updated_at")
+
+
 class TemplateUpdateSerializer(TemplateFieldsSerializer):
+    """A PATCH: any of the updatable fields; a read-only or unknown one is a 400 naming it,
+    never silently ignored."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, partial=True, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            problems = {
+                name: [
+                    "This field is read-only; create a new template to use another slug."
+                    if name == "slug"
+                    else "This field is read-only."
+                    if name in TEMPLATE_READ_ONLY
+                    else f"Unknown field; a PATCH takes {', '.join(self.fields)}."
+                ]
+                for name in data
+                if name not in self.fields
+            }
+            if problems:
+                raise serializers.ValidationError(problems)
+        return super().to_internal_value(data)
 
 
 class TemplateFilterSerializer(QueryFilters):

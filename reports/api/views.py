@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.throttles import PreviewThrottle, TemplateWriteThrottle
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.options import parse_options
 from reports import selectors
@@ -37,7 +38,7 @@ def _own_template(request: Request, slug: str) -> ReportTemplate:
     if template.owner_id is None:
         raise ApplicationError(
             f"{slug!r} is a built-in template and read-only; create your own copy.",
-            code="read_only",
+            code=ErrorCode.READ_ONLY,
             http_status=403,
         )
     return template

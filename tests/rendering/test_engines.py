@@ -7,7 +7,14 @@ import time
 import pytest
 
 from rendering.engines import ENGINE_NAMES, get_engine
-from rendering.errors import LimitExceeded, RenderError, TemplateRuntimeError, TemplateSyntaxError
+from rendering.error_codes import ErrorCode
+from rendering.errors import (
+    InvalidInput,
+    LimitExceeded,
+    RenderError,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
+)
 from rendering.limits import Limits
 from reports.limits import limits_from_settings
 
@@ -16,9 +23,10 @@ def test_engine_names_are_the_three_supported():
     assert set(ENGINE_NAMES) == {"raw", "handlebars", "jinja2"}
 
 
-def test_unknown_engine_is_a_render_error_listing_the_known_ones():
-    with pytest.raises(RenderError, match="handlebars"):
+def test_unknown_engine_is_invalid_data_listing_the_known_ones():
+    with pytest.raises(InvalidInput, match="handlebars") as refused:
         get_engine("mustache")
+    assert refused.value.code == ErrorCode.INVALID_DATA
 
 
 def test_raw_returns_html_untouched():
@@ -178,7 +186,7 @@ def test_jinja2_huge_string_is_refused_before_it_is_built():
 def test_jinja2_output_is_capped_while_streaming(settings):
     settings.PDF_MAX_HTML_BYTES = 100_000
     source = "{% for i in range(99999) %}{% for j in range(99999) %}xx{% endfor %}{% endfor %}"
-    with pytest.raises(LimitExceeded, match="larger than the 100000 bytes"):
+    with pytest.raises(LimitExceeded, match=r"larger than the 0.1 MB allowed"):
         get_engine("jinja2").render(source, {}, limits_from_settings())
 
 
