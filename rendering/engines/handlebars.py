@@ -29,6 +29,7 @@ from py_mini_racer import (
     MiniRacer,
 )
 
+from rendering.engines.excerpt import column_from_jison, source_excerpt
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 
@@ -41,7 +42,8 @@ _RENDER_JS = """
 (function (source, data, helpers) {
   function failure(e, syntax) {
     return JSON.stringify({ok: false, syntax: syntax, message: String((e && e.message) || e),
-      line: (e && e.lineNumber) || null});
+      line: (e && e.lineNumber) || null,
+      column: (e && typeof e.column === "number") ? e.column : null});
   }
   if (helpers) {
     // The template's own helpers: every function its source defines at the top level.
@@ -64,7 +66,8 @@ _PARSE_JS = """
 (function (source) {
   try { Handlebars.parse(source); return JSON.stringify({ok: true}); }
   catch (e) { return JSON.stringify({ok: false, message: String((e && e.message) || e),
-    line: (e && e.lineNumber) || null}); }
+    line: (e && e.lineNumber) || null,
+    column: (e && typeof e.column === "number") ? e.column : null}); }
 })
 """
 
@@ -176,28 +179,80 @@ def _parse_uncached(source: str) -> dict[str, Any]:
     return dict(json.loads(_parser.call(_PARSE_JS, source)))
 
 
-def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
-    first = message.strip().splitlines()[0] if message.strip() else "invalid template"
-    if line is None:
-        for token in first.replace("-", " ").split():
-            if ":" in token and token.split(":")[0].isdigit():
-                line = int(token.split(":")[0])
-                break
-    where = f" on line {line}" if line and "line" not in first else ""
-    return TemplateSyntaxError(f"Template syntax error{where}: {first}", line=line)
+_JISON_LINE = re.compile(r"^(?:Parse|Lexical) error on line (\d+)[:.]")
+_AT_LINE_COLUMN = re.compile(r"\s+-\s+(\d+):(\d+)$")
+
+
+def _syntax_error(source: str, result: dict[str, Any]) -> TemplateSyntaxError:
+    """handlebars' whole message, its reason first ("Expecting 'OPEN_ENDBLOCK', got 'EOF'"),
+    then the failing line of the source with a caret under the column."""
+    message = str(result.get("message") or "invalid template").strip()
+    line, column = result.get("line"), result.get("column")
+    parts = message.splitlines()
+    jison = _JISON_LINE.match(parts[0])
+    if jison and len(parts) >= 3 and parts[2].rstrip().endswith("^"):
+        # "Parse error on line N:", jison's excerpt and caret, then the reason.
+        line = int(jison.group(1))
+        reason = " ".join(parts[3:]) or parts[0]
+        lines = source.splitlines() or [""]
+        line_text = lines[min(line, len(lines)) - 1]
+        column = column_from_jison(line_text, parts[1][: len(parts[2].rstrip()) - 1])
+    else:
+        reason = " ".join(parts)
+        if found := _AT_LINE_COLUMN.search(reason):  # "if doesn't match each - 2:5"
+            line, column = int(found.group(1)), int(found.group(2))
+            reason = reason[: found.start()]
+    if not line:
+        return TemplateSyntaxError(f"Template syntax error: {reason}")
+    excerpt = source_excerpt(source, line, column)
+    return TemplateSyntaxError(
+        f"Template syntax error on line {line}: {reason}\n{excerpt}", line=line
+    )
 
 
 _V8_LINE = re.compile(r"^<anonymous>:(\d+): (.*)$", re.MULTILINE)
 
 
-def _helpers_syntax_error(message: str) -> TemplateSyntaxError:
-    """V8 reports "<anonymous>:LINE: SyntaxError: ..." for a script that does not parse."""
-    found = _V8_LINE.search(message)
-    if found is None:
-        first = message.strip().splitlines()[0] if message.strip() else "invalid JavaScript"
-        return TemplateSyntaxError(f"Helpers syntax error: {first}")
-    line = int(found.group(1))
-    return TemplateSyntaxError(f"Helpers syntax error on line {line}: {found.group(2)}", line=line)
+# `new Function(body)` parses without running; V8 numbers its lines after a two-line header.
+_FUNCTION_HEADER_LINES = 2
+
+
+def _helpers_syntax_error(ctx: MiniRacer, helpers: str, first: str) -> TemplateSyntaxError:
+    """V8's message at the real line of helpers that do not parse. The load appends a line
+    (see _helpers_load), which moves an error at the end of the helpers ("function oops(
+    {") onto it, so they are parsed again on their own as a function body: that parses
+    without running them."""
+    lines = helpers.splitlines() or [""]
+    try:
+        ctx.eval(f"new Function({json.dumps(helpers)})")
+        text, offset = first, 0  # fine as a function body (a top-level `return`): V8's first
+    except JSEvalException as exc:
+        text, offset = str(exc), _FUNCTION_HEADER_LINES
+    found = _V8_LINE_ANY.search(text)
+    message = found.group(2) if found else text.strip().splitlines()[0]
+    line, column = len(lines), len(lines[-1])
+    if found and 1 <= int(found.group(1)) - offset <= len(lines):
+        line = int(found.group(1)) - offset
+        column = _v8_caret_column(text, lines[line - 1]) or 0
+    elif found:  # past the last line: the helpers ended too early
+        message = "SyntaxError: Unexpected end of input"
+    excerpt = source_excerpt(helpers, line, column)
+    return TemplateSyntaxError(
+        f"Helpers syntax error on line {line}: {message}\n{excerpt}", line=line
+    )
+
+
+_V8_LINE_ANY = re.compile(r"^(?:<anonymous>|undefined):(\d+): (.*)$", re.MULTILINE)
+
+
+def _v8_caret_column(message: str, line_text: str) -> int | None:
+    """V8 prints the failing line, then a caret under the column."""
+    parts = message.splitlines()
+    for index, text in enumerate(parts[:-1]):
+        caret = parts[index + 1]
+        if text == line_text and caret.strip() == "^":
+            return caret.index("^")
+    return None
 
 
 _QUOTED = re.compile(r'"([^"]{1,100})"')
@@ -225,7 +280,7 @@ class HandlebarsEngine:
     def check(self, source: str) -> None:
         result = _on_v8_thread(_parse, source)
         if not result["ok"]:
-            raise _syntax_error(result["message"], result["line"])
+            raise _syntax_error(source, result)
 
     def check_helpers(self, helpers: str, limits: Limits = DEFAULT_LIMITS) -> None:
         """Load the helpers in a throwaway isolate, under the render's limits: a syntax
@@ -251,7 +306,7 @@ class HandlebarsEngine:
                 )
             return html
         if result["syntax"]:
-            raise _syntax_error(result["message"], result["line"])
+            raise _syntax_error(source, result)
         raise _runtime_error(source, result["message"], result["line"])
 
 
@@ -267,8 +322,9 @@ def _helpers_load(helpers: str, limits: Limits) -> None:
         # appended line does not move the line numbers of a syntax error.
         ctx.eval(f"{helpers}\n;void 0", timeout_sec=limits.template_timeout_ms / 1000)
     except JSParseException as exc:
+        error = _helpers_syntax_error(ctx, helpers, str(exc))
         ctx.close()
-        raise _helpers_syntax_error(str(exc)) from None
+        raise error from None
     except (JSTimeoutException, JSOOMException):
         _terminated.append(ctx)
         raise LimitExceeded(

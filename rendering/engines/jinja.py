@@ -17,6 +17,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from jinja2.utils import pass_environment
 from markupsafe import Markup
 
+from rendering.engines.excerpt import source_excerpt
 from rendering.engines.jinja_format import FILTERS
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 from rendering.isolated import run_isolated
@@ -198,8 +199,11 @@ class JinjaEngine:
         try:
             _environment(DEFAULT_LIMITS).parse(source)
         except jinja2.TemplateSyntaxError as exc:
+            # Jinja gives the line, not the column: the caret marks the line's first tag.
+            excerpt = source_excerpt(source, exc.lineno)
             raise TemplateSyntaxError(
-                f"Template syntax error on line {exc.lineno}: {exc.message}", line=exc.lineno
+                f"Template syntax error on line {exc.lineno}: {exc.message}\n{excerpt}",
+                line=exc.lineno,
             ) from None
 
     def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:

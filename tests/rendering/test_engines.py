@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from rendering.engines import ENGINE_NAMES, get_engine
+from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.error_codes import ErrorCode
 from rendering.errors import (
     InvalidInput,
@@ -300,3 +300,69 @@ def test_jinja2_render_past_its_memory_ceiling_fails_and_this_process_survives()
         get_engine("jinja2").render(doubling, {}, Limits(template_max_memory_mb=64))
     assert time.monotonic() - started < 3.0
     assert get_engine("jinja2").render("{{ 6 * 7 }}", {}) == "42"
+
+
+def _syntax_message(engine: str, source: str) -> TemplateSyntaxError:
+    with pytest.raises(TemplateSyntaxError) as failure:
+        get_engine(engine).check(source)
+    return failure.value
+
+
+def test_handlebars_syntax_error_keeps_the_reason_and_a_caret_excerpt():
+    error = _syntax_message("handlebars", "<p>\n{{#if x}}\n</p>")
+    assert error.line == 3
+    assert error.message == (
+        "Template syntax error on line 3: Expecting 'OPEN_INVERSE_CHAIN', 'INVERSE', "
+        "'OPEN_ENDBLOCK', got 'EOF'\n"
+        "  3 | </p>\n"
+        "    |     ^"
+    )
+
+
+def test_handlebars_caret_points_at_the_real_column_of_a_later_line():
+    # handlebars' own excerpt runs the lines together ("line1line2 {{> }}"); ours does not.
+    error = _syntax_message("handlebars", "line1\nline2 {{> }}")
+    assert error.line == 2
+    assert error.message.endswith("got 'CLOSE'\n  2 | line2 {{> }}\n    |           ^")
+
+
+def test_handlebars_mismatched_block_names_the_opening_line_and_column():
+    error = _syntax_message("handlebars", "a\n  {{#if a}}\n{{/each}}")
+    assert error.message == (
+        "Template syntax error on line 2: if doesn't match each\n  2 |   {{#if a}}\n    |      ^"
+    )
+
+
+def test_jinja2_syntax_error_has_its_line_and_an_excerpt():
+    error = _syntax_message("jinja2", "<p>\n  {% for x in y %}\n</p>")
+    assert error.line == 2
+    assert "Jinja was looking for the following tags: 'endfor' or 'else'" in error.message
+    assert error.message.endswith("  2 |   {% for x in y %}\n    |   ^")
+
+
+@pytest.mark.parametrize(
+    ("helpers", "line", "reason", "excerpt"),
+    [
+        # The load appends a line; an error at the very end must not move onto it.
+        (
+            "function oops( {",
+            1,
+            "Unexpected end of input",
+            "  1 | function oops( {\n    |                 ^",
+        ),
+        (
+            "function a() {\n  return 1 +;\n}",
+            2,
+            "Unexpected token ';'",
+            "  2 |   return 1 +;\n    |             ^",
+        ),
+        ("return 1;", 1, "Illegal return statement", "  1 | return 1;\n    | ^"),
+    ],
+)
+def test_helpers_syntax_error_is_reported_at_its_real_line(helpers, line, reason, excerpt):
+    with pytest.raises(TemplateSyntaxError) as failure:
+        helpers_check("handlebars", helpers)
+    assert failure.value.line == line
+    assert failure.value.message == (
+        f"Helpers syntax error on line {line}: SyntaxError: {reason}\n{excerpt}"
+    )
