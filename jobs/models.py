@@ -65,6 +65,8 @@ class PdfJob(models.Model):
     progress = models.PositiveSmallIntegerField(default=0)
     stage = models.CharField(max_length=40, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # Attempts of the runs before a retry or re-drive started the count again.
+    earlier_attempts = models.PositiveIntegerField(default=0)
     event_seq = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     error_code = models.CharField(max_length=40, blank=True)

@@ -26,27 +26,16 @@ from accounts.notifications import job_mail_recipient, notification_send_once
 from jobs import dispatch
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
+from jobs.retry_rule import failure_advice
 from jobs.selectors import dead_letter_redrive_expected
-from rendering.error_codes import code_info
 
 logger = logging.getLogger(__name__)
 
 MAILED_STATUSES = (JobStatus.COMPLETED, JobStatus.FAILED)
 
-_DEFAULT_ADVICE = (
-    "Check the message above, fix the template, data or options it points to, and submit "
-    "the report again; or retry the job from its page if nothing needs to change."
-)
-
 
 class MailNotSent(Exception):
     """The mail backend refused or could not be reached; worth another try."""
-
-
-def failure_advice(code: str) -> str:
-    """What to do about a failure, from the error-code registry: a person acts on it."""
-    info = code_info(code)
-    return _DEFAULT_ADVICE if info is None else info.advice
 
 
 def job_notify_enqueue(*, job: PdfJob) -> None:

@@ -21,6 +21,7 @@ from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
 from jobs.quotas import job_slot_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
+from jobs.retry_rule import failure_advice, job_retry_helps
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, Conflict, NotFound
@@ -256,7 +257,14 @@ def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
 
 def job_retry(*, job: PdfJob) -> PdfJob:
     """The caller's own re-drive of a failed job; Conflict (409) for any other status.
-    It counts against the tenant's in-flight quota like a new submit (429 past it)."""
+    It counts against the tenant's in-flight quota like a new submit (429 past it). A
+    failure a retry cannot fix (the template, the data) is a Conflict saying what to change
+    instead; operators can still re-drive it (job_redrive)."""
+    if job.status == JobStatus.FAILED and not job_retry_helps(job):
+        raise Conflict(
+            f"Retrying job {job.job_id} would fail the same way ({job.error_code}). "
+            + failure_advice(job.error_code).replace("{id}", str(job.job_id))
+        )
     if job.status == JobStatus.FAILED:
         with transaction.atomic():
             job_slot_reserve(owner=job.owner)

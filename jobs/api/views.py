@@ -21,6 +21,7 @@ from accounts.throttles import StatusReadThrottle, SubmitThrottle, submit_budget
 from core.disclosure import public_text
 from core.exception_handler import flatten_errors
 from jobs import selectors, services
+from jobs.api import schema
 from jobs.api.serializers import (
     JobBatchInputSerializer,
     JobBatchOutputSerializer,
@@ -65,6 +66,9 @@ class JobCreateApi(APIView):
     throttle_classes = [SubmitThrottle]
 
     @extend_schema(
+        operation_id="job_submit",
+        summary="Submit a report: queue one PDF job",
+        examples=schema.submit_examples(),
         request=JobCreateInputSerializer,
         responses={202: JobCreateOutputSerializer},
         parameters=[
@@ -127,7 +131,13 @@ def _batch_item(request: Request, index: int, item: Any, *, batch_id: uuid.UUID)
 class JobBatchCreateApi(APIView):
     throttle_classes = [SubmitThrottle]
 
-    @extend_schema(request=JobBatchInputSerializer, responses={200: JobBatchOutputSerializer})
+    @extend_schema(
+        operation_id="job_submit_batch",
+        summary="Submit up to PDF_MAX_BATCH reports at once",
+        examples=schema.batch_examples(),
+        request=JobBatchInputSerializer,
+        responses={200: JobBatchOutputSerializer},
+    )
     def post(self, request: Request) -> Response:
         """Up to PDF_MAX_BATCH submits at once: one answer per item, each its own job or
         error; the jobs share a batch_id. Not idempotent: resend only the refused items."""
@@ -155,6 +165,8 @@ class JobListApi(APIView):
         max_limit = 200
 
     @extend_schema(
+        operation_id="job_list",
+        summary="List my jobs, newest first",
         parameters=[JobFilterSerializer],
         responses=inline_serializer(
             "PaginatedJobList",
@@ -185,7 +197,11 @@ class JobListApi(APIView):
 class JobDetailApi(APIView):
     throttle_classes = [StatusReadThrottle]
 
-    @extend_schema(responses=JobOutputSerializer)
+    @extend_schema(
+        operation_id="job_get",
+        summary="Get a job's status, progress and PDF link",
+        responses=JobOutputSerializer,
+    )
     def get(self, request: Request, job_id: str) -> Response:
         return _job_answer(request, selectors.job_get(owner=request.user, job_id=job_id))
 
@@ -193,7 +209,11 @@ class JobDetailApi(APIView):
 class JobDeliveryListApi(APIView):
     throttle_classes = [StatusReadThrottle]
 
-    @extend_schema(responses=WebhookDeliverySerializer(many=True))
+    @extend_schema(
+        operation_id="job_deliveries",
+        summary="List a job's webhook deliveries",
+        responses=WebhookDeliverySerializer(many=True),
+    )
     def get(self, request: Request, job_id: str) -> Response:
         """The job's webhook deliveries (newest first), each with its attempts."""
         job = selectors.job_get(owner=request.user, job_id=job_id)
@@ -204,7 +224,12 @@ class JobDeliveryListApi(APIView):
 class JobRetryApi(APIView):
     throttle_classes = [SubmitThrottle]  # a retry queues a render like a submit
 
-    @extend_schema(request=None, responses={202: JobOutputSerializer})
+    @extend_schema(
+        operation_id="job_retry",
+        summary="Retry a failed job",
+        request=None,
+        responses={202: JobOutputSerializer},
+    )
     def post(self, request: Request, job_id: str) -> Response:
         """Send one of my failed jobs to the workers again (409 unless it failed)."""
         job = services.job_retry(job=selectors.job_get(owner=request.user, job_id=job_id))
@@ -213,7 +238,12 @@ class JobRetryApi(APIView):
 
 
 class JobCancelApi(APIView):
-    @extend_schema(request=None, responses=JobOutputSerializer)
+    @extend_schema(
+        operation_id="job_cancel",
+        summary="Cancel a queued or processing job",
+        request=None,
+        responses=JobOutputSerializer,
+    )
     def post(self, request: Request, job_id: str) -> Response:
         job = selectors.job_get(owner=request.user, job_id=job_id)
         return _job_answer(request, services.job_cancel(job=job))
@@ -226,6 +256,8 @@ class JobPdfApi(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
+        operation_id="job_pdf",
+        summary="Download a job's PDF by its signed link",
         parameters=[OpenApiParameter("token", str, required=True)],
         responses={(200, "application/pdf"): inline_serializer("Pdf", {})},
     )

@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from accounts.authentication import API_KEY_HEADER
@@ -80,6 +81,9 @@ async def _respond(
     return response
 
 
+# csrf_exempt: they only answer GET, so any other method gets require_GET's 405 (the
+# CSRF check would answer an unknown method with a 403 first).
+@csrf_exempt
 @require_GET
 async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
     """One job's events until it ends; `Last-Event-ID` resumes after that event."""
@@ -98,6 +102,7 @@ async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
     )
 
 
+@csrf_exempt
 @require_GET
 async def owner_job_events(request: HttpRequest) -> HttpResponseBase:
     """Every event of the caller's jobs; a reconnect starts with their current state."""

@@ -144,9 +144,11 @@ class PdfJobAdmin(admin.ModelAdmin):
 
     @admin.display(description="took")
     def duration(self, job: PdfJob) -> str:
+        """The last attempt's own time: since a retry's start, not since the job's creation."""
         if not job.completed_at:
             return "-"
-        return f"{(job.completed_at - job.created_at).total_seconds():.1f} s"
+        started = job.started_at or job.created_at
+        return f"{(job.completed_at - started).total_seconds():.1f} s"
 
     @admin.display(description="PDF")
     def download(self, job: PdfJob) -> SafeString | str:

@@ -16,7 +16,7 @@ from core.api_fields import (
     renderer_field,
 )
 from rendering.engines import ENGINE_NAMES
-from rendering.renderers import DEFAULT_RENDERER, RENDERER_NAMES
+from rendering.renderers import DEFAULT_RENDERER
 from reports.models import ReportTemplate
 
 
@@ -24,7 +24,7 @@ class TemplateOutputSerializer(serializers.Serializer):
     slug = serializers.SlugField()
     name = serializers.CharField()
     engine = serializers.ChoiceField(choices=ENGINE_NAMES)
-    renderer = serializers.ChoiceField(choices=RENDERER_NAMES)
+    renderer = renderer_field()
     html = serializers.CharField()
     css = serializers.CharField()
     helpers = serializers.CharField()

@@ -14,6 +14,11 @@ from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.options import parse_options
 from reports import selectors
+from reports.api.examples import (
+    template_create_examples,
+    template_preview_examples,
+    template_update_examples,
+)
 from reports.api.serializers import (
     TemplateCreateSerializer,
     TemplateFilterSerializer,
@@ -52,7 +57,10 @@ class TemplateListCreateApi(APIView):
     throttle_classes = [TemplateWriteThrottle]
 
     @extend_schema(
-        responses=TemplateOutputSerializer(many=True), parameters=[TemplateFilterSerializer]
+        operation_id="template_list",
+        summary="List my templates and the built-in ones",
+        responses=TemplateOutputSerializer(many=True),
+        parameters=[TemplateFilterSerializer],
     )
     def get(self, request: Request) -> Response:
         filters = TemplateFilterSerializer(data=request.query_params)
@@ -62,7 +70,13 @@ class TemplateListCreateApi(APIView):
         ).prefetch_related("versions")
         return Response(TemplateOutputSerializer(templates, many=True).data)
 
-    @extend_schema(request=TemplateCreateSerializer, responses={201: TemplateOutputSerializer})
+    @extend_schema(
+        operation_id="template_create",
+        summary="Create a template",
+        examples=template_create_examples(),
+        request=TemplateCreateSerializer,
+        responses={201: TemplateOutputSerializer},
+    )
     def post(self, request: Request) -> Response:
         serializer = TemplateCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -73,11 +87,19 @@ class TemplateListCreateApi(APIView):
 class TemplateDetailApi(APIView):
     throttle_classes = [TemplateWriteThrottle]
 
-    @extend_schema(responses=TemplateOutputSerializer)
+    @extend_schema(
+        operation_id="template_get", summary="Get a template", responses=TemplateOutputSerializer
+    )
     def get(self, request: Request, slug: str) -> Response:
         return _answer(selectors.template_get_visible(owner=request.user, slug=slug))
 
-    @extend_schema(request=TemplateUpdateSerializer, responses=TemplateOutputSerializer)
+    @extend_schema(
+        operation_id="template_update",
+        summary="Change a template (saves a new version)",
+        examples=template_update_examples(),
+        request=TemplateUpdateSerializer,
+        responses=TemplateOutputSerializer,
+    )
     def patch(self, request: Request, slug: str) -> Response:
         template = _own_template(request, slug)
         serializer = TemplateUpdateSerializer(data=request.data)
@@ -85,7 +107,12 @@ class TemplateDetailApi(APIView):
         changes = {k: v for k, v in serializer.validated_data.items() if k in request.data}
         return _answer(template_update(template=template, by=request.user, **changes))
 
-    @extend_schema(request=None, responses={200: TemplateOutputSerializer})
+    @extend_schema(
+        operation_id="template_archive",
+        summary="Archive a template",
+        request=None,
+        responses={200: TemplateOutputSerializer},
+    )
     def delete(self, request: Request, slug: str) -> Response:
         """Archive: the template takes no new jobs; its versions stay for old jobs."""
         return _answer(template_archive(template=_own_template(request, slug)))
@@ -94,13 +121,22 @@ class TemplateDetailApi(APIView):
 class TemplateRestoreApi(APIView):
     throttle_classes = [TemplateWriteThrottle]
 
-    @extend_schema(request=None, responses=TemplateOutputSerializer)
+    @extend_schema(
+        operation_id="template_restore",
+        summary="Restore an archived template",
+        request=None,
+        responses=TemplateOutputSerializer,
+    )
     def post(self, request: Request, slug: str) -> Response:
         return _answer(template_unarchive(template=_own_template(request, slug)))
 
 
 class TemplateVersionListApi(APIView):
-    @extend_schema(responses=TemplateVersionOutputSerializer(many=True))
+    @extend_schema(
+        operation_id="template_versions",
+        summary="List a template's versions",
+        responses=TemplateVersionOutputSerializer(many=True),
+    )
     def get(self, request: Request, slug: str) -> Response:
         template = selectors.template_get_visible(owner=request.user, slug=slug)
         versions = selectors.template_version_list(template=template)
@@ -111,6 +147,9 @@ class TemplatePreviewApi(APIView):
     throttle_classes = [PreviewThrottle]
 
     @extend_schema(
+        operation_id="template_preview",
+        summary="Preview a template's first page as PNG",
+        examples=template_preview_examples(),
         request=TemplatePreviewSerializer,
         responses={(200, "image/png"): inline_serializer("Png", {})},
     )
