@@ -93,6 +93,7 @@ class PdfJob(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = "PDF job"
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["owner", "-created_at"], name="job_owner_created_idx"),
@@ -226,6 +227,7 @@ class WebhookDelivery(models.Model):
     delivered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name_plural = "webhook deliveries"
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(fields=["job", "event_type"], name="one_delivery_per_event")
