@@ -11,6 +11,7 @@ from rendering.engines import engine_render
 from rendering.glyphs import html_text, missing_glyph_warning
 from rendering.limits import Limits
 from rendering.options import PdfOptions
+from rendering.renderer_fit import renderer_fit_warnings
 from rendering.renderers import DEFAULT_RENDERER, VECTOR_RENDERERS, get_renderer
 from rendering.renderers.base import PageCallback, RenderedPdf
 from rendering.watermark import watermark_apply
@@ -28,6 +29,8 @@ class TemplateSource:
     renderer: str = DEFAULT_RENDERER
     # JavaScript whose top-level functions become Handlebars helpers.
     helpers: str = ""
+    # The renderers a stored template is made for; empty: any (rendering.renderer_fit).
+    made_for: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,10 @@ def report_prepare(
         on_chart=lambda done, total: notify("rendering_charts", 20 + 20 * done // total),
         vector=source.renderer in VECTOR_RENDERERS,
     )
-    warnings = chart_warnings + ([glyphs] if glyphs else [])
+    fit = renderer_fit_warnings(
+        html=source.html, css=source.css, renderer=source.renderer, made_for=source.made_for
+    )
+    warnings = fit + chart_warnings + ([glyphs] if glyphs else [])
     return PreparedDocument(body_html=body, css=source.css, warnings=warnings)
 
 

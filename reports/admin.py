@@ -29,6 +29,7 @@ class ReportTemplateForm(forms.ModelForm):
             "slug",
             "engine",
             "renderer",
+            "renderers",
             "html",
             "css",
             "helpers",
@@ -59,6 +60,7 @@ class ReportTemplateForm(forms.ModelForm):
                 sample_data=cleaned.get("sample_data") or {},
                 renderer=cleaned.get("renderer", ""),
                 helpers=cleaned.get("helpers", ""),
+                renderers=cleaned.get("renderers") or [],
             )
         except ApplicationError as exc:
             raise forms.ValidationError(exc.message) from None

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import Conflict, InvalidInput
-from rendering.renderers import DEFAULT_RENDERER, get_renderer
+from rendering.renderers import DEFAULT_RENDERER, RENDERER_NAMES, get_renderer
 from reports import selectors
 from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
@@ -24,7 +24,7 @@ from reports.validation import (
 )
 
 _VERSIONED = ("engine", "renderer", "html", "css", "helpers", "schema", "sample_data")
-UPDATABLE = ("name", "cache_results", *_VERSIONED)
+UPDATABLE = ("name", "cache_results", "renderers", *_VERSIONED)
 
 
 def template_slug_check(*, owner: Any, slug: str, template: ReportTemplate | None = None) -> None:
@@ -52,8 +52,13 @@ def template_validate(
     sample_data: Any,
     renderer: str = DEFAULT_RENDERER,
     helpers: str = "",
+    renderers: Any = (),
 ) -> None:
     """Everything a saved template must satisfy; raise an ApplicationError naming the problem."""
+    if not isinstance(renderers, list | tuple) or not all(
+        name in RENDERER_NAMES for name in renderers
+    ):
+        raise InvalidInput(f"renderers must be a list of: {', '.join(RENDERER_NAMES)}.")
     if engine not in ENGINE_NAMES:
         raise InvalidInput(f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.")
     get_renderer(renderer)  # an unknown one names the three
@@ -99,6 +104,7 @@ def template_create(
     renderer: str = DEFAULT_RENDERER,
     helpers: str = "",
     cache_results: bool = False,
+    renderers: list[str] | None = None,
 ) -> ReportTemplate:
     # Only a missing value defaults to {}: `false` or `[]` must fail validation, not vanish.
     schema = {} if schema is None else schema
@@ -111,6 +117,7 @@ def template_create(
         sample_data=sample_data,
         renderer=renderer,
         helpers=helpers,
+        renderers=renderers or [],
     )
     template_slug_check(owner=owner, slug=slug)
     template = ReportTemplate.objects.create(
@@ -125,6 +132,7 @@ def template_create(
         schema=schema,
         sample_data=sample_data,
         cache_results=cache_results,
+        renderers=list(renderers or []),
     )
     _snapshot(template, by=owner)
     return template
@@ -149,6 +157,7 @@ def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any)
         sample_data=template.sample_data,
         renderer=template.renderer,
         helpers=template.helpers,
+        renderers=template.renderers,
     )
     template.save()
     template_record_version(template=template, by=by)

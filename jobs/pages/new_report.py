@@ -49,8 +49,9 @@ def template_gallery(request: HttpRequest) -> HttpResponse:
 def report_new(request: HttpRequest, slug: str) -> HttpResponse:
     template = _visible_template(request, slug)
     schema = _schema(template)
+    made_for = tuple(template.renderers)
     if request.method == "POST":
-        form = ReportRequestForm(request.POST, schema=schema)
+        form = ReportRequestForm(request.POST, schema=schema, made_for=made_for)
         if form.is_valid():
             try:
                 job, _ = services.job_create(
@@ -71,6 +72,7 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
                 "renderer": template.renderer,
             },
             schema=schema,
+            made_for=made_for,
         )
     return render(
         request,

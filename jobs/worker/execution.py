@@ -50,6 +50,7 @@ def _job_source(job: PdfJob) -> TemplateSource:
     renderer (the submit's choice, else the version's, recorded when it was queued)."""
     version = job.template_version
     renderer = job.renderer
+    made_for = tuple(job.template.renderers) if job.template is not None else ()
     if version is not None:
         return TemplateSource(
             engine=version.engine,
@@ -57,6 +58,7 @@ def _job_source(job: PdfJob) -> TemplateSource:
             css=version.css,
             renderer=renderer,
             helpers=version.helpers,
+            made_for=made_for,
         )
     if job.template is not None:
         template = job.template
@@ -66,6 +68,7 @@ def _job_source(job: PdfJob) -> TemplateSource:
             css=template.css,
             renderer=renderer,
             helpers=template.helpers,
+            made_for=made_for,
         )
     if job.html_template:
         return TemplateSource(

@@ -31,6 +31,9 @@ class TemplateOutputSerializer(serializers.Serializer):
     schema = JsonObjectField(help_text="JSON Schema every job's data must match.")
     sample_data = JsonObjectField()
     cache_results = serializers.BooleanField()
+    renderers = serializers.ListField(
+        child=renderer_field(), help_text="The renderers it is made for; empty: any."
+    )
     version = serializers.SerializerMethodField(help_text="Number of the version new jobs render.")
     builtin = serializers.SerializerMethodField()
     archived = serializers.BooleanField(source="is_archived")
@@ -66,6 +69,11 @@ class TemplateFieldsSerializer(JsonInput):
     )
     schema = JsonObjectField(required=False)
     sample_data = JsonObjectField(required=False)
+    renderers = serializers.ListField(
+        child=renderer_field(),
+        required=False,
+        help_text="The renderers it is made for (a job on another gets a warning); empty: any.",
+    )
     cache_results = serializers.BooleanField(
         required=False,
         help_text="Submits of this template use the result cache unless they send cache: false.",

@@ -213,3 +213,15 @@ def test_a_falsy_non_object_schema_or_sample_data_is_refused(api, field, value):
     response = api.post(URL, body, format="json")
     assert response.status_code == 400
     assert "must be a JSON object" in response.json()["error"]
+
+
+def test_templates_say_which_renderers_they_are_made_for(api):
+    template_sync_samples()
+    sales = api.get(f"{URL}/sales-report").json()
+    assert sales["renderers"] == ["xhtml2pdf"]
+    made = _create(api, renderers=["weasyprint", "chromium"])
+    assert made.status_code == 201, made.json()
+    assert made.json()["renderers"] == ["weasyprint", "chromium"]
+    refused = _create(api, slug="other", renderers=["prince"])
+    assert refused.status_code == 400
+    assert refused.json()["code"] == "invalid_data"
