@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rendering.base_style import with_base_style
 from rendering.charts import charts_embed
 from rendering.engines import engine_render
 from rendering.glyphs import html_text, missing_glyph_warning
@@ -31,6 +32,8 @@ class TemplateSource:
     helpers: str = ""
     # The renderers a stored template is made for; empty: any (rendering.renderer_fit).
     made_for: tuple[str, ...] = ()
+    # Styles before all of the template's own (inline HTML: rendering.base_style).
+    base_css: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,7 @@ def report_prepare(
     notify = on_stage or (lambda stage, progress: None)
     notify("rendering_template", 10)
     body = engine_render(source.engine, source.html, data, limits, helpers=source.helpers)
+    body = with_base_style(body, source.base_css)
     # Checked on what the template produced, the same for every renderer: each falls
     # back to the bundled fonts, so only characters none of them has stay undrawn. Before
     # the charts: they add only tags and a <style> of images, none of it text, and that

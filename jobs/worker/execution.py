@@ -25,6 +25,7 @@ from jobs.worker.faults import fault_before_render
 from jobs.worker.heartbeat import Heartbeat
 from jobs.worker.liveness import attempt_identity, attempt_is_dead
 from jobs.worker.progress import ProgressThrottle
+from rendering.base_style import INLINE_BASE_CSS
 from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 from rendering.options import parse_options
@@ -72,7 +73,11 @@ def _job_source(job: PdfJob) -> TemplateSource:
         )
     if job.html_template:
         return TemplateSource(
-            engine=job.engine, html=job.html_template, renderer=renderer, helpers=job.helpers
+            engine=job.engine,
+            html=job.html_template,
+            renderer=renderer,
+            helpers=job.helpers,
+            base_css=INLINE_BASE_CSS,  # browser-like sizes on every renderer
         )
     raise RenderError("The template this job used has been deleted.")
 
