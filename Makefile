@@ -1,9 +1,12 @@
-# The verbs people expect: run, test, lint, format, bench, chaos. Everything installs into .venv.
+# The verbs people expect: run, test, lint, format, docs, bench, chaos. Everything installs into .venv.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
+DOCS_PORT ?= 8001
+# Material for MkDocs prints a banner about its future on every build; it says nothing here.
+export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: run test lint format clean chaos bench bench-push
+.PHONY: run test lint format clean chaos bench bench-push docs docs-check
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -13,7 +16,7 @@ $(VENV)/.installed-local: requirements/base.txt requirements/local.txt | $(VENV)
 	$(BIN)/pip install --quiet -r requirements/local.txt
 	touch $@
 
-$(VENV)/.installed-test: requirements/base.txt requirements/local.txt requirements/test.txt client/pyproject.toml | $(VENV)/bin/python
+$(VENV)/.installed-test: requirements/base.txt requirements/local.txt requirements/test.txt requirements/docs.txt client/pyproject.toml | $(VENV)/bin/python
 	$(BIN)/pip install --quiet -r requirements/test.txt
 	touch $@ $(VENV)/.installed-local
 
@@ -39,6 +42,14 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+
+## docs: serve the docs site (MkDocs, docs/) with live reload on DOCS_PORT (default 8001)
+docs: $(VENV)/.installed-test
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
+
+## docs-check: build the docs site strictly into var/site (a broken link or anchor fails)
+docs-check: $(VENV)/.installed-test
+	$(BIN)/mkdocs build --strict --site-dir var/site
 
 format: $(VENV)/.installed-test
 	$(BIN)/ruff format .

@@ -23,10 +23,13 @@ class ErrorCode(StrEnum):
     TOO_DEEP = "too_deep"
     TOO_MANY_ITEMS = "too_many_items"
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
+    CALLBACK_NEEDS_API_KEY = "callback_needs_api_key"
+    SCHEMA_TOO_SLOW = "schema_too_slow"
     # What the request points at.
     NOT_FOUND = "not_found"
     EXPIRED = "expired"
     CONFLICT = "conflict"
+    API_KEYS_MAX = "api_keys_max"
     READ_ONLY = "read_only"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_ACCEPTABLE = "not_acceptable"
@@ -40,6 +43,7 @@ class ErrorCode(StrEnum):
     QUOTA_EXCEEDED = "quota_exceeded"
     TOO_MANY_STREAMS = "too_many_streams"
     PREVIEW_TIMEOUT = "preview_timeout"
+    PREVIEWS_BUSY = "previews_busy"
     # Our side: a later attempt can succeed.
     SERVER_ERROR = "server_error"
     TRANSIENT = "transient"
@@ -112,6 +116,24 @@ CODES: dict[ErrorCode, CodeInfo] = {
         422,
         False,
         "Use a new Idempotency-Key for a new request; resend the same body to get the earlier job.",
+    ),
+    ErrorCode.CALLBACK_NEEDS_API_KEY: CodeInfo(
+        400,
+        False,
+        "Submit with an X-API-Key (its webhook secret signs the callbacks), or "
+        "leave callback_url out.",
+    ),
+    ErrorCode.SCHEMA_TOO_SLOW: CodeInfo(
+        400,
+        False,
+        "Simplify the template's schema (anyOf/oneOf, $ref recursion) so data is "
+        "checked within PDF_SCHEMA_VALIDATION_MS.",
+    ),
+    ErrorCode.API_KEYS_MAX: CodeInfo(
+        409, False, "Revoke an API key you no longer use, then create the new one."
+    ),
+    ErrorCode.PREVIEWS_BUSY: CodeInfo(
+        429, True, "Your previews are already queued: wait Retry-After seconds, then ask again."
     ),
     ErrorCode.NOT_FOUND: CodeInfo(
         404, False, "Check the id or slug; another caller's jobs and templates are not visible."

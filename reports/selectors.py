@@ -52,11 +52,14 @@ def template_latest_version_visible(*, owner: Any, slug: str) -> ReportTemplateV
 
 def template_list_for_gallery(*, owner: Any) -> list[ReportTemplate]:
     """What the caller can submit by slug: their own templates shadow built-ins of the
-    same slug, exactly as template_get_visible resolves them."""
+    same slug, exactly as template_get_visible resolves them, and archived ones are left
+    out (a submit refuses them). An archived template of the caller's still shadows the
+    built-in of its slug, because a submit by that slug finds the archived one."""
     chosen: dict[str, ReportTemplate] = {}
     for template in template_list_visible(owner=owner).order_by(OWN_FIRST):
         chosen.setdefault(template.slug, template)
-    return sorted(chosen.values(), key=lambda template: template.name.lower())
+    active = [template for template in chosen.values() if not template.is_archived]
+    return sorted(active, key=lambda template: template.name.lower())
 
 
 def template_version_list(*, template: ReportTemplate) -> QuerySet[ReportTemplateVersion]:

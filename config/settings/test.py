@@ -30,6 +30,7 @@ PDF_PREVIEW_IN_PROCESS = env_bool("PDF_PREVIEW_IN_PROCESS", True)
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend") or ""
 # Tests receive callbacks on a loopback HTTP server.
 CALLBACK_ALLOW_PRIVATE_NETWORKS = True
+CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", False)
 # Static files straight from the app and static/ directories; no collectstatic needed.
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True
@@ -37,3 +38,5 @@ WHITENOISE_AUTOREFRESH = True
 # Chaos tests run workers whose report storage fails on purpose.
 if os.environ.get("TEST_REPORT_STORAGE_BACKEND"):
     STORAGES["reports"]["BACKEND"] = os.environ["TEST_REPORT_STORAGE_BACKEND"]
+# Test workers start by the dozen: only the health tests launch the extra Chromium.
+WORKER_RENDERER_LAUNCH_CHECK = env_bool("WORKER_RENDERER_LAUNCH_CHECK", False)

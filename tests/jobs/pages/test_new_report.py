@@ -6,6 +6,7 @@ import json
 from unittest import mock
 
 import pytest
+from django.utils import timezone
 
 from jobs.models import PdfJob
 from reports.models import ReportTemplate
@@ -34,6 +35,23 @@ def test_my_template_shadows_the_built_in_of_the_same_slug(browser, user):
     ReportTemplateFactory(owner=user, name="My invoice", slug="invoice")
     templates = browser.get("/reports/new/").context["templates"]
     assert [t.name for t in templates] == ["My invoice"]
+
+
+def test_gallery_leaves_out_archived_templates(browser, user):
+    ReportTemplateFactory(owner=user, name="Active", slug="active")
+    ReportTemplateFactory(owner=user, name="Old", slug="old", archived_at=timezone.now())
+    ReportTemplateFactory(owner=None, name="Retired built-in", archived_at=timezone.now())
+    templates = browser.get("/reports/new/").context["templates"]
+    assert [t.name for t in templates] == ["Active"]
+
+
+def test_my_archived_template_still_shadows_the_built_in_of_its_slug(browser, user):
+    # A submit by this slug finds my archived template and refuses it, so the gallery must
+    # not offer the built-in under that slug either.
+    ReportTemplateFactory(owner=None, name="Built-in invoice", slug="invoice")
+    ReportTemplateFactory(owner=user, name="My invoice", slug="invoice", archived_at=timezone.now())
+    templates = browser.get("/reports/new/").context["templates"]
+    assert [t.name for t in templates] == []
 
 
 def test_form_is_prefilled_with_the_sample_data(browser, user):
@@ -113,3 +131,15 @@ def test_thumbnail_is_a_png_and_a_broken_template_gets_a_placeholder(browser, us
     assert response["Content-Type"] == "image/svg+xml"
     assert b"No preview" in response.content
     assert ReportTemplate.objects.count() == 2
+
+
+def test_thumbnails_past_the_tenant_rate_are_429_with_the_placeholder(browser, user, settings):
+    settings.API_RATE_THUMBNAIL = "2/min"
+    template = ReportTemplateFactory(owner=user)
+    url = f"/templates/{template.slug}/thumbnail.png"
+    assert [browser.get(url).status_code for _ in range(2)] == [200, 200]
+    refused = browser.get(url)
+    assert refused.status_code == 429
+    assert (refused["X-Limit"], refused["Content-Type"]) == ("API_RATE_THUMBNAIL", "image/svg+xml")
+    assert int(refused["Retry-After"]) > 0
+    assert refused["Cache-Control"] == "no-store"
