@@ -9,4 +9,7 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from accounts import sign_in_guard  # noqa: F401 - connects the failure counter
+        from accounts import (
+            schema,  # noqa: F401  (registers the API-key scheme's extension)
+            sign_in_guard,  # noqa: F401 - connects the failure counter
+        )

@@ -20,6 +20,15 @@ from core.logs import tenant_log_bind
 from workspaces.current import workspace_of_actor
 
 API_KEY_HEADER = "X-API-Key"
+# The most common first mistake: the key sent the OAuth way.
+BEARER_HINT = (
+    "This API does not read Authorization: Bearer; send the API key in the X-API-Key "
+    "header instead (X-API-Key: <your key>)."
+)
+
+
+def bearer_sent(authorization: str | None) -> bool:
+    return bool(authorization) and str(authorization).lower().startswith("bearer ")
 
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):
@@ -28,6 +37,8 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         webhooks."""
         raw_key = request.headers.get(API_KEY_HEADER)
         if not raw_key:
+            if bearer_sent(request.headers.get("Authorization")):
+                raise exceptions.AuthenticationFailed(BEARER_HINT)
             return None
         key = api_key_resolve(raw_key)
         if key is None:

@@ -48,6 +48,7 @@ class ApiKey(models.Model):
     class Meta:
         # The table keeps the name it had in the jobs app: the model moved, no data did.
         db_table = "jobs_apikey"
+        verbose_name = "API key"
         ordering = ["-created_at"]
 
     def __str__(self) -> str:

@@ -17,6 +17,7 @@ from django.utils import timezone
 from accounts.events import key_revoked_publish
 from accounts.models import ApiKey
 from accounts.tenancy import tenant_id_for
+from rendering.error_codes import ErrorCode
 from rendering.errors import Conflict
 from workspaces.models import Role, Workspace
 from workspaces.permissions import Action, can
@@ -80,7 +81,7 @@ def _api_key_slot_reserve(*, user: User) -> None:
         raise Conflict(
             f"You already have {count} usable API keys; the limit is {limit} "
             "(API_KEYS_MAX_PER_TENANT). Revoke one you no longer use, then create the new one.",
-            code="api_keys_max",
+            code=ErrorCode.API_KEYS_MAX,
         )
 
 

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from accounts.models import SigningCertificate
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound, RenderError
 from rendering.postprocess.signing import pkcs12_inspect
 
@@ -56,7 +57,7 @@ def signing_certificate_get(*, owner: Any, certificate_id: str) -> SigningCertif
         raise ApplicationError(
             f"The signing certificate {certificate_id} expired on {found.not_after:%Y-%m-%d}; "
             "upload a valid one.",
-            code="certificate_expired",
+            code=ErrorCode.CERTIFICATE_EXPIRED,
         )
     return found
 

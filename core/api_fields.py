@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from rendering.options import ORIENTATIONS, PAGE_SIZES
-from rendering.renderers import RENDERER_NAMES
+from rendering.renderers import RENDERER_DESCRIPTIONS, RENDERER_NAMES
 
 # null is the same as leaving a text option out (rendering.options reads it so).
 _TEXT = {"type": "string", "maxLength": 300, "nullable": True}
@@ -38,13 +38,17 @@ OPTIONS_SCHEMA = {
 }
 
 
+# Labelled choices: the schema's RendererEnum then says what each renderer is.
+RENDERER_CHOICES = [(name, RENDERER_DESCRIPTIONS[name]) for name in RENDERER_NAMES]
 # DRF's own message does not list the choices; this one does.
 UNKNOWN_RENDERER = f"Unknown renderer {{input!r}}; use one of: {', '.join(RENDERER_NAMES)}."
 
 
 def renderer_field(**kwargs: Any) -> serializers.ChoiceField:
     return serializers.ChoiceField(
-        choices=RENDERER_NAMES, error_messages={"invalid_choice": UNKNOWN_RENDERER}, **kwargs
+        choices=RENDERER_CHOICES,
+        error_messages={"invalid_choice": UNKNOWN_RENDERER},
+        **kwargs,
     )
 
 

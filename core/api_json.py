@@ -13,6 +13,8 @@ from http import HTTPStatus
 from django.http import HttpRequest, HttpResponseBase, JsonResponse
 from django.utils.deprecation import MiddlewareMixin
 
+from rendering.error_codes import ErrorCode
+
 API_PREFIX = "/api/"
 SERVER_ERROR = "The server failed to answer; the error is logged. Try again later."
 
@@ -26,17 +28,20 @@ def api_error_body(request: HttpRequest, response: HttpResponseBase) -> dict[str
     """The message and code a client gets for a non-JSON error `response` to `request`."""
     status = response.status_code
     if status == HTTPStatus.NOT_FOUND:
-        return {"error": f"There is no API endpoint at {request.path}.", "code": "not_found"}
+        return {
+            "error": f"There is no API endpoint at {request.path}.",
+            "code": ErrorCode.NOT_FOUND,
+        }
     if status == HTTPStatus.METHOD_NOT_ALLOWED:
         allowed = response.get("Allow", "")
         hint = f"; use {allowed}" if allowed else ""
         message = f"{request.method} is not allowed on {request.path}{hint}."
-        return {"error": message, "code": "method_not_allowed"}
+        return {"error": message, "code": ErrorCode.METHOD_NOT_ALLOWED}
     if status == HTTPStatus.FORBIDDEN:
         message = "Forbidden. API calls authenticate with the X-API-Key header."
-        return {"error": message, "code": "permission_denied"}
+        return {"error": message, "code": ErrorCode.PERMISSION_DENIED}
     if status >= HTTPStatus.INTERNAL_SERVER_ERROR:
-        return {"error": SERVER_ERROR, "code": "server_error"}
+        return {"error": SERVER_ERROR, "code": ErrorCode.SERVER_ERROR}
     try:
         phrase = HTTPStatus(status).phrase
     except ValueError:

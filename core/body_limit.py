@@ -16,6 +16,9 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from rendering.error_codes import ErrorCode
+from rendering.limits import size_text
+
 Scope = Any
 Message = Any
 Receive = Callable[[], Awaitable[Message]]
@@ -86,15 +89,16 @@ class BodyLimitMiddleware:
         await self.app(scope, replay, send)
 
     async def _refuse(self, send: Send) -> None:
-        message = f"The request body is larger than the {self.max_bytes} bytes allowed."
-        await _answer(send, 413, {"error": message, "code": "too_large"})
+        message = f"The request body is larger than the {size_text(self.max_bytes)} allowed."
+        await _answer(send, 413, {"error": message, "code": ErrorCode.TOO_LARGE})
 
     async def _refuse_anonymous(self, send: Send) -> None:
         message = (
-            f"A request body over {self.anonymous_max_bytes} bytes needs a valid X-API-Key "
+            f"A request body over {size_text(self.anonymous_max_bytes or 0)} needs a valid "
+            "X-API-Key "
             "or a signed-in session."
         )
-        await _answer(send, 401, {"error": message, "code": "not_authenticated"})
+        await _answer(send, 401, {"error": message, "code": ErrorCode.NOT_AUTHENTICATED})
 
 
 async def _answer(send: Send, status: int, payload: dict[str, str]) -> None:

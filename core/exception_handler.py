@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from core.disclosure import public_text
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 
 
@@ -45,15 +46,26 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         return None
     if isinstance(exc, exceptions.ValidationError):
         messages = flatten_errors(exc.detail)
-        response.data = {"error": "; ".join(messages), "code": "invalid_data"}
+        response.data = {"error": "; ".join(messages), "code": ErrorCode.INVALID_DATA}
         if isinstance(exc.detail, dict):  # per-field messages; a bare list says no more
             response.data["fields"] = exc.detail
     elif isinstance(exc, exceptions.Throttled):
         response.data = {
             "error": str(exc.detail),
-            "code": "throttled",
+            "code": ErrorCode.THROTTLED,
             "limit": getattr(context.get("request"), "throttled_setting", ""),
         }
     elif isinstance(exc, exceptions.APIException):
-        response.data = {"error": str(exc.detail), "code": exc.default_code}
+        response.data = {"error": str(exc.detail), "code": drf_error_code(exc)}
     return response
+
+
+def drf_error_code(exc: exceptions.APIException) -> ErrorCode:
+    """DRF's own exceptions in the registry's terms: a body that is not JSON is invalid data
+    like any other, the rest keep DRF's code (each one is in the registry)."""
+    if isinstance(exc, exceptions.ParseError):
+        return ErrorCode.INVALID_DATA
+    try:
+        return ErrorCode(exc.default_code)
+    except ValueError:
+        return ErrorCode.SERVER_ERROR

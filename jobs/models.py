@@ -90,6 +90,8 @@ class PdfJob(models.Model):
     progress = models.PositiveSmallIntegerField(default=0)
     stage = models.CharField(max_length=40, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # Attempts of the runs before a retry or re-drive started the count again.
+    earlier_attempts = models.PositiveIntegerField(default=0)
     event_seq = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     error_code = models.CharField(max_length=40, blank=True)
@@ -118,6 +120,7 @@ class PdfJob(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = "PDF job"
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["owner", "-created_at"], name="job_owner_created_idx"),
@@ -265,6 +268,7 @@ class WebhookDelivery(models.Model):
     delivered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name_plural = "webhook deliveries"
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(fields=["job", "event_type"], name="one_delivery_per_event")

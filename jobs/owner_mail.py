@@ -26,48 +26,16 @@ from accounts.notifications import job_mail_recipient, notification_send_once
 from jobs import dispatch
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
+from jobs.retry_rule import failure_advice
 from jobs.selectors import dead_letter_redrive_expected
 
 logger = logging.getLogger(__name__)
 
 MAILED_STATUSES = (JobStatus.COMPLETED, JobStatus.FAILED)
 
-# What to do about a failure, by error_code; a person acts on this, so it says what to
-# change, not what broke inside.
-_ADVICE = {
-    "template_syntax": "Fix the template where the message says (it names the line), then "
-    "submit the report again.",
-    "template_error": "The template failed while filling in the data: fix the template or "
-    "the data where the message says, then submit the report again.",
-    "invalid_data": "Correct the data so that it matches the template's schema, then submit "
-    "the report again.",
-    "limit_exceeded": "The report went past the limit the message names: make it smaller "
-    "(fewer pages, rows or charts) or split it into several reports.",
-    "too_large": "The template or data is larger than allowed: make it smaller or split it.",
-    "too_deep": "The data is nested too deeply: flatten it, then submit the report again.",
-    "layout_error": "Let the element the message names break across pages (or make it "
-    "smaller), or choose the weasyprint or chromium renderer, then submit again.",
-    "timeout": "The report took too long to lay out: make it smaller or split it; running it "
-    "again as it is would take as long.",
-    "retries_exhausted": "This was a problem on our side, not in your report. Retry the job "
-    "from its page (or POST /api/v1/jobs/{id}/retry) in a little while; if it fails again, "
-    "tell the operators and quote the reference in the message.",
-    "worker_lost": "The worker rendering this report stopped several times, which a very "
-    "large or unusual report can cause: check the template and data, make the report "
-    "smaller, then retry it. If it keeps failing, tell the operators.",
-}
-_DEFAULT_ADVICE = (
-    "Check the message above, fix the template, data or options it points to, and submit "
-    "the report again; or retry the job from its page if nothing needs to change."
-)
-
 
 class MailNotSent(Exception):
     """The mail backend refused or could not be reached; worth another try."""
-
-
-def failure_advice(code: str) -> str:
-    return _ADVICE.get(code, _DEFAULT_ADVICE)
 
 
 def job_notify_enqueue(*, job: PdfJob) -> None:

@@ -25,6 +25,7 @@ from django.db.models import Q, Sum
 from django.utils import timezone
 
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from workspaces.limits import NAMES, PERIODS, setting_name, workspace_limits
 from workspaces.models import Workspace
@@ -36,7 +37,7 @@ class QuotaExceeded(ApplicationError):
     """429 with Retry-After; the body names the limit (`limit`) and its value."""
 
     http_status = 429
-    code = "quota_exceeded"
+    code = ErrorCode.QUOTA_EXCEEDED
 
     def __init__(self, message: str, *, limit: str, value: int, retry_after: int) -> None:
         super().__init__(message)

@@ -21,8 +21,10 @@ from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
 from jobs.quotas import callback_slot_reserve, job_slot_reserve, workspace_quota_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
+from jobs.retry_rule import failure_advice, job_retry_helps
 from jobs.steps import steps_submit_check
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, Conflict, NotFound
 from rendering.limits import Limits
 from rendering.options import parse_options
@@ -52,7 +54,7 @@ def _replay(*, workspace: Any, idempotency_key: str, digest: str) -> PdfJob | No
         raise Conflict(
             f"Idempotency-Key {idempotency_key!r} was already used with a different request "
             f"(job {existing.job_id}); use a new key for a new request.",
-            code="idempotency_key_reused",
+            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
             http_status=422,
         )
     return existing
@@ -80,12 +82,12 @@ def _resolve_source(
     if bool(html_template) == bool(template_slug):
         raise ApplicationError(
             "Send exactly one of html_template (inline source) or template (a stored slug).",
-            code="template_required",
+            code=ErrorCode.INVALID_DATA,
         )
     if engine is not None and engine not in ENGINE_NAMES:
         raise ApplicationError(
             f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.",
-            code="unknown_engine",
+            code=ErrorCode.INVALID_DATA,
         )
     if not template_slug:
         source = str(html_template)
@@ -102,17 +104,17 @@ def _resolve_source(
         )
     except NotFound:
         raise ApplicationError(
-            f"No template with slug {template_slug!r} exists.", code="unknown_template"
+            f"No template with slug {template_slug!r} exists.", code=ErrorCode.UNKNOWN_TEMPLATE
         ) from None
     if engine is not None and engine != template.engine:
         raise ApplicationError(
             f"Template {template_slug!r} uses the {template.engine} engine, not {engine}.",
-            code="engine_mismatch",
+            code=ErrorCode.INVALID_DATA,
         )
     if template.is_archived:
         raise ApplicationError(
             f"Template {template_slug!r} is archived; restore it to use it.",
-            code="template_archived",
+            code=ErrorCode.TEMPLATE_ARCHIVED,
         )
     version = latest or template_current_version(template=template)
     data_validate(
@@ -180,13 +182,13 @@ def job_create(
     )
     # Syntax and IP literals only: the worker resolves the name when it delivers.
     if callback_url and (problem := callback_url_check(callback_url, resolve=False)):
-        raise ApplicationError(problem, code="invalid_callback_url")
+        raise ApplicationError(problem, code=ErrorCode.INVALID_DATA)
     if callback_url and api_key is None:
         # A webhook is signed with the submitting key's secret: without a key (a browser
         # session) it could not be, and a receiver could not tell it from a forgery.
         raise ApplicationError(
             "callback_url needs a submit with an API key: its webhook secret signs the callbacks.",
-            code="callback_needs_api_key",
+            code=ErrorCode.CALLBACK_NEEDS_API_KEY,
         )
     parsed_options = parse_options(options)
     if source.version is None:  # a stored version's source was checked when it was saved
@@ -196,7 +198,7 @@ def job_create(
     if helpers and source.template is not None:
         raise ApplicationError(
             "helpers go with an inline html_template; a stored template carries its own.",
-            code="helpers_with_template",
+            code=ErrorCode.INVALID_DATA,
         )
     if helpers:
         size_check("helpers", helpers, limits.max_template_bytes)
@@ -288,7 +290,14 @@ def job_redrive(*, job_id: UUID | str) -> PdfJob | None:
 
 def job_retry(*, job: PdfJob) -> PdfJob:
     """The caller's own re-drive of a failed job; Conflict (409) for any other status.
-    It counts against the tenant's in-flight quota like a new submit (429 past it)."""
+    It counts against the tenant's in-flight quota like a new submit (429 past it). A
+    failure a retry cannot fix (the template, the data) is a Conflict saying what to change
+    instead; operators can still re-drive it (job_redrive)."""
+    if job.status == JobStatus.FAILED and not job_retry_helps(job):
+        raise Conflict(
+            f"Retrying job {job.job_id} would fail the same way ({job.error_code}). "
+            + failure_advice(job.error_code).replace("{id}", str(job.job_id))
+        )
     if job.status == JobStatus.FAILED:
         with transaction.atomic():
             job_slot_reserve(owner=job.owner)

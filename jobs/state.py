@@ -7,9 +7,9 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from core.api_fields import IsoDateTimeField
+from core.api_fields import IsoDateTimeField, renderer_field
 from jobs.models import JobStatus, PdfJob
-from rendering.renderers import RENDERER_NAMES
+from jobs.retry_rule import failure_advice, job_retry_helps
 
 
 class ComplianceCheckSerializer(serializers.Serializer):
@@ -37,12 +37,19 @@ class JobStateSerializer(serializers.Serializer):
     job_id = serializers.UUIDField()
     template_name = serializers.SerializerMethodField(help_text="null for inline HTML")
     status = serializers.ChoiceField(choices=JobStatus.choices)
-    renderer = serializers.ChoiceField(choices=RENDERER_NAMES)
+    renderer = renderer_field()
     progress = serializers.IntegerField(min_value=0, max_value=100)
     stage = serializers.CharField()
     error = serializers.SerializerMethodField()
     error_code = serializers.SerializerMethodField()
-    attempts = serializers.IntegerField()
+    attempts = serializers.IntegerField(help_text="Attempts of the current run.")
+    total_attempts = serializers.SerializerMethodField(
+        help_text="Attempts of every run, retries and re-drives included."
+    )
+    retryable = serializers.SerializerMethodField(
+        help_text="Failed for a reason a retry can fix (worker lost, time out, our side)."
+    )
+    advice = serializers.SerializerMethodField(help_text="What to do about the failure.")
     page_count = serializers.IntegerField(allow_null=True)
     size_bytes = serializers.IntegerField(allow_null=True)
     warnings = serializers.ListField(child=serializers.CharField())
@@ -73,3 +80,14 @@ class JobStateSerializer(serializers.Serializer):
 
     def get_error_code(self, job: PdfJob) -> str | None:
         return job.error_code or None
+
+    def get_total_attempts(self, job: PdfJob) -> int:
+        return job.earlier_attempts + job.attempts
+
+    def get_retryable(self, job: PdfJob) -> bool:
+        return job_retry_helps(job)
+
+    def get_advice(self, job: PdfJob) -> str | None:
+        if job.status != JobStatus.FAILED:
+            return None
+        return failure_advice(job.error_code).replace("{id}", str(job.job_id))

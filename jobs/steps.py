@@ -11,6 +11,7 @@ from django.core.files.storage import storages
 from accounts.signing_certificates import signing_certificate_get, signing_certificate_unseal
 from jobs.models import JobStatus, PdfJob
 from jobs.selectors import job_get
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
 from rendering.postprocess.checks import checks_as_json, checks_run
 from rendering.postprocess.document_options import DocumentOptions
@@ -27,7 +28,7 @@ def _merge_source(*, workspace: Any, job_id: str) -> PdfJob:
         raise ApplicationError(
             f"merge: job {job_id} has no PDF to merge (it is {job.status}"
             f"{', its PDF expired' if job.expired_at else ''}).",
-            code="merge_source_unavailable",
+            code=ErrorCode.MERGE_SOURCE_UNAVAILABLE,
         )
     return job
 

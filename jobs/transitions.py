@@ -195,6 +195,7 @@ def job_requeue_failed(*, job_id: UUID | str) -> PdfJob | None:
         job_id,
         sources=(FAILED,),
         status=QUEUED,
+        earlier_attempts=F("earlier_attempts") + F("attempts"),
         attempts=0,
         progress=0,
         stage="redriven",

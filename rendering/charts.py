@@ -22,7 +22,7 @@ from urllib.parse import unquote
 import vl_convert
 
 from rendering.errors import LimitExceeded
-from rendering.limits import DEFAULT_LIMITS, Limits
+from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 
 PREFIX = "vega-lite:"
 _PLACEHOLDER = re.compile(r'src\s*=\s*"vega-lite:([^"]*)"', re.IGNORECASE)
@@ -232,8 +232,8 @@ def _check_drawn_size(html: str, drawn: dict[str, int], limit: int) -> None:
     size = len(html) + sum(count * drawn.get(encoded, 0) for encoded, count in counted.items())
     if size > limit:
         raise LimitExceeded(
-            f"The charts would have the renderer draw {size} bytes of images and text; the "
-            f"limit is {limit} bytes (each use of a chart counts)."
+            f"The charts would have the renderer draw {size_text(size)} of images and text; the "
+            f"limit is {size_text(limit)} (each use of a chart counts)."
         )
 
 

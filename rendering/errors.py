@@ -5,18 +5,20 @@ bottom of the import graph, so every package can raise it)."""
 
 from __future__ import annotations
 
+from rendering.error_codes import ErrorCode
+
 
 class ApplicationError(Exception):
     """A request that cannot be done as asked; no retry fixes it."""
 
-    code = "invalid"
+    code: ErrorCode = ErrorCode.INVALID_DATA
     http_status = 400
 
     def __init__(
         self,
         message: str,
         *,
-        code: str | None = None,
+        code: ErrorCode | None = None,
         http_status: int | None = None,
         line: int | None = None,
     ) -> None:
@@ -33,38 +35,45 @@ class ApplicationError(Exception):
 
 
 class NotFound(ApplicationError):
-    code = "not_found"
+    code = ErrorCode.NOT_FOUND
     http_status = 404
 
 
 class Gone(ApplicationError):
     """It existed and was deleted on purpose (an expired PDF)."""
 
-    code = "expired"
+    code = ErrorCode.EXPIRED
     http_status = 410
 
 
 class Conflict(ApplicationError):
-    code = "conflict"
+    code = ErrorCode.CONFLICT
     http_status = 409
 
 
 class RenderError(ApplicationError):
     """A permanent problem with the template, the data or the options."""
 
-    code = "render_error"
+    code = ErrorCode.RENDER_ERROR
+
+
+class InvalidInput(RenderError):
+    """A request field, an option or a piece of data is not as the API describes it
+    (permanent like any RenderError, so a worker that meets one fails the job at once)."""
+
+    code = ErrorCode.INVALID_DATA
 
 
 class TemplateSyntaxError(RenderError):
-    code = "template_syntax"
+    code = ErrorCode.TEMPLATE_SYNTAX
 
 
 class TemplateRuntimeError(RenderError):
-    code = "template_error"
+    code = ErrorCode.TEMPLATE_ERROR
 
 
 class LimitExceeded(RenderError):
-    code = "limit_exceeded"
+    code = ErrorCode.LIMIT_EXCEEDED
 
 
 def page_count_check(count: int, limit: int) -> None:
@@ -76,4 +85,4 @@ def page_count_check(count: int, limit: int) -> None:
 class LayoutFailed(RenderError):
     """The renderer could not place something on a page; retrying would fail the same way."""
 
-    code = "layout_error"
+    code = ErrorCode.LAYOUT_ERROR

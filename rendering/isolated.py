@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 
 from rendering.errors import LimitExceeded, RenderError
+from rendering.limits import size_text
 
 _CHUNK = 1 << 20
 _EXIT_OUT_OF_MEMORY = 71
@@ -72,7 +73,9 @@ def _read_all(fd: int, pid: int, *, seconds: float, max_bytes: int) -> bytes | N
         size += len(chunk)
         if size > max_bytes:  # the child caps its output; this only guards the parent
             os.kill(pid, signal.SIGKILL)
-            raise LimitExceeded(f"The rendered HTML is larger than the {max_bytes} bytes allowed.")
+            raise LimitExceeded(
+                f"The rendered HTML is larger than the {size_text(max_bytes)} allowed."
+            )
         chunks.append(chunk)
 
 

@@ -48,3 +48,12 @@ class Limits:
 
 # What a caller that passes no limits gets: the documented defaults.
 DEFAULT_LIMITS = Limits()
+
+
+def size_text(size: int) -> str:
+    """A byte count as people read sizes in messages: "5 MB", "0.5 MB", "1.23 MB" (MB of
+    1,048,576 bytes, as the limits are set); under 0.01 MB in bytes."""
+    megabytes = size / (1024 * 1024)
+    if megabytes < 0.01:
+        return f"{size} bytes"
+    return f"{megabytes:.2f}".rstrip("0").rstrip(".") + " MB"

@@ -6,7 +6,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from rendering.errors import RenderError
+from rendering.errors import InvalidInput
 from rendering.postprocess.document_options import DocumentOptions, parse_document_options
 
 PAGE_SIZES = ("A3", "A4", "A5", "Letter", "Legal")
@@ -48,7 +48,7 @@ class PdfOptions:
 
 def _clean_filename(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise RenderError("options.filename must be a non-empty string.")
+        raise InvalidInput("options.filename must be a non-empty string.")
     name = _UNSAFE_FILENAME.sub("-", value.strip().replace("/", "-").replace("\\", "-"))
     name = name.strip(" .-")[:120] or "report"
     return name if name.lower().endswith(".pdf") else f"{name}.pdf"
@@ -57,26 +57,26 @@ def _clean_filename(value: Any) -> str:
 def _clean_margin(value: Any) -> str:
     parts = value.split() if isinstance(value, str) else []
     if not 1 <= len(parts) <= 4:
-        raise RenderError(
+        raise InvalidInput(
             "options.margin must be 1 to 4 lengths in mm, cm, in or pt, e.g. '2cm' or '1.5cm 2cm'."
         )
     for part in parts:
         match = _LENGTH.match(part)
         if match is None:
-            raise RenderError(
+            raise InvalidInput(
                 f"options.margin: {part!r} is not a length in mm, cm, in or pt (e.g. '2cm')."
             )
         if float(match.group(1)) > _MAX_MARGIN_CM[match.group(2)]:
-            raise RenderError(f"options.margin: {part} is larger than the page allows.")
+            raise InvalidInput(f"options.margin: {part} is larger than the page allows.")
     return " ".join(parts)
 
 
 def _clean_text(name: str, value: Any, limit: int) -> str:
     if not isinstance(value, str):
-        raise RenderError(f"options.{name} must be a string.")
+        raise InvalidInput(f"options.{name} must be a string.")
     value = _CONTROL.sub(" ", value).strip()
     if len(value) > limit:
-        raise RenderError(f"options.{name} is longer than {limit} characters.")
+        raise InvalidInput(f"options.{name} is longer than {limit} characters.")
     return value
 
 
@@ -85,19 +85,19 @@ def parse_options(raw: Any) -> PdfOptions:
     if raw is None:
         return PdfOptions()
     if not isinstance(raw, dict):
-        raise RenderError("options must be a JSON object.")
+        raise InvalidInput("options must be a JSON object.")
     unknown = sorted(set(raw) - _KNOWN)
     if unknown:
-        raise RenderError(
+        raise InvalidInput(
             f"Unknown option(s): {', '.join(unknown)}; known: {', '.join(sorted(_KNOWN))}."
         )
     page_size = raw.get("page_size", "A4")
     sizes = {size.lower(): size for size in PAGE_SIZES}
     if not isinstance(page_size, str) or page_size.lower() not in sizes:
-        raise RenderError(f"options.page_size must be one of: {', '.join(PAGE_SIZES)}.")
+        raise InvalidInput(f"options.page_size must be one of: {', '.join(PAGE_SIZES)}.")
     orientation = raw.get("orientation", "portrait")
     if not isinstance(orientation, str) or orientation.lower() not in ORIENTATIONS:
-        raise RenderError(f"options.orientation must be one of: {', '.join(ORIENTATIONS)}.")
+        raise InvalidInput(f"options.orientation must be one of: {', '.join(ORIENTATIONS)}.")
     filename = _clean_filename(raw["filename"]) if "filename" in raw else ""
     texts = {
         name: _clean_text(name, raw[name], limit)
@@ -107,7 +107,7 @@ def parse_options(raw: Any) -> PdfOptions:
     watermark = _clean_text("watermark", raw.get("watermark") or "", 40)
     test_mode = raw.get("test_mode", False)
     if not isinstance(test_mode, bool):
-        raise RenderError("options.test_mode must be true or false.")
+        raise InvalidInput("options.test_mode must be true or false.")
     if test_mode and not watermark:
         watermark = "TEST"
     return PdfOptions(

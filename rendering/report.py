@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rendering.base_style import with_base_style
 from rendering.charts import charts_embed
 from rendering.engines import engine_render
 from rendering.glyphs import html_text, missing_glyph_warning
@@ -13,6 +14,7 @@ from rendering.limits import Limits
 from rendering.long_words import unbreakable_word_warning
 from rendering.options import PdfOptions
 from rendering.postprocess.finish import document_finish
+from rendering.renderer_fit import renderer_fit_warnings
 from rendering.renderers import DEFAULT_RENDERER, VECTOR_RENDERERS, get_renderer
 from rendering.renderers.base import PageCallback, RenderedPdf
 from rendering.watermark import watermark_apply
@@ -30,6 +32,10 @@ class TemplateSource:
     renderer: str = DEFAULT_RENDERER
     # JavaScript whose top-level functions become Handlebars helpers.
     helpers: str = ""
+    # The renderers a stored template is made for; empty: any (rendering.renderer_fit).
+    made_for: tuple[str, ...] = ()
+    # Styles before all of the template's own (inline HTML: rendering.base_style).
+    base_css: str = ""
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,7 @@ def report_prepare(
     notify = on_stage or (lambda stage, progress: None)
     notify("rendering_template", 10)
     body = engine_render(source.engine, source.html, data, limits, helpers=source.helpers)
+    body = with_base_style(body, source.base_css)
     # Checked on what the template produced, the same for every renderer: each falls
     # back to the bundled fonts, so only characters none of them has stay undrawn. Before
     # the charts: they add only tags and a <style> of images, none of it text, and that
@@ -70,7 +77,10 @@ def report_prepare(
         on_chart=lambda done, total: notify("rendering_charts", 20 + 20 * done // total),
         vector=source.renderer in VECTOR_RENDERERS,
     )
-    warnings = chart_warnings + [w for w in (glyphs, long_word) if w]
+    fit = renderer_fit_warnings(
+        html=source.html, css=source.css, renderer=source.renderer, made_for=source.made_for
+    )
+    warnings = fit + chart_warnings + [w for w in (glyphs, long_word) if w]
     return PreparedDocument(body_html=body, css=source.css, warnings=warnings)
 
 

@@ -14,6 +14,7 @@ from reports.models import Renderer, ReportTemplate, ReportTemplateVersion
 from reports.services import (
     template_archive,
     template_record_version,
+    template_slug_check,
     template_unarchive,
     template_validate,
 )
@@ -30,6 +31,7 @@ class ReportTemplateForm(forms.ModelForm):
             "slug",
             "engine",
             "renderer",
+            "renderers",
             "html",
             "css",
             "helpers",
@@ -48,6 +50,10 @@ class ReportTemplateForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         try:
+            if cleaned.get("slug"):
+                template_slug_check(
+                    workspace=cleaned.get("workspace"), slug=cleaned["slug"], template=self.instance
+                )
             template_validate(
                 engine=cleaned.get("engine", ""),
                 html=cleaned.get("html", ""),
@@ -56,6 +62,7 @@ class ReportTemplateForm(forms.ModelForm):
                 sample_data=cleaned.get("sample_data") or {},
                 renderer=cleaned.get("renderer", ""),
                 helpers=cleaned.get("helpers", ""),
+                renderers=cleaned.get("renderers") or [],
             )
         except ApplicationError as exc:
             raise forms.ValidationError(exc.message) from None

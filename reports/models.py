@@ -42,6 +42,8 @@ class ReportTemplate(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100)
     engine = models.CharField(max_length=20, choices=Engine.choices, default=Engine.HANDLEBARS)
+    # Renderers the template is made for (empty: any); a job on another gets a warning.
+    renderers = models.JSONField(default=list, blank=True)
     renderer = models.CharField(
         max_length=20,
         choices=Renderer.choices,

@@ -27,6 +27,7 @@ from redis.exceptions import RedisError
 
 from core.celery import app
 from core.leases import lease_release, lease_take
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
 from rendering.options import parse_options
 from rendering.renderers import DEFAULT_RENDERER
@@ -39,14 +40,14 @@ PREVIEW_QUEUE = "previews"
 
 class PreviewTimeout(ApplicationError):
     http_status = 503
-    code = "preview_timeout"
+    code = ErrorCode.PREVIEW_TIMEOUT
 
 
 class PreviewsBusy(ApplicationError):
     """429: the tenant already has its share of the previews queue."""
 
     http_status = 429
-    code = "previews_busy"
+    code = ErrorCode.PREVIEWS_BUSY
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -145,7 +146,10 @@ def _preview_send_and_wait(work: PreviewWork, *, wait: int) -> bytes:
         return base64.b64decode(reply["png"])
     # The worker's error kind (template_syntax, limit_exceeded…), answered as it would be.
     raise RenderError(
-        reply["message"], code=reply["code"], http_status=reply["status"], line=reply.get("line")
+        reply["message"],
+        code=ErrorCode(reply["code"]),
+        http_status=reply["status"],
+        line=reply.get("line"),
     )
 
 
@@ -165,7 +169,7 @@ def preview_render_and_reply(*, reply_key: str, work: dict[str, Any]) -> None:
     except SoftTimeLimitExceeded:
         reply = {
             "ok": False,
-            "code": "limit_exceeded",
+            "code": ErrorCode.LIMIT_EXCEEDED,
             "status": 400,
             "message": "The preview took longer than its time limit to render.",
         }

@@ -19,6 +19,9 @@ class Sample:
     name: str
     engine: str = Engine.HANDLEBARS
     renderer: str = Renderer.XHTML2PDF
+    # The renderers it is made for: each uses one renderer's own features (xhtml2pdf's
+    # <pdf:pagenumber> and frames, WeasyPrint's margin boxes, Chromium's scripts).
+    renderers: tuple[str, ...] = (Renderer.XHTML2PDF,)
 
 
 SAMPLES = (
@@ -29,6 +32,7 @@ SAMPLES = (
         slug="studio-invoice",
         name="Studio invoice (WeasyPrint: flex, grid, page numbers in the margins)",
         renderer=Renderer.WEASYPRINT,
+        renderers=(Renderer.WEASYPRINT,),
     ),
     Sample(
         slug="e-invoice",
@@ -39,6 +43,7 @@ SAMPLES = (
         slug="field-metrics",
         name="Field metrics (Chromium: charts drawn by the template's script)",
         renderer=Renderer.CHROMIUM,
+        renderers=(Renderer.CHROMIUM,),
     ),
 )
 
@@ -72,6 +77,7 @@ def template_sync_samples() -> list[ReportTemplate]:
         schema = sample_schema(sample.slug)
         fields: dict[str, Any] = {"name": sample.name, "engine": sample.engine}
         fields["renderer"] = sample.renderer
+        fields["renderers"] = [str(name) for name in sample.renderers]
         fields |= {"html": html, "css": css}
         fields |= {"schema": schema, "sample_data": data}
         existing = ReportTemplate.objects.filter(owner=None, slug=sample.slug).first()

@@ -21,6 +21,7 @@ from referencing._core import Resolver
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.limits import Limits
 from reports.schema_refs import REGISTRY
@@ -46,7 +47,7 @@ _REFS = ("$ref", "$dynamicRef", "$recursiveRef")
 class SchemaTooComplex(ApplicationError):
     """reports.validation.schema_check answers it as SchemaInvalid."""
 
-    code = "invalid_schema"
+    code = ErrorCode.INVALID_SCHEMA
 
 
 def _count_nodes(schema: Any, limit: int) -> int:

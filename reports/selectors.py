@@ -18,14 +18,25 @@ def template_list_visible(*, workspace: Any, archived: bool = True) -> QuerySet[
     return templates if archived else templates.filter(archived_at__isnull=True)
 
 
+# Which of two visible templates with one slug a slug names: the workspace's own. New ones
+# cannot take a built-in's slug (reports.services.template_slug_check), but a template
+# saved before that rule, or a sample added after it, still has one.
+OWN_FIRST = F("workspace_id").asc(nulls_last=True)
+
+
+def template_builtin_slug_taken(*, slug: str) -> bool:
+    return ReportTemplate.objects.filter(
+        workspace__isnull=True, owner__isnull=True, slug=slug
+    ).exists()
+
+
 def template_get_visible(*, workspace: Any, slug: str) -> ReportTemplate:
     """The workspace's own template with this slug, else the built-in one; NotFound
     otherwise (another workspace's template is indistinguishable from a missing one)."""
-    found = list(template_list_visible(workspace=workspace).filter(slug=slug))
-    found.sort(key=lambda template: template.workspace_id is None)
-    if not found:
+    found = template_list_visible(workspace=workspace).filter(slug=slug).order_by(OWN_FIRST).first()
+    if found is None:
         raise NotFound(f"No template with slug {slug!r} was found.")
-    return found[0]
+    return found
 
 
 def template_latest_version_visible(*, workspace: Any, slug: str) -> ReportTemplateVersion | None:
@@ -35,7 +46,7 @@ def template_latest_version_visible(*, workspace: Any, slug: str) -> ReportTempl
     chosen = (
         template_list_visible(workspace=workspace)
         .filter(slug=slug)
-        .order_by(F("workspace_id").asc(nulls_last=True))  # the workspace's shadows a built-in
+        .order_by(OWN_FIRST)
         .values("pk")[:1]
     )
     return (
@@ -52,9 +63,8 @@ def template_list_for_gallery(*, workspace: Any) -> list[ReportTemplate]:
     out (a submit refuses them). An archived template of the workspace's still shadows the
     built-in of its slug, because a submit by that slug finds the archived one."""
     chosen: dict[str, ReportTemplate] = {}
-    for template in template_list_visible(workspace=workspace).order_by("name"):
-        if template.slug not in chosen or template.workspace_id is not None:
-            chosen[template.slug] = template
+    for template in template_list_visible(workspace=workspace).order_by(OWN_FIRST):
+        chosen.setdefault(template.slug, template)
     active = [template for template in chosen.values() if not template.is_archived]
     return sorted(active, key=lambda template: template.name.lower())
 

@@ -8,8 +8,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
-from rendering.errors import RenderError
-from rendering.renderers import DEFAULT_RENDERER, get_renderer
+from rendering.errors import Conflict, InvalidInput
+from rendering.renderers import DEFAULT_RENDERER, RENDERER_NAMES, get_renderer
+from reports import selectors
 from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.validation import (
@@ -25,6 +26,28 @@ from workspaces.models import Workspace
 from workspaces.services import workspace_personal
 
 _VERSIONED = ("engine", "renderer", "html", "css", "helpers", "schema", "sample_data")
+UPDATABLE = ("name", "cache_results", "renderers", *_VERSIONED)
+
+
+def template_slug_check(
+    *, workspace: Any, slug: str, template: ReportTemplate | None = None
+) -> None:
+    """The slug rule for every write (API, admin): a workspace's template may not take a
+    built-in's slug, or a slug the workspace already uses (other than `template`'s own), so
+    `"template": "invoice"` always names the one the gallery shows. 409 naming it.
+    No workspace: a built-in sample (reports.samples), which the rule does not bind."""
+    if workspace is None:
+        return
+    if selectors.template_builtin_slug_taken(slug=slug):
+        raise Conflict(
+            f"{slug!r} is the slug of a built-in template; choose another slug "
+            f"(e.g. {slug + '-copy'!r})."
+        )
+    mine = ReportTemplate.objects.filter(workspace=workspace, slug=slug)
+    if template is not None and template.pk is not None:
+        mine = mine.exclude(pk=template.pk)
+    if mine.exists():
+        raise Conflict(f"This workspace already has a template with slug {slug!r}; choose another.")
 
 
 def template_validate(
@@ -36,13 +59,18 @@ def template_validate(
     sample_data: Any,
     renderer: str = DEFAULT_RENDERER,
     helpers: str = "",
+    renderers: Any = (),
 ) -> None:
     """Everything a saved template must satisfy; raise an ApplicationError naming the problem."""
+    if not isinstance(renderers, list | tuple) or not all(
+        name in RENDERER_NAMES for name in renderers
+    ):
+        raise InvalidInput(f"renderers must be a list of: {', '.join(RENDERER_NAMES)}.")
     if engine not in ENGINE_NAMES:
-        raise RenderError(f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.")
+        raise InvalidInput(f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.")
     get_renderer(renderer)  # an unknown one names the three
     if not isinstance(helpers, str):
-        raise RenderError("helpers must be a string of JavaScript.")
+        raise InvalidInput("helpers must be a string of JavaScript.")
     limits = limits_from_settings()
     size_check("The template", html + css + helpers, limits.max_template_bytes)
     schema_check(schema, limits=limits)
@@ -84,6 +112,7 @@ def template_create(
     renderer: str = DEFAULT_RENDERER,
     helpers: str = "",
     cache_results: bool = False,
+    renderers: list[str] | None = None,
 ) -> ReportTemplate:
     # Only a missing value defaults to {}: `false` or `[]` must fail validation, not vanish.
     schema = {} if schema is None else schema
@@ -96,15 +125,12 @@ def template_create(
         sample_data=sample_data,
         renderer=renderer,
         helpers=helpers,
+        renderers=renderers or [],
     )
     if workspace is None and owner is not None:
         workspace = workspace_personal(user=owner)
     # owner=None and no workspace: a built-in sample (reports.samples).
-    if (
-        workspace is not None
-        and ReportTemplate.objects.filter(workspace=workspace, slug=slug).exists()
-    ):
-        raise RenderError(f"You already have a template with slug {slug!r} in this workspace.")
+    template_slug_check(workspace=workspace, slug=slug)
     template = ReportTemplate.objects.create(
         owner=owner,
         workspace=workspace,
@@ -118,6 +144,7 @@ def template_create(
         schema=schema,
         sample_data=sample_data,
         cache_results=cache_results,
+        renderers=list(renderers or []),
     )
     _snapshot(template, by=owner)
     return template
@@ -126,10 +153,12 @@ def template_create(
 @transaction.atomic
 def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any) -> ReportTemplate:
     """Apply changes; a change to what renders saves a new immutable version."""
-    allowed = {"name", "cache_results", *_VERSIONED}
-    unknown = sorted(set(changes) - allowed)
+    unknown = sorted(set(changes) - set(UPDATABLE))
     if unknown:
-        raise RenderError(f"Cannot change: {', '.join(unknown)}.")
+        raise InvalidInput(
+            f"Cannot change: {', '.join(unknown)}; a template's updatable fields are "
+            f"{', '.join(UPDATABLE)}."
+        )
     for field, value in changes.items():
         setattr(template, field, value)
     template_validate(
@@ -140,6 +169,7 @@ def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any)
         sample_data=template.sample_data,
         renderer=template.renderer,
         helpers=template.helpers,
+        renderers=template.renderers,
     )
     template.save()
     template_record_version(template=template, by=by)

@@ -10,8 +10,9 @@ from typing import Any
 from jsonschema.exceptions import SchemaError, ValidationError
 from referencing.exceptions import Unresolvable
 
+from rendering.error_codes import ErrorCode
 from rendering.errors import LimitExceeded, RenderError
-from rendering.limits import DEFAULT_LIMITS, Limits
+from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 from reports.patterns import FORMAT_CHECKER, PatternUnsupported, SchemaValidator
 from reports.schema_bounds import SchemaTooComplex, schema_bounds_check
 from reports.schema_refs import non_local_ref, remote_ref_refused
@@ -29,11 +30,11 @@ _TYPE_NAMES = {
 
 
 class DataValidationError(RenderError):
-    code = "invalid_data"
+    code = ErrorCode.INVALID_DATA
 
 
 class SchemaInvalid(RenderError):
-    code = "invalid_schema"
+    code = ErrorCode.INVALID_SCHEMA
 
 
 def _path(error: ValidationError) -> str:
@@ -113,7 +114,7 @@ def data_validate(*, schema: dict[str, Any], data: Any, limits: Limits = DEFAULT
         raise LimitExceeded(
             f"Checking the data against the template's schema took longer than {seconds:.1f} s "
             "(PDF_SCHEMA_VALIDATION_MS); simplify the schema's anyOf/oneOf or $ref recursion.",
-            code="schema_too_slow",
+            code=ErrorCode.SCHEMA_TOO_SLOW,
         ) from None
     except Unresolvable as exc:
         refused = remote_ref_refused(exc)
@@ -172,8 +173,8 @@ def size_check(name: str, text: str, limit: int) -> None:
     size = len(text.encode("utf-8"))
     if size > limit:
         raise LimitExceeded(
-            f"{name} is {size} bytes; the limit is {limit} bytes.",
-            code="too_large",
+            f"{name} is {size_text(size)}; the limit is {size_text(limit)}.",
+            code=ErrorCode.TOO_LARGE,
             http_status=413,
         )
 
@@ -187,7 +188,7 @@ def data_check(data: Any, *, limits: Limits, name: str = "data") -> dict[str, An
         raise DataValidationError(f"{name} {problem}, which cannot be stored.")
     if data_depth(data, limit=limits.max_nesting_depth) > limits.max_nesting_depth:
         raise LimitExceeded(
-            f"{name} nests deeper than {limits.max_nesting_depth} levels.", code="too_deep"
+            f"{name} nests deeper than {limits.max_nesting_depth} levels.", code=ErrorCode.TOO_DEEP
         )
     return data
 

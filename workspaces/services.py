@@ -7,13 +7,14 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from workspaces.models import Membership, Role, Workspace
 
 
 class WorkspaceNameTaken(ApplicationError):
     http_status = 409
-    code = "workspace_exists"
+    code = ErrorCode.WORKSPACE_EXISTS
 
 
 def personal_slug(user: Any) -> str:
@@ -47,7 +48,7 @@ def workspace_create(*, name: str, owner: Any) -> Workspace:
     if not slug:
         raise ApplicationError(
             f"A workspace name needs a letter or digit; {name!r} has none.",
-            code="invalid_workspace_name",
+            code=ErrorCode.INVALID_WORKSPACE_NAME,
             http_status=400,
         )
     try:

@@ -15,6 +15,7 @@ from accounts.api.serializers import (
 )
 from accounts.models import SigningCertificate
 from accounts.signing_certificates import signing_certificate_create
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.postprocess.signing import MAX_PKCS12_BYTES
 
@@ -33,7 +34,7 @@ class SigningCertificateCreateApi(APIView):
         if upload.size > MAX_PKCS12_BYTES:
             raise ApplicationError(
                 f"The PKCS#12 file is larger than {MAX_PKCS12_BYTES} bytes.",
-                code="too_large",
+                code=ErrorCode.TOO_LARGE,
                 http_status=413,
             )
         certificate: SigningCertificate = signing_certificate_create(

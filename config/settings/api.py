@@ -30,8 +30,10 @@ SPECTACULAR_SETTINGS = {
     # Request bodies get their own components, so a required text field is `minLength: 1`
     # there (blank is refused) while the same field may be blank in an answer.
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"RendererEnum": "core.api_fields.RENDERER_CHOICES"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        "jobs.api.schema.sse_paths_postprocess",  # before the errors: they answer them too
         "core.api_schema.error_responses_postprocess",
     ],
 }

@@ -27,6 +27,7 @@ from accounts.throttles import StatusReadThrottle, SubmitThrottle, submit_budget
 from core.disclosure import public_text
 from core.exception_handler import flatten_errors
 from jobs import selectors, services
+from jobs.api import schema
 from jobs.api.serializers import (
     JobBatchInputSerializer,
     JobBatchOutputSerializer,
@@ -40,6 +41,7 @@ from jobs.api.serializers import (
 from jobs.links import pdf_download_token_valid, pdf_presigned_url, status_path
 from jobs.models import PdfJob
 from jobs.quotas import workspace_usage_report
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
 from workspaces.current import actor_of, workspace_current
 from workspaces.permissions import Action, authorize
@@ -90,6 +92,9 @@ class JobCreateApi(APIView):
     throttle_classes = [SubmitThrottle]
 
     @extend_schema(
+        operation_id="job_submit",
+        summary="Submit a report: queue one PDF job",
+        examples=schema.submit_examples(),
         request=JobCreateInputSerializer,
         responses={202: JobCreateOutputSerializer},
         parameters=[
@@ -134,12 +139,12 @@ def _batch_item(request: Request, index: int, item: Any, *, batch_id: uuid.UUID)
     serializer = JobCreateInputSerializer(data=item)
     if not serializer.is_valid():
         message = "; ".join(flatten_errors(serializer.errors))
-        return {**answer, "error": message, "code": "invalid_data"}
+        return {**answer, "error": message, "code": ErrorCode.INVALID_DATA}
     # The first item was counted by the view's own throttle; each further one takes one
     # more submit from the key's API_RATE_SUBMIT budget, so a batch is no way around it.
     if index > 0 and not submit_budget_take(request):
         message = "Too many submits for this key's API_RATE_SUBMIT; send this item later."
-        return {**answer, "error": message, "code": "throttled"}
+        return {**answer, "error": message, "code": ErrorCode.THROTTLED}
     try:
         job, _ = _submit(request, serializer.validated_data, batch_id=batch_id)
     except ApplicationError as exc:
@@ -152,7 +157,13 @@ def _batch_item(request: Request, index: int, item: Any, *, batch_id: uuid.UUID)
 class JobBatchCreateApi(APIView):
     throttle_classes = [SubmitThrottle]
 
-    @extend_schema(request=JobBatchInputSerializer, responses={200: JobBatchOutputSerializer})
+    @extend_schema(
+        operation_id="job_submit_batch",
+        summary="Submit up to PDF_MAX_BATCH reports at once",
+        examples=schema.batch_examples(),
+        request=JobBatchInputSerializer,
+        responses={200: JobBatchOutputSerializer},
+    )
     def post(self, request: Request) -> Response:
         """Up to PDF_MAX_BATCH submits at once: one answer per item, each its own job or
         error; the jobs share a batch_id. Not idempotent: resend only the refused items."""
@@ -165,7 +176,7 @@ class JobBatchCreateApi(APIView):
             raise ApplicationError(
                 f"A batch takes at most {settings.PDF_MAX_BATCH} items (PDF_MAX_BATCH); "
                 f"this one has {len(items)}.",
-                code="too_many_items",  # a schema (maxItems) violation: 400, like others
+                code=ErrorCode.TOO_MANY_ITEMS,  # a schema (maxItems) violation: 400, like others
             )
         authorize(actor_of(request), Action.JOB_SUBMIT, workspace_current(request))
         batch_id = uuid.uuid4()
@@ -181,6 +192,8 @@ class JobListApi(APIView):
         max_limit = 200
 
     @extend_schema(
+        operation_id="job_list",
+        summary="List my jobs, newest first",
         parameters=[JobFilterSerializer],
         responses=inline_serializer(
             "PaginatedJobList",
@@ -213,7 +226,11 @@ class JobListApi(APIView):
 class JobDetailApi(APIView):
     throttle_classes = [StatusReadThrottle]
 
-    @extend_schema(responses=JobOutputSerializer)
+    @extend_schema(
+        operation_id="job_get",
+        summary="Get a job's status, progress and PDF link",
+        responses=JobOutputSerializer,
+    )
     def get(self, request: Request, job_id: str) -> Response:
         return _job_answer(request, _job(request, job_id, Action.JOB_VIEW))
 
@@ -221,7 +238,11 @@ class JobDetailApi(APIView):
 class JobDeliveryListApi(APIView):
     throttle_classes = [StatusReadThrottle]
 
-    @extend_schema(responses=WebhookDeliverySerializer(many=True))
+    @extend_schema(
+        operation_id="job_deliveries",
+        summary="List a job's webhook deliveries",
+        responses=WebhookDeliverySerializer(many=True),
+    )
     def get(self, request: Request, job_id: str) -> Response:
         """The job's webhook deliveries (newest first), each with its attempts."""
         job = _job(request, job_id, Action.JOB_VIEW)
@@ -232,7 +253,12 @@ class JobDeliveryListApi(APIView):
 class JobRetryApi(APIView):
     throttle_classes = [SubmitThrottle]  # a retry queues a render like a submit
 
-    @extend_schema(request=None, responses={202: JobOutputSerializer})
+    @extend_schema(
+        operation_id="job_retry",
+        summary="Retry a failed job",
+        request=None,
+        responses={202: JobOutputSerializer},
+    )
     def post(self, request: Request, job_id: str) -> Response:
         """Send one of my failed jobs to the workers again (409 unless it failed)."""
         job = services.job_retry(job=_job(request, job_id, Action.JOB_RETRY))
@@ -240,7 +266,12 @@ class JobRetryApi(APIView):
 
 
 class JobCancelApi(APIView):
-    @extend_schema(request=None, responses=JobOutputSerializer)
+    @extend_schema(
+        operation_id="job_cancel",
+        summary="Cancel a queued or processing job",
+        request=None,
+        responses=JobOutputSerializer,
+    )
     def post(self, request: Request, job_id: str) -> Response:
         job = _job(request, job_id, Action.JOB_CANCEL)
         return _job_answer(request, services.job_cancel(job=job))
@@ -253,6 +284,8 @@ class JobPdfApi(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
+        operation_id="job_pdf",
+        summary="Download a job's PDF by its signed link",
         parameters=[OpenApiParameter("token", str, required=True)],
         responses={
             (200, "application/pdf"): inline_serializer("Pdf", {}),

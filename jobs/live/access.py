@@ -7,6 +7,7 @@ from typing import Any
 
 from accounts.authentication import Caller, caller_resolve
 from jobs import selectors
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from workspaces.models import Workspace
 from workspaces.permissions import Action, authorize
@@ -19,7 +20,7 @@ def follower_resolve(*, api_key: str | None, session_user: Any, session: Any = N
     if caller is None:
         raise ApplicationError(
             "Authentication credentials were not provided or are invalid.",
-            code="not_authenticated",
+            code=ErrorCode.NOT_AUTHENTICATED,
             http_status=401,
         )
     authorize(caller.actor, Action.JOB_VIEW, Workspace(pk=caller.workspace_id))

@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from accounts.authentication import API_KEY_HEADER
@@ -20,6 +21,7 @@ from jobs.live.access import follow_authorize, follower_resolve
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
 from jobs.live.subscriptions import job_follow, workspace_follow
 from jobs.metrics import live_stream
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 
 Events = AsyncIterator[dict[str, Any] | None]
@@ -72,7 +74,7 @@ async def _respond(
         slot = await stream_slot_acquire(tenant_id=tenant_id_for(user=caller.user))
     except StreamLimitReached as exc:
         return JsonResponse(
-            {"error": exc.message, "code": "too_many_streams", "limit": exc.limit},
+            {"error": exc.message, "code": ErrorCode.TOO_MANY_STREAMS, "limit": exc.limit},
             status=429,
             headers={"Retry-After": str(settings.SSE_HEARTBEAT_SECONDS)},
         )
@@ -83,6 +85,9 @@ async def _respond(
     return response
 
 
+# csrf_exempt: they only answer GET, so any other method gets require_GET's 405 (the
+# CSRF check would answer an unknown method with a 403 first).
+@csrf_exempt
 @require_GET
 async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
     """One job's events until it ends; `Last-Event-ID` resumes after that event."""
@@ -101,6 +106,7 @@ async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
     )
 
 
+@csrf_exempt
 @require_GET
 async def owner_job_events(request: HttpRequest) -> HttpResponseBase:
     """Every event of the caller's workspace's jobs; a reconnect starts with their state."""

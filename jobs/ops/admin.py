@@ -6,12 +6,16 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+import django_celery_results.admin  # noqa: F401 - registered first, so unregistered below
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.views.decorators.http import require_POST
+from django_celery_results.models import GroupResult, TaskResult
 
 from jobs import dead_letters, dispatch, services
 from jobs.links import pdf_path
@@ -73,22 +77,51 @@ def _cancelled(job: PdfJob) -> bool:
     return True
 
 
+# Celery's result tables serve the chunked renders' chords (CELERY_RESULT_BACKEND); they
+# are nothing an operator acts on, so the console does not list them.
+for _model in (TaskResult, GroupResult):
+    if admin.site.is_registered(_model):
+        admin.site.unregister(_model)
+
+
+class ErrorCodeFilter(admin.SimpleListFilter):
+    """The codes failed jobs have, without the blank of the jobs that did not fail."""
+
+    title = "error code"
+    parameter_name = "error_code"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        codes = (
+            PdfJob.objects.exclude(error_code="")
+            .order_by("error_code")
+            .values_list("error_code", flat=True)
+            .distinct()
+        )
+        return [(code, code) for code in codes]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[PdfJob]) -> QuerySet[PdfJob]:
+        return queryset.filter(error_code=self.value()) if self.value() else queryset
+
+
 @admin.register(PdfJob)
 class PdfJobAdmin(admin.ModelAdmin):
     Media = _AdminCss
+    # Fits 1,280 px: the error is cut short here and whole on the job's page.
     list_display = (
         "short_id",
         "workspace",
         "owner",
         "status_badge",
-        "progress",
+        "template_column",
+        "renderer",
         "attempts",
         "error_code",
-        "page_count",
+        "short_error",
         "created_at",
         "duration",
     )
-    list_filter = ("status", "error_code", "engine", "renderer", "created_at")
+    list_filter = ("status", ErrorCodeFilter, "engine", "renderer", "created_at")
+    change_form_template = "admin/jobs/pdfjob/change_form.html"
     search_fields = ("job_id", "owner__username", "error", "idempotency_key")
     date_hierarchy = "created_at"
     list_select_related = ("owner", "workspace", "template")
@@ -135,6 +168,7 @@ class PdfJobAdmin(admin.ModelAdmin):
                     "options_json",
                     "data_json",
                     "html_template",
+                    "helpers",
                     "callback_url",
                     "idempotency_key",
                     "api_key",
@@ -173,11 +207,33 @@ class PdfJobAdmin(admin.ModelAdmin):
     def status_badge(self, job: PdfJob) -> SafeString:
         return _status_badge(job.status)
 
+    @admin.display(description="template", ordering="template__name")
+    def template_column(self, job: PdfJob) -> str:
+        return job.template.name if job.template_id and job.template else "inline"
+
+    @admin.display(description="error")
+    def short_error(self, job: PdfJob) -> str:
+        first = job.error.splitlines()[0] if job.error else ""
+        return first if len(first) <= 60 else first[:59] + "…"
+
+    def get_urls(self) -> list[URLPattern]:
+        redrive = self.admin_site.admin_view(require_POST(self.redrive_view))
+        own = [path("<path:object_id>/redrive/", redrive, name="jobs_pdfjob_redrive")]
+        return own + super().get_urls()
+
+    def redrive_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """The failed job's page's button: the same re-drive as the list action."""
+        job = get_object_or_404(PdfJob, pk=object_id)
+        _redrive(request, self, [job])  # the role check as the list action does it
+        return HttpResponseRedirect(reverse("admin:jobs_pdfjob_change", args=[job.pk]))
+
     @admin.display(description="took")
     def duration(self, job: PdfJob) -> str:
+        """The last attempt's own time: since a retry's start, not since the job's creation."""
         if not job.completed_at:
             return "-"
-        return f"{(job.completed_at - job.created_at).total_seconds():.1f} s"
+        started = job.started_at or job.created_at
+        return f"{(job.completed_at - started).total_seconds():.1f} s"
 
     @admin.display(description="PDF")
     def download(self, job: PdfJob) -> SafeString | str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -35,9 +35,21 @@ class ReportRequestForm(forms.Form):
         choices=[(value, RENDERER_LABELS[value]) for value in Renderer.values], required=False
     )
 
-    def __init__(self, *args: Any, schema: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        schema: dict[str, Any] | None = None,
+        made_for: tuple[str, ...] = (),
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.schema = schema or None
+        if made_for:  # the others stay choosable, marked: the job then warns what it lost
+            field = cast(forms.ChoiceField, self.fields["renderer"])
+            field.choices = [
+                (value, label if value in made_for else f"{label} (not made for this template)")
+                for value, label in RENDERER_LABELS.items()
+            ]
 
     def clean_data(self) -> dict[str, Any]:
         try:

@@ -51,8 +51,11 @@ def job_retry_post(request: HttpRequest, job_id: str) -> HttpResponse:
     job = _own_job(request, job_id, Action.JOB_RETRY)
     try:
         services.job_retry(job=job)  # the API's rule: a failed job, within the quota
-    except Conflict:
-        messages.warning(request, "Only a failed job can be retried; this one is not failed.")
+    except Conflict as exc:
+        if job.status != JobStatus.FAILED:
+            messages.warning(request, "Only a failed job can be retried; this one is not failed.")
+        else:  # a failure no retry fixes: the message says what to change instead
+            messages.warning(request, public_text(exc.message))
     except ApplicationError as exc:
         messages.warning(request, public_text(exc.message))
     else:

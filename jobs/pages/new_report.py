@@ -72,9 +72,10 @@ def template_gallery(request: HttpRequest) -> HttpResponse:
 def report_new(request: HttpRequest, slug: str) -> HttpResponse:
     template = _visible_template(request, slug)
     schema = _schema(template)
+    made_for = tuple(template.renderers)
     if request.method == "POST":
         authorize_page(request.user, Action.JOB_SUBMIT, workspace_current(request))
-        form = ReportRequestForm(request.POST, schema=schema)
+        form = ReportRequestForm(request.POST, schema=schema, made_for=made_for)
         if form.is_valid():
             try:
                 job, _ = services.job_create(
@@ -96,6 +97,7 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
                 "renderer": template.renderer,
             },
             schema=schema,
+            made_for=made_for,
         )
     # A refused form comes back on the tab it was sent from (the page script posts it).
     data_tab = request.POST.get("data_tab") if request.method == "POST" else None

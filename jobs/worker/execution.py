@@ -27,7 +27,9 @@ from jobs.worker.heartbeat import Heartbeat
 from jobs.worker.liveness import attempt_identity, attempt_is_dead
 from jobs.worker.outages import outage_countdown, storage_unavailable
 from jobs.worker.progress import ProgressThrottle
+from rendering.base_style import INLINE_BASE_CSS
 from rendering.deadline import Interrupted, interruptible
+from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 from rendering.options import parse_options
 from rendering.report import TemplateSource, report_layout, report_prepare
@@ -52,6 +54,7 @@ def _job_source(job: PdfJob) -> TemplateSource:
     renderer (the submit's choice, else the version's, recorded when it was queued)."""
     version = job.template_version
     renderer = job.renderer
+    made_for = tuple(job.template.renderers) if job.template is not None else ()
     if version is not None:
         return TemplateSource(
             engine=version.engine,
@@ -59,6 +62,7 @@ def _job_source(job: PdfJob) -> TemplateSource:
             css=version.css,
             renderer=renderer,
             helpers=version.helpers,
+            made_for=made_for,
         )
     if job.template is not None:
         template = job.template
@@ -68,10 +72,15 @@ def _job_source(job: PdfJob) -> TemplateSource:
             css=template.css,
             renderer=renderer,
             helpers=template.helpers,
+            made_for=made_for,
         )
     if job.html_template:
         return TemplateSource(
-            engine=job.engine, html=job.html_template, renderer=renderer, helpers=job.helpers
+            engine=job.engine,
+            html=job.html_template,
+            renderer=renderer,
+            helpers=job.helpers,
+            base_css=INLINE_BASE_CSS,  # browser-like sizes on every renderer
         )
     raise RenderError("The template this job used has been deleted.")
 
@@ -114,7 +123,7 @@ def job_start(*, job_id: UUID | str, worker: str) -> PdfJob | Defer | None:
                 f"(limit PDF_MAX_ATTEMPTS={settings.PDF_MAX_ATTEMPTS}); the job is set aside "
                 "as a poison job. Check its template and data before re-driving it."
             ),
-            code="worker_lost",
+            code=ErrorCode.WORKER_LOST,
             worker=current.worker,
         )
         return None
@@ -211,7 +220,7 @@ def job_fail_timeout(*, job_id: UUID | str, limit: str, worker: str = "") -> Pdf
             f"timeout: the render ran longer than {seconds} s ({limit} time limit). Make the "
             "report smaller or split it; the job was not retried."
         ),
-        code="timeout",
+        code=ErrorCode.TIMEOUT,
         worker=worker,
     )
 
@@ -247,7 +256,7 @@ def job_handle_transient_error(
                 error, job_id=job_id, what="The report store is unreachable; the job waits for it"
             )
             rescheduled = transitions.job_reschedule(
-                job_id=job_id, error=shown, code="storage_unavailable", refund_attempt=True
+                job_id=job_id, error=shown, code=ErrorCode.STORAGE_UNAVAILABLE, refund_attempt=True
             )
             return countdown if rescheduled is not None else None
     retries_used = job.attempts - 1
@@ -256,7 +265,7 @@ def job_handle_transient_error(
         shown, _ = internal_error(
             error, job_id=job_id, what="An internal error interrupted the render; it is retried"
         )
-        if transitions.job_reschedule(job_id=job_id, error=shown, code="transient") is None:
+        if transitions.job_reschedule(job_id=job_id, error=shown, code=ErrorCode.TRANSIENT) is None:
             return None
         return retry_countdown(attempt=job.attempts)
     shown, message = internal_error(
@@ -264,12 +273,12 @@ def job_handle_transient_error(
         job_id=job_id,
         what=f"Gave up after {job.attempts} attempts; the last one met an internal error",
     )
-    failed = transitions.job_fail(job_id=job_id, error=shown, code="retries_exhausted")
+    failed = transitions.job_fail(job_id=job_id, error=shown, code=ErrorCode.RETRIES_EXHAUSTED)
     if failed is not None:
         dead_letter_record(
             failed,
             error=message,
-            code="retries_exhausted",
+            code=ErrorCode.RETRIES_EXHAUSTED,
             permanent=False,
             traceback=traceback,
             task_id=task_id,

@@ -22,6 +22,7 @@ from jobs.dispatch import (
 from jobs.worker import chunked, execution
 from jobs.worker.execution import Defer
 from jobs.worker.outages import outage_countdown, storage_unavailable
+from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 
 
@@ -101,7 +102,7 @@ def _chunk_failed(task: Task, job_id: str, exc: Exception) -> None:
             job_id=job_id,
             what=f"A part of the report failed {task.request.retries + 1} times",
         )
-        execution.job_fail_permanently(job_id=job_id, error=shown, code="retries_exhausted")
+        execution.job_fail_permanently(job_id=job_id, error=shown, code=ErrorCode.RETRIES_EXHAUSTED)
         return
     countdown = execution.retry_countdown(attempt=task.request.retries + 1)
     raise task.retry(countdown=countdown, exc=exc) from exc

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 from rendering.engines.handlebars import HandlebarsEngine
 from rendering.engines.jinja import JinjaEngine
 from rendering.engines.raw import RawEngine
-from rendering.errors import RenderError
+from rendering.errors import InvalidInput
 from rendering.limits import DEFAULT_LIMITS, Limits
 
 
@@ -32,7 +32,7 @@ def helpers_check(engine: str, helpers: str, limits: Limits | None = None) -> No
     if not helpers:
         return
     if engine != HandlebarsEngine.name:
-        raise RenderError(
+        raise InvalidInput(
             f"helpers are JavaScript for handlebars templates; the {engine} engine does not "
             "take them (Jinja2 templates have format_date, format_number, format_currency…)."
         )
@@ -55,4 +55,4 @@ def get_engine(name: str) -> TemplateEngine:
         return _ENGINES[name]
     except KeyError:
         known = ", ".join(ENGINE_NAMES)
-        raise RenderError(f"Unknown engine {name!r}; use one of: {known}.") from None
+        raise InvalidInput(f"Unknown engine {name!r}; use one of: {known}.") from None

@@ -25,9 +25,10 @@ from typing import Any, TypeVar
 
 from py_mini_racer import MiniRacer
 
+from rendering.engines.excerpt import column_from_jison, source_excerpt
 from rendering.engines.v8_process import v8_render
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
-from rendering.limits import DEFAULT_LIMITS, Limits
+from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 
 _VENDOR = Path(__file__).with_name("vendor")
 _HANDLEBARS_JS = (_VENDOR / "handlebars.min.js").read_text(encoding="utf-8")
@@ -167,21 +168,50 @@ def _parse(thread: _V8Thread, source: str) -> dict[str, Any]:
     return dict(json.loads(_parser_of(thread).call(_PARSE_JS, source)))
 
 
-def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
-    first = message.strip().splitlines()[0] if message.strip() else "invalid template"
-    if line is None:
-        for token in first.replace("-", " ").split():
-            if ":" in token and token.split(":")[0].isdigit():
-                line = int(token.split(":")[0])
-                break
-    where = f" on line {line}" if line and "line" not in first else ""
-    return TemplateSyntaxError(f"Template syntax error{where}: {first}", line=line)
+_JISON_LINE = re.compile(r"^(?:Parse|Lexical) error on line (\d+)[:.]")
+_AT_LINE_COLUMN = re.compile(r"\s+-\s+(\d+):(\d+)$")
 
 
-def _helpers_syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
+def _syntax_error(source: str, result: dict[str, Any]) -> TemplateSyntaxError:
+    """handlebars' whole message, its reason first ("Expecting 'OPEN_ENDBLOCK', got 'EOF'"),
+    then the failing line of the source with a caret under the column."""
+    message = str(result.get("message") or "invalid template").strip()
+    line, column = result.get("line"), result.get("column")
+    parts = message.splitlines()
+    jison = _JISON_LINE.match(parts[0])
+    if jison and len(parts) >= 3 and parts[2].rstrip().endswith("^"):
+        # "Parse error on line N:", jison's excerpt and caret, then the reason.
+        line = int(jison.group(1))
+        reason = " ".join(parts[3:]) or parts[0]
+        lines = source.splitlines() or [""]
+        line_text = lines[min(line, len(lines)) - 1]
+        column = column_from_jison(line_text, parts[1][: len(parts[2].rstrip()) - 1])
+    else:
+        reason = " ".join(parts)
+        if found := _AT_LINE_COLUMN.search(reason):  # "if doesn't match each - 2:5"
+            line, column = int(found.group(1)), int(found.group(2))
+            reason = reason[: found.start()]
+    if not line:
+        return TemplateSyntaxError(f"Template syntax error: {reason}")
+    excerpt = source_excerpt(source, line, column)
+    return TemplateSyntaxError(
+        f"Template syntax error on line {line}: {reason}\n{excerpt}", line=line
+    )
+
+
+def _helpers_syntax_error(helpers: str, message: str, line: int | None) -> TemplateSyntaxError:
+    """V8's message at the helpers' line (the shortest start of them that fails the same
+    way), with that line shown: at its end when the input ended too early."""
     first = message.strip().splitlines()[0] if message.strip() else "invalid JavaScript"
-    where = f" on line {line}" if line else ""
-    return TemplateSyntaxError(f"Helpers syntax error{where}: {first}", line=line)
+    if not line:
+        return TemplateSyntaxError(f"Helpers syntax error: {first}")
+    lines = helpers.splitlines() or [""]
+    text = lines[min(line, len(lines)) - 1]
+    column = len(text) if "end of input" in first else len(text) - len(text.lstrip())
+    excerpt = source_excerpt(helpers, line, column)
+    return TemplateSyntaxError(
+        f"Helpers syntax error on line {line}: {first}\n{excerpt}", line=line
+    )
 
 
 _QUOTED = re.compile(r'"([^"]{1,100})"')
@@ -209,7 +239,7 @@ class HandlebarsEngine:
     def check(self, source: str) -> None:
         result = _parse_cached(source)
         if not result["ok"]:
-            raise _syntax_error(result["message"], result["line"])
+            raise _syntax_error(source, result)
 
     def check_helpers(self, helpers: str, limits: Limits = DEFAULT_LIMITS) -> None:
         """A syntax error in the helpers (with its line), found without running them:
@@ -217,7 +247,7 @@ class HandlebarsEngine:
         if helpers.strip():
             result = _on_v8_thread(_helpers_syntax, helpers)
             if not result["ok"]:
-                raise _helpers_syntax_error(result["message"], result["line"])
+                raise _helpers_syntax_error(helpers, result["message"], result["line"])
 
     def render(
         self,
@@ -237,11 +267,12 @@ class HandlebarsEngine:
             html = str(result["html"])
             if len(html) > limits.max_html_bytes:
                 raise LimitExceeded(
-                    f"The rendered HTML is larger than the {limits.max_html_bytes} bytes allowed."
+                    "The rendered HTML is larger than the "
+                    f"{size_text(limits.max_html_bytes)} allowed."
                 )
             return html
         if result["syntax"]:
-            raise _syntax_error(result["message"], result["line"])
+            raise _syntax_error(source, result)
         raise _runtime_error(source, result["message"], result["line"])
 
 

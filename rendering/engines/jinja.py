@@ -17,10 +17,11 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from jinja2.utils import pass_environment
 from markupsafe import Markup
 
+from rendering.engines.excerpt import source_excerpt
 from rendering.engines.jinja_format import FILTERS
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 from rendering.isolated import run_isolated
-from rendering.limits import DEFAULT_LIMITS, Limits
+from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 
 
 def _chart(spec: Any) -> Markup:
@@ -152,7 +153,7 @@ class _Environment(ImmutableSandboxedEnvironment):
             if isinstance(sized, str | list | tuple) and isinstance(count, int):
                 if len(sized) * count > limit:
                     raise LimitExceeded(
-                        f"The template builds a value larger than the {limit} bytes allowed."
+                        f"The template builds a value larger than the {size_text(limit)} allowed."
                     )
             return operator.mul(left, right)
         if isinstance(right, int | float) and isinstance(left, int | float) and abs(right) > 1000:
@@ -198,8 +199,11 @@ class JinjaEngine:
         try:
             _environment(DEFAULT_LIMITS).parse(source)
         except jinja2.TemplateSyntaxError as exc:
+            # Jinja gives the line, not the column: the caret marks the line's first tag.
+            excerpt = source_excerpt(source, exc.lineno)
             raise TemplateSyntaxError(
-                f"Template syntax error on line {exc.lineno}: {exc.message}", line=exc.lineno
+                f"Template syntax error on line {exc.lineno}: {exc.message}\n{excerpt}",
+                line=exc.lineno,
             ) from None
 
     def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
@@ -225,7 +229,7 @@ class JinjaEngine:
                 size += len(chunk)
                 if size > limit:
                     raise LimitExceeded(
-                        f"The rendered HTML is larger than the {limit} bytes allowed."
+                        f"The rendered HTML is larger than the {size_text(limit)} allowed."
                     )
                 parts.append(chunk)
             return "".join(parts)

@@ -6,6 +6,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
 
 # WeasyPrint's own variant names. Combinations ("pdf/a-3b+ua-1") are not offered:
@@ -113,7 +114,7 @@ def _e_invoice(raw: Any, profile: str) -> tuple[EInvoice, str]:
     if len(xml.encode("utf-8")) > MAX_E_INVOICE_BYTES:
         raise ApplicationError(
             f"options.pdf.e_invoice.xml is larger than {MAX_E_INVOICE_BYTES} bytes.",
-            code="e_invoice_too_large",
+            code=ErrorCode.E_INVOICE_TOO_LARGE,
             http_status=413,
         )
     if not isinstance(level, str) or level.lower() not in E_INVOICE_PROFILES:
@@ -144,7 +145,7 @@ def parse_document_options(raw: Any) -> DocumentOptions | None:
     if not isinstance(profile, str) or (profile and profile.lower() not in PROFILES):
         raise RenderError(
             f"options.pdf.profile {profile!r} is not offered; use one of: {', '.join(PROFILES)}.",
-            code="unknown_profile",
+            code=ErrorCode.UNKNOWN_PROFILE,
         )
     profile = profile.lower()
     e_invoice = None
@@ -162,5 +163,5 @@ def document_renderer_check(document: DocumentOptions | None, renderer: str) -> 
     raise RenderError(
         f"The {renderer} renderer cannot produce {document.profile}; use renderer "
         f"{' or '.join(repr(name) for name in PROFILE_RENDERERS)} for options.pdf.profile.",
-        code="profile_unsupported",
+        code=ErrorCode.PROFILE_UNSUPPORTED,
     )

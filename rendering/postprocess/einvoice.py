@@ -9,6 +9,7 @@ import logging
 import pikepdf
 from facturx import generate_from_binary, xml_check_xsd
 
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
 from rendering.postprocess.checks import Check
 from rendering.postprocess.document_options import DocumentMetadata, EInvoice
@@ -34,7 +35,7 @@ def e_invoice_check(invoice: EInvoice) -> None:
     except Exception as exc:  # the library raises bare Exception with the XSD's message
         raise ApplicationError(
             f"options.pdf.e_invoice.xml: {str(exc)[:1000]}",
-            code="e_invoice_invalid",
+            code=ErrorCode.E_INVOICE_INVALID,
             http_status=422,
         ) from None
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pikepdf
 
+from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 from rendering.postprocess.checks import Check, checks_as_json, checks_run
 from rendering.postprocess.document_options import DocumentMetadata, DocumentOptions
@@ -18,7 +19,7 @@ from rendering.postprocess.einvoice import e_invoice_checks, e_invoice_embed
 class ComplianceFailed(RenderError):
     """The PDF does not hold what its profile claims: the job fails, it is not downgraded."""
 
-    code = "compliance_failed"
+    code = ErrorCode.COMPLIANCE_FAILED
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pyhanko.sign import fields, signers
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
+from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 from rendering.postprocess.checks import Check
 
@@ -38,7 +39,7 @@ def pkcs12_inspect(data: bytes, password: str, *, now: datetime | None = None) -
         raise RenderError(
             "The PKCS#12 file could not be opened: the password is wrong or it is not a "
             "PKCS#12 (.p12/.pfx) file.",
-            code="invalid_certificate",
+            code=ErrorCode.INVALID_CERTIFICATE,
         ) from None
     if key is None or cert is None:
         raise RenderError("The PKCS#12 file holds no private key and certificate.")
@@ -46,7 +47,7 @@ def pkcs12_inspect(data: bytes, password: str, *, now: datetime | None = None) -
     if cert.not_valid_after_utc <= moment:
         raise RenderError(
             f"The certificate expired on {cert.not_valid_after_utc:%Y-%m-%d}; upload a valid one.",
-            code="certificate_expired",
+            code=ErrorCode.CERTIFICATE_EXPIRED,
         )
     if cert.not_valid_before_utc > moment:
         raise RenderError(

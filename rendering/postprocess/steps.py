@@ -9,6 +9,7 @@ import re
 import uuid
 from typing import Any
 
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
 from rendering.postprocess.document_options import DocumentOptions
 
@@ -90,7 +91,7 @@ def _attach(index: int, raw: dict[str, Any]) -> dict[str, Any]:
         raise _fail(
             index,
             f"the attachment is larger than {MAX_ATTACHMENT_BYTES} bytes.",
-            code="too_large",
+            code=ErrorCode.TOO_LARGE,
             http_status=413,
         )
     try:

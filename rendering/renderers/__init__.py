@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from rendering.errors import RenderError
+from rendering.errors import InvalidInput
 from rendering.limits import Limits
 from rendering.options import PdfOptions
 from rendering.renderers.base import Chunker, LayoutBounds, PageCallback, RenderedPdf, Renderer
@@ -49,6 +49,15 @@ _RENDERERS: dict[str, Renderer] = {
 }
 RENDERER_NAMES: tuple[str, ...] = tuple(_RENDERERS)
 DEFAULT_RENDERER = "xhtml2pdf"
+# What each one is good at, for people choosing (the API reference, the form).
+RENDERER_DESCRIPTIONS = {
+    "xhtml2pdf": "the default: ReportLab-based, reads xhtml2pdf's <pdf:...> tags "
+    "(page numbers, frames); CSS 2 only, no flex or grid",
+    "weasyprint": "modern print CSS without a browser: flex, grid, @page margin boxes, "
+    "counter(page), named pages; ignores <pdf:...> tags",
+    "chromium": "headless Chromium: the only one that runs the template's JavaScript "
+    "(network closed); ignores <pdf:...> tags",
+}
 # Renderers that draw SVG images as vectors (charts stay sharp); xhtml2pdf gets PNGs.
 VECTOR_RENDERERS = frozenset({"weasyprint", "chromium"})
 
@@ -58,7 +67,7 @@ def get_renderer(name: str = DEFAULT_RENDERER) -> Renderer:
         return _RENDERERS[name]
     except (KeyError, TypeError):
         known = ", ".join(RENDERER_NAMES)
-        raise RenderError(f"Unknown renderer {name!r}; use one of: {known}.") from None
+        raise InvalidInput(f"Unknown renderer {name!r}; use one of: {known}.") from None
 
 
 def get_chunker(name: str) -> Chunker | None:

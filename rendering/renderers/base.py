@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from xhtml2pdf.config.resources import ResourceAccessPolicy
 
 from rendering.errors import LimitExceeded
-from rendering.limits import Limits
+from rendering.limits import Limits, size_text
 from rendering.merging import ChunkPdf
 from rendering.options import PdfOptions
 from rendering.resources import resource_policy
@@ -54,7 +54,7 @@ class LayoutBounds:
     def size_check(self, document: str) -> None:
         if len(document.encode("utf-8")) > self.max_html_bytes:
             raise LimitExceeded(
-                f"The rendered HTML is larger than the {self.max_html_bytes} bytes allowed."
+                f"The rendered HTML is larger than the {size_text(self.max_html_bytes)} allowed."
             )
 
 

@@ -21,7 +21,7 @@ from rendering.chunking import ChunkPlan, TocEntry, document_plan
 from rendering.errors import LayoutFailed, LimitExceeded, RenderError, page_count_check
 from rendering.fetch import public_message
 from rendering.layout import build_document
-from rendering.limits import DEFAULT_LIMITS, Limits
+from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 from rendering.merging import ChunkPdf
 from rendering.options import PdfOptions
 from rendering.renderers import xhtml2pdf_hooks
@@ -59,7 +59,7 @@ def html_to_pdf(
     `images` maps the document's `chart-image:N` links to their data URIs."""
     if len(html.encode("utf-8")) > limits.max_html_bytes:
         raise LimitExceeded(
-            f"The rendered HTML is larger than the {limits.max_html_bytes} bytes allowed."
+            f"The rendered HTML is larger than the {size_text(limits.max_html_bytes)} allowed."
         )
     xhtml2pdf_hooks.install()
     out = io.BytesIO()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
@@ -15,7 +16,7 @@ from core.api_fields import (
     renderer_field,
 )
 from rendering.engines import ENGINE_NAMES
-from rendering.renderers import DEFAULT_RENDERER, RENDERER_NAMES
+from rendering.renderers import DEFAULT_RENDERER
 from reports.models import ReportTemplate
 
 
@@ -23,13 +24,16 @@ class TemplateOutputSerializer(serializers.Serializer):
     slug = serializers.SlugField()
     name = serializers.CharField()
     engine = serializers.ChoiceField(choices=ENGINE_NAMES)
-    renderer = serializers.ChoiceField(choices=RENDERER_NAMES)
+    renderer = renderer_field()
     html = serializers.CharField()
     css = serializers.CharField()
     helpers = serializers.CharField()
     schema = JsonObjectField(help_text="JSON Schema every job's data must match.")
     sample_data = JsonObjectField()
     cache_results = serializers.BooleanField()
+    renderers = serializers.ListField(
+        child=renderer_field(), help_text="The renderers it is made for; empty: any."
+    )
     version = serializers.SerializerMethodField(help_text="Number of the version new jobs render.")
     builtin = serializers.SerializerMethodField()
     archived = serializers.BooleanField(source="is_archived")
@@ -65,6 +69,11 @@ class TemplateFieldsSerializer(JsonInput):
     )
     schema = JsonObjectField(required=False)
     sample_data = JsonObjectField(required=False)
+    renderers = serializers.ListField(
+        child=renderer_field(),
+        required=False,
+        help_text="The renderers it is made for (a job on another gets a warning); empty: any.",
+    )
     cache_results = serializers.BooleanField(
         required=False,
         help_text="Submits of this template use the result cache unless they send cache: false.",
@@ -75,9 +84,33 @@ class TemplateCreateSerializer(TemplateFieldsSerializer):
     slug = serializers.SlugField(max_length=100)
 
 
+# Fields a PATCH may not change: the slug is the template's name in every submit.
+TEMPLATE_READ_ONLY = ("slug", "version", "builtin", "archived", "created_at", "updated_at")
+
+
 class TemplateUpdateSerializer(TemplateFieldsSerializer):
+    """A PATCH: any of the updatable fields; a read-only or unknown one is a 400 naming it,
+    never silently ignored."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, partial=True, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            problems = {
+                name: [
+                    "This field is read-only; create a new template to use another slug."
+                    if name == "slug"
+                    else "This field is read-only."
+                    if name in TEMPLATE_READ_ONLY
+                    else f"Unknown field; a PATCH takes {', '.join(self.fields)}."
+                ]
+                for name in data
+                if name not in self.fields
+            }
+            if problems:
+                raise serializers.ValidationError(problems)
+        return super().to_internal_value(data)
 
 
 class TemplateFilterSerializer(QueryFilters):

@@ -11,9 +11,15 @@ from rest_framework.views import APIView
 
 from accounts.tenancy import tenant_id_for
 from accounts.throttles import PreviewThrottle, TemplateWriteThrottle
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.options import parse_options
 from reports import selectors
+from reports.api.examples import (
+    template_create_examples,
+    template_preview_examples,
+    template_update_examples,
+)
 from reports.api.serializers import (
     TemplateCreateSerializer,
     TemplateFilterSerializer,
@@ -48,7 +54,7 @@ def _own_template(request: Request, slug: str) -> ReportTemplate:
     if template.workspace_id is None:
         raise ApplicationError(
             f"{slug!r} is a built-in template and read-only; create your own copy.",
-            code="read_only",
+            code=ErrorCode.READ_ONLY,
             http_status=403,
         )
     return template
@@ -62,7 +68,10 @@ class TemplateListCreateApi(APIView):
     throttle_classes = [TemplateWriteThrottle]
 
     @extend_schema(
-        responses=TemplateOutputSerializer(many=True), parameters=[TemplateFilterSerializer]
+        operation_id="template_list",
+        summary="List my templates and the built-in ones",
+        responses=TemplateOutputSerializer(many=True),
+        parameters=[TemplateFilterSerializer],
     )
     def get(self, request: Request) -> Response:
         filters = TemplateFilterSerializer(data=request.query_params)
@@ -74,7 +83,13 @@ class TemplateListCreateApi(APIView):
         ).prefetch_related("versions")
         return Response(TemplateOutputSerializer(templates, many=True).data)
 
-    @extend_schema(request=TemplateCreateSerializer, responses={201: TemplateOutputSerializer})
+    @extend_schema(
+        operation_id="template_create",
+        summary="Create a template",
+        examples=template_create_examples(),
+        request=TemplateCreateSerializer,
+        responses={201: TemplateOutputSerializer},
+    )
     def post(self, request: Request) -> Response:
         workspace = workspace_current(request)
         authorize(actor_of(request), Action.TEMPLATE_EDIT, workspace)
@@ -89,11 +104,19 @@ class TemplateListCreateApi(APIView):
 class TemplateDetailApi(APIView):
     throttle_classes = [TemplateWriteThrottle]
 
-    @extend_schema(responses=TemplateOutputSerializer)
+    @extend_schema(
+        operation_id="template_get", summary="Get a template", responses=TemplateOutputSerializer
+    )
     def get(self, request: Request, slug: str) -> Response:
         return _answer(_visible(request, slug))
 
-    @extend_schema(request=TemplateUpdateSerializer, responses=TemplateOutputSerializer)
+    @extend_schema(
+        operation_id="template_update",
+        summary="Change a template (saves a new version)",
+        examples=template_update_examples(),
+        request=TemplateUpdateSerializer,
+        responses=TemplateOutputSerializer,
+    )
     def patch(self, request: Request, slug: str) -> Response:
         template = _own_template(request, slug)
         serializer = TemplateUpdateSerializer(data=request.data)
@@ -101,7 +124,12 @@ class TemplateDetailApi(APIView):
         changes = {k: v for k, v in serializer.validated_data.items() if k in request.data}
         return _answer(template_update(template=template, by=request.user, **changes))
 
-    @extend_schema(request=None, responses={200: TemplateOutputSerializer})
+    @extend_schema(
+        operation_id="template_archive",
+        summary="Archive a template",
+        request=None,
+        responses={200: TemplateOutputSerializer},
+    )
     def delete(self, request: Request, slug: str) -> Response:
         """Archive: the template takes no new jobs; its versions stay for old jobs."""
         return _answer(template_archive(template=_own_template(request, slug)))
@@ -110,13 +138,22 @@ class TemplateDetailApi(APIView):
 class TemplateRestoreApi(APIView):
     throttle_classes = [TemplateWriteThrottle]
 
-    @extend_schema(request=None, responses=TemplateOutputSerializer)
+    @extend_schema(
+        operation_id="template_restore",
+        summary="Restore an archived template",
+        request=None,
+        responses=TemplateOutputSerializer,
+    )
     def post(self, request: Request, slug: str) -> Response:
         return _answer(template_unarchive(template=_own_template(request, slug)))
 
 
 class TemplateVersionListApi(APIView):
-    @extend_schema(responses=TemplateVersionOutputSerializer(many=True))
+    @extend_schema(
+        operation_id="template_versions",
+        summary="List a template's versions",
+        responses=TemplateVersionOutputSerializer(many=True),
+    )
     def get(self, request: Request, slug: str) -> Response:
         template = _visible(request, slug)
         versions = selectors.template_version_list(template=template)
@@ -127,6 +164,9 @@ class TemplatePreviewApi(APIView):
     throttle_classes = [PreviewThrottle]
 
     @extend_schema(
+        operation_id="template_preview",
+        summary="Preview a template's first page as PNG",
+        examples=template_preview_examples(),
         request=TemplatePreviewSerializer,
         responses={(200, "image/png"): inline_serializer("Png", {})},
     )

@@ -128,8 +128,15 @@ export function renderJob(root, state) {
     node.textContent = state.status === "completed" ? pages : "";
   });
   setField(root, "attempts", (node) => {
-    node.textContent = String(state.attempts ?? "");
+    node.textContent = String(state.total_attempts ?? state.attempts ?? "");
   });
+  setField(root, "advice", (node) => {
+    node.textContent = state.advice || "";
+  });
+  // Retry only where it can help: a template or data error says what to change instead.
+  for (const form of root.querySelectorAll("[data-retry]")) {
+    form.hidden = !state.retryable;
+  }
   setField(root, "error", (node) => {
     node.textContent = state.error || "";
   });

@@ -6,8 +6,15 @@ import time
 
 import pytest
 
-from rendering.engines import ENGINE_NAMES, get_engine
-from rendering.errors import LimitExceeded, RenderError, TemplateRuntimeError, TemplateSyntaxError
+from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
+from rendering.error_codes import ErrorCode
+from rendering.errors import (
+    InvalidInput,
+    LimitExceeded,
+    RenderError,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
+)
 from rendering.limits import Limits
 from reports.limits import limits_from_settings
 
@@ -16,9 +23,10 @@ def test_engine_names_are_the_three_supported():
     assert set(ENGINE_NAMES) == {"raw", "handlebars", "jinja2"}
 
 
-def test_unknown_engine_is_a_render_error_listing_the_known_ones():
-    with pytest.raises(RenderError, match="handlebars"):
+def test_unknown_engine_is_invalid_data_listing_the_known_ones():
+    with pytest.raises(InvalidInput, match="handlebars") as refused:
         get_engine("mustache")
+    assert refused.value.code == ErrorCode.INVALID_DATA
 
 
 def test_raw_returns_html_untouched():
@@ -178,7 +186,7 @@ def test_jinja2_huge_string_is_refused_before_it_is_built():
 def test_jinja2_output_is_capped_while_streaming(settings):
     settings.PDF_MAX_HTML_BYTES = 100_000
     source = "{% for i in range(99999) %}{% for j in range(99999) %}xx{% endfor %}{% endfor %}"
-    with pytest.raises(LimitExceeded, match="larger than the 100000 bytes"):
+    with pytest.raises(LimitExceeded, match=r"larger than the 0.1 MB allowed"):
         get_engine("jinja2").render(source, {}, limits_from_settings())
 
 
@@ -292,3 +300,68 @@ def test_jinja2_render_past_its_memory_ceiling_fails_and_this_process_survives()
         get_engine("jinja2").render(doubling, {}, Limits(template_max_memory_mb=64))
     assert time.monotonic() - started < 3.0
     assert get_engine("jinja2").render("{{ 6 * 7 }}", {}) == "42"
+
+
+def _syntax_message(engine: str, source: str) -> TemplateSyntaxError:
+    with pytest.raises(TemplateSyntaxError) as failure:
+        get_engine(engine).check(source)
+    return failure.value
+
+
+def test_handlebars_syntax_error_keeps_the_reason_and_a_caret_excerpt():
+    error = _syntax_message("handlebars", "<p>\n{{#if x}}\n</p>")
+    assert error.line == 3
+    assert error.message == (
+        "Template syntax error on line 3: Expecting 'OPEN_INVERSE_CHAIN', 'INVERSE', "
+        "'OPEN_ENDBLOCK', got 'EOF'\n"
+        "  3 | </p>\n"
+        "    |     ^"
+    )
+
+
+def test_handlebars_caret_points_at_the_real_column_of_a_later_line():
+    # handlebars' own excerpt runs the lines together ("line1line2 {{> }}"); ours does not.
+    error = _syntax_message("handlebars", "line1\nline2 {{> }}")
+    assert error.line == 2
+    assert error.message.endswith("got 'CLOSE'\n  2 | line2 {{> }}\n    |           ^")
+
+
+def test_handlebars_mismatched_block_names_the_opening_line_and_column():
+    error = _syntax_message("handlebars", "a\n  {{#if a}}\n{{/each}}")
+    assert error.message == (
+        "Template syntax error on line 2: if doesn't match each\n  2 |   {{#if a}}\n    |      ^"
+    )
+
+
+def test_jinja2_syntax_error_has_its_line_and_an_excerpt():
+    error = _syntax_message("jinja2", "<p>\n  {% for x in y %}\n</p>")
+    assert error.line == 2
+    assert "Jinja was looking for the following tags: 'endfor' or 'else'" in error.message
+    assert error.message.endswith("  2 |   {% for x in y %}\n    |   ^")
+
+
+@pytest.mark.parametrize(
+    ("helpers", "line", "reason", "excerpt"),
+    [
+        # The load appends a line; an error at the very end must not move onto it.
+        (
+            "function oops( {",
+            1,
+            "Unexpected end of input",
+            "  1 | function oops( {\n    |                 ^",
+        ),
+        (
+            "function a() {\n  return 1 +;\n}",
+            2,
+            "Unexpected token ';'",
+            "  2 |   return 1 +;\n    |   ^",  # V8 gives no column here: the line's start
+        ),
+    ],
+)
+def test_helpers_syntax_error_is_reported_at_its_real_line(helpers, line, reason, excerpt):
+    with pytest.raises(TemplateSyntaxError) as failure:
+        helpers_check("handlebars", helpers)
+    assert failure.value.line == line
+    assert failure.value.message == (
+        f"Helpers syntax error on line {line}: SyntaxError: {reason}\n{excerpt}"
+    )

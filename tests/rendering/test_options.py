@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rendering.errors import RenderError
+from rendering.error_codes import ErrorCode
+from rendering.errors import InvalidInput
 from rendering.options import PdfOptions, parse_options
 
 
@@ -45,8 +46,9 @@ def test_values_are_normalised_and_filename_made_safe():
     ],
 )
 def test_bad_options_are_refused_with_a_message(raw, message):
-    with pytest.raises(RenderError, match=message):
+    with pytest.raises(InvalidInput, match=message) as refused:
         parse_options(raw)
+    assert refused.value.code == ErrorCode.INVALID_DATA  # a validation failure like any other
 
 
 def test_paging_and_metadata_options_are_kept():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reports.models import ReportTemplate
+from reports.samples import template_sync_samples
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -49,4 +50,40 @@ def test_admin_refuses_a_template_with_a_syntax_error(staff_client):
     )
     assert response.status_code == 200
     assert b"line 2" in response.content
+    assert not ReportTemplate.objects.exists()
+
+
+def test_admin_refuses_a_built_in_slug_for_an_owned_template(staff_client):
+    template_sync_samples()
+    owner = UserFactory()
+    response = staff_client.post(
+        "/admin/reports/reporttemplate/add/", _form(slug="invoice", owner=str(owner.pk))
+    )
+    assert response.status_code == 200
+    assert b"slug of a built-in template" in response.content
+    assert not ReportTemplate.objects.filter(owner=owner).exists()
+
+
+def test_admin_refuses_renaming_an_owned_template_to_a_built_in_slug(staff_client):
+    template_sync_samples()
+    owner = UserFactory()
+    staff_client.post("/admin/reports/reporttemplate/add/", _form(owner=str(owner.pk)))
+    template = ReportTemplate.objects.get(owner=owner, slug="letter")
+    response = staff_client.post(
+        f"/admin/reports/reporttemplate/{template.pk}/change/",
+        _form(owner=str(owner.pk), slug="invoice"),
+    )
+    assert response.status_code == 200
+    assert b"slug of a built-in template" in response.content
+    template.refresh_from_db()
+    assert template.slug == "letter"
+
+
+def test_admin_refuses_sample_data_that_fails_the_schema(staff_client):
+    response = staff_client.post(
+        "/admin/reports/reporttemplate/add/",
+        _form(schema='{"type": "object", "required": ["company"]}'),
+    )
+    assert response.status_code == 200
+    assert b"sample_data does not match the schema" in response.content
     assert not ReportTemplate.objects.exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rendering.errors import LimitExceeded, RenderError, TemplateSyntaxError
+from rendering.errors import Conflict, LimitExceeded, RenderError, TemplateSyntaxError
 from reports.models import ReportTemplateVersion
 from reports.services import (
     template_archive,
@@ -66,8 +66,9 @@ def test_syntax_errors_and_oversized_templates_are_refused(user, settings):
 
 def test_duplicate_slug_for_the_same_owner_is_refused(user):
     _create(user)
-    with pytest.raises(RenderError, match="already have a template with slug 't'"):
+    with pytest.raises(Conflict, match="already have a template with slug 't'") as refused:
         _create(user)
+    assert refused.value.http_status == 409
 
 
 def test_rows_saved_before_versioning_get_their_first_version_on_use(user):

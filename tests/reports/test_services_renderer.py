@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rendering.errors import RenderError, TemplateSyntaxError
+from rendering.errors import InvalidInput, TemplateSyntaxError
 from rendering.renderers import RENDERER_NAMES
 from reports.models import Renderer
 from reports.services import template_create, template_update
@@ -40,7 +40,7 @@ def test_changing_the_renderer_saves_a_new_version_and_keeps_the_old(user):
 
 
 def test_an_unknown_renderer_lists_the_valid_ones(user):
-    with pytest.raises(RenderError, match="use one of: xhtml2pdf, weasyprint, chromium"):
+    with pytest.raises(InvalidInput, match="use one of: xhtml2pdf, weasyprint, chromium"):
         _create(user, html="<p>x</p>", renderer="prince")
 
 

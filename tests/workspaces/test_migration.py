@@ -11,9 +11,9 @@ from django.db.migrations.executor import MigrationExecutor
 
 BEFORE = [
     ("workspaces", None),
-    ("accounts", "0005_signing_certificate"),
-    ("reports", "0005_reporttemplate_cache_results"),
-    ("jobs", "0015_pdfjob_steps"),
+    ("accounts", "0006_apikey_admin_label"),
+    ("reports", "0006_reporttemplate_renderers"),
+    ("jobs", "0017_admin_labels"),
 ]
 AFTER = [("workspaces", "0002_personal_workspace_per_user")]
 

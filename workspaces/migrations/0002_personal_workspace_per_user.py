@@ -40,9 +40,9 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("workspaces", "0001_create_workspace_and_membership"),
-        ("accounts", "0006_apikey_workspace_and_role"),
-        ("reports", "0006_template_workspace"),
-        ("jobs", "0016_pdfjob_workspace"),
+        ("accounts", "0007_apikey_workspace_and_role"),
+        ("reports", "0007_template_workspace"),
+        ("jobs", "0018_pdfjob_workspace"),
     ]
 
     operations = [migrations.RunPython(fill, empty)]

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from jobs import transitions
 from jobs.models import JobStatus, PdfJob
+from jobs.retry_rule import failure_advice
 from tests.factories import PdfJobFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -123,3 +125,30 @@ def test_retry_past_the_in_flight_quota_is_a_429_and_the_job_stays_failed(api, u
     assert answer.json()["limit"] == "PDF_MAX_JOBS_IN_FLIGHT"
     job.refresh_from_db()
     assert job.status == JobStatus.FAILED
+
+
+@pytest.mark.parametrize("code", ["template_syntax", "invalid_data", "limit_exceeded"])
+def test_retry_of_a_failure_no_retry_fixes_is_a_409_saying_what_to_change(api, user, code):
+    job = PdfJobFactory(owner=user, status=JobStatus.FAILED, error="bad", error_code=code)
+    state = api.get(f"/api/v1/jobs/{job.job_id}").json()
+    assert state["retryable"] is False
+    assert state["advice"] == failure_advice(code)
+    answer = api.post(f"/api/v1/jobs/{job.job_id}/retry")
+    assert answer.status_code == 409
+    assert f"would fail the same way ({code})" in answer.json()["error"]
+    assert failure_advice(code) in answer.json()["error"]
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED
+
+
+def test_a_retry_counts_the_earlier_attempts(api, user):
+    job = PdfJobFactory(
+        owner=user, status=JobStatus.FAILED, error="lost", error_code="worker_lost", attempts=3
+    )
+    assert api.get(f"/api/v1/jobs/{job.job_id}").json()["retryable"] is True
+    assert api.post(f"/api/v1/jobs/{job.job_id}/retry").status_code == 202
+    transitions.job_claim(job_id=job.job_id, worker="w:1")
+    state = api.get(f"/api/v1/jobs/{job.job_id}").json()
+    assert (state["attempts"], state["total_attempts"]) == (1, 4)
+    assert state["retryable"] is False  # processing: nothing to retry
+    assert state["advice"] is None

@@ -104,6 +104,17 @@ def test_no_key_is_401_and_bad_key_is_401():
     assert response.json()["error"] == "Invalid or revoked API key."
 
 
+def test_a_bearer_header_is_told_to_use_x_api_key(api_key):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key}")
+    response = client.get("/api/v1/jobs")
+    assert response.status_code == 401
+    assert response.json()["code"] == "authentication_failed"
+    assert "send the API key in the X-API-Key header" in response.json()["error"]
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key}", HTTP_X_API_KEY=api_key)
+    assert client.get("/api/v1/jobs").status_code == 200  # X-API-Key wins when both are sent
+
+
 def test_another_callers_job_is_404(api):
     foreign = PdfJobFactory()
     response = api.get(f"/api/v1/jobs/{foreign.job_id}")
@@ -155,24 +166,32 @@ def test_every_api_path_answers_with_or_without_a_trailing_slash(api, user):
 
 
 @pytest.mark.parametrize(
-    ("payload", "status", "fragment"),
+    ("payload", "status", "code", "fragment"),
     [
-        ({"data": {}}, 400, "exactly one of html_template"),
-        ({"html_template": "<p/>", "template": "invoice"}, 400, "exactly one of"),
-        ({"html_template": "<p/>", "engine": "mustache"}, 400, "engine"),
-        ({"template": "no-such-template"}, 400, "No template with slug 'no-such-template'"),
-        ({"html_template": "<p/>", "data": [1, 2]}, 400, "data must be a JSON object"),
-        ({"html_template": "<p/>", "data": "text"}, 400, "data must be a JSON object"),
-        ({"html_template": "<p>\n{{#if x}}\n</p>"}, 400, "Template syntax error"),
-        ({"html_template": "{% for %}", "engine": "jinja2"}, 400, "line 1"),
-        ({"html_template": "<p/>", "options": {"page_size": "B9"}}, 400, "page_size"),
-        ({"html_template": "<p/>", "callback_url": "not a url"}, 400, "callback_url"),
+        ({"data": {}}, 400, "invalid_data", "exactly one of html_template"),
+        ({"html_template": "<p/>", "template": "invoice"}, 400, "invalid_data", "exactly one of"),
+        ({"html_template": "<p/>", "engine": "mustache"}, 400, "invalid_data", "engine"),
+        ({"template": "no-such-template"}, 400, "unknown_template", "No template with slug"),
+        ({"html_template": "<p/>", "data": [1, 2]}, 400, "invalid_data", "must be a JSON object"),
+        ({"html_template": "<p/>", "data": "text"}, 400, "invalid_data", "must be a JSON object"),
+        ({"html_template": "<p>\n{{#if x}}\n</p>"}, 400, "template_syntax", "syntax error"),
+        ({"html_template": "{% for %}", "engine": "jinja2"}, 400, "template_syntax", "line 1"),
+        ({"html_template": "<p/>", "options": {"page_size": "B9"}}, 400, "invalid_data", "page_"),
+        ({"html_template": "<p/>", "options": {"colour": 1}}, 400, "invalid_data", "option"),
+        ({"html_template": "<p/>", "callback_url": "not a url"}, 400, "invalid_data", "callback"),
+        (
+            {"html_template": "<p/>", "engine": "jinja2", "helpers": "function a() {}"},
+            400,
+            "invalid_data",
+            "helpers are JavaScript for handlebars templates",
+        ),
     ],
 )
-def test_bad_submissions_are_4xx_with_a_message(api, payload, status, fragment):
+def test_bad_submissions_are_4xx_with_a_message(api, payload, status, code, fragment):
     response = api.post(SUBMIT, payload, format="json")
     assert response.status_code == status, response.content
     assert fragment in response.json()["error"]
+    assert response.json()["code"] == code
     assert not PdfJob.objects.exists()
 
 
@@ -186,6 +205,7 @@ def test_malformed_json_is_400(api):
     response = api.post(SUBMIT, data="{not json", content_type="application/json")
     assert response.status_code == 400
     assert "JSON parse error" in response.json()["error"]
+    assert response.json()["code"] == "invalid_data"
 
 
 def test_body_that_is_not_an_object_is_400(api):
@@ -194,11 +214,14 @@ def test_body_that_is_not_an_object_is_400(api):
     assert "JSON object" in response.json()["error"]
 
 
-def test_oversized_template_is_413(api, settings):
-    settings.PDF_MAX_TEMPLATE_BYTES = 2048
-    response = api.post(SUBMIT, {"html_template": "x" * 3000}, format="json")
+def test_oversized_template_is_413_in_mb(api, settings):
+    settings.PDF_MAX_TEMPLATE_BYTES = 1024 * 1024
+    response = api.post(SUBMIT, {"html_template": "x" * (1536 * 1024)}, format="json")
     assert response.status_code == 413
-    assert "limit is 2048 bytes" in response.json()["error"]
+    assert response.json() == {
+        "error": "html_template is 1.5 MB; the limit is 1 MB.",
+        "code": "too_large",
+    }
 
 
 @pytest.mark.parametrize("job_id", ["not-a-uuid", "00000000-0000-0000-0000-000000000000"])

@@ -93,3 +93,18 @@ def test_cancel_action(operator):
     job = PdfJobFactory(status=JobStatus.QUEUED)
     operator.post("/admin/jobs/pdfjob/", {"action": "cancel_jobs", "_selected_action": [job.pk]})
     assert PdfJob.objects.get(pk=job.pk).status == JobStatus.CANCELLED
+
+
+def test_took_is_the_last_attempts_time_not_the_time_since_creation():
+    from datetime import timedelta
+
+    from django.contrib.admin.sites import site
+
+    now = timezone.now()
+    job = PdfJobFactory(
+        status=JobStatus.COMPLETED,
+        created_at=now - timedelta(hours=2),  # failed, then retried two hours later
+        started_at=now - timedelta(seconds=3),
+        completed_at=now,
+    )
+    assert site._registry[PdfJob].duration(job) == "3.0 s"

@@ -77,3 +77,25 @@ def test_download_redirects_to_a_signed_link_once_completed(browser, user):
     response = browser.get(f"/jobs/{done.job_id}/download")
     assert response.status_code == 302
     assert response["Location"].startswith(f"/api/v1/jobs/{done.job_id}/pdf?token=")
+
+
+def test_a_template_error_offers_advice_not_retry(browser, user):
+    job = PdfJobFactory(
+        owner=user, status=JobStatus.FAILED, error="Missing helper", error_code="template_error"
+    )
+    page = browser.get(f"/jobs/{job.job_id}/").content.decode()
+    assert "fix the template or the data where the message says" in page
+    assert "data-retry hidden" in page
+    response = browser.post(f"/jobs/{job.job_id}/retry", follow=True)
+    assert "would fail the same way (template_error)" in response.content.decode()
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED
+
+
+def test_a_lost_worker_offers_retry(browser, user):
+    job = PdfJobFactory(
+        owner=user, status=JobStatus.FAILED, error="lost", error_code="worker_lost", attempts=2
+    )
+    page = browser.get(f"/jobs/{job.job_id}/").content.decode()
+    assert "data-retry>" in page
+    assert '<dd data-field="attempts">2</dd>' in page

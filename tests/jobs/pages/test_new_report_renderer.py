@@ -36,3 +36,13 @@ def test_the_preview_image_follows_the_chosen_renderer(browser, user, settings, 
     assert xhtml2pdf["Content-Type"] == weasy["Content-Type"] == "image/png"
     assert xhtml2pdf.content != weasy.content
     assert browser.get(f"{url}?renderer=prince").status_code == 404
+
+
+def test_the_form_marks_renderers_a_sample_is_not_made_for(browser):
+    from reports.samples import template_sync_samples
+
+    template_sync_samples()
+    page = browser.get("/reports/new/sales-report/").content.decode()
+    assert "WeasyPrint (not made for this template)" in page
+    assert "Chromium (not made for this template)" in page
+    assert "xhtml2pdf (not made for this template)" not in page

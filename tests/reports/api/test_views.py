@@ -125,6 +125,40 @@ def test_another_callers_template_is_invisible_and_builtins_are_read_only(api):
     assert response.status_code == 403
 
 
+def test_a_built_in_slug_cannot_be_taken_so_the_built_in_stays_reachable(api):
+    template_sync_samples()
+    refused = _create(api, slug="invoice", name="My invoice")
+    assert refused.status_code == 409
+    assert refused.json()["code"] == "conflict"
+    assert "'invoice' is the slug of a built-in template" in refused.json()["error"]
+    gallery = [t for t in api.get(URL).json() if t["slug"] == "invoice"]
+    assert [t["builtin"] for t in gallery] == [True]
+
+
+def test_a_slug_already_yours_is_a_409_conflict(api):
+    assert _create(api).status_code == 201
+    again = _create(api)
+    assert again.status_code == 409
+    assert again.json() == {
+        "error": "You already have a template with slug 'hello'; choose another.",
+        "code": "conflict",
+    }
+
+
+def test_patch_of_a_read_only_or_unknown_field_is_a_400_naming_it(api):
+    _create(api)
+    renamed = api.patch(f"{URL}/hello", {"slug": "other", "name": "X"}, format="json")
+    assert renamed.status_code == 400
+    assert renamed.json()["code"] == "invalid_data"
+    assert "slug: This field is read-only" in renamed.json()["error"]
+    unknown = api.patch(f"{URL}/hello", {"colour": "red", "builtin": True}, format="json")
+    assert unknown.status_code == 400
+    assert set(unknown.json()["fields"]) == {"colour", "builtin"}
+    assert "Unknown field" in unknown.json()["fields"]["colour"][0]
+    template = api.get(f"{URL}/hello").json()
+    assert (template["slug"], template["name"], template["version"]) == ("hello", "Hello", 1)
+
+
 def test_preview_returns_the_first_page_as_png(api):
     _create(api)
     response = api.post(f"{URL}/hello/preview", {"width": 300}, format="json")
@@ -179,3 +213,15 @@ def test_a_falsy_non_object_schema_or_sample_data_is_refused(api, field, value):
     response = api.post(URL, body, format="json")
     assert response.status_code == 400
     assert "must be a JSON object" in response.json()["error"]
+
+
+def test_templates_say_which_renderers_they_are_made_for(api):
+    template_sync_samples()
+    sales = api.get(f"{URL}/sales-report").json()
+    assert sales["renderers"] == ["xhtml2pdf"]
+    made = _create(api, renderers=["weasyprint", "chromium"])
+    assert made.status_code == 201, made.json()
+    assert made.json()["renderers"] == ["weasyprint", "chromium"]
+    refused = _create(api, slug="other", renderers=["prince"])
+    assert refused.status_code == 400
+    assert refused.json()["code"] == "invalid_data"

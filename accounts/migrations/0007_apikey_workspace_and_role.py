@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0005_signing_certificate'),
+        ('accounts', '0006_apikey_admin_label'),
         ('workspaces', '0001_create_workspace_and_membership'),
     ]
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reports', '0005_reporttemplate_cache_results'),
+        ('reports', '0006_reporttemplate_renderers'),
         ('workspaces', '0001_create_workspace_and_membership'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

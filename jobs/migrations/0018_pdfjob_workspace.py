@@ -8,9 +8,9 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0006_apikey_workspace_and_role'),
-        ('jobs', '0015_pdfjob_steps'),
-        ('reports', '0006_template_workspace'),
+        ('accounts', '0007_apikey_workspace_and_role'),
+        ('jobs', '0017_admin_labels'),
+        ('reports', '0007_template_workspace'),
         ('workspaces', '0001_create_workspace_and_membership'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

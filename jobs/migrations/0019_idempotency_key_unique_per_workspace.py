@@ -7,9 +7,9 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0006_apikey_workspace_and_role'),
-        ('jobs', '0016_pdfjob_workspace'),
-        ('reports', '0006_template_workspace'),
+        ('accounts', '0007_apikey_workspace_and_role'),
+        ('jobs', '0018_pdfjob_workspace'),
+        ('reports', '0007_template_workspace'),
         ('workspaces', '0003_workspace_quota'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -1,0 +1,116 @@
+"""The error-code registry is the one list: the code emits only its members, DRF's own
+errors map onto it, and docs/reference/errors.md documents exactly its codes."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from rest_framework import exceptions
+
+from core.exception_handler import drf_error_code
+from rendering.error_codes import CODES, ErrorCode, retry_helps
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_PACKAGES = ("accounts", "core", "jobs", "reports", "rendering", "config")
+DOC = ROOT / "docs" / "reference" / "errors.md"
+
+
+def _literal_codes(tree: ast.AST) -> list[tuple[int, str]]:
+    """String literals given as an error code: `code="x"`, `code = "x"`, `{"code": "x"}`."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        values: list[ast.expr] = []
+        if isinstance(node, ast.keyword) and node.arg in ("code", "error_code"):
+            values = [node.value]
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "code" for t in targets) and node.value:
+                values = [node.value]
+        elif isinstance(node, ast.Dict):
+            values = [
+                v
+                for k, v in zip(node.keys, node.values, strict=True)
+                if isinstance(k, ast.Constant) and k.value in ("code", "error_code")
+            ]
+        found += [
+            (v.lineno, v.value)
+            for v in values
+            if isinstance(v, ast.Constant) and isinstance(v.value, str) and v.value
+        ]
+    return found
+
+
+def test_no_error_code_is_written_as_a_string_literal():
+    literals = [
+        f"{path.relative_to(ROOT)}:{line}: {code!r}"
+        for package in APP_PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if "migrations" not in path.parts
+        for line, code in _literal_codes(ast.parse(path.read_text(), str(path)))
+    ]
+    assert literals == [], "use ErrorCode members: " + "; ".join(literals)
+
+
+def test_the_literal_scan_finds_a_literal_code():
+    # The scan above must be able to fail.
+    source = 'raise E("x", code="oops")\nclass A:\n    code = "b"\nd = {"code": "c"}\n'
+    assert sorted(code for _, code in _literal_codes(ast.parse(source))) == ["b", "c", "oops"]
+
+
+def test_every_code_has_its_registry_entry():
+    assert set(CODES) == set(ErrorCode)
+
+
+@pytest.mark.parametrize(
+    "exc_class",
+    [
+        cls
+        for cls in vars(exceptions).values()
+        if isinstance(cls, type)
+        and issubclass(cls, exceptions.APIException)
+        and cls not in (exceptions.APIException, exceptions.ValidationError)
+    ],
+)
+def test_drf_errors_map_to_registry_codes(exc_class):
+    exc = exc_class(wait=1) if exc_class is exceptions.Throttled else exc_class(*_args(exc_class))
+    code = drf_error_code(exc)
+    assert code in CODES
+    assert code != ErrorCode.SERVER_ERROR  # each 4xx DRF error has its own code
+
+
+def _args(exc_class: type) -> tuple[str, ...]:
+    # MethodNotAllowed and UnsupportedMediaType need the method / media type.
+    needs = {exceptions.MethodNotAllowed: ("PUT",), exceptions.UnsupportedMediaType: ("text/x",)}
+    return needs.get(exc_class, ())
+
+
+def test_a_body_that_is_not_json_is_invalid_data():
+    assert drf_error_code(exceptions.ParseError()) == ErrorCode.INVALID_DATA
+
+
+def _documented() -> dict[str, str]:
+    """code -> status column of the doc's tables (rows that start with a `code`)."""
+    rows = re.findall(r"^\| `([a-z_]+)` \| ([^|]+) \|", DOC.read_text(), flags=re.MULTILINE)
+    return {code: status.strip() for code, status in rows}
+
+
+def test_the_errors_page_documents_exactly_the_registry():
+    documented = _documented()
+    assert sorted(documented) == sorted(ErrorCode)
+
+
+def test_the_errors_page_gives_each_code_its_status():
+    for code, info in CODES.items():
+        expected = str(info.status) if info.status else "job only"
+        assert _documented()[code] == expected, code
+
+
+def test_retry_helps_only_where_the_same_job_can_succeed():
+    assert retry_helps(ErrorCode.WORKER_LOST)
+    assert retry_helps(ErrorCode.TIMEOUT)
+    assert not retry_helps(ErrorCode.TEMPLATE_SYNTAX)
+    assert not retry_helps(ErrorCode.INVALID_DATA)
+    assert retry_helps("something_old")  # a row stored before the registry
