@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
@@ -149,8 +149,12 @@ def template_current_version(*, template: ReportTemplate) -> ReportTemplateVersi
     latest = template.latest_version
     if latest is not None:
         return latest
-    with transaction.atomic():
-        return _snapshot(template, by=None)
+    try:
+        with transaction.atomic():
+            return _snapshot(template, by=None)
+    except IntegrityError:
+        # Concurrent first uses (a preview flood) both made version 1: take the one that won.
+        return template.versions.order_by("-number").first() or _snapshot(template, by=None)
 
 
 def template_archive(*, template: ReportTemplate) -> ReportTemplate:
