@@ -9,7 +9,10 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    from config.startup import refuse_bad_configuration
+
+    with refuse_bad_configuration("manage.py"):
+        execute_from_command_line(sys.argv)
 
 
 if __name__ == "__main__":

@@ -151,6 +151,13 @@ def api_key_resolve(raw_key: str) -> ApiKey | None:
     return key
 
 
+def user_email_set(*, user: User, email: str) -> User:
+    """The address job mail goes to (accounts.notifications reads it)."""
+    user.email = email
+    user.save(update_fields=["email"])
+    return user
+
+
 def user_get_or_create(*, username: str) -> User:
     user, _ = User.objects.get_or_create(username=username)
     return user

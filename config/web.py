@@ -13,13 +13,15 @@ import uvicorn
 
 from config.env import env_int, env_str
 from config.safety import check_deployment
+from config.startup import refuse_bad_configuration
 
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     host = env_str("HOST", "127.0.0.1") or "127.0.0.1"
-    django.setup()
-    check_deployment(bind_host=host)
+    with refuse_bad_configuration("web"):
+        django.setup()
+        check_deployment(bind_host=host)
     uvicorn.run(
         "config.asgi:application",
         host=host,

@@ -23,6 +23,7 @@ from jobs.quotas import callback_slot_reserve, job_slot_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import ApplicationError, Conflict, NotFound
+from rendering.limits import Limits
 from rendering.options import parse_options
 from rendering.renderers import DEFAULT_RENDERER, get_renderer
 from reports import selectors as template_selectors
@@ -68,7 +69,7 @@ def _resolve_source(
     template_slug: str | None,
     engine: str | None,
     data: dict[str, Any],
-    max_template_bytes: int,
+    limits: Limits,
 ) -> _Source:
     """The template text to render: inline, or the current version of a stored template
     (whose JSON Schema the data must satisfy)."""
@@ -84,7 +85,7 @@ def _resolve_source(
         )
     if not template_slug:
         source = str(html_template)
-        size_check("html_template", source, max_template_bytes)
+        size_check("html_template", source, limits.max_template_bytes)
         return _Source(template=None, version=None, engine=engine or "handlebars", html=source)
     latest = template_selectors.template_latest_version_visible(owner=owner, slug=template_slug)
     try:
@@ -108,7 +109,9 @@ def _resolve_source(
             code="template_archived",
         )
     version = latest or template_current_version(template=template)
-    data_validate(schema=version.schema, data=data)  # 400 naming the path, nothing queued
+    data_validate(
+        schema=version.schema, data=data, limits=limits
+    )  # 400 naming the path, nothing queued
     return _Source(template=template, version=version, engine=version.engine, html=version.html)
 
 
@@ -162,7 +165,7 @@ def job_create(
         template_slug=template_slug,
         engine=engine,
         data=data,
-        max_template_bytes=limits.max_template_bytes,
+        limits=limits,
     )
     # Syntax and IP literals only: the worker resolves the name when it delivers.
     if callback_url and (problem := callback_url_check(callback_url, resolve=False)):

@@ -21,6 +21,15 @@ class Limits:
     template_timeout_ms: int = 5000
     template_max_memory_mb: int = 256
     max_charts: int = 100
+    # Tenant JSON Schemas (reports.schema_bounds): checked at save so that validation costs
+    # at most a bounded number of schema evaluations per data node, and a deadline for the
+    # validation itself that grows with the data (reports.schema_validator).
+    schema_max_bytes: int = 128 * 1024
+    schema_max_nodes: int = 10_000
+    schema_max_depth: int = 16
+    schema_max_expansion: int = 20_000
+    schema_validation_seconds: float = 1.0
+    schema_validation_seconds_per_mb: float = 2.0
     # Bytes of drawn charts kept per process; largest chart side (CSS px) and data rows.
     chart_cache_bytes: int = 64 * 1024 * 1024
     chart_max_side_px: int = 2000

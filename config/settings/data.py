@@ -6,18 +6,31 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_int, env_str
 from config.settings.core import BASE_DIR, VAR_DIR
 
 # ---------------------------------------------------------------- database
 _default_db = f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
-DATABASES = {
-    "default": dj_database_url.parse(
-        env_str("DATABASE_URL", _default_db) or _default_db,
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
-    )
-}
+try:
+    DATABASES = {
+        "default": dj_database_url.parse(
+            env_str("DATABASE_URL", _default_db) or _default_db,
+            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+        )
+    }
+except ValueError:
+    # Named by its scheme only: the value may hold a password.
+    _scheme = (env_str("DATABASE_URL", _default_db) or "").partition("://")[0]
+    raise ImproperlyConfigured(
+        f"DATABASE_URL is not a database URL (scheme {_scheme[:20]!r});"
+        " expected postgres://user:password@host:5432/name."
+    ) from None
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and not (
+    DATABASES["default"].get("NAME")
+):
+    raise ImproperlyConfigured("DATABASE_URL names no database; expected postgres://…/name.")
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
     "DATABASE_POOL", True
 ):

@@ -48,3 +48,20 @@ WORKER_PRESENCE_SECONDS = env_int("WORKER_PRESENCE_SECONDS", 10, minimum=1)
 # A host that runs only workers serves its metrics here (0: off; web hosts serve /metrics).
 WORKER_METRICS_PORT = env_int("WORKER_METRICS_PORT", 0, minimum=0)
 WORKER_METRICS_ADDR = env_str("WORKER_METRICS_ADDR", "127.0.0.1") or "127.0.0.1"
+
+# ---------------------------------------------------------------- health (jobs/readiness.py)
+# One deadline for every readiness check (database, broker, redis, storage, renderer).
+HEALTH_CHECK_TIMEOUT_SECONDS = env_float("HEALTH_CHECK_TIMEOUT_SECONDS", 3.0, minimum=0.1)
+# A worker's main process runs the checks this often, and each pool child asks its warm
+# Chromium to answer; both write what they found to WORKER_HEALTH_DIR for `manage.py health`.
+WORKER_HEALTH_SECONDS = env_float("WORKER_HEALTH_SECONDS", 10.0, minimum=0.5)
+WORKER_HEALTH_DIR = env_str("WORKER_HEALTH_DIR", str(VAR_DIR / "health")) or ""
+# A warm Chromium that does not answer a CDP call within this is wedged: killed, and the
+# next job starts a new one.
+WORKER_RENDERER_PING_SECONDS = env_float("WORKER_RENDERER_PING_SECONDS", 5.0, minimum=0.1)
+# A pool child whose watchdog has not written for this long is stuck (a render holding the
+# interpreter, a stopped process): the main process kills it and Celery starts another.
+WORKER_CHILD_WEDGED_SECONDS = env_float("WORKER_CHILD_WEDGED_SECONDS", 60.0, minimum=1.0)
+# At start, a worker launches a Chromium of its own once (a subprocess) before it reports
+# ready: a browser or driver that cannot start (a missing shared library) shows there.
+WORKER_RENDERER_LAUNCH_CHECK = env_bool("WORKER_RENDERER_LAUNCH_CHECK", True)

@@ -38,3 +38,5 @@ WHITENOISE_AUTOREFRESH = True
 # Chaos tests run workers whose report storage fails on purpose.
 if os.environ.get("TEST_REPORT_STORAGE_BACKEND"):
     STORAGES["reports"]["BACKEND"] = os.environ["TEST_REPORT_STORAGE_BACKEND"]
+# Test workers start by the dozen: only the health tests launch the extra Chromium.
+WORKER_RENDERER_LAUNCH_CHECK = env_bool("WORKER_RENDERER_LAUNCH_CHECK", False)

@@ -104,8 +104,21 @@ CELERY_BEAT_SCHEDULE = {
 CHANNEL_LAYER_MAX_CONNECTIONS = env_int("CHANNEL_LAYER_MAX_CONNECTIONS", 2000, minimum=10)
 
 
+# channels-redis waits for a message with BZPOPMIN for 5 s (brpop_timeout) and redis-py 8
+# reads every answer within socket_timeout, 5 s by default: an idle follower then timed out
+# client-side just as the server's empty answer came, logging a TimeoutError traceback
+# every few seconds. The read may take a little longer than the block it waits for.
+CHANNEL_LAYER_SOCKET_TIMEOUT = 15
+
+
 def channel_layer_hosts(url: str) -> list[dict[str, object]]:
-    return [{"address": url, "max_connections": CHANNEL_LAYER_MAX_CONNECTIONS}]
+    return [
+        {
+            "address": url,
+            "max_connections": CHANNEL_LAYER_MAX_CONNECTIONS,
+            "socket_timeout": CHANNEL_LAYER_SOCKET_TIMEOUT,
+        }
+    ]
 
 
 CHANNEL_LAYERS: dict[str, dict[str, Any]] = {

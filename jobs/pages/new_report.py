@@ -39,6 +39,10 @@ def _not_now(limit: str) -> HttpResponse:
     return response
 
 
+# How the data is entered: the form generated from the schema, or the JSON editor.
+DATA_TABS = ("form", "json")
+
+
 def _visible_template(request: HttpRequest, slug: str) -> ReportTemplate:
     try:
         return selectors.template_get_visible(owner=request.user, slug=slug)
@@ -85,10 +89,16 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
             },
             schema=schema,
         )
+    # A refused form comes back on the tab it was sent from (the page script posts it).
+    data_tab = request.POST.get("data_tab") if request.method == "POST" else None
+    if not schema:
+        data_tab = "json"
+    elif data_tab not in DATA_TABS:
+        data_tab = "form"
     return render(
         request,
         "jobs/new_report.html",
-        {"template": template, "form": form, "schema": schema},
+        {"template": template, "form": form, "schema": schema, "data_tab": data_tab},
         status=400 if form.errors else 200,
     )
 

@@ -73,6 +73,17 @@ def _process_tree(marker: str) -> list[int]:
     return found
 
 
+def _launch_failure(text: str) -> str:
+    """Playwright's first line, and the browser's own first complaint from the logs it
+    appends (`[pid=N][err] ...`: a missing shared library, a bad flag)."""
+    lines = text.splitlines()
+    first = lines[0] if lines else "no reason given"
+    for line in lines:
+        if "][err] " in line:
+            return f"{first}: {line.split('][err] ', 1)[1].strip()}"
+    return first
+
+
 @cache
 def fontconfig_file() -> Path:
     """A fontconfig configuration of the system's fonts plus the bundled ones: Chromium
@@ -155,7 +166,7 @@ class ChromiumService:
                     logger.warning("Chromium's sandbox cannot run here; starting without it")
                     continue
                 raise BrowserUnavailable(
-                    f"Chromium did not start: {str(exc).splitlines()[0]}"
+                    f"Chromium did not start: {_launch_failure(str(exc))}"
                 ) from None
             self.sandboxed = sandbox
             break
@@ -251,6 +262,9 @@ class ChromiumService:
                         raise
         except FutureTimeout:
             future.cancel()
+            # A browser that let a job run past its deadline is not trusted with the next
+            # one (a stopped or hung Chromium would otherwise wedge every job after it).
+            self.kill()
             raise BrowserUnavailable(
                 f"Chromium did not answer within {timeout:g} s; the job will be retried."
             ) from None
@@ -259,6 +273,47 @@ class ChromiumService:
             # job's context (and with it the page and its scripts) at once.
             future.cancel()
             raise
+
+    def browser_pids(self) -> list[int]:
+        """The warm browser's processes (its own first), empty when none is running."""
+        browser = self._browser
+        marker = self._markers.get(browser) if browser is not None else None
+        return _process_tree(marker) if marker is not None else []
+
+    def start_browser(self, *, timeout: float) -> None:
+        """Launch the warm browser now rather than on the next job (after a wedged one was
+        killed, so the replacement is known to work before a job needs it)."""
+
+        async def launch() -> None:
+            await self._browser_for_job()
+
+        asyncio.run_coroutine_threadsafe(launch(), self._loop).result(timeout=timeout)
+
+    def ping(self, *, timeout: float) -> bool:
+        """Ask the warm browser a CDP question (Browser.getVersion). False when no browser
+        is running; a browser that does not answer within `timeout` is killed, so the next
+        job starts a new one, and BrowserUnavailable says so."""
+
+        async def ask() -> bool:
+            browser = self._browser
+            if browser is None or not browser.is_connected():
+                return False
+            session = await browser.new_browser_cdp_session()
+            await session.send("Browser.getVersion")
+            await session.detach()
+            return True
+
+        pids = self.browser_pids()
+        future = asyncio.run_coroutine_threadsafe(ask(), self._loop)
+        try:
+            return future.result(timeout=timeout)
+        except FutureTimeout:
+            future.cancel()
+            self.kill()
+            raise BrowserUnavailable(
+                f"Chromium (pid {pids[0] if pids else '?'}) did not answer within {timeout:g} s;"
+                " killed, the next job starts a new one."
+            ) from None
 
     def kill(self, browser: Browser | None = None) -> None:
         """Kill the browser's processes (tests use it to prove recovery from a crash)."""
@@ -269,6 +324,14 @@ class ChromiumService:
         for pid in _process_tree(marker):
             with suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+        # Until Playwright notices the closed pipe the browser still looks connected: drop
+        # it on the loop now (before any job queued after this), so no job is sent to it.
+        self._loop.call_soon_threadsafe(self._forget, browser)
+
+    def _forget(self, browser: Browser | None) -> None:
+        if browser is not None and self._browser is browser:
+            self._browser = None
+            self._spare = None
 
     def close(self) -> None:
         async def shutdown() -> None:
@@ -307,3 +370,11 @@ def chromium_service(
             atexit.register(service.close)
             _service = (os.getpid(), service)
         return _service[1]
+
+
+def running_chromium_service() -> ChromiumService | None:
+    """This process's service if one was started here, without starting one."""
+    with _lock:
+        if _service is not None and _service[0] == os.getpid():
+            return _service[1]
+        return None

@@ -34,6 +34,10 @@ def _production(**env: str) -> subprocess.CompletedProcess[str]:
         "DJANGO_SECRET_KEY": GOOD_KEY,
         "DJANGO_ALLOWED_HOSTS": "reports.example.com",
         "METRICS_TOKEN": "m" * 20,
+        # One host: SQLite or local disk are allowed (tests/config/test_production_checks.py
+        # holds what several hosts need).
+        "SINGLE_HOST": "true",
+        "PUBLIC_BASE_URL": "https://reports.example.com",
         **env,
     }
     code = (

@@ -81,3 +81,40 @@ def test_a_missing_browser_says_how_to_install_it():
             service.run(_remember, timeout=30)
     finally:
         service.close()
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
+def test_a_stopped_browser_fails_its_ping_and_is_killed(service):
+    import os
+    import signal
+    import time
+
+    assert service.ping(timeout=5) is False  # nothing launched yet: nothing to ask
+    service.start_browser(timeout=60)
+    assert service.ping(timeout=5) is True
+    browser = service.browser_pids()[0]
+    os.kill(browser, signal.SIGSTOP)  # a Chromium that no longer answers
+    with pytest.raises(BrowserUnavailable, match=f"pid {browser}.*did not answer"):
+        service.ping(timeout=1)
+    deadline = time.monotonic() + 10
+    while _state(browser) not in {"Z", "gone"} and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _state(browser) in {"Z", "gone"}
+    assert service.run(_remember, timeout=30) == "nothing"  # a new browser takes the job
+    assert service.launches == 2
+
+
+def test_a_job_past_its_deadline_kills_the_browser_it_ran_in(service):
+    service.start_browser(timeout=60)
+    browser = service.browser_pids()[0]
+    with pytest.raises(BrowserUnavailable, match="did not answer within 2 s"):
+        service.run(_hang, timeout=2)
+    assert service.browser_pids() == []  # not trusted with the next job
+    assert service.run(_remember, timeout=30) == "nothing"
+    assert service.browser_pids()[0] != browser

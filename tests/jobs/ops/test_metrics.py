@@ -172,16 +172,6 @@ def test_metrics_token_is_enforced(settings):
     assert ok.status_code == 200
 
 
-def test_health_endpoints(settings):
-    client = Client()
-    assert client.get("/livez").json() == {"status": "ok"}
-    assert client.get("/readyz").json() == {"status": "ok"}
-    settings.REDIS_URL = "redis://127.0.0.1:9/0"
-    down = client.get("/readyz")
-    assert down.status_code == 503
-    assert "redis" in down.json()["problems"]
-
-
 def test_tenants_templates_share_one_metric_label(django_capture_on_commit_callbacks):
     """Slugs of tenants' templates are theirs to invent: twenty of them add no series."""
     templates = [ReportTemplateFactory(slug=f"mine-{n}") for n in range(20)]
