@@ -151,10 +151,19 @@ def template_current_version(*, template: ReportTemplate) -> ReportTemplateVersi
         return latest
     try:
         with transaction.atomic():
-            return _snapshot(template, by=None)
+            # Version 1 by name: of concurrent first uses (a preview flood) one inserts it,
+            # the others collide on the unique number and read it.
+            return ReportTemplateVersion.objects.create(
+                template=template,
+                number=1,
+                created_by=None,
+                **{name: getattr(template, name) for name in _VERSIONED},
+            )
     except IntegrityError:
-        # Concurrent first uses (a preview flood) both made version 1: take the one that won.
-        return template.versions.order_by("-number").first() or _snapshot(template, by=None)
+        found = template.versions.order_by("-number").first()
+        if found is None:
+            raise
+        return found
 
 
 def template_archive(*, template: ReportTemplate) -> ReportTemplate:
