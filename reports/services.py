@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
@@ -189,8 +189,21 @@ def template_current_version(*, template: ReportTemplate) -> ReportTemplateVersi
     latest = template.latest_version
     if latest is not None:
         return latest
-    with transaction.atomic():
-        return _snapshot(template, by=None)
+    try:
+        with transaction.atomic():
+            # Version 1 by name: of concurrent first uses (a preview flood) one inserts it,
+            # the others collide on the unique number and read it.
+            return ReportTemplateVersion.objects.create(
+                template=template,
+                number=1,
+                created_by=None,
+                **{name: getattr(template, name) for name in _VERSIONED},
+            )
+    except IntegrityError:
+        found = template.versions.order_by("-number").first()
+        if found is None:
+            raise
+        return found
 
 
 def template_archive(*, template: ReportTemplate) -> ReportTemplate:

@@ -246,7 +246,8 @@ def test_an_unauthenticated_huge_body_is_refused_before_it_is_read(live_stack, t
         )
     assert declared.startswith(b"HTTP/1.1 413")
     assert declared_in < 1.0
-    assert streamed.startswith(b"HTTP/1.1 413")
+    # Nobody known sends it: refused once past the anonymous allowance (64 KB), 401.
+    assert streamed.startswith(b"HTTP/1.1 401")
     assert sent < 64 * 1024 * 1024  # cut off near the limit, nowhere near a gigabyte
     assert streamed_in < 10
     bystander.assert_stayed_fast()
@@ -279,7 +280,7 @@ def test_a_callback_receiver_dripping_bytes_is_cut_off_and_renders_go_on(
     finally:
         drip.server.shutdown()
     assert job["status"] == "completed"
-    assert "no complete answer within 10 s" in row.callback_error
+    assert "no complete answer within 5 s" in row.callback_error  # CALLBACK_TIMEOUT_SECONDS
     assert cut_off_after < 15
     bystander.assert_stayed_fast()  # its renders ran while the callback was held
     print(f"\nDripping callback: cut off after {cut_off_after:.1f} s; {bystander.summary()}")
