@@ -15,8 +15,24 @@ class ApiKeyAdmin(admin.ModelAdmin):
     list_display = ("prefix", "user", "name", "created_at", "last_used_at", "revoked_at")
     list_filter = ("revoked_at",)
     search_fields = ("prefix", "user__username", "name")
-    readonly_fields = ("prefix", "digest", "created_at", "last_used_at")
+    readonly_fields = (
+        "prefix",
+        "digest",
+        "created_at",
+        "last_used_at",
+        "webhook_signing",
+        "webhook_secret_previous_until",
+    )
+    # The signing secrets are the tenant's, shown to it once: an operator (or anyone with
+    # the admin) must not read them to forge webhooks. Rotation is `rotate_webhook_secret`.
+    exclude = ("webhook_secret", "webhook_secret_previous")
     actions = ("revoke",)
+
+    @admin.display(description="Webhook signing")
+    def webhook_signing(self, key: ApiKey) -> str:
+        if not key.webhook_secret:
+            return "no secret yet (one is made on the first webhook)"
+        return "a secret is set (not shown; rotate it with manage.py rotate_webhook_secret)"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # keys are shown once, so they are made by create_api_key

@@ -21,3 +21,7 @@ class NotificationPreferencesForm(forms.Form):
     browser_job_finished = forms.BooleanField(
         required=False, label="Show a notice on any page of this site when one of my jobs ends"
     )
+
+
+class EmailChangeForm(forms.Form):
+    email = forms.EmailField(max_length=254, label="Email address")

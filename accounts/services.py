@@ -8,12 +8,16 @@ import hmac
 import secrets
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.events import key_revoked_publish
 from accounts.models import ApiKey
+from accounts.tenancy import tenant_id_for
+from rendering.errors import Conflict
 
 _KEY_PREFIX = "rk"
 
@@ -27,19 +31,46 @@ def api_key_create(
     *, user: User, name: str = "", expires_in_days: int | None = None
 ) -> tuple[ApiKey, str]:
     """Create a key for the user, expiring after `expires_in_days` if given; return it
-    with the raw secret, which is never stored."""
+    with the raw secret, which is never stored. Conflict (409) once the tenant has
+    API_KEYS_MAX_PER_TENANT usable keys: every limit is per tenant, and a cap keeps the
+    keys table (and the keys page) bounded too."""
     prefix = secrets.token_hex(6)
     raw_key = f"{_KEY_PREFIX}_{prefix}_{secrets.token_urlsafe(24)}"
     expires_at = timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None
-    key = ApiKey.objects.create(
-        user=user,
-        name=name,
-        prefix=prefix,
-        digest=_digest(raw_key),
-        expires_at=expires_at,
-        webhook_secret=webhook_secret_new(),
-    )
+    with transaction.atomic():
+        _api_key_slot_reserve(user=user)
+        key = ApiKey.objects.create(
+            user=user,
+            name=name,
+            prefix=prefix,
+            digest=_digest(raw_key),
+            expires_at=expires_at,
+            webhook_secret=webhook_secret_new(),
+        )
     return key, raw_key
+
+
+def api_keys_usable_count(*, user: User) -> int:
+    """Keys of the user's tenant that still authenticate (not revoked, not expired)."""
+    tenant_users = User.objects.filter(pk=tenant_id_for(user=user))
+    return (
+        ApiKey.objects.filter(user__in=tenant_users, revoked_at__isnull=True)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+        .count()
+    )
+
+
+def _api_key_slot_reserve(*, user: User) -> None:
+    limit = settings.API_KEYS_MAX_PER_TENANT
+    # The tenant's row lock makes two concurrent creations count one after the other.
+    User.objects.select_for_update().filter(pk=tenant_id_for(user=user)).values_list("pk").first()
+    count = api_keys_usable_count(user=user)
+    if count >= limit:
+        raise Conflict(
+            f"You already have {count} usable API keys; the limit is {limit} "
+            "(API_KEYS_MAX_PER_TENANT). Revoke one you no longer use, then create the new one.",
+            code="api_keys_max",
+        )
 
 
 def webhook_secret_new() -> str:
@@ -118,6 +149,13 @@ def api_key_resolve(raw_key: str) -> ApiKey | None:
         # Throttled so a busy integrator does not write on every request.
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
     return key
+
+
+def user_email_set(*, user: User, email: str) -> User:
+    """The address job mail goes to (accounts.notifications reads it)."""
+    user.email = email
+    user.save(update_fields=["email"])
+    return user
 
 
 def user_get_or_create(*, username: str) -> User:

@@ -1,5 +1,6 @@
-"""Request-rate limits per API key (per user for the browser's session, per address for
-anonymous callers), counted in Redis so every web process shares one budget.
+"""Request-rate limits per tenant (accounts.tenancy: every key and the browser session of
+a tenant share one budget, so minting keys buys no rate; per address for anonymous
+callers), counted in Redis so every web process shares one budget.
 
 One class per kind of request; a view names the ones that apply. A refused request is a
 429 with Retry-After, and the body names the setting that set the rate.
@@ -26,6 +27,8 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
+from accounts.tenancy import tenant_id_for
+
 logger = logging.getLogger(__name__)
 
 SETTING_OF_SCOPE = {
@@ -33,6 +36,7 @@ SETTING_OF_SCOPE = {
     "preview": "API_RATE_PREVIEW",
     "template_write": "API_RATE_TEMPLATE_WRITE",
     "status_read": "API_RATE_STATUS_READ",
+    "thumbnail": "API_RATE_THUMBNAIL",
 }
 
 _limiter: tuple[str, SlidingWindowCounterRateLimiter] | None = None
@@ -55,6 +59,24 @@ def rate_limiter() -> SlidingWindowCounterRateLimiter:
         return _limiter[1]
 
 
+def rate_take(item: RateLimitItemPerSecond, key: str) -> bool:
+    """Count one request against `key`'s budget; False once it is spent."""
+    try:
+        return bool(rate_limiter().hit(item, key))
+    except (RedisError, OSError):
+        # Fail open: with Redis down a submit still answers 202 (the row is the truth and
+        # the reconciler sends it later); the in-flight quota, in the database, still holds.
+        logger.warning("rate limit %s not checked: Redis is unavailable", key.split(":")[0])
+        return True
+
+
+def tenant_rate_take(*, scope: str, user: Any) -> bool:
+    """Count one request of `user`'s tenant against the scope's rate outside DRF (the
+    browser pages' views); False once the budget is spent."""
+    item = rate_parse(str(getattr(settings, SETTING_OF_SCOPE[scope])))
+    return rate_take(item, f"{scope}:tenant{tenant_id_for(user=user)}")
+
+
 def rate_parse(rate: str) -> RateLimitItemPerSecond:
     """DRF's rate syntax (N/s, N/min, N/hour, N/day: the period's first letter counts)."""
     number, period = rate.split("/")
@@ -68,11 +90,9 @@ class _KeyRateThrottle(BaseThrottle):
     key: str
 
     def get_cache_key(self, request: Request, view: Any) -> str:
-        prefix = getattr(request.auth, "prefix", None)
-        if prefix:
-            ident = f"key{prefix}"  # the random public part: never reused by a new key
-        elif request.user and request.user.is_authenticated:
-            ident = f"user{request.user.pk}"
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            ident = f"tenant{tenant_id_for(user=user)}"  # every key of the tenant: one budget
         else:
             ident = f"ip{self.get_ident(request)}"
         return f"{self.scope}:{ident}"
@@ -81,14 +101,7 @@ class _KeyRateThrottle(BaseThrottle):
         # Read per request rather than at import, so a setting change takes effect.
         self.item = rate_parse(str(getattr(settings, SETTING_OF_SCOPE[self.scope])))
         self.key = self.get_cache_key(request, view)
-        try:
-            allowed = rate_limiter().hit(self.item, self.key)
-        except (RedisError, OSError):
-            # Fail open: with Redis down a submit still answers 202 (the row is the truth
-            # and the reconciler sends it later); the in-flight quota, in the database,
-            # still holds.
-            logger.warning("rate limit %s not checked: Redis is unavailable", self.scope)
-            return True
+        allowed = rate_take(self.item, self.key)
         if not allowed:
             # For the 429 body (core.exception_handler).
             request.throttled_setting = SETTING_OF_SCOPE[self.scope]  # type: ignore[attr-defined]

@@ -15,6 +15,8 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/", views.account, name="account"),
+    path("account/email", views.account_email, name="account-email"),
+    path("account/password", views.account_password, name="account-password"),
     path("keys/", views.api_keys, name="api-keys"),
     path("keys/<int:key_id>/revoke", views.api_key_revoke_view, name="api-key-revoke"),
 ]

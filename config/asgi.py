@@ -8,16 +8,24 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 django_asgi_app = get_asgi_application()  # sets Django up before consumers are imported
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.db import database_sync_to_async  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from accounts.authentication import asgi_caller_is_known  # noqa: E402
 from core.body_limit import BodyLimitMiddleware  # noqa: E402
 from jobs.live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        # Bodies are capped before Django spools them and before anyone is authenticated.
-        "http": BodyLimitMiddleware(django_asgi_app, max_bytes=settings.REQUEST_MAX_BODY_BYTES),
+        # Bodies are capped before Django spools them; past a sign-in form's size, only a
+        # caller with a valid key or session may send one at all.
+        "http": BodyLimitMiddleware(
+            django_asgi_app,
+            max_bytes=settings.REQUEST_MAX_BODY_BYTES,
+            anonymous_max_bytes=settings.REQUEST_MAX_ANONYMOUS_BODY_BYTES,
+            is_known=database_sync_to_async(asgi_caller_is_known),
+        ),
         # Origin is checked in the consumer: API-key clients send none, browsers must match.
         "websocket": AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
     }

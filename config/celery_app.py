@@ -5,6 +5,7 @@ from typing import Any
 
 from celery.signals import setup_logging
 
+from config.startup import refuse_bad_configuration
 from core.celery import app
 from core.logs import configure
 
@@ -16,6 +17,16 @@ __all__ = ("app",)
 # Tasks live in jobs/worker/tasks.py (a job's life), jobs/ops/tasks.py (beat's) and
 # reports/tasks.py (previews).
 app.autodiscover_tasks(lambda: ["jobs.worker", "jobs.ops", "reports"])
+
+
+@app.on_configure.connect
+def _settings_or_one_line(**_: Any) -> None:
+    """Celery reads the settings the first time it needs its configuration (the worker's
+    options, a publish): a bad setting then exits naming it instead of a loader traceback."""
+    from django.conf import settings
+
+    with refuse_bad_configuration("celery"):
+        settings.INSTALLED_APPS  # noqa: B018 - reading one setting loads them all
 
 
 @setup_logging.connect

@@ -73,6 +73,9 @@ def start(workdir: Path) -> str:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # Out of the terminal's process group: Ctrl-C must not stop the broker before the
+        # workers, whose shutdown then spent seconds reconnecting; stop() ends it last.
+        process_group=0,
     )
     _owner_pid = os.getpid()
     atexit.register(stop)

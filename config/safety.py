@@ -1,8 +1,10 @@
 """Refuse to serve an unsafe configuration on a reachable address.
 
 A process bound to a non-loopback address with DEBUG on (tracebacks and settings shown to
-anyone), the development secret key (anyone can forge sessions and signed PDF links) or no
-ALLOWED_HOSTS must not start; on loopback, development defaults are fine.
+anyone), the development secret key (anyone can forge sessions and signed PDF links), no
+ALLOWED_HOSTS, no METRICS_TOKEN (operational data open to anyone) or plain-http callbacks
+that nobody chose (signed bodies in clear) must not start, whichever settings module is
+chosen; on loopback, development defaults are fine.
 """
 
 from __future__ import annotations
@@ -34,8 +36,16 @@ def secret_key_problem(secret_key: str) -> str | None:
 
 
 def deployment_problems(
-    *, debug: bool, secret_key: str, allowed_hosts: list[str], bind_host: str
+    *,
+    debug: bool,
+    secret_key: str,
+    allowed_hosts: list[str],
+    bind_host: str,
+    metrics_token_set: bool = True,
+    callbacks_http_unchosen: bool = False,
 ) -> list[str]:
+    """`callbacks_http_unchosen`: callbacks may use plain http only because the settings
+    module's default says so (nobody set CALLBACK_REQUIRE_HTTPS=false)."""
     if is_loopback(bind_host):
         return []
     problems = []
@@ -45,11 +55,20 @@ def deployment_problems(
         problems.append(problem)
     if not allowed_hosts:
         problems.append("DJANGO_ALLOWED_HOSTS is empty; name the hosts this service answers.")
+    if not metrics_token_set:
+        problems.append("METRICS_TOKEN is empty; /metrics would answer anyone.")
+    if callbacks_http_unchosen:
+        problems.append(
+            "Callbacks may go to plain http URLs; set CALLBACK_REQUIRE_HTTPS=true (or =false "
+            "to allow http on purpose)."
+        )
     return problems
 
 
 def check_deployment(*, bind_host: str) -> None:
     """Raise ImproperlyConfigured naming every problem of serving on `bind_host`."""
+    import os
+
     from django.conf import settings
 
     problems = deployment_problems(
@@ -57,6 +76,10 @@ def check_deployment(*, bind_host: str) -> None:
         secret_key=settings.SECRET_KEY,
         allowed_hosts=list(settings.ALLOWED_HOSTS),
         bind_host=bind_host,
+        metrics_token_set=bool(settings.METRICS_TOKEN),
+        callbacks_http_unchosen=(
+            not settings.CALLBACK_REQUIRE_HTTPS and "CALLBACK_REQUIRE_HTTPS" not in os.environ
+        ),
     )
     if problems:
         raise ImproperlyConfigured(f"Refusing to serve on {bind_host}: " + " ".join(problems))

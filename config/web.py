@@ -7,24 +7,21 @@ start the web server this way so that an unsafe configuration never listens publ
 from __future__ import annotations
 
 import os
-import sys
 
 import django
 import uvicorn
-from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_int, env_str
 from config.safety import check_deployment
+from config.startup import refuse_bad_configuration
 
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     host = env_str("HOST", "127.0.0.1") or "127.0.0.1"
-    try:
+    with refuse_bad_configuration("web"):
         django.setup()
         check_deployment(bind_host=host)
-    except ImproperlyConfigured as exc:
-        sys.exit(f"configuration error: {exc}")  # one line naming the setting, no traceback
     uvicorn.run(
         "config.asgi:application",
         host=host,

@@ -9,8 +9,10 @@ both secrets sign). Delivered at least once; each POST is kept as a WebhookAttem
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
+import random
 import time
 from urllib.parse import urlsplit
 from uuid import UUID
@@ -22,11 +24,13 @@ from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
 from accounts.services import webhook_signing_secrets
+from accounts.tenancy import tenant_id_for
+from core.leases import lease_count, lease_release, lease_take
 from jobs.links import with_links
 from jobs.live.events import job_event_payload
 from jobs.metrics import WEBHOOK_DELIVERIES
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
-from jobs.webhook_transport import WebhookRefused, resolve_checked, webhook_post
+from jobs.webhook_transport import WebhookRefused, address_allowed, resolve_checked, webhook_post
 
 logger = logging.getLogger(__name__)
 
@@ -35,8 +39,39 @@ class CallbackError(Exception):
     """The receiver did not take the callback; worth another try."""
 
 
-def callback_url_check(url: str) -> str | None:
-    """Why this URL may not receive callbacks, or None if it may."""
+class CallbackDeferred(Exception):
+    """The tenant already has its share of the callback threads busy (or its receivers are
+    slow): try again after `seconds`, without counting an attempt."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"deferred {seconds:.1f} s")
+        self.seconds = seconds
+
+
+def _slow_key(tenant_id: int) -> str:
+    return f"callbacks-slow:tenant:{tenant_id}"
+
+
+def _tenant_share(tenant_id: int) -> int:
+    """Deliveries the tenant may have in progress at once: one while its receivers are
+    slow (an attempt timed out lately), else CALLBACK_MAX_CONCURRENT_PER_TENANT."""
+    slow = lease_count(name=_slow_key(tenant_id)) > 0
+    return 1 if slow else settings.CALLBACK_MAX_CONCURRENT_PER_TENANT
+
+
+def _deferral(tenant_id: int) -> float:
+    # Slow tenants are pushed further back; jitter so deferred deliveries spread out.
+    base = settings.CALLBACK_TIMEOUT_SECONDS
+    if lease_count(name=_slow_key(tenant_id)) > 0:
+        base *= 3
+    return random.uniform(base / 2, base)  # noqa: S311 - jitter, not security
+
+
+def callback_url_check(url: str, *, resolve: bool = True) -> str | None:
+    """Why this URL may not receive callbacks, or None if it may. `resolve=False` (a
+    submit, in the web process) checks only what the URL itself says: a host name is
+    looked up by the callbacks worker just before it connects, so a web request never
+    waits on a tenant's DNS nor tells it which internal names exist."""
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         return "callback_url must be an http(s) URL with a host."
@@ -44,6 +79,15 @@ def callback_url_check(url: str) -> str | None:
         return "callback_url must be an https URL (CALLBACK_REQUIRE_HTTPS)."
     if settings.CALLBACK_ALLOW_PRIVATE_NETWORKS:
         return None
+    host = parts.hostname.rstrip(".").lower()
+    if not resolve:
+        try:
+            literal = ipaddress.ip_address(host.split("%")[0])
+        except ValueError:  # a name: resolved and checked on the worker
+            local = host == "localhost" or host.endswith(".localhost")
+            return f"callback_url host {host!r} is not a public address." if local else None
+        allowed = address_allowed(literal)
+        return None if allowed else f"callback_url host {host!r} is not a public address."
     try:
         resolve_checked(parts.hostname, parts.port or 443, allow_private=False)
     except WebhookRefused as exc:
@@ -90,7 +134,7 @@ def webhook_headers(delivery: WebhookDelivery, *, secrets: list[str]) -> dict[st
 def callback_deliver(*, job_id: UUID | str) -> bool:
     """POST the job's final event, signed. True once delivered (or nothing to deliver);
     raises CallbackError for a retry while attempts remain, else records the error."""
-    job = PdfJob.objects.select_related("api_key").filter(job_id=job_id).first()
+    job = PdfJob.objects.select_related("api_key", "owner").filter(job_id=job_id).first()
     if (
         job is None
         or not job.callback_url
@@ -99,9 +143,28 @@ def callback_deliver(*, job_id: UUID | str) -> bool:
         or job.callback_attempts >= settings.CALLBACK_MAX_ATTEMPTS
     ):
         return True
-    PdfJob.objects.filter(pk=job.pk).update(callback_attempts=F("callback_attempts") + 1)
-    delivery = _delivery_for(job)
-    problem = webhook_attempt(delivery, job=job)
+    # One tenant's receivers never hold more than its share of the callback threads: a
+    # tarpit keeps one thread (for at most CALLBACK_TIMEOUT_SECONDS), not all of them.
+    tenant_id = tenant_id_for(user=job.owner)
+    lease = f"callbacks:tenant:{tenant_id}"
+    token = lease_take(
+        name=lease, limit=_tenant_share(tenant_id), seconds=settings.CALLBACK_TIMEOUT_SECONDS + 5
+    )
+    if token is None:
+        WEBHOOK_DELIVERIES.labels(outcome="deferred").inc()
+        raise CallbackDeferred(_deferral(tenant_id))
+    try:
+        PdfJob.objects.filter(pk=job.pk).update(callback_attempts=F("callback_attempts") + 1)
+        delivery = _delivery_for(job)
+        started = time.monotonic()
+        problem = webhook_attempt(delivery, job=job)
+        if time.monotonic() - started >= settings.CALLBACK_SLOW_SECONDS:
+            # Slow receivers: the tenant gets one thread for CALLBACK_SLOW_BACKOFF_SECONDS.
+            lease_take(
+                name=_slow_key(tenant_id), limit=1, seconds=settings.CALLBACK_SLOW_BACKOFF_SECONDS
+            )
+    finally:
+        lease_release(name=lease, token=token)
     if problem is None:
         PdfJob.objects.filter(pk=job.pk, callback_sent_at__isnull=True).update(
             callback_sent_at=timezone.now(), callback_error=""
@@ -138,6 +201,7 @@ def webhook_attempt(delivery: WebhookDelivery, *, job: PdfJob) -> str | None:
                     **webhook_headers(delivery, secrets=secrets),
                 },
                 deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
+                connect_seconds=settings.CALLBACK_CONNECT_TIMEOUT_SECONDS,
                 max_bytes=settings.CALLBACK_MAX_RESPONSE_BYTES,
                 allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
             )

@@ -53,7 +53,8 @@ JOBS_CACHED = Counter(
 PDFS_DELETED = Counter("pdf_files_deleted", "Stored PDFs deleted by retention.")
 WEBHOOK_DELIVERIES = Counter(
     "pdf_webhook_deliveries",
-    "Completion callback delivery attempts, by outcome (delivered, retry, gave_up).",
+    "Completion callback delivery attempts, by outcome (delivered, retry, gave_up, deferred: "
+    "the tenant's share of the callback threads was busy).",
     ["outcome"],
 )
 # livesum: a dead web process's open streams drop out of the sum (see jobs.ops.scrape).
@@ -71,10 +72,11 @@ def job_renderer(job: PdfJob) -> str:
 
 
 def job_template_label(job: PdfJob) -> str:
-    """Stored templates by slug; inline templates share one label so tenants' ad-hoc HTML
-    cannot grow the number of series."""
+    """The built-in templates by slug (a fixed few); every tenant's own template shares
+    `tenant` and inline ones `inline`, so no tenant can grow the number of series by
+    saving templates (each slug would be a series in every process, forever)."""
     if job.template_id is not None and job.template is not None:
-        return job.template.slug
+        return job.template.slug if job.template.owner_id is None else "tenant"
     return "inline"
 
 

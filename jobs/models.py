@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from django.conf import settings
 from django.db import models
+from django.utils.text import slugify
 
 from reports.models import Engine, Renderer, ReportTemplate, ReportTemplateVersion
 
@@ -19,6 +21,18 @@ class JobStatus(models.TextChoices):
 
 
 TERMINAL_STATUSES = frozenset({JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED})
+
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+# Template tags in a title ("Invoice {{number}}") are dropped, not guessed at.
+_TEMPLATE_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+
+
+def inline_filename(html: str, job_id: uuid.UUID) -> str:
+    """An inline job's download name: its <title> as a slug, else `report-<job id>.pdf` (the
+    id's first 8 digits) so that two downloads of one afternoon do not overwrite each other."""
+    found = _TITLE.search(html[:20_000])
+    name = slugify(_TEMPLATE_TAG.sub(" ", found.group(1)))[:80].strip("-") if found else ""
+    return f"{name or f'report-{job_id.hex[:8]}'}.pdf"
 
 
 class PdfJob(models.Model):
@@ -135,7 +149,16 @@ class PdfJob(models.Model):
 
     @property
     def filename(self) -> str:
-        return str(self.options.get("filename") or "report.pdf")
+        """The download's name (Content-Disposition): the submit's `filename` option, else
+        `<template slug>.pdf` as the form promises, else one drawn from the inline HTML."""
+        if chosen := self.options.get("filename"):
+            return str(chosen)
+        template = self.template
+        if template is None and self.template_version is not None:
+            template = self.template_version.template
+        if template is not None:
+            return f"{template.slug}.pdf"
+        return inline_filename(self.html_template, self.job_id)
 
 
 class DeadLetter(models.Model):

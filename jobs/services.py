@@ -19,10 +19,11 @@ from jobs.callbacks import callback_url_check
 from jobs.log_context import job_log_bind
 from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
-from jobs.quotas import job_slot_reserve
+from jobs.quotas import callback_slot_reserve, job_slot_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import ApplicationError, Conflict, NotFound
+from rendering.limits import Limits
 from rendering.options import parse_options
 from rendering.renderers import DEFAULT_RENDERER, get_renderer
 from reports import selectors as template_selectors
@@ -68,7 +69,7 @@ def _resolve_source(
     template_slug: str | None,
     engine: str | None,
     data: dict[str, Any],
-    max_template_bytes: int,
+    limits: Limits,
 ) -> _Source:
     """The template text to render: inline, or the current version of a stored template
     (whose JSON Schema the data must satisfy)."""
@@ -84,7 +85,7 @@ def _resolve_source(
         )
     if not template_slug:
         source = str(html_template)
-        size_check("html_template", source, max_template_bytes)
+        size_check("html_template", source, limits.max_template_bytes)
         return _Source(template=None, version=None, engine=engine or "handlebars", html=source)
     latest = template_selectors.template_latest_version_visible(owner=owner, slug=template_slug)
     try:
@@ -108,7 +109,9 @@ def _resolve_source(
             code="template_archived",
         )
     version = latest or template_current_version(template=template)
-    data_validate(schema=version.schema, data=data)  # 400 naming the path, nothing queued
+    data_validate(
+        schema=version.schema, data=data, limits=limits
+    )  # 400 naming the path, nothing queued
     return _Source(template=template, version=version, engine=version.engine, html=version.html)
 
 
@@ -162,10 +165,18 @@ def job_create(
         template_slug=template_slug,
         engine=engine,
         data=data,
-        max_template_bytes=limits.max_template_bytes,
+        limits=limits,
     )
-    if callback_url and (problem := callback_url_check(callback_url)):
+    # Syntax and IP literals only: the worker resolves the name when it delivers.
+    if callback_url and (problem := callback_url_check(callback_url, resolve=False)):
         raise ApplicationError(problem, code="invalid_callback_url")
+    if callback_url and api_key is None:
+        # A webhook is signed with the submitting key's secret: without a key (a browser
+        # session) it could not be, and a receiver could not tell it from a forgery.
+        raise ApplicationError(
+            "callback_url needs a submit with an API key: its webhook secret signs the callbacks.",
+            code="callback_needs_api_key",
+        )
     parsed_options = parse_options(options)
     if source.version is None:  # a stored version's source was checked when it was saved
         get_engine(source.engine).check(source.html)  # a syntax error is a 400 now, not later
@@ -197,8 +208,11 @@ def job_create(
     try:
         with transaction.atomic():
             hit = result_cache_source(owner=owner, cache_key=cache_key) if cache else None
-            if hit is None:
-                job_slot_reserve(owner=owner)  # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically
+            # 429 past PDF_MAX_JOBS_IN_FLIGHT, atomically; a cache hit counts too (its
+            # callback and mail cost what a render's do).
+            job_slot_reserve(owner=owner)
+            if callback_url:
+                callback_slot_reserve(owner=owner)  # 429 past the tenant's backlog
             job = PdfJob.objects.create(
                 owner=owner,
                 template=source.template,

@@ -14,7 +14,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
 from jobs import dispatch
@@ -203,4 +203,8 @@ def job_mark_cancelled(*, job_id: UUID | str) -> PdfJob | None:
         status=CANCELLED,
         stage="cancelled",
         completed_at=timezone.now(),
+        # A processing job's heartbeat goes on until its worker lets go (it counts as busy
+        # till then: jobs.quotas); a queued one has no worker, whatever an earlier
+        # attempt stamped.
+        heartbeat_at=Case(When(status=QUEUED, then=Value(None)), default=F("heartbeat_at")),
     )

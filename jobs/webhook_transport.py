@@ -85,6 +85,7 @@ async def _post(
     headers: dict[str, str],
     max_bytes: int,
     allow_private: bool,
+    connect_seconds: float,
 ) -> WebhookResponse:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
@@ -96,8 +97,10 @@ async def _post(
     literal = f"[{address}]" if ":" in address else address
     target = urlunsplit((scheme, f"{literal}:{port}", parts.path or "/", parts.query, ""))
     host_header = parts.netloc.rsplit("@", 1)[-1]
+    # A receiver that does not even accept the connection is given up on quickly.
+    timeout = httpx.Timeout(None, connect=connect_seconds)
     async with (
-        httpx.AsyncClient(trust_env=False, follow_redirects=False) as client,
+        httpx.AsyncClient(trust_env=False, follow_redirects=False, timeout=timeout) as client,
         client.stream(
             "POST",
             target,
@@ -122,6 +125,7 @@ def webhook_post(
     deadline_seconds: float,
     max_bytes: int = 64 * 1024,
     allow_private: bool = False,
+    connect_seconds: float = 2.0,
 ) -> WebhookResponse:
     """POST `content` to `url`; raise WebhookRefused for a URL that may not be called,
     TimeoutError past the deadline, httpx.HTTPError for a failed exchange."""
@@ -134,6 +138,7 @@ def webhook_post(
                 headers=headers,
                 max_bytes=max_bytes,
                 allow_private=allow_private,
+                connect_seconds=min(connect_seconds, deadline_seconds),
             )
 
     return asyncio.run(bounded())

@@ -1,10 +1,11 @@
-"""Interrupt pure-Python work (a Jinja render) that runs past its time limit."""
+"""Interrupt pure-Python work (a Jinja render, a layout) that runs past its time limit or
+whose job was cancelled."""
 
 from __future__ import annotations
 
 import ctypes
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -55,3 +56,41 @@ def deadline(seconds: float) -> Iterator[None]:
                 pending.cancel()
             if state["fired"]:
                 _set_async_exc(target, None)  # clear it if it has not been delivered yet
+
+
+class Interrupted(BaseException):
+    """Raised inside an interruptible block when another thread stops it (the job was
+    cancelled); a BaseException so neither template code nor a library swallows it."""
+
+
+@contextmanager
+def interruptible() -> Iterator[Callable[[], None]]:
+    """Yield `stop()`: called from any thread, it raises Interrupted in this thread at its
+    next bytecode, and again every 0.5 s until the block is left (a layout engine may
+    swallow one delivery). What stops a pure-Python layout (xhtml2pdf, WeasyPrint) at
+    once; a thread waiting on a browser waits in slices so that it is delivered too."""
+    target = threading.get_ident()
+    lock = threading.Lock()
+    state: dict[str, object] = {"active": True, "fired": False, "timer": None}
+
+    def stop() -> None:
+        with lock:
+            if not state["active"]:
+                return
+            state["fired"] = True
+            _set_async_exc(target, Interrupted)
+            again = threading.Timer(0.5, stop)
+            again.daemon = True
+            state["timer"] = again
+            again.start()
+
+    try:
+        yield stop
+    finally:
+        with lock:
+            state["active"] = False
+            pending = state["timer"]
+            if isinstance(pending, threading.Timer):
+                pending.cancel()
+            if state["fired"]:
+                _set_async_exc(target, None)

@@ -21,6 +21,15 @@ class Limits:
     template_timeout_ms: int = 5000
     template_max_memory_mb: int = 256
     max_charts: int = 100
+    # Tenant JSON Schemas (reports.schema_bounds): checked at save so that validation costs
+    # at most a bounded number of schema evaluations per data node, and a deadline for the
+    # validation itself that grows with the data (reports.schema_validator).
+    schema_max_bytes: int = 128 * 1024
+    schema_max_nodes: int = 10_000
+    schema_max_depth: int = 16
+    schema_max_expansion: int = 20_000
+    schema_validation_seconds: float = 1.0
+    schema_validation_seconds_per_mb: float = 2.0
     # Bytes of drawn charts kept per process; largest chart side (CSS px) and data rows.
     chart_cache_bytes: int = 64 * 1024 * 1024
     chart_max_side_px: int = 2000
@@ -30,6 +39,11 @@ class Limits:
     # The chromium renderer's browser, and how many jobs one warm browser serves.
     chromium_path: str = "/usr/bin/chromium"
     chromium_max_jobs: int = 100
+    # Each browser process's data-segment ceiling (heap and ArrayBuffers, workers' too),
+    # the user the browser runs as when the worker is root, and its sandbox when it can run.
+    chromium_process_memory_mb: int = 2048
+    chromium_run_as: str = "nobody"
+    chromium_sandbox: bool = True
 
 
 # What a caller that passes no limits gets: the documented defaults.

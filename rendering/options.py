@@ -21,7 +21,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 @dataclass(frozen=True)
 class PdfOptions:
-    filename: str = "report.pdf"
+    # Empty unless the submit chose one: the job then names its download (jobs.models).
+    filename: str = ""
     page_size: str = "A4"
     orientation: str = "portrait"
     margin: str = ""
@@ -89,7 +90,7 @@ def parse_options(raw: Any) -> PdfOptions:
     orientation = raw.get("orientation", "portrait")
     if not isinstance(orientation, str) or orientation.lower() not in ORIENTATIONS:
         raise RenderError(f"options.orientation must be one of: {', '.join(ORIENTATIONS)}.")
-    filename = _clean_filename(raw["filename"]) if "filename" in raw else "report.pdf"
+    filename = _clean_filename(raw["filename"]) if "filename" in raw else ""
     texts = {
         name: _clean_text(name, raw[name], limit)
         for name, limit in _TEXT_OPTIONS.items()

@@ -4,7 +4,9 @@ The web process checks the data (cheap, linear), sends the render to a worker of
 previews queue and waits for the PNG on a Redis list for at most PDF_PREVIEW_WAIT_SECONDS.
 A template that lays out slowly or asks for a giant page therefore costs a preview
 worker at most its time limit, never a web process; the message expires if no worker
-took it in time, so nobody renders a preview that nobody waits for.
+took it in time, so nobody renders a preview that nobody waits for. A tenant has at most
+PREVIEW_MAX_IN_FLIGHT_PER_TENANT renders waiting or running at once (a Redis lease each),
+so one user asking for a hundred thumbnails cannot fill the queue for everyone else.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
 from core.celery import app
+from core.leases import lease_release, lease_take
 from rendering.errors import ApplicationError, RenderError
 from rendering.options import parse_options
 from rendering.renderers import DEFAULT_RENDERER
@@ -37,6 +40,18 @@ PREVIEW_QUEUE = "previews"
 class PreviewTimeout(ApplicationError):
     http_status = 503
     code = "preview_timeout"
+
+
+class PreviewsBusy(ApplicationError):
+    """429: the tenant already has its share of the previews queue."""
+
+    http_status = 429
+    code = "previews_busy"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.details = {"limit": "PREVIEW_MAX_IN_FLIGHT_PER_TENANT"}
+        self.retry_after = settings.PDF_PREVIEW_WAIT_SECONDS
 
 
 @lru_cache(maxsize=1)
@@ -76,13 +91,38 @@ class PreviewWork:
         )
 
 
-def preview_request(work: PreviewWork, *, schema: dict[str, Any]) -> bytes:
+def preview_request(work: PreviewWork, *, schema: dict[str, Any], tenant_id: int) -> bytes:
     """The PNG of the template's first page; RenderError for bad data or a template
-    problem, PreviewTimeout if no worker answered within PDF_PREVIEW_WAIT_SECONDS."""
+    problem, PreviewTimeout if no worker answered within PDF_PREVIEW_WAIT_SECONDS,
+    PreviewsBusy (429) while `tenant_id` has PREVIEW_MAX_IN_FLIGHT_PER_TENANT waiting."""
     work = replace(work, data=preview_data_check(data=work.data, schema=schema))
     if settings.PDF_PREVIEW_IN_PROCESS:  # unit tests: no worker runs
         return work.png()
     wait = settings.PDF_PREVIEW_WAIT_SECONDS
+    lease = f"previews:tenant:{tenant_id}"
+    # Held past the wait for as long as a worker that took the message late may render.
+    token = lease_take(
+        name=lease,
+        limit=settings.PREVIEW_MAX_IN_FLIGHT_PER_TENANT,
+        seconds=wait + settings.PDF_PREVIEW_MAX_SECONDS + 5,
+    )
+    if token is None:
+        raise PreviewsBusy(
+            f"You already have {settings.PREVIEW_MAX_IN_FLIGHT_PER_TENANT} previews rendering "
+            "(PREVIEW_MAX_IN_FLIGHT_PER_TENANT); try again when they are done."
+        )
+    try:
+        png = _preview_send_and_wait(work, wait=wait)
+    except PreviewTimeout:
+        raise  # the render may still run on a worker: its lease runs out by itself
+    except BaseException:
+        lease_release(name=lease, token=token)  # the worker answered (with an error)
+        raise
+    lease_release(name=lease, token=token)
+    return png
+
+
+def _preview_send_and_wait(work: PreviewWork, *, wait: int) -> bytes:
     reply_key = f"{settings.LIMITS_KEY_PREFIX}:preview:{uuid.uuid4().hex}"
     try:
         app.send_task(

@@ -43,7 +43,7 @@ def template_validate(
         raise RenderError("helpers must be a string of JavaScript.")
     limits = limits_from_settings()
     size_check("The template", html + css + helpers, limits.max_template_bytes)
-    schema_check(schema)
+    schema_check(schema, limits=limits)
     if problem := data_unstorable_text(schema):
         raise SchemaInvalid(f"schema {problem}, which cannot be stored.")
     data_check(sample_data, limits=limits, name="sample_data")
@@ -52,7 +52,7 @@ def template_validate(
     if not sample_data:
         return  # sample data is optional; a template without it just has no preview data
     try:
-        data_validate(schema=schema, data=sample_data)
+        data_validate(schema=schema, data=sample_data, limits=limits)
     except DataValidationError as exc:
         raise DataValidationError(f"sample_data does not match the schema: {exc.message}") from None
 

@@ -1,4 +1,6 @@
-"""Template thumbnails: the first page rendered with the sample data, cached on disk."""
+"""Template thumbnails: the first page rendered with the sample data, cached on disk; a
+failure is cached too, for THUMBNAIL_FAILURE_TTL_SECONDS, so a template that does not
+render (or renders too slowly) costs the previews queue one try, not one per visit."""
 
 from __future__ import annotations
 
@@ -7,13 +9,14 @@ import json
 import logging
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from django.conf import settings
 
 from rendering.errors import ApplicationError
 from reports.models import ReportTemplate
-from reports.preview_queue import PreviewWork, preview_request
+from reports.preview_queue import PreviewsBusy, PreviewWork, preview_request
 
 logger = logging.getLogger(__name__)
 THUMBNAIL_WIDTH = 360
@@ -41,14 +44,37 @@ def thumbnail_key(template: ReportTemplate, renderer: str | None = None) -> str:
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
-def template_thumbnail(*, template: ReportTemplate, renderer: str | None = None) -> bytes | None:
+def _write_atomically(path: Path, content: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Write then rename: a concurrent request never reads half a file.
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
+        handle.write(content)
+    os.replace(handle.name, path)
+
+
+def _failed_recently(path: Path) -> bool:
+    try:
+        age = time.time() - path.stat().st_mtime
+    except FileNotFoundError:
+        return False
+    return age < settings.THUMBNAIL_FAILURE_TTL_SECONDS
+
+
+def template_thumbnail(
+    *, template: ReportTemplate, tenant_id: int, renderer: str | None = None
+) -> bytes | None:
     """PNG of the template's first page with its sample data (laid out by `renderer`, the
-    template's own by default); None if it cannot render.
+    template's own by default); None if it cannot render (or failed to lately).
+    PreviewsBusy (429) while `tenant_id` has its share of the previews queue.
 
     Rendered once per template version: later calls read the cached file."""
-    path = thumbnail_dir() / f"{thumbnail_key(template, renderer)}.png"
+    key = thumbnail_key(template, renderer)
+    path = thumbnail_dir() / f"{key}.png"
     if path.exists():
         return path.read_bytes()
+    failed = thumbnail_dir() / f"{key}.failed"
+    if _failed_recently(failed):
+        return None
     try:
         # Laid out only as far as the first page, under the preview time limit: a
         # 50-page sample costs no more than a one-page one.
@@ -62,13 +88,13 @@ def template_thumbnail(*, template: ReportTemplate, renderer: str | None = None)
             renderer=renderer or template.renderer,
             helpers=template.helpers,
         )
-        png = preview_request(work, schema=template.schema or {})  # on the previews queue
-    except ApplicationError as exc:
+        # On the previews queue, within the tenant's share of it.
+        png = preview_request(work, schema=template.schema or {}, tenant_id=tenant_id)
+    except PreviewsBusy:
+        raise  # not the template's fault: try again later, nothing cached
+    except ApplicationError as exc:  # bad template, data, or too slow to lay out
         logger.info("no thumbnail for template %s: %s", template.slug, exc.message)
+        _write_atomically(failed, exc.message.encode("utf-8"))
         return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Write then rename: a concurrent request never reads half a file.
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as handle:
-        handle.write(png)
-    os.replace(handle.name, path)
+    _write_atomically(path, png)
     return png

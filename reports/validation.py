@@ -7,11 +7,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from jsonschema.exceptions import SchemaError, ValidationError, best_match
+from jsonschema.exceptions import SchemaError, ValidationError
+from referencing.exceptions import Unresolvable
 
 from rendering.errors import LimitExceeded, RenderError
-from rendering.limits import Limits
+from rendering.limits import DEFAULT_LIMITS, Limits
 from reports.patterns import FORMAT_CHECKER, PatternUnsupported, SchemaValidator
+from reports.schema_bounds import SchemaTooComplex, schema_bounds_check
+from reports.schema_refs import non_local_ref, remote_ref_refused
+from reports.schema_validator import ValidationDeadline, schema_first_error
 
 _TYPE_NAMES = {
     "number": "number",
@@ -50,16 +54,28 @@ def _reason(error: ValidationError) -> str:
     return error.message[:200]
 
 
-def schema_check(schema: Any) -> None:
-    """Raise SchemaInvalid if `schema` is not a usable JSON Schema object."""
+def schema_check(schema: Any, *, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Raise SchemaInvalid if `schema` is not a usable JSON Schema object: valid against
+    the meta-schema, its references all local, within the bounds that keep validation
+    linear (reports.schema_bounds)."""
     if not isinstance(schema, dict):
         raise SchemaInvalid("schema must be a JSON object (a JSON Schema).")
+    if (ref := non_local_ref(schema)) is not None:
+        raise SchemaInvalid(
+            f"schema $ref {ref[:120]!r}: remote $ref not allowed; refer only inside the "
+            "schema ('#/$defs/name')."
+        )
     try:
+        schema_bounds_check(schema, limits=limits)  # before the meta-schema: it bounds that too
         SchemaValidator.check_schema(schema, format_checker=FORMAT_CHECKER)
     except SchemaError as exc:
         if isinstance(exc.cause, PatternUnsupported):
             raise SchemaInvalid(f"schema {exc.cause}; {_RE2_HINT}") from None
         raise SchemaInvalid(f"schema is not a valid JSON Schema: {exc.message}") from None
+    except SchemaTooComplex as exc:
+        raise SchemaInvalid(exc.message) from None
+    except RecursionError:
+        raise SchemaInvalid("schema nests too deeply to check.") from None
     if _has_key(schema, "unevaluatedProperties") and _has_key(schema, "patternProperties"):
         # jsonschema evaluates that pair with Python's backtracking `re`, out of our reach.
         raise SchemaInvalid("schema may not combine unevaluatedProperties with patternProperties.")
@@ -81,15 +97,30 @@ def _has_key(value: Any, key: str) -> bool:
     return False
 
 
-def data_validate(*, schema: dict[str, Any], data: Any) -> None:
+def data_validate(*, schema: dict[str, Any], data: Any, limits: Limits = DEFAULT_LIMITS) -> None:
     """Raise DataValidationError naming the first failing path, e.g.
-    `items[3].price: expected number`; an empty schema accepts anything."""
+    `items[3].price: expected number`; an empty schema accepts anything. Schemas saved
+    before today's bounds still stop at the deadline and never fetch a reference."""
     if not schema:
         return
+    megabytes = len(json.dumps(data).encode("utf-8")) / (1 << 20)
+    seconds = limits.schema_validation_seconds + limits.schema_validation_seconds_per_mb * megabytes
     try:
-        error = best_match(SchemaValidator(schema).iter_errors(data))
+        error = schema_first_error(schema=schema, data=data, seconds=seconds)
     except PatternUnsupported as exc:  # a schema saved before patterns were checked
         raise SchemaInvalid(f"the template's schema {exc}; {_RE2_HINT}") from None
+    except ValidationDeadline:
+        raise LimitExceeded(
+            f"Checking the data against the template's schema took longer than {seconds:.1f} s "
+            "(PDF_SCHEMA_VALIDATION_MS); simplify the schema's anyOf/oneOf or $ref recursion.",
+            code="schema_too_slow",
+        ) from None
+    except Unresolvable as exc:
+        refused = remote_ref_refused(exc)
+        reason = str(refused) if refused else f"a $ref does not resolve ({exc})"[:200]
+        raise DataValidationError(f"the template's schema cannot be used: {reason}.") from None
+    except RecursionError:
+        raise SchemaInvalid("the template's schema refers to itself without end.") from None
     if error is None:
         return
     # A `required` failure is reported on the object, so name the object's path with it.
@@ -164,5 +195,5 @@ def data_check(data: Any, *, limits: Limits, name: str = "data") -> dict[str, An
 def template_data_check(*, schema: dict[str, Any], data: Any, limits: Limits) -> dict[str, Any]:
     """Everything data must satisfy to render a template: shape, limits, its schema."""
     checked = data_check(data, limits=limits)
-    data_validate(schema=schema, data=checked)
+    data_validate(schema=schema, data=checked, limits=limits)
     return checked

@@ -38,4 +38,4 @@ class PdfJobFactory(factory.django.DjangoModelFactory):
     engine = "handlebars"
     html_template = "<h1>Hello {{name}}</h1>"
     data = factory.LazyFunction(lambda: {"name": "World"})
-    options = factory.LazyFunction(lambda: {"filename": "report.pdf"})
+    options = factory.LazyFunction(dict)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class Receiver:
-    """Records POSTs; answers each with the next status in `statuses` (then 200)."""
+    """Records POSTs; answers each with the next status in `statuses` (then 200), after
+    `delay` seconds (a tarpit: a receiver that holds the connection)."""
 
-    def __init__(self, statuses: list[int] | None = None) -> None:
+    def __init__(self, statuses: list[int] | None = None, *, delay: float = 0) -> None:
         self.statuses = list(statuses or [])
+        self.delay = delay
         self.received: list[tuple[dict, dict]] = []
         self.raw: list[bytes] = []  # the exact bodies, for signature checks
         receiver = self
@@ -20,6 +23,8 @@ class Receiver:
             def do_POST(self) -> None:
                 length = int(self.headers["Content-Length"])
                 body = self.rfile.read(length)
+                if receiver.delay:
+                    time.sleep(receiver.delay)
                 receiver.raw.append(body)
                 receiver.received.append((dict(self.headers), json.loads(body)))
                 self.send_response(receiver.statuses.pop(0) if receiver.statuses else 200)

@@ -15,8 +15,9 @@ from celery import Celery
 from config import devstack
 
 BASE_DIR = Path(__file__).resolve().parents[1]
-# Test workers serve every queue; production runs callbacks on a process of their own.
-ALL_QUEUES = "pdf,maintenance,callbacks,previews"
+# Test workers serve every queue; production runs callbacks and mail on processes of
+# their own.
+ALL_QUEUES = "pdf,maintenance,callbacks,mail,previews"
 
 
 def free_port() -> int:

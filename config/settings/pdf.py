@@ -15,6 +15,9 @@ PDF_HARD_TIME_LIMIT = env_int("PDF_HARD_TIME_LIMIT", 150, minimum=2)
 # A running attempt stamps heartbeat_at this often; one silent for STALE seconds is dead.
 PDF_HEARTBEAT_SECONDS = env_int("PDF_HEARTBEAT_SECONDS", 5, minimum=1)
 PDF_HEARTBEAT_STALE_SECONDS = env_int("PDF_HEARTBEAT_STALE_SECONDS", 30, minimum=2)
+# A running attempt looks this often whether its job was cancelled (one indexed read), and
+# then stops its render: the worker is free again within about this long.
+PDF_CANCEL_CHECK_SECONDS = env_int("PDF_CANCEL_CHECK_SECONDS", 1, minimum=1)
 # A running job writes (and publishes) its progress at most this often: a one-page job
 # finishes before the first write, so it costs a claim and a completion, not seven events.
 PDF_PROGRESS_INTERVAL_MS = env_int("PDF_PROGRESS_INTERVAL_MS", 100, minimum=0)
@@ -48,17 +51,31 @@ RETENTION_INTERVAL_SECONDS = env_int("RETENTION_INTERVAL_SECONDS", 3600, minimum
 CALLBACK_MAX_ATTEMPTS = env_int("CALLBACK_MAX_ATTEMPTS", 6, minimum=1)
 # One deadline for the whole callback exchange (connect, send, answer), and the most of
 # the answer that is read: a receiver dripping bytes cannot hold a worker.
-CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 10, minimum=1)
+CALLBACK_TIMEOUT_SECONDS = env_int("CALLBACK_TIMEOUT_SECONDS", 5, minimum=1)
+# ...of which connecting may take at most this much.
+CALLBACK_CONNECT_TIMEOUT_SECONDS = env_int("CALLBACK_CONNECT_TIMEOUT_SECONDS", 2, minimum=1)
+# Deliveries one tenant may have in progress at once on the callbacks threads; a tenant
+# whose delivery took CALLBACK_SLOW_SECONDS or more gets one thread for
+# CALLBACK_SLOW_BACKOFF_SECONDS, and its waiting deliveries are pushed further back.
+CALLBACK_MAX_CONCURRENT_PER_TENANT = env_int("CALLBACK_MAX_CONCURRENT_PER_TENANT", 2, minimum=1)
+CALLBACK_SLOW_SECONDS = env_int("CALLBACK_SLOW_SECONDS", 3, minimum=1)
+CALLBACK_SLOW_BACKOFF_SECONDS = env_int("CALLBACK_SLOW_BACKOFF_SECONDS", 60, minimum=1)
+# Callbacks of finished jobs not yet delivered (nor given up) a tenant may have; a submit
+# with a callback_url past it is a 429 (cache hits and cancels make deliveries too).
+CALLBACK_MAX_OUTSTANDING_PER_TENANT = env_int("CALLBACK_MAX_OUTSTANDING_PER_TENANT", 100, minimum=1)
 CALLBACK_MAX_RESPONSE_BYTES = env_int("CALLBACK_MAX_RESPONSE_BYTES", 64 * 1024, minimum=1024)
 # Callbacks to loopback/private addresses are refused unless allowed (SSRF from a tenant).
 CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)
-# Signed bodies still travel in clear over http: production refuses anything but https.
-CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", False)
+# Signed bodies still travel in clear over http: only https unless this is set to false
+# (the development and test settings allow http receivers on loopback).
+CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", True)
 # After a webhook secret is rotated, the old one keeps signing beside the new for this long.
 WEBHOOK_SECRET_GRACE_SECONDS = env_int("WEBHOOK_SECRET_GRACE_SECONDS", 24 * 3600, minimum=0)
-# Absolute links (pdf_url in callbacks) need the public address of the web service.
+# Absolute links (pdf_url in callbacks, mail links) need the public address of the web
+# service. `make run` sets it from HOST and PORT; production requires it.
 PUBLIC_BASE_URL = (env_str("PUBLIC_BASE_URL", "http://127.0.0.1:8000") or "").rstrip("/")
-# Bearer token required by /metrics; empty leaves it open (keep it on a private network).
+# Bearer token required by /metrics; empty leaves it open, which the web process allows
+# only on a loopback address (config.safety).
 METRICS_TOKEN = env_str("METRICS_TOKEN", "") or ""
 # Completed jobs slower than this (submit to completion) are logged as a warning.
 PDF_SLOW_JOB_SECONDS = env_int("PDF_SLOW_JOB_SECONDS", 30, minimum=1)
@@ -77,6 +94,19 @@ PDF_MAX_RENDER_SECONDS = env_int("PDF_MAX_RENDER_SECONDS", 90, minimum=1)
 # Remote images, CSS and fonts are off unless this names the hosts they may come from.
 PDF_REMOTE_ALLOWED_HOSTS = env_list("PDF_REMOTE_ALLOWED_HOSTS", [])
 PDF_MAX_CHARTS = env_int("PDF_MAX_CHARTS", 100, minimum=1)
+# Bounds on a template's JSON Schema, checked when it is saved (docs/operations/
+# hostile-input-schemas.md): its JSON size and node count, the deepest chain of in-place
+# applicators (allOf/anyOf/oneOf/not/if/$ref...) at one data location, and the subschemas
+# it expands to with its $refs followed. Together they keep validation linear in the data.
+PDF_SCHEMA_MAX_BYTES = env_int("PDF_SCHEMA_MAX_BYTES", 128 * 1024, minimum=1024)
+PDF_SCHEMA_MAX_NODES = env_int("PDF_SCHEMA_MAX_NODES", 10_000, minimum=100)
+PDF_SCHEMA_MAX_DEPTH = env_int("PDF_SCHEMA_MAX_DEPTH", 16, minimum=4)
+PDF_SCHEMA_MAX_EXPANSION = env_int("PDF_SCHEMA_MAX_EXPANSION", 20_000, minimum=100)
+# Wall-clock budget of one data validation against a schema (submit, preview, save): a
+# base plus so much per MB of data (3.2 MB of 50,000 rows validates in 2.3 s here, so 5 MB
+# of data gets 11 s; a hostile schema with a few bytes of data is stopped after 1 s).
+PDF_SCHEMA_VALIDATION_MS = env_int("PDF_SCHEMA_VALIDATION_MS", 1000, minimum=50)
+PDF_SCHEMA_VALIDATION_MS_PER_MB = env_int("PDF_SCHEMA_VALIDATION_MS_PER_MB", 2000, minimum=0)
 # Rendered charts kept per process, bounded by their bytes (a chart can be megabytes).
 PDF_CHART_CACHE_BYTES = env_int("PDF_CHART_CACHE_BYTES", 64 * 1024 * 1024, minimum=0)
 # Largest chart side, in CSS pixels, before it is rasterised (at 2x), and most data rows.
@@ -85,6 +115,12 @@ PDF_CHART_MAX_ROWS = env_int("PDF_CHART_MAX_ROWS", 10000, minimum=10)
 PDF_PREVIEW_MAX_SECONDS = env_int("PDF_PREVIEW_MAX_SECONDS", 10, minimum=1)
 # Previews run on the `previews` queue; the web process waits this long for the PNG.
 PDF_PREVIEW_WAIT_SECONDS = env_int("PDF_PREVIEW_WAIT_SECONDS", 20, minimum=1)
+# Previews and thumbnails one tenant may have waiting or rendering at once (the next is a
+# 429), so one user cannot fill the previews queue.
+PREVIEW_MAX_IN_FLIGHT_PER_TENANT = env_int("PREVIEW_MAX_IN_FLIGHT_PER_TENANT", 3, minimum=1)
+# A thumbnail that could not be rendered is not tried again for this long (no re-render
+# of a failing template on every gallery visit).
+THUMBNAIL_FAILURE_TTL_SECONDS = env_int("THUMBNAIL_FAILURE_TTL_SECONDS", 300, minimum=1)
 # Most pixels a preview page is rasterised to, whatever page size the template asks for.
 PDF_PREVIEW_MAX_PIXELS = env_int("PDF_PREVIEW_MAX_PIXELS", 4_000_000, minimum=10_000)
 # Unit tests only: render previews in the calling process (no worker runs there).
@@ -97,6 +133,13 @@ PDF_TEMPLATE_MAX_MEMORY_MB = env_int("PDF_TEMPLATE_MAX_MEMORY_MB", 256, minimum=
 # browser serves before it is replaced.
 CHROMIUM_PATH = env_str("CHROMIUM_PATH", "/usr/bin/chromium") or "/usr/bin/chromium"
 PDF_CHROMIUM_MAX_JOBS = env_int("PDF_CHROMIUM_MAX_JOBS", 100, minimum=1)
+# Data-segment ceiling (RLIMIT_DATA: heap, ArrayBuffers, Web Workers) of each browser
+# process; a page past it fails its allocation or crashes, never the worker (0: none).
+CHROMIUM_PROCESS_MEMORY_MB = env_int("CHROMIUM_PROCESS_MEMORY_MB", 2048, minimum=0)
+# A worker running as root starts the browser as this user (empty: as root, which also
+# rules out the sandbox); Chromium's sandbox is used whenever it can run.
+CHROMIUM_RUN_AS = env_str("CHROMIUM_RUN_AS", "nobody") or ""
+CHROMIUM_SANDBOX = env_bool("CHROMIUM_SANDBOX", True)
 SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)
 # Request bodies carry the template and data; allow the configured maxima plus headroom.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 * 1024
@@ -104,4 +147,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 *
 # a 413 without being read (Django would spool it to disk first).
 REQUEST_MAX_BODY_BYTES = env_int(
     "REQUEST_MAX_BODY_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE, minimum=64 * 1024
+)
+# ...and a caller without a valid API key or signed-in session may send at most this
+# (a sign-in form); a larger body is a 401 before it is read.
+REQUEST_MAX_ANONYMOUS_BODY_BYTES = env_int(
+    "REQUEST_MAX_ANONYMOUS_BODY_BYTES", 64 * 1024, minimum=1024
 )

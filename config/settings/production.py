@@ -19,6 +19,12 @@ if (_problem := secret_key_problem(SECRET_KEY)) is not None:
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", [])
 if not ALLOWED_HOSTS:
     raise ImproperlyConfigured("DJANGO_ALLOWED_HOSTS must name the hosts this service answers.")
+# Mail and callback links are absolute: a default would point every recipient elsewhere.
+PUBLIC_BASE_URL = env_required("PUBLIC_BASE_URL").rstrip("/")
+if not PUBLIC_BASE_URL.startswith(("https://", "http://")):
+    raise ImproperlyConfigured(
+        f"PUBLIC_BASE_URL={PUBLIC_BASE_URL!r} must be the service's address, as https://host."
+    )
 # Operational data (queue depth, failure ratios) is not public.
 METRICS_TOKEN = env_required("METRICS_TOKEN")
 REDIS_URL = env_required("REDIS_URL")
@@ -37,7 +43,6 @@ check_production(
 # Load balancers and HEALTHCHECKs probe over plain HTTP inside the network.
 SECURE_REDIRECT_EXEMPT = [r"^livez$", r"^readyz$"]
 
-CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", True)
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)

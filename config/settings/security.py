@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from csp.constants import NONE, SELF
 
-from config.env import env_int
+from config.env import env_int, env_str
 
 # ---------------------------------------------------------------- sign-in
 # django-axes counts failed sign-ins (browser and admin) in the database, so every web
@@ -14,6 +14,8 @@ from config.env import env_int
 # that pair is locked out for AXES_COOLOFF_MINUTES (HTTP 429); a success resets the count.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    # Password spraying: failures from one address across every username (accounts).
+    "accounts.sign_in_guard.SprayGuardBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
@@ -21,6 +23,9 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimu
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
+# Failed sign-ins from one address, whatever the usernames (DRF rate syntax), before every
+# sign-in from it is refused for the rest of the window.
+SIGN_IN_FAILURES_PER_IP = env_str("SIGN_IN_FAILURES_PER_IP", "30/hour") or "30/hour"
 AXES_VERBOSE = False  # no banner in every process's log at start-up
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

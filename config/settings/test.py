@@ -30,6 +30,7 @@ PDF_PREVIEW_IN_PROCESS = env_bool("PDF_PREVIEW_IN_PROCESS", True)
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend") or ""
 # Tests receive callbacks on a loopback HTTP server.
 CALLBACK_ALLOW_PRIVATE_NETWORKS = True
+CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", False)
 # Static files straight from the app and static/ directories; no collectstatic needed.
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True

@@ -32,8 +32,9 @@ CELERY_TASK_ROUTES = {
     # `callbacks` process serves with a thread pool, apart from the render children.
     "jobs.deliver_callback": {"queue": "callbacks"},
     "jobs.resend_webhook": {"queue": "callbacks"},
-    # Mail to a job's owner waits on the mail server: the same threads, never a render child.
-    "jobs.notify_owner": {"queue": "callbacks"},
+    # Mail to a job's owner waits on the mail server: a queue (and Procfile role) of its
+    # own, so neither a slow mail server nor a tenant's slow receivers delay the other.
+    "jobs.notify_owner": {"queue": "mail"},
     # Previews and thumbnails: short, time-limited, on workers of their own (Procfile).
     "reports.render_preview": {"queue": "previews"},
     "jobs.reconcile": {"queue": "maintenance"},
@@ -99,12 +100,25 @@ CELERY_BEAT_SCHEDULE = {
 
 # ---------------------------------------------------------------- Channels
 # redis-py's pool holds 100 connections and then raises instead of waiting; a web process
-# with 1,000 live followers needs more (measured by `make bench-push`, see the README).
+# with 1,000 live followers needs more (`make bench-push`, docs/benchmarks/index.md).
 CHANNEL_LAYER_MAX_CONNECTIONS = env_int("CHANNEL_LAYER_MAX_CONNECTIONS", 2000, minimum=10)
 
 
+# channels-redis waits for a message with BZPOPMIN for 5 s (brpop_timeout) and redis-py 8
+# reads every answer within socket_timeout, 5 s by default: an idle follower then timed out
+# client-side just as the server's empty answer came, logging a TimeoutError traceback
+# every few seconds. The read may take a little longer than the block it waits for.
+CHANNEL_LAYER_SOCKET_TIMEOUT = 15
+
+
 def channel_layer_hosts(url: str) -> list[dict[str, object]]:
-    return [{"address": url, "max_connections": CHANNEL_LAYER_MAX_CONNECTIONS}]
+    return [
+        {
+            "address": url,
+            "max_connections": CHANNEL_LAYER_MAX_CONNECTIONS,
+            "socket_timeout": CHANNEL_LAYER_SOCKET_TIMEOUT,
+        }
+    ]
 
 
 CHANNEL_LAYERS: dict[str, dict[str, Any]] = {

@@ -42,8 +42,10 @@ def openapi_schema(repo_root: Path) -> dict[str, Any]:
 
 
 def _cell(text: Any) -> str:
-    """Table-safe text: one line, pipes escaped."""
-    return " ".join(str(text or "").split()).replace("|", "\\|")
+    """Table-safe text: one line, pipes escaped, without drf-spectacular's list of enum
+    values (`* `queued` - queued`), which the type column already shows."""
+    lines = [line for line in str(text or "").splitlines() if not line.startswith("* `")]
+    return " ".join(" ".join(lines).split()).replace("|", "\\|")
 
 
 def _type(schema: dict[str, Any]) -> str:
@@ -54,7 +56,10 @@ def _type(schema: dict[str, Any]) -> str:
     for combiner in ("oneOf", "anyOf", "allOf"):
         if combiner in schema:
             joined = " or " if combiner != "allOf" else " and "
-            return joined.join(_type(part) for part in schema[combiner])
+            kinds = [_type(part) for part in schema[combiner]]
+            return joined.join(dict.fromkeys(kinds))  # once each, in order
+    if schema.get("maxLength") == 0:
+        return 'empty string `""`'
     kind = schema.get("type", "any")
     if isinstance(kind, list):
         kind = " or ".join(str(part) for part in kind)
@@ -62,8 +67,13 @@ def _type(schema: dict[str, Any]) -> str:
         kind = f"array of {_type(schema.get('items', {}))}"
     if schema.get("format"):
         kind = f"{kind} ({schema['format']})"
+    if schema.get("pattern"):
+        kind = f"{kind} matching `{schema['pattern']}`"
+    if "maxLength" in schema:
+        kind = f"{kind}, at most {schema['maxLength']} characters"
     if "enum" in schema:
-        kind = f"{kind}: " + ", ".join(f"`{value}`" for value in schema["enum"] if value)
+        shown = [f"`{value}`" if value != "" else '`""`' for value in schema["enum"]]
+        kind = f"{kind}: " + ", ".join(value for value in shown if value != "`None`")
     if schema.get("nullable"):
         kind = f"{kind}, nullable"
     return kind

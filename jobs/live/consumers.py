@@ -12,6 +12,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from accounts.tenancy import tenant_id_for
 from jobs.links import with_links
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
@@ -64,7 +65,7 @@ class _FollowingConsumer(AsyncJsonWebsocketConsumer):
             return None
         caller = allowed[0] if isinstance(allowed, tuple) else allowed
         try:
-            self.slot = await stream_slot_acquire(tenant_id=caller.user.pk)
+            self.slot = await stream_slot_acquire(tenant_id=tenant_id_for(user=caller.user))
         except StreamLimitReached:
             await self._refuse(CLOSE_TOO_MANY_STREAMS)
             return None

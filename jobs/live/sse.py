@@ -14,6 +14,7 @@ from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_GET
 
 from accounts.authentication import API_KEY_HEADER
+from accounts.tenancy import tenant_id_for
 from jobs.links import with_links
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
@@ -65,7 +66,7 @@ async def _respond(
         return JsonResponse({"error": exc.message, "code": exc.code}, status=exc.http_status)
     caller = allowed[0] if isinstance(allowed, tuple) else allowed
     try:
-        slot = await stream_slot_acquire(tenant_id=caller.user.pk)
+        slot = await stream_slot_acquire(tenant_id=tenant_id_for(user=caller.user))
     except StreamLimitReached as exc:
         return JsonResponse(
             {"error": exc.message, "code": "too_many_streams", "limit": exc.limit},

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from jobs.models import Alert, DeadLetter, JobStatus, PdfJob
-from jobs.ops.alerts import finished_since
+from jobs.ops.alerts import RULES, finished_since
 from jobs.ops.history import queue_history
 from jobs.ops.queues import broker_stats
 from jobs.worker.presence import workers_alive
@@ -155,6 +155,15 @@ def failed_jobs(*, since: datetime, limit: int = 10) -> list[dict[str, Any]]:
     ]
 
 
+def _reading_now(rule: str) -> str | None:
+    """What an open alert's rule reads at this moment: the message stored with the alert is
+    what was seen when it opened, and would stay on screen unchanged for as long as it is
+    open."""
+    read = RULES.get(rule)
+    reading = read() if read is not None else None
+    return reading.message if reading is not None else None
+
+
 def alerts_current(*, resolved_since: datetime) -> list[dict[str, Any]]:
     rows = Alert.objects.filter(Q(resolved_at__isnull=True) | Q(resolved_at__gte=resolved_since))
     return [
@@ -162,6 +171,7 @@ def alerts_current(*, resolved_since: datetime) -> list[dict[str, Any]]:
             "rule": alert.get_rule_display(),
             "open": alert.is_open,
             "message": alert.message if alert.is_open else alert.resolved_message,
+            "now": _reading_now(alert.rule) if alert.is_open else None,
             "opened_at": alert.opened_at.isoformat(),
             "resolved_at": alert.resolved_at.isoformat() if alert.resolved_at else None,
             "url": reverse("admin:jobs_alert_change", args=[alert.pk]),
@@ -213,6 +223,7 @@ def dashboard_snapshot(range_key: str) -> dict[str, Any]:
     average = hour["average"]
     return {
         "range": window.key,
+        "bucket_seconds": window.bucket.total_seconds(),
         "last_hour": {
             "completed": hour["completed"],
             "failed": hour["failed"],

@@ -5,17 +5,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
+from accounts.tenancy import tenant_id_for
+from accounts.throttles import tenant_rate_take
 from core.disclosure import public_text
 from jobs import services
 from jobs.pages.forms import ReportRequestForm
 from rendering.errors import ApplicationError, NotFound
 from reports import selectors
 from reports.models import Renderer, ReportTemplate
+from reports.preview_queue import PreviewsBusy
 from reports.thumbnails import template_thumbnail
 
 # An image that says "no preview" rather than a broken-image icon.
@@ -24,6 +28,19 @@ _NO_PREVIEW = (
     '<rect width="360" height="509" fill="#f5f7fa"/><text x="180" y="254" font-family="sans-serif"'
     ' font-size="20" fill="#7b8794" text-anchor="middle">No preview</text></svg>'
 )
+
+
+def _not_now(limit: str) -> HttpResponse:
+    """429 with the "no preview" picture (an <img> shows it) and the limit's name."""
+    response = HttpResponse(_NO_PREVIEW, content_type="image/svg+xml", status=429)
+    response["Retry-After"] = str(settings.PDF_PREVIEW_WAIT_SECONDS)
+    response["X-Limit"] = limit
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+# How the data is entered: the form generated from the schema, or the JSON editor.
+DATA_TABS = ("form", "json")
 
 
 def _visible_template(request: HttpRequest, slug: str) -> ReportTemplate:
@@ -72,10 +89,16 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
             },
             schema=schema,
         )
+    # A refused form comes back on the tab it was sent from (the page script posts it).
+    data_tab = request.POST.get("data_tab") if request.method == "POST" else None
+    if not schema:
+        data_tab = "json"
+    elif data_tab not in DATA_TABS:
+        data_tab = "form"
     return render(
         request,
         "jobs/new_report.html",
-        {"template": template, "form": form, "schema": schema},
+        {"template": template, "form": form, "schema": schema, "data_tab": data_tab},
         status=400 if form.errors else 200,
     )
 
@@ -87,7 +110,16 @@ def template_thumbnail_png(request: HttpRequest, slug: str) -> HttpResponse:
     renderer = request.GET.get("renderer") or template.renderer
     if renderer not in Renderer.values:
         raise Http404("No such renderer.")
-    png = template_thumbnail(template=template, renderer=renderer)
+    # Each thumbnail may cost a render: the tenant's rate (API_RATE_THUMBNAIL) and its
+    # share of the previews queue bound what one user's gallery can ask of it.
+    if not tenant_rate_take(scope="thumbnail", user=request.user):
+        return _not_now("API_RATE_THUMBNAIL")
+    try:
+        png = template_thumbnail(
+            template=template, renderer=renderer, tenant_id=tenant_id_for(user=request.user)
+        )
+    except PreviewsBusy:
+        return _not_now("PREVIEW_MAX_IN_FLIGHT_PER_TENANT")
     if png is None:
         response = HttpResponse(_NO_PREVIEW, content_type="image/svg+xml")
     else:

@@ -43,8 +43,12 @@ def job_result_complete(
         warnings=[public_text(warning) for warning in rendered.warnings],
         like=like,
     )
-    if done is None and PdfJob.objects.filter(job_id=job_id, status=JobStatus.CANCELLED).exists():
-        storages["reports"].delete(key)  # cancelled meanwhile: the result is discarded
+    # Cancelled meanwhile: the result is discarded, and the worker has let go of the job
+    # (it stops counting as busy: jobs.quotas).
+    if done is None and PdfJob.objects.filter(job_id=job_id, status=JobStatus.CANCELLED).update(
+        heartbeat_at=None
+    ):
+        storages["reports"].delete(key)
     if done is not None:
         log_if_slow(done)
     return done

@@ -25,6 +25,7 @@ from jobs.worker.faults import fault_before_render
 from jobs.worker.heartbeat import Heartbeat
 from jobs.worker.liveness import attempt_identity, attempt_is_dead
 from jobs.worker.progress import ProgressThrottle
+from rendering.deadline import Interrupted, interruptible
 from rendering.errors import RenderError
 from rendering.options import parse_options
 from rendering.report import TemplateSource, report_layout, report_prepare
@@ -149,24 +150,32 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
                 raise JobAbandoned
 
         try:
-            fault_before_render(job.data, tick)
-            source = _job_source(job)
-            options = parse_options(job.options)
-            limits = limits_from_settings()
-            prepared = report_prepare(
-                source=source, data=job.data, options=options, limits=limits, on_stage=on_stage
-            )
-            chunks = chunk_plan_for(renderer=source.renderer, prepared=prepared, options=options)
-            if chunks is not None:  # laid out by several workers; the merge completes it
-                job_dispatch_chunks(job=job, chunks=chunks, prepared=prepared)
-                return job
-            rendered = report_layout(
-                prepared,
-                renderer=source.renderer,
-                options=options,
-                limits=limits,
-                on_stage=on_stage,
-            )
+            # A cancel seen by the heartbeat stops the render where it is (a layout's next
+            # bytecode, the browser's page closed), not after it: the slot frees in seconds.
+            with interruptible() as stop:
+                heartbeat.on_lost = stop
+                tick()
+                fault_before_render(job.data, tick)
+                source = _job_source(job)
+                options = parse_options(job.options)
+                limits = limits_from_settings()
+                prepared = report_prepare(
+                    source=source, data=job.data, options=options, limits=limits, on_stage=on_stage
+                )
+                chunks = chunk_plan_for(
+                    renderer=source.renderer, prepared=prepared, options=options
+                )
+                if chunks is not None:  # laid out by several workers; the merge completes it
+                    job_dispatch_chunks(job=job, chunks=chunks, prepared=prepared)
+                    return job
+                rendered = report_layout(
+                    prepared,
+                    renderer=source.renderer,
+                    options=options,
+                    limits=limits,
+                    on_stage=on_stage,
+                )
+            heartbeat.on_lost = None
             on_stage("storing", 90)
         except RenderError as exc:
             return job_fail_permanently(
@@ -175,7 +184,8 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
                 code=exc.code,
                 dead_letter=False,
             )
-        except JobAbandoned:
+        except (JobAbandoned, Interrupted):
+            logger.info("job %s: stopped rendering, the job is no longer this attempt's", job_id)
             return None
         key = result_save(job_id=job.job_id, rendered=rendered)
         stages.finish()

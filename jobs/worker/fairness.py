@@ -25,11 +25,13 @@ from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from jobs.models import JobStatus, PdfJob
+from jobs.quotas import holding_a_worker
 
 
 def _processing_of(owner: Any) -> Subquery:
     return Subquery(
-        PdfJob.objects.filter(owner=owner, status=JobStatus.PROCESSING)
+        # A cancelled job still rendering holds its slot like a processing one.
+        PdfJob.objects.filter(holding_a_worker(), owner=owner)
         .order_by()
         .values("owner")
         .annotate(n=Count("pk"))

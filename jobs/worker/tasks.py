@@ -109,6 +109,8 @@ def merge_chunks(self: Task, results: list[dict[str, Any] | None], job_id: str) 
 def deliver_callback(self: Task, job_id: str) -> None:
     try:
         callbacks.callback_deliver(job_id=job_id)
+    except callbacks.CallbackDeferred as exc:  # the tenant's share is busy: not an attempt
+        raise self.retry(countdown=exc.seconds, exc=exc) from exc
     except callbacks.CallbackError as exc:
         countdown = execution.retry_countdown(attempt=self.request.retries + 1)
         raise self.retry(countdown=countdown, exc=exc) from exc

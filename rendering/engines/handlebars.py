@@ -2,8 +2,10 @@
 
 pybars3 compiles templates to Python source and exec()s it, so an untrusted template
 would run as Python in the worker. Here the template only ever runs as JavaScript in an
-isolate that has no file, network or process access, with a time and a memory limit, and
-each render gets a fresh isolate so one tenant's template cannot leave state for another.
+isolate that has no file, network or process access, with a time and a memory limit, in
+a child process of its own under an OS memory ceiling (rendering.engines.v8_process).
+The process that checks a submit only parses: the template with handlebars.js's parser,
+the helpers compiled as a function body that is never called.
 """
 
 from __future__ import annotations
@@ -21,14 +23,9 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
-from py_mini_racer import (
-    JSEvalException,
-    JSOOMException,
-    JSParseException,
-    JSTimeoutException,
-    MiniRacer,
-)
+from py_mini_racer import MiniRacer
 
+from rendering.engines.v8_process import v8_render
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 from rendering.limits import DEFAULT_LIMITS, Limits
 
@@ -36,30 +33,6 @@ _VENDOR = Path(__file__).with_name("vendor")
 _HANDLEBARS_JS = (_VENDOR / "handlebars.min.js").read_text(encoding="utf-8")
 _HELPERS_JS = (_VENDOR.parent / "handlebars_helpers.js").read_text(encoding="utf-8")
 
-# Results cross the boundary as JSON text so no JS object proxy outlives the isolate.
-_RENDER_JS = """
-(function (source, data, helpers) {
-  function failure(e, syntax) {
-    return JSON.stringify({ok: false, syntax: syntax, message: String((e && e.message) || e),
-      line: (e && e.lineNumber) || null});
-  }
-  if (helpers) {
-    // The template's own helpers: every function its source defines at the top level.
-    var before = new Set(Object.getOwnPropertyNames(globalThis));
-    try { (0, eval)(helpers); }
-    catch (e) { return failure({message: "helpers: " + String((e && e.message) || e)}, false); }
-    Object.getOwnPropertyNames(globalThis).forEach(function (name) {
-      if (!before.has(name) && typeof globalThis[name] === "function") {
-        Handlebars.registerHelper(name, globalThis[name]);
-      }
-    });
-  }
-  var ast;
-  try { ast = Handlebars.parse(source); } catch (e) { return failure(e, true); }
-  try { return JSON.stringify({ok: true, html: Handlebars.compile(ast)(data)}); }
-  catch (e) { return failure(e, /doesn't match|Parse error/.test(String(e && e.message))); }
-})
-"""
 _PARSE_JS = """
 (function (source) {
   try { Handlebars.parse(source); return JSON.stringify({ok: true}); }
@@ -67,24 +40,41 @@ _PARSE_JS = """
     line: (e && e.lineNumber) || null}); }
 })
 """
+# The helpers' syntax, compiled as a function body and never called: `new Function`
+# parses its body on its own (a `})` cannot close it early), and runs none of it. V8 gives
+# no line for such an error, so it is the first line whose prefix fails the same way.
+_HELPERS_SYNTAX_JS = """
+(function (src) {
+  function fails(text) { try { new Function(text); return null; } catch (e) { return String(e); } }
+  var full = fails(src);
+  if (full === null) { return JSON.stringify({ok: true}); }
+  var lines = src.split("\\n"), lo = 1, hi = lines.length;
+  while (lo < hi) {
+    var mid = (lo + hi) >> 1;
+    if (fails(lines.slice(0, mid).join("\\n")) === full) { hi = mid; } else { lo = mid + 1; }
+  }
+  return JSON.stringify({ok: false, message: full, line: lo});
+})
+"""
 
 _T = TypeVar("_T")
-_parser: MiniRacer | None = None
-# Isolates stopped by a time limit: V8 reports the termination asynchronously, and closing
-# one before that report lands makes mini-racer call into a closed event loop. Each is
-# closed at the next render instead, long after its report arrived.
-_terminated: list[MiniRacer] = []
+# Parser isolates per process, each on a thread of its own: a parse runs outside the GIL,
+# and a 512 KB template takes ~1.2 s to parse, so with one thread every tenant's submit
+# queued behind the largest one. A check goes to the least busy thread.
+_V8_THREADS = 4
 
 
 class _V8Thread:
-    """The process's one thread that makes, uses and closes isolates. mini-racer crashes
-    the process (SIGSEGV) making an isolate once a thread that made a still-open one has
+    """A thread that makes, uses and closes its own parser isolate. mini-racer crashes the
+    process (SIGSEGV) making an isolate once a thread that made a still-open one has
     ended, or closing an isolate from another thread at exit; and Django's ASGI handler
     runs each request's sync code on a thread that ends with the request. A daemon, so it
-    still serves the atexit hook that closes the shared parser."""
+    still serves the atexit hook that closes its parser."""
 
     def __init__(self) -> None:
         self.pid = os.getpid()
+        self.pending = 0  # changed under _v8_lock
+        self.parser: MiniRacer | None = None  # used only on this thread
         self._jobs: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...], Future[Any]]]
         self._jobs = queue.SimpleQueue()
         threading.Thread(target=self._serve, name="v8", daemon=True).start()
@@ -93,7 +83,7 @@ class _V8Thread:
         while True:
             work, args, future = self._jobs.get()
             try:
-                future.set_result(work(*args))
+                future.set_result(work(self, *args))
             except BaseException as exc:
                 future.set_exception(exc)
 
@@ -104,39 +94,35 @@ class _V8Thread:
 
 
 _v8_lock = threading.Lock()
-_v8: _V8Thread | None = None
+_v8: list[_V8Thread] = []
 
 
 def _on_v8_thread(work: Callable[..., _T], *args: Any) -> _T:
-    """Run `work` on the V8 thread. Per process: a forked worker child starts its own
-    thread and parser (the parent's thread does not cross a fork)."""
-    global _v8, _parser
+    """Run `work(thread, *args)` on the least busy V8 thread. Per process: a forked worker
+    child starts its own threads and parsers (the parent's threads do not cross a fork)."""
     with _v8_lock:
-        if _v8 is None or _v8.pid != os.getpid():
-            _v8 = _V8Thread()
-            _parser = None
-            _terminated.clear()
-        v8 = _v8
-    return v8.run(work, *args)
+        if not _v8 or _v8[0].pid != os.getpid():
+            _v8[:] = [_V8Thread() for _ in range(_V8_THREADS)]
+        v8 = min(_v8, key=lambda thread: thread.pending)
+        v8.pending += 1
+    try:
+        return v8.run(work, *args)
+    finally:
+        with _v8_lock:
+            v8.pending -= 1
 
 
-def _close_all() -> None:
-    global _parser
-    _close_terminated()
-    if _parser is not None:
-        _parser.close()
-        _parser = None
+def _close_parser(thread: _V8Thread) -> None:
+    if thread.parser is not None:
+        thread.parser.close()
+        thread.parser = None
 
 
 @atexit.register
 def _close_at_exit() -> None:
-    if _v8 is not None and _v8.pid == os.getpid():
-        _v8.run(_close_all)
-
-
-def _close_terminated() -> None:
-    while _terminated:
-        _terminated.pop().close()
+    for thread in _v8:
+        if thread.pid == os.getpid():
+            thread.run(_close_parser)
 
 
 def _new_isolate() -> MiniRacer:
@@ -146,34 +132,39 @@ def _new_isolate() -> MiniRacer:
     return ctx
 
 
+def _parser_of(thread: _V8Thread) -> MiniRacer:
+    # Parsing runs no template code, so each thread's isolate is reused for every check,
+    # which keeps the submit path off the ~15 ms isolate start-up.
+    if thread.parser is None:
+        thread.parser = _new_isolate()
+    return thread.parser
+
+
 _PARSED_MAX = 256
 # Parse results by the source's SHA-256: integrators send the same inline template again
-# and again, and a parse costs an isolate call (~1-20 ms) on the submit path.
+# and again, and a parse costs an isolate call (~1-20 ms, 1.2 s for 512 KB) on the submit
+# path. Read and written by request threads, under _parsed_lock.
 _parsed: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
+_parsed_lock = threading.Lock()
 
 
-def _parse(source: str) -> dict[str, Any]:
-    """On the V8 thread (see _on_v8_thread), so the cache needs no lock."""
+def _parse_cached(source: str) -> dict[str, Any]:
     digest = hashlib.sha256(source.encode("utf-8")).digest()
-    if digest in _parsed:
-        _parsed.move_to_end(digest)
-        return _parsed[digest]
-    result = _parse_uncached(source)
-    _parsed[digest] = result
-    while len(_parsed) > _PARSED_MAX:
-        _parsed.popitem(last=False)
+    with _parsed_lock:
+        if digest in _parsed:
+            _parsed.move_to_end(digest)
+            return _parsed[digest]
+    result = _on_v8_thread(_parse, source)
+    with _parsed_lock:
+        _parsed[digest] = result
+        while len(_parsed) > _PARSED_MAX:
+            _parsed.popitem(last=False)
     return result
 
 
-def _parse_uncached(source: str) -> dict[str, Any]:
-    # Parsing runs no template code, so one isolate per process is safe to share (only
-    # the V8 thread uses it) and keeps the syntax check at submit time off the ~15 ms
-    # isolate start-up.
-    global _parser
-    if _parser is None:
-        _parser = _new_isolate()
+def _parse(thread: _V8Thread, source: str) -> dict[str, Any]:
     # No time limit: parsing runs no template code and the source size is capped.
-    return dict(json.loads(_parser.call(_PARSE_JS, source)))
+    return dict(json.loads(_parser_of(thread).call(_PARSE_JS, source)))
 
 
 def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
@@ -187,17 +178,10 @@ def _syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
     return TemplateSyntaxError(f"Template syntax error{where}: {first}", line=line)
 
 
-_V8_LINE = re.compile(r"^<anonymous>:(\d+): (.*)$", re.MULTILINE)
-
-
-def _helpers_syntax_error(message: str) -> TemplateSyntaxError:
-    """V8 reports "<anonymous>:LINE: SyntaxError: ..." for a script that does not parse."""
-    found = _V8_LINE.search(message)
-    if found is None:
-        first = message.strip().splitlines()[0] if message.strip() else "invalid JavaScript"
-        return TemplateSyntaxError(f"Helpers syntax error: {first}")
-    line = int(found.group(1))
-    return TemplateSyntaxError(f"Helpers syntax error on line {line}: {found.group(2)}", line=line)
+def _helpers_syntax_error(message: str, line: int | None) -> TemplateSyntaxError:
+    first = message.strip().splitlines()[0] if message.strip() else "invalid JavaScript"
+    where = f" on line {line}" if line else ""
+    return TemplateSyntaxError(f"Helpers syntax error{where}: {first}", line=line)
 
 
 _QUOTED = re.compile(r'"([^"]{1,100})"')
@@ -223,15 +207,17 @@ class HandlebarsEngine:
     name = "handlebars"
 
     def check(self, source: str) -> None:
-        result = _on_v8_thread(_parse, source)
+        result = _parse_cached(source)
         if not result["ok"]:
             raise _syntax_error(result["message"], result["line"])
 
     def check_helpers(self, helpers: str, limits: Limits = DEFAULT_LIMITS) -> None:
-        """Load the helpers in a throwaway isolate, under the render's limits: a syntax
-        error (with its line) or a top-level error is reported before anything is queued."""
+        """A syntax error in the helpers (with its line), found without running them:
+        this runs where requests are answered, and tenant code runs only on workers."""
         if helpers.strip():
-            _on_v8_thread(_helpers_load, helpers, limits)
+            result = _on_v8_thread(_helpers_syntax, helpers)
+            if not result["ok"]:
+                raise _helpers_syntax_error(result["message"], result["line"])
 
     def render(
         self,
@@ -240,8 +226,13 @@ class HandlebarsEngine:
         limits: Limits = DEFAULT_LIMITS,
         helpers: str = "",
     ) -> str:
-        raw = _on_v8_thread(_render_raw, source, data, limits, helpers)
-        result = json.loads(raw)
+        result = v8_render(
+            source=source,
+            data=data,
+            helpers=helpers,
+            timeout_ms=limits.template_timeout_ms,
+            memory_mb=limits.template_max_memory_mb,
+        )
         if result["ok"]:
             html = str(result["html"])
             if len(html) > limits.max_html_bytes:
@@ -254,59 +245,6 @@ class HandlebarsEngine:
         raise _runtime_error(source, result["message"], result["line"])
 
 
-def _helpers_load(helpers: str, limits: Limits) -> None:
-    """On the V8 thread: HandlebarsEngine.check_helpers."""
-    _close_terminated()
-    ctx = MiniRacer()
-    ctx.set_hard_memory_limit(limits.template_max_memory_mb * 1024 * 1024)
-    try:
-        # The script's completion value is made `undefined`: a value mini-racer cannot
-        # convert (a BigInt like `1n`) fails on its event loop, the eval then waits out
-        # the time limit, and closing that isolate later crashed the web process. The
-        # appended line does not move the line numbers of a syntax error.
-        ctx.eval(f"{helpers}\n;void 0", timeout_sec=limits.template_timeout_ms / 1000)
-    except JSParseException as exc:
-        ctx.close()
-        raise _helpers_syntax_error(str(exc)) from None
-    except (JSTimeoutException, JSOOMException):
-        _terminated.append(ctx)
-        raise LimitExceeded(
-            f"The helpers took longer than {limits.template_timeout_ms} ms or more than "
-            f"{limits.template_max_memory_mb} MB to load."
-        ) from None
-    except JSEvalException as exc:
-        ctx.close()
-        found = _V8_LINE.search(str(exc))
-        if found is None:
-            raise TemplateRuntimeError("Helpers error: their top-level code failed.") from None
-        line = int(found.group(1))
-        raise TemplateRuntimeError(
-            f"Helpers error on line {line}: {found.group(2)}", line=line
-        ) from None
-    ctx.close()
-
-
-def _render_raw(source: str, data: dict[str, Any], limits: Limits, helpers: str) -> str:
-    """On the V8 thread: the render's JSON answer, in a fresh isolate."""
-    _close_terminated()
-    ctx = _new_isolate()
-    ctx.set_hard_memory_limit(limits.template_max_memory_mb * 1024 * 1024)
-    try:
-        raw = ctx.call(
-            _RENDER_JS, source, data, helpers, timeout_sec=limits.template_timeout_ms / 1000
-        )
-    except JSTimeoutException:
-        _terminated.append(ctx)
-        raise LimitExceeded(
-            f"The template took longer than {limits.template_timeout_ms} ms to render."
-        ) from None
-    except JSOOMException:
-        _terminated.append(ctx)  # stopped like a timed-out one: close it later
-        raise LimitExceeded(
-            f"The template used more than {limits.template_max_memory_mb} MB to render."
-        ) from None
-    except JSEvalException as exc:
-        ctx.close()
-        raise TemplateRuntimeError(f"Template error: {str(exc).splitlines()[0]}") from None
-    ctx.close()
-    return str(raw)
+def _helpers_syntax(thread: _V8Thread, helpers: str) -> dict[str, Any]:
+    """On a V8 thread, in its parser isolate: nothing of the helpers runs."""
+    return dict(json.loads(_parser_of(thread).call(_HELPERS_SYNTAX_JS, helpers)))

@@ -22,12 +22,13 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pypdf import PdfReader, PdfWriter
 from xhtml2pdf.config.resources import ResourceAccessPolicy
 
-from rendering.errors import LimitExceeded
+from rendering.errors import LimitExceeded, RenderError
 from rendering.fetch import ASSETS_DIR, ResourceRefused, resource_fetch
 from rendering.limits import Limits
 from rendering.options import PdfOptions
 from rendering.renderers.base import LayoutBounds, RenderedPdf
 from rendering.renderers.chromium_browser import DEFAULT_EXECUTABLE, chromium_service
+from rendering.renderers.chromium_confinement import Confinement
 from rendering.renderers.document import RUNNING_STYLE, has_toc, headings, html_document
 
 NAME = "chromium"
@@ -58,6 +59,8 @@ class ChromiumSettings:
     max_jobs: int = 100  # jobs before the browser is recycled
     memory_mb: int = 256  # V8 heap of a page
     script_seconds: float = 5.0  # scripts of a page, from load to print
+    # Environment, per-process memory ceiling, user and sandbox of the browser.
+    confinement: Confinement = field(default_factory=Confinement)
 
 
 def layout_settings(limits: Limits) -> dict[str, Any]:
@@ -68,6 +71,11 @@ def layout_settings(limits: Limits) -> dict[str, Any]:
             max_jobs=limits.chromium_max_jobs,
             memory_mb=limits.template_max_memory_mb,
             script_seconds=limits.template_timeout_ms / 1000,
+            confinement=Confinement(
+                memory_mb=limits.chromium_process_memory_mb,
+                run_as=limits.chromium_run_as,
+                sandbox=limits.chromium_sandbox,
+            ),
         )
     }
 
@@ -82,6 +90,8 @@ class _Job:
     page_ranges: str
     toc: bool
     warnings: list[str] = field(default_factory=list)
+    # The document is served once: a reload (or a loop of them) gets "no content".
+    served: bool = False
 
     def refuse(self, message: str) -> None:
         if len(self.warnings) < 50 and message not in self.warnings:
@@ -99,7 +109,9 @@ async def _route(job: _Job, route: Route) -> None:
         url == f"{ORIGIN}/"
         and request.is_navigation_request()
         and request.frame.parent_frame is None
+        and not job.served
     ):
+        job.served = True
         await route.fulfill(body=job.document, content_type="text/html; charset=utf-8")
         return
     if url.startswith(_ASSETS) and request.method == "GET":
@@ -204,6 +216,13 @@ async def _print(job: _Job, context: BrowserContext) -> bytes:
                 "(PDF_TEMPLATE_MAX_MEMORY_MB) in its scripts."
             ) from None
         if isinstance(exc, PlaywrightError) and not isinstance(exc, PlaywrightTimeout):
+            if "context was destroyed" in str(exc) or "navigat" in str(exc).lower():
+                # The document's own doing (a reload, a navigation): the same every time,
+                # so permanent, never retried, dead-lettered and alerted on.
+                raise RenderError(
+                    "The document navigated away or reloaded itself while it was being "
+                    "laid out; remove the script that does it."
+                ) from None
             raise
         if budget <= script_seconds:
             raise LimitExceeded(
@@ -282,7 +301,10 @@ def layout(
         toc=has_toc(body_html),
     )
     service = chromium_service(
-        executable=settings.executable, max_jobs=settings.max_jobs, memory_mb=settings.memory_mb
+        executable=settings.executable,
+        max_jobs=settings.max_jobs,
+        memory_mb=settings.memory_mb,
+        confinement=settings.confinement,
     )
     content = service.run(
         lambda context: _print(job, context), timeout=bounds.max_render_seconds + 15

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import logging
 import os
 import signal
 import tempfile
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import suppress
@@ -21,7 +23,9 @@ from typing import TypeVar
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 
 from rendering.fonts import FONTS_DIR
+from rendering.renderers.chromium_confinement import Confinement, browser_launch
 
+logger = logging.getLogger(__name__)
 T = TypeVar("T")
 DEFAULT_EXECUTABLE = Path("/usr/bin/chromium")
 INSTALL_HINT = "install Debian's chromium package (apt-get install chromium)"
@@ -32,15 +36,20 @@ class BrowserUnavailable(Exception):
 
 
 def launch_args(*, memory_mb: int) -> list[str]:
+    """The browser's switches; `--no-sandbox` is added by Playwright only when the
+    sandbox cannot run (chromium_confinement)."""
     return [
         "--headless",
-        "--no-sandbox",
         "--disable-gpu",
         "--disable-background-networking",
         "--disable-dev-shm-usage",
         # No host resolves, IP literals included: even a request that escaped the
         # interception (a WebSocket, a prefetch) cannot reach any address.
         "--host-resolver-rules=MAP * ~NOTFOUND",
+        # WebRTC would send UDP to IP literals (STUN/TURN, ICE candidates), which no
+        # resolver rule covers: only through a proxy, and there is none.
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        "--webrtc-ip-handling-policy=disable_non_proxied_udp",
         f"--js-flags=--max-old-space-size={memory_mb}",
     ]
 
@@ -82,11 +91,16 @@ def fontconfig_file() -> Path:
     and a glyph that the font a template names lacks falls back to them as system fonts
     do, whatever the template's font-family list says."""
     directory = Path(tempfile.mkdtemp(prefix="chromium-fonts-"))
+    # Read by the browser's own user (chromium_confinement); its cache by anyone, like /tmp.
+    directory.chmod(0o755)
+    cache_dir = directory / "cache"
+    cache_dir.mkdir(mode=0o1777)
+    cache_dir.chmod(0o1777)
     config = directory / "fonts.conf"
     config.write_text(
         '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
         '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
-        f"  <dir>{FONTS_DIR.resolve()}</dir>\n  <cachedir>{directory}</cachedir>\n"
+        f"  <dir>{FONTS_DIR.resolve()}</dir>\n  <cachedir>{cache_dir}</cachedir>\n"
         "</fontconfig>\n",
         encoding="utf-8",
     )
@@ -97,10 +111,19 @@ class ChromiumService:
     """The browser of this process. `run(job)` runs `job(context)` in a new context that
     has one blank page."""
 
-    def __init__(self, *, executable: Path, max_jobs: int, memory_mb: int) -> None:
+    def __init__(
+        self,
+        *,
+        executable: Path,
+        max_jobs: int,
+        memory_mb: int,
+        confinement: Confinement | None = None,
+    ) -> None:
         self.executable = executable
         self.max_jobs = max_jobs
         self.memory_mb = memory_mb
+        self.confinement = confinement or Confinement()
+        self.sandboxed = False
         self.jobs_since_launch = 0
         self.launches = 0
         self._active = 0
@@ -124,19 +147,29 @@ class ChromiumService:
             self._playwright = await async_playwright().start()
         # Names this browser's process, so a stuck one can be killed with its children.
         marker = f"--report-service-browser={os.getpid()}-{self.launches}"
-        try:
-            browser = await self._playwright.chromium.launch(
-                executable_path=str(self.executable),
-                args=[*launch_args(memory_mb=self.memory_mb), marker],
-                env={**os.environ, "FONTCONFIG_FILE": str(fontconfig_file())},
-                handle_sigint=False,
-                handle_sigterm=False,
-                handle_sighup=False,
-            )
-        except Exception as exc:
-            raise BrowserUnavailable(
-                f"Chromium did not start: {_launch_failure(str(exc))}"
-            ) from None
+        launch = browser_launch(self.executable, self.confinement, fontconfig=fontconfig_file())
+        sandboxes = [True, False] if launch.sandbox else [False]
+        for sandbox in sandboxes:
+            try:
+                browser = await self._playwright.chromium.launch(
+                    executable_path=str(launch.executable),
+                    args=[*launch_args(memory_mb=self.memory_mb), marker],
+                    # Only what the browser needs: no DJANGO_SECRET_KEY, DATABASE_URL, AWS_*.
+                    env=launch.env,
+                    chromium_sandbox=sandbox,
+                    handle_sigint=False,
+                    handle_sigterm=False,
+                    handle_sighup=False,
+                )
+            except Exception as exc:
+                if sandbox:  # no user namespaces here (a container's seccomp profile)
+                    logger.warning("Chromium's sandbox cannot run here; starting without it")
+                    continue
+                raise BrowserUnavailable(
+                    f"Chromium did not start: {_launch_failure(str(exc))}"
+                ) from None
+            self.sandboxed = sandbox
+            break
         self.launches += 1
         self.jobs_since_launch = 0
         self._markers[browser] = marker
@@ -217,8 +250,16 @@ class ChromiumService:
     def run(self, job: Callable[[BrowserContext], Awaitable[T]], *, timeout: float) -> T:
         """Run `job` in a fresh context on the browser thread; wait at most `timeout` s."""
         future = asyncio.run_coroutine_threadsafe(self._run(job), self._loop)
+        ends = time.monotonic() + timeout
         try:
-            return future.result(timeout=timeout)
+            # In slices: an exception raised into this thread (rendering.deadline's
+            # Interrupted, a cancelled job) is delivered between them, not after the render.
+            while True:
+                try:
+                    return future.result(timeout=max(0.0, min(0.2, ends - time.monotonic())))
+                except FutureTimeout:
+                    if time.monotonic() >= ends:
+                        raise
         except FutureTimeout:
             future.cancel()
             # A browser that let a job run past its deadline is not trusted with the next
@@ -227,6 +268,11 @@ class ChromiumService:
             raise BrowserUnavailable(
                 f"Chromium did not answer within {timeout:g} s; the job will be retried."
             ) from None
+        except BaseException:
+            # Cancels the task on the browser's loop: its awaits stop and _run closes the
+            # job's context (and with it the page and its scripts) at once.
+            future.cancel()
+            raise
 
     def browser_pids(self) -> list[int]:
         """The warm browser's processes (its own first), empty when none is running."""
@@ -307,13 +353,20 @@ _lock = threading.Lock()
 _service: tuple[int, ChromiumService] | None = None
 
 
-def chromium_service(*, executable: Path, max_jobs: int, memory_mb: int) -> ChromiumService:
+def chromium_service(
+    *, executable: Path, max_jobs: int, memory_mb: int, confinement: Confinement | None = None
+) -> ChromiumService:
     """This process's service, started on first use (a forked worker child starts its own:
     a browser and a thread do not survive a fork)."""
     global _service
     with _lock:
         if _service is None or _service[0] != os.getpid():
-            service = ChromiumService(executable=executable, max_jobs=max_jobs, memory_mb=memory_mb)
+            service = ChromiumService(
+                executable=executable,
+                max_jobs=max_jobs,
+                memory_mb=memory_mb,
+                confinement=confinement,
+            )
             atexit.register(service.close)
             _service = (os.getpid(), service)
         return _service[1]

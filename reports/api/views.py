@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.tenancy import tenant_id_for
 from accounts.throttles import PreviewThrottle, TemplateWriteThrottle
 from rendering.errors import ApplicationError
 from rendering.options import parse_options
@@ -131,5 +132,7 @@ class TemplatePreviewApi(APIView):
             helpers=version.helpers,
         )
         # Rendered on the previews queue, not in this process.
-        png = preview_request(work, schema=version.schema)
+        png = preview_request(
+            work, schema=version.schema, tenant_id=tenant_id_for(user=request.user)
+        )
         return HttpResponse(png, content_type="image/png")

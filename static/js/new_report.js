@@ -9,6 +9,9 @@ const sample = JSON.parse(document.getElementById("sample-data").textContent);
 const schema = JSON.parse(document.getElementById("template-schema").textContent);
 const schemaPanel = document.querySelector("[data-schema-form]");
 const jsonPanel = document.querySelector("[data-json-panel]");
+const tabField = document.querySelector("[data-tab-field]");
+// The server's message about the data of the last submit; never replaced by the local check.
+const serverError = document.querySelector("[data-server-error]");
 let collect = null;
 
 /** Parse the editor: {value} for a JSON object, else {error} saying what is wrong. */
@@ -66,9 +69,11 @@ function selectTab(name) {
   }
   schemaPanel.hidden = name !== "form";
   jsonPanel.hidden = name !== "json";
+  tabField.value = name;
 }
 
 if (schema && schemaPanel) {
+  // The server rendered the tab the form was sent from; the editor keeps what was sent.
   const { value } = parseEditor();
   collect = buildSchemaForm(schemaPanel, schema, value || sample);
   for (const tab of document.querySelectorAll("[data-tab]")) {
@@ -97,7 +102,9 @@ form.addEventListener("submit", (event) => {
   }
 });
 
-if (textarea.value) showValidity();
+// After a refused submit the server's message says what is wrong; "Valid JSON" beside it
+// would only contradict it.
+if (textarea.value && !serverError) showValidity();
 // Usable once the form is laid out and painted: the frame after the next one. The
 // browser tests measure the time from navigation to this mark.
 requestAnimationFrame(() =>

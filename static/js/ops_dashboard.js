@@ -6,6 +6,7 @@ const root = document.querySelector(".ops");
 const feed = root.dataset.feed;
 const refreshMs = Number(root.dataset.refreshSeconds) * 1000;
 let range = JSON.parse(document.getElementById("ops-snapshot").textContent).range;
+let bucketSeconds = 60;
 const charts = {};
 
 const COLORS = { completed: "#059669", failed: "#dc2626", p50: "#1d4ed8", p95: "#f59e0b", rate: "#dc2626" };
@@ -39,9 +40,20 @@ function chartSize(container) {
   return { width: Math.max(280, container.clientWidth), height: 200 };
 }
 
+// A series with one value (the first bucket with finished jobs, the first queue sample)
+// has no line to draw: show its points, so one bucket is a dot rather than an empty chart.
+// A single x value gives uPlot no width either: pad the x range by a bucket each side.
+function xRange(u, min, max) {
+  if (min !== max) return [min, max];
+  return [min - bucketSeconds, max + bucketSeconds];
+}
+
 function drawChart(id, series, data) {
   const container = document.getElementById(id);
-  if (charts[id] && charts[id].series.length === series.length + 1) {
+  const sparse = series.map((_, i) => data[i + 1].filter((v) => v !== null && v !== undefined).length <= 2);
+  const few = sparse.join();
+  series = series.map((s, i) => ({ ...s, points: { show: sparse[i], size: 9, fill: s.stroke } }));
+  if (charts[id] && charts[id].series.length === series.length + 1 && charts[id].few === few) {
     charts[id].setData(data);
     return;
   }
@@ -52,17 +64,19 @@ function drawChart(id, series, data) {
       ...chartSize(container),
       series: [{}, ...series],
       axes: [{}, { size: 50 }],
-      scales: { x: { time: true } },
+      scales: { x: { time: true, range: xRange } },
       legend: { live: false },
       cursor: { drag: { x: false, y: false } },
     },
     data,
     container,
   );
+  charts[id].few = few;
 }
 
 function draw(snapshot) {
   const jobs = snapshot.jobs;
+  bucketSeconds = snapshot.bucket_seconds || bucketSeconds;
   drawChart(
     "chart-throughput",
     [
@@ -121,7 +135,9 @@ function drawAlerts(alerts) {
         link(a.url, a.rule),
         ` · opened ${ago(a.opened_at)}`,
         a.resolved_at ? ` · resolved ${ago(a.resolved_at)}` : "",
-        el("div", { class: "small muted" }, a.message),
+        // While open: the rule's reading at this refresh, then what opened it.
+        a.now ? el("div", { class: "small", "data-alert-now": "" }, `Now: ${a.now}`) : "",
+        el("div", { class: "small muted" }, a.open && a.now ? `When it opened: ${a.message}` : a.message),
       ),
     ),
   );

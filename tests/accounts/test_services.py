@@ -76,3 +76,20 @@ def test_an_expired_key_is_refused_like_a_revoked_one(user):
     forever, raw_forever = api_key_create(user=user)
     assert forever.expires_at is None
     assert api_key_resolve(raw_forever) == forever
+
+
+def test_keys_are_capped_per_tenant_and_a_revoked_one_frees_its_place(user, settings):
+    from accounts.services import api_key_revoke
+    from rendering.errors import Conflict
+    from tests.factories import UserFactory
+
+    settings.API_KEYS_MAX_PER_TENANT = 3
+    keys = [api_key_create(user=user, name=f"k{n}")[0] for n in range(3)]
+    with pytest.raises(Conflict) as refused:
+        api_key_create(user=user, name="one too many")
+    assert refused.value.http_status == 409
+    assert "API_KEYS_MAX_PER_TENANT" in refused.value.message
+    assert ApiKey.objects.filter(user=user).count() == 3
+    api_key_create(user=UserFactory(), name="another tenant")  # its own cap
+    api_key_revoke(user=user, key_id=keys[0].pk)
+    assert api_key_create(user=user, name="replacement")[0].name == "replacement"

@@ -39,3 +39,18 @@ def test_weak_passwords_are_refused(password):
 
 def test_a_strong_password_is_accepted():
     validate_password(GOOD, user=UserFactory())
+
+
+def test_spraying_many_usernames_from_one_address_is_throttled(settings):
+    """One or two guesses on each of many accounts never trips the per-username lockout;
+    the address's failures across all of them do."""
+    settings.SIGN_IN_FAILURES_PER_IP = "10/hour"
+    real = UserFactory(username="real")
+    real.set_password(GOOD)
+    real.save()
+    sprayer = Client(REMOTE_ADDR="203.0.113.50")
+    answers = [_sign_in(sprayer, f"user{n}", "Winter2026!") for n in range(10)]
+    assert answers == [200] * 10  # each username failed once: axes saw nothing to lock
+    assert _sign_in(sprayer, "user99", "Winter2026!") == 429
+    assert _sign_in(sprayer, "real", GOOD) == 429  # the address waits, whatever it sends
+    assert _sign_in(Client(REMOTE_ADDR="198.51.100.8"), "real", GOOD) == 302

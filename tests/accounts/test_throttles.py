@@ -1,4 +1,4 @@
-"""Request-rate limits per API key, counted in Redis and answered 429 with Retry-After."""
+"""Request-rate limits per tenant (all its keys), counted in Redis, 429 with Retry-After."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.services import api_key_create
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 BODY = {"html_template": "<p>{{n}}</p>", "data": {"n": 1}}
@@ -27,10 +28,23 @@ def test_submits_past_the_key_rate_are_429_with_retry_after(user, settings):
     refused = client.post("/api/v1/generate-pdf-async", BODY, format="json")
     assert 0 < int(refused["Retry-After"]) <= 60
     assert (refused.json()["code"], refused.json()["limit"]) == ("throttled", "API_RATE_SUBMIT")
-    # Each key has its own budget, and status reads have theirs.
-    other = _client(api_key_create(user=user, name="b")[1])
-    assert other.post("/api/v1/generate-pdf-async", BODY, format="json").status_code == 202
+    # Status reads have a budget of their own.
     assert client.get("/api/v1/jobs").status_code == 200
+
+
+def test_a_new_key_of_the_same_tenant_shares_the_spent_budget(user, settings):
+    """Minting keys buys no rate: the budget is the tenant's, whichever key spends it."""
+    settings.API_RATE_SUBMIT = "2/min"
+    first = _client(api_key_create(user=user, name="a")[1])
+    assert [
+        first.post("/api/v1/generate-pdf-async", BODY, format="json").status_code for _ in range(2)
+    ] == [202, 202]
+    fresh = _client(api_key_create(user=user, name="fresh")[1])
+    refused = fresh.post("/api/v1/generate-pdf-async", BODY, format="json")
+    assert (refused.status_code, refused.json()["limit"]) == (429, "API_RATE_SUBMIT")
+    # Another tenant's budget is untouched.
+    stranger = _client(api_key_create(user=UserFactory(), name="s")[1])
+    assert stranger.post("/api/v1/generate-pdf-async", BODY, format="json").status_code == 202
 
 
 def test_template_writes_are_limited_but_reads_are_not(user, settings):
@@ -59,7 +73,8 @@ def test_concurrent_requests_never_take_more_than_the_rate(settings):
     from accounts.throttles import SubmitThrottle
 
     settings.API_RATE_SUBMIT = "10/min"
-    request = SimpleNamespace(auth=SimpleNamespace(prefix=uuid.uuid4().hex[:12]), user=None)
+    tenant = SimpleNamespace(pk=uuid.uuid4().int % 10**12, is_authenticated=True)
+    request = SimpleNamespace(auth=None, user=tenant)
     with ThreadPoolExecutor(8) as pool:
         allowed = list(pool.map(lambda _: SubmitThrottle().allow_request(request, None), range(40)))
     assert allowed.count(True) == 10

@@ -45,3 +45,13 @@ def test_a_key_can_be_created_with_an_expiry_and_shows_it(browser, user):
     assert 89 <= (key.expires_at - key.created_at).days <= 90
     page = browser.get("/keys/").content.decode()
     assert key.expires_at.strftime("%Y-%m-%d") in page
+
+
+def test_the_key_past_the_tenant_cap_is_a_409_with_a_message(browser, user, settings):
+    settings.API_KEYS_MAX_PER_TENANT = 1
+    assert browser.post("/keys/", {"name": "first"}).status_code == 200
+    refused = browser.post("/keys/", {"name": "second"})
+    assert refused.status_code == 409
+    assert "API_KEYS_MAX_PER_TENANT" in refused.content.decode()
+    assert refused.context["created"] is None
+    assert ApiKey.objects.filter(user=user).count() == 1

@@ -228,6 +228,8 @@ def main() -> int:
             "DJANGO_DEBUG": "false",  # DEBUG keeps every SQL query in memory
             "VAR_DIR": str(workdir),
             "LOG_LEVEL": "WARNING",
+            # One tenant follows with every subscriber: lift its cap to the process's.
+            "STREAMS_MAX_PER_TENANT": str(args.subscribers * 2 + 10),
         }
     )
     os.environ.pop("REDIS_URL", None)  # never the machine's shared Redis

@@ -1,6 +1,6 @@
 """`make bench`: submit latency against the bare baseline, render time against bare
 xhtml2pdf, and the service end to end against its renderers (tests/bench/pipeline.py).
-Loopback only, bounded (BENCH_QUICK=1 for a shorter run); prints tables for the README."""
+Loopback only, bounded (BENCH_QUICK=1 for a shorter run); prints the tables of docs/benchmarks/."""
 
 from __future__ import annotations
 
@@ -296,7 +296,7 @@ def bench_pipeline(env: dict[str, str], key: str, var: Path) -> None:
     callbacks = start(
         [
             *devstack.worker_args(
-                queues="callbacks", concurrency=8, name=f"callbacks-{port}", pool="threads"
+                queues="callbacks,mail", concurrency=8, name=f"callbacks-{port}", pool="threads"
             ),
             "--without-gossip",
             "--without-mingle",

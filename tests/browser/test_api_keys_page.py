@@ -40,7 +40,23 @@ def test_create_copy_use_and_revoke_a_key(page, person, live_stack):
     assert secret not in page.content()  # shown once only
     row = page.locator("tbody tr", has_text="billing system")
     expect(row.locator(".status")).to_have_text("Active")
-    row.get_by_role("button", name=re.compile("^Revoke")).click()
+    revoke = row.get_by_role("button", name=re.compile("^Revoke"))
+    # Revoking asks first; saying no leaves the key working.
+    questions: list[str] = []
+
+    def answer(dialog, accept: bool) -> None:
+        questions.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", lambda dialog: answer(dialog, accept=False))
+    revoke.click()
+    expect(row.locator(".status")).to_have_text("Active")
+    assert questions
+    assert 'Revoke the key "billing system"?' in questions[0]
+    assert "cannot be turned back on" in questions[0]
+    assert httpx.get(jobs_url, headers={"X-API-Key": secret}).status_code == 200
+    page.once("dialog", lambda dialog: answer(dialog, accept=True))
+    revoke.click()
     expect(page.get_by_text("is revoked")).to_be_visible()
     expect(row.locator(".status")).to_have_text("Revoked")
     shoot(page, "10-api-keys")

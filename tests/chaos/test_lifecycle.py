@@ -256,3 +256,55 @@ def test_cancelling_a_processing_job_stops_it_and_discards_the_result(chaos):
     assert (job.status, job.attempts) == (JobStatus.CANCELLED, 1)
     assert chaos.stored_objects() == []
     assert recorder.completions(job) == 0
+
+
+def test_cancelling_a_long_chromium_render_frees_the_worker_in_seconds(chaos, settings):
+    """A Chromium job whose script would spin for a minute is cancelled mid-render: its
+    page is closed and the worker takes the next job within seconds; until the worker has
+    let go, the cancelled job still counts against its tenant's in-flight quota."""
+    from django.db import transaction
+
+    from jobs import quotas, services
+
+    chaos.worker(
+        "w1",
+        PDF_SOFT_TIME_LIMIT="120",
+        PDF_HARD_TIME_LIMIT="150",
+        PDF_TEMPLATE_TIMEOUT_MS="60000",
+        PDF_HEARTBEAT_SECONDS="5",
+        PDF_HEARTBEAT_STALE_SECONDS="30",
+        PDF_CANCEL_CHECK_SECONDS="1",
+    )
+    settings.PDF_MAX_JOBS_IN_FLIGHT = 1
+    settings.PDF_HEARTBEAT_STALE_SECONDS = 30
+    spin = "<script>const t = Date.now(); while (Date.now() - t < 60000) {}</script><p>x</p>"
+    job = PdfJobFactory(engine="raw", html_template=spin, renderer="chromium", data={})
+    chaos.send(job)
+    wait_processing(chaos, job, timeout=60)
+    time.sleep(2)  # well into the page's script
+    services.job_cancel(job=job)
+    cancelled_at = time.monotonic()
+    assert quotas.jobs_in_flight_count(owner=job.owner) == 1  # the worker still holds it
+    with pytest.raises(quotas.QuotaExceeded), transaction.atomic():
+        quotas.job_slot_reserve(owner=job.owner)
+
+    def let_go() -> bool:
+        job.refresh_from_db()
+        return job.heartbeat_at is None
+
+    wait_for(let_go, timeout=20, what="the worker to let go of the cancelled job", chaos=chaos)
+    released_in = time.monotonic() - cancelled_at
+    assert quotas.jobs_in_flight_count(owner=job.owner) == 0
+    following = PdfJobFactory(html_template="<p>next</p>", data={})
+    chaos.send(following)
+    wait_terminal(chaos, following, timeout=30)
+    free_in = time.monotonic() - cancelled_at
+    assert following.status == JobStatus.COMPLETED, (following.error, chaos.logs_tail())
+    assert job.status == JobStatus.CANCELLED
+    assert chaos.stored_objects() == [f"{following.job_id}.pdf"]
+    assert released_in < 8, released_in
+    assert free_in < 15, free_in
+    print(
+        f"\nCancel: a spinning Chromium render let go {released_in:.1f} s after the cancel; "
+        f"the next job completed {free_in:.1f} s after it (the script would spin 60 s)"
+    )

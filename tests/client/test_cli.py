@@ -166,3 +166,24 @@ def test_templates_push_list_preview_and_submit_by_slug(run, tmp_path):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == "completed"
     assert "Dearest Ada" in pdf_text((tmp_path / "letter.pdf").read_bytes())[1]
+
+
+def test_submit_without_data_sends_the_templates_sample_data_and_says_1_page(run, tmp_path):
+    template_sync_samples()
+    done = run("submit", "invoice", "--out", "invoice.pdf")
+    assert done.returncode == 0, done.stderr
+    assert "No --data: sending the sample data of invoice" in done.stderr
+    pages, text = pdf_text((tmp_path / "invoice.pdf").read_bytes())
+    assert pages == 1
+    assert "Northwind Traders" in text  # the sample's customer, not an empty invoice
+    assert done.stderr.splitlines()[-1].startswith("Saved invoice.pdf (1 page, ")
+    assert "Completed, 1 page" in done.stderr
+    assert "1 pages" not in done.stderr
+
+
+def test_inline_file_without_data_sends_an_empty_object(run, tmp_path):
+    (tmp_path / "plain.hbs").write_text("<p>plain{{missing}}</p>")
+    done = run("submit", "plain.hbs", "--out", "plain.pdf")
+    assert done.returncode == 0, done.stderr
+    assert "sample data" not in done.stderr
+    assert "plain" in pdf_text((tmp_path / "plain.pdf").read_bytes())[1]

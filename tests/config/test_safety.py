@@ -37,6 +37,7 @@ def _production(**env: str) -> subprocess.CompletedProcess[str]:
         # One host: SQLite or local disk are allowed (tests/config/test_production_checks.py
         # holds what several hosts need).
         "SINGLE_HOST": "true",
+        "PUBLIC_BASE_URL": "https://reports.example.com",
         **env,
     }
     code = (
@@ -65,6 +66,41 @@ def test_a_public_address_with_dev_settings_names_every_problem(host):
     assert "DEBUG" in problems[0]
     assert "development key" in problems[1]
     assert "ALLOWED_HOSTS" in problems[2]
+
+
+def test_a_public_address_needs_a_metrics_token_and_https_callbacks_or_a_choice():
+    base = {"debug": False, "secret_key": GOOD_KEY, "allowed_hosts": ["x"], "bind_host": "::"}
+    problems = deployment_problems(**base, metrics_token_set=False, callbacks_http_unchosen=True)
+    assert len(problems) == 2
+    assert "METRICS_TOKEN" in problems[0]
+    assert "CALLBACK_REQUIRE_HTTPS" in problems[1]
+    assert deployment_problems(**base) == []
+
+
+def test_the_web_process_with_development_settings_refuses_open_metrics_and_http_callbacks():
+    result = _python(
+        ["-m", "config.web"],
+        DJANGO_SETTINGS_MODULE="config.settings.local",
+        DJANGO_DEBUG="false",
+        DJANGO_SECRET_KEY=GOOD_KEY,
+        HOST="0.0.0.0",  # noqa: S104 - the address being refused
+        PORT="8998",
+    )
+    assert result.returncode != 0
+    assert "METRICS_TOKEN is empty" in result.stderr
+    assert "plain http" in result.stderr
+    assert "Uvicorn running" not in result.stderr
+
+
+def test_every_procfile_role_defaults_to_the_production_settings():
+    procfile = (BASE_DIR / "Procfile").read_text().splitlines()
+    roles = dict(line.split(": ", 1) for line in procfile if line)
+    for name, command in roles.items():
+        if name != "flower":  # a broker client only: it reads no setting of ours
+            assert (
+                "DJANGO_SETTINGS_MODULE=${DJANGO_SETTINGS_MODULE:-config.settings.production}"
+                in command
+            ), name
 
 
 def test_production_settings_are_safe_by_default():

@@ -70,7 +70,10 @@ def test_every_setting_the_code_reads_is_documented_once_with_its_default():
     documented = documented_settings()
     reads = environment_reads()
     missing = sorted(set(reads) - set(documented))
-    assert not missing, f"read by the code, not in docs/reference/settings.md: {missing}"
+    assert not missing, (
+        f"read by the code, not in docs/reference/settings.md: {missing}; add a row "
+        "`| `NAME` | default | meaning |` for each"
+    )
     read_nowhere = sorted(set(documented) - set(reads) - READ_ELSEWHERE)
     assert not read_nowhere, f"documented, but no code reads them: {read_nowhere}"
     wrong = []
@@ -167,7 +170,7 @@ def test_the_endpoint_table_lists_every_endpoint_and_nothing_else():
     assert not gone, f"in docs/guides/api.md, not in the code: {gone}"
 
 
-# (c) metrics -------------------------------------------------------------------------
+# (c) metrics and options -----------------------------------------------------------
 
 
 def registered_metrics() -> set[str]:
@@ -200,6 +203,18 @@ def test_the_metrics_table_lists_every_registered_metric_and_nothing_else():
     assert len(registered) > 15  # the finder found the instruments, not nothing
     assert not registered - documented, f"not documented: {sorted(registered - documented)}"
     assert not documented - registered, f"not registered: {sorted(documented - registered)}"
+
+
+def test_the_options_table_lists_every_option_with_its_values():
+    from rendering import options
+
+    rows = _rows(DOCS / "guides" / "options.md", "| option | meaning |")
+    documented = {name for row in rows for name in _ticked(row[0])}
+    known = options._KNOWN | set(options._TEXT_OPTIONS)
+    assert documented == known, f"docs only: {documented - known}, code only: {known - documented}"
+    sizes = next(row[1] for row in rows if "page_size" in row[0])
+    for value in (*options.PAGE_SIZES, *options.ORIENTATIONS):
+        assert value in sizes, f"{value} is a valid page size or orientation the docs omit"
 
 
 # (d) make targets --------------------------------------------------------------------

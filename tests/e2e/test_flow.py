@@ -211,7 +211,7 @@ def test_completion_callback_is_posted_once_signed(http, integrator):
     assert payload["data"]["status"] == "completed"
     assert payload["data"]["job_id"] == body["job_id"]
     assert headers["Idempotency-Key"] == f"{body['job_id']}:completed"
-    # A receiver checks it exactly as the README shows, with the key's signing secret.
+    # A receiver checks it exactly as docs/guides/webhooks.md shows, with the signing secret.
     secret = ApiKey.objects.get(user=integrator[0]).webhook_secret
     verified = Webhook(secret).verify(hook.raw[0], {k.lower(): v for k, v in headers.items()})
     assert verified == payload

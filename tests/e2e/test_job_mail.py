@@ -183,7 +183,7 @@ def test_retries_mail_nothing_and_each_final_state_mails_once(chaos, tmp_path):
     assert _notify_results(chaos, gives_up, 1) == ["sent"]
     # The broker delivers the mail task again (at least once): nothing more is sent.
     for _ in range(2):
-        chaos.app.send_task(NOTIFY_TASK, args=[str(recovers.job_id)], queue="callbacks")
+        chaos.app.send_task(NOTIFY_TASK, args=[str(recovers.job_id)], queue="mail")
     assert sorted(_notify_results(chaos, recovers, 3)) == ["already_sent", "already_sent", "sent"]
     subjects = sorted(subject_of(m) for m in mails_in(mail, to="grace@example.com"))
     assert subjects == ["Your report “gives-up.pdf” failed", "Your report “recovers.pdf” is ready"]

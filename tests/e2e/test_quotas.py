@@ -95,7 +95,7 @@ def test_fifty_parallel_submits_never_exceed_the_in_flight_limit(live_stack, sta
     )
 
 
-def test_the_request_rate_per_key_is_shared_by_every_web_process(live_stack, stack_env, tenants):
+def test_the_request_rate_per_tenant_is_shared_by_every_web_process(live_stack, stack_env, tenants):
     with (
         _web_pair(stack_env, live_stack.logs, API_RATE_SUBMIT="5/min") as urls,
         httpx.Client(headers={"X-API-Key": tenants["raw"]}, timeout=30) as client,

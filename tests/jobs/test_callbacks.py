@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -19,8 +20,8 @@ pytestmark = pytest.mark.django_db
 def receiver() -> Iterator[Receiver]:
     made: list[Receiver] = []
 
-    def make(statuses: list[int] | None = None) -> Receiver:
-        made.append(Receiver(statuses))
+    def make(statuses: list[int] | None = None, *, delay: float = 0) -> Receiver:
+        made.append(Receiver(statuses, delay=delay))
         return made[-1]
 
     yield make
@@ -94,3 +95,98 @@ def test_reaching_a_final_status_queues_the_callback(
         transitions.job_mark_cancelled(job_id=with_hook.job_id)
         transitions.job_mark_cancelled(job_id=without.job_id)
     assert [str(j) for j in queued] == [str(with_hook.job_id)]
+
+
+def test_a_tenant_past_its_share_of_delivery_threads_is_deferred_without_an_attempt(
+    receiver, settings
+):
+    from accounts.tenancy import tenant_id_for
+    from core.leases import lease_release, lease_take
+
+    settings.CALLBACK_MAX_CONCURRENT_PER_TENANT = 1
+    hook = receiver()
+    job = PdfJobFactory(status=JobStatus.COMPLETED, callback_url=hook.url, pdf_file="x.pdf")
+    name = f"callbacks:tenant:{tenant_id_for(user=job.owner)}"
+    busy = lease_take(name=name, limit=1, seconds=30)  # another delivery of the tenant runs
+    with pytest.raises(callbacks.CallbackDeferred) as deferred:
+        callbacks.callback_deliver(job_id=job.job_id)
+    assert 0 < deferred.value.seconds <= settings.CALLBACK_TIMEOUT_SECONDS
+    job.refresh_from_db()
+    assert (job.callback_attempts, hook.received) == (0, [])
+    lease_release(name=name, token=busy)
+    assert callbacks.callback_deliver(job_id=job.job_id) is True
+    assert len(hook.received) == 1
+
+
+def test_a_slow_receiver_gets_its_tenant_one_thread_and_a_longer_push_back(receiver, settings):
+    import time
+
+    from accounts.tenancy import tenant_id_for
+    from core.leases import lease_count
+
+    settings.CALLBACK_MAX_CONCURRENT_PER_TENANT = 4
+    settings.CALLBACK_SLOW_SECONDS = 1
+    settings.CALLBACK_TIMEOUT_SECONDS = 2
+    settings.CALLBACK_CONNECT_TIMEOUT_SECONDS = 1
+    tarpit = receiver(delay=10)
+    job = PdfJobFactory(status=JobStatus.FAILED, callback_url=tarpit.url)
+    started = time.monotonic()
+    with pytest.raises(callbacks.CallbackError, match="no complete answer within 2 s"):
+        callbacks.callback_deliver(job_id=job.job_id)
+    assert time.monotonic() - started < 3  # the tarpit held the thread for the deadline only
+    tenant = tenant_id_for(user=job.owner)
+    assert lease_count(name=f"callbacks-slow:tenant:{tenant}") == 1
+    assert callbacks._tenant_share(tenant) == 1
+    assert callbacks._deferral(tenant) > settings.CALLBACK_TIMEOUT_SECONDS * 1.5 - 0.01
+
+
+_LOOKUPS: list[tuple] = []
+_RECORDING: list[bool] = []
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _RECORDING and event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.connect"):
+        _LOOKUPS.append((event, args))
+
+
+sys.addaudithook(_audit)  # for the life of the process; it records only while asked to
+
+
+def test_a_submit_does_not_resolve_the_callback_host(settings, user):
+    from accounts.services import api_key_create
+
+    """The web request checks the URL's syntax (and IP literals); the name is resolved by
+    the callbacks worker, so a submit never waits on DNS nor learns which names exist."""
+    settings.CALLBACK_ALLOW_PRIVATE_NETWORKS = False
+    _LOOKUPS.clear()
+    _RECORDING.append(True)
+    try:
+        job, _ = services.job_create(
+            owner=user,
+            html_template="<p/>",
+            data={},
+            callback_url="https://reports-receiver.example.invalid/hook",
+            api_key=api_key_create(user=user)[0],
+        )
+        for url in ("http://10.0.0.7/x", "http://localhost/x", "http://[fd00::1]/x"):
+            with pytest.raises(ApplicationError, match="not a public address"):
+                services.job_create(owner=user, html_template="<p/>", data={}, callback_url=url)
+    finally:
+        _RECORDING.clear()
+    assert _LOOKUPS == []
+    assert job.callback_url.endswith("example.invalid/hook")
+    # The worker does resolve it, and a name that does not resolve is refused there.
+    assert "does not resolve" in callbacks.callback_url_check(job.callback_url)
+
+
+def test_a_browser_session_submit_cannot_ask_for_unsigned_webhooks(client, user):
+    """Webhooks are signed with the submitting key's secret; a session call has none."""
+    client.force_login(user)
+    answer = client.post(
+        "/api/v1/generate-pdf-async",
+        {"html_template": "<p/>", "callback_url": "https://receiver.example.com/hook"},
+        content_type="application/json",
+    )
+    assert answer.status_code == 400
+    assert answer.json()["code"] == "callback_needs_api_key"
+    assert not PdfJob.objects.exists()

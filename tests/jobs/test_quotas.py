@@ -47,3 +47,66 @@ def test_an_idempotent_replay_does_not_need_a_slot(user, settings):
     job, created = services.job_create(owner=user, idempotency_key="k", **BODY)
     again, created_again = services.job_create(owner=user, idempotency_key="k", **BODY)
     assert (again.pk, created, created_again) == (job.pk, True, False)
+
+
+def test_a_cancelled_job_still_rendering_holds_its_slot_until_the_worker_lets_go(user, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from jobs.worker.heartbeat import Heartbeat
+
+    settings.PDF_MAX_JOBS_IN_FLIGHT = 1
+    job, _ = services.job_create(owner=user, **BODY)
+    PdfJob.objects.filter(pk=job.pk).update(
+        status=JobStatus.PROCESSING, worker="w:1", heartbeat_at=timezone.now()
+    )
+    services.job_cancel(job=job)
+    # Cancelled, but its worker is still rendering: the tenant has no free slot.
+    with pytest.raises(QuotaExceeded):
+        services.job_create(owner=user, **BODY)
+    Heartbeat(job_id=job.job_id, worker="w:1").release()  # the render stopped
+    services.job_create(owner=user, **BODY)
+    # A worker killed mid-render never lets go: its stale heartbeat stops counting.
+    stale = timezone.now() - timedelta(seconds=settings.PDF_HEARTBEAT_STALE_SECONDS + 1)
+    PdfJob.objects.filter(owner=user).update(status=JobStatus.CANCELLED, heartbeat_at=stale)
+    services.job_create(owner=user, **BODY)
+
+
+def test_cancelling_a_queued_job_frees_its_slot_at_once(user, settings):
+    from django.utils import timezone
+
+    settings.PDF_MAX_JOBS_IN_FLIGHT = 1
+    # Queued again after a transient error: an earlier attempt's heartbeat is still fresh.
+    job, _ = services.job_create(owner=user, **BODY)
+    PdfJob.objects.filter(pk=job.pk).update(worker="w:1", heartbeat_at=timezone.now())
+    services.job_cancel(job=job)
+    job.refresh_from_db()
+    assert job.heartbeat_at is None
+    services.job_create(owner=user, **BODY)
+
+
+def test_a_tenants_callback_backlog_is_capped_at_submit(user, settings):
+    from accounts.services import api_key_create
+
+    settings.CALLBACK_MAX_OUTSTANDING_PER_TENANT = 2
+    hook = {"callback_url": "http://127.0.0.1:9/hook", "api_key": api_key_create(user=user)[0]}
+    for _ in range(2):  # finished, their callbacks not delivered yet
+        job, _ = services.job_create(owner=user, **hook, **BODY)
+        services.job_cancel(job=job)
+    with pytest.raises(QuotaExceeded) as refused:
+        services.job_create(owner=user, **hook, **BODY)
+    assert refused.value.details["limit"] == "CALLBACK_MAX_OUTSTANDING_PER_TENANT"
+    services.job_create(owner=user, **BODY)  # without a callback: nothing to deliver
+    other = UserFactory()
+    services.job_create(
+        owner=other,
+        callback_url=hook["callback_url"],
+        api_key=api_key_create(user=other)[0],
+        **BODY,
+    )  # another tenant's backlog is its own
+    # A delivered (or given-up) callback is no longer outstanding.
+    PdfJob.objects.filter(owner=user, status=JobStatus.CANCELLED).update(
+        callback_attempts=settings.CALLBACK_MAX_ATTEMPTS
+    )
+    services.job_create(owner=user, **hook, **BODY)

@@ -24,7 +24,7 @@ def test_create_queues_and_enqueues_only_after_commit(
     assert created is True
     assert job.status == JobStatus.QUEUED
     assert job.engine == "handlebars"
-    assert job.options["filename"] == "report.pdf"
+    assert "filename" not in job.options  # the download is named by the job
     # Stamped with the insert: no UPDATE after the publish, and the reconciler's clock runs.
     assert job.enqueued_at is not None
 

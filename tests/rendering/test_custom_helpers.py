@@ -80,8 +80,9 @@ def test_a_failing_helper_is_a_template_error_naming_it():
 
 def test_helpers_run_under_the_templates_time_limit(settings):
     settings.PDF_TEMPLATE_TIMEOUT_MS = 300
-    with pytest.raises(LimitExceeded):
-        helpers_check("handlebars", "while (true) {}")
+    started = time.monotonic()
+    helpers_check("handlebars", "while (true) {}")  # checked, not run: nothing to wait for
+    assert time.monotonic() - started < 1
     with pytest.raises(LimitExceeded, match="300 ms"):
         engine_render("handlebars", "{{spin}}", {}, "function spin() { while (true) {} }")
 

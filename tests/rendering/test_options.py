@@ -10,8 +10,8 @@ from rendering.options import PdfOptions, parse_options
 
 def test_defaults_when_absent():
     assert parse_options(None) == PdfOptions()
+    # No filename unless chosen: the job names its download (tests/jobs/test_download_name.py).
     assert parse_options({}).as_dict() == {
-        "filename": "report.pdf",
         "page_size": "A4",
         "orientation": "portrait",
     }

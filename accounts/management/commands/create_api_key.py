@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.services import api_key_create, user_get_or_create
+from rendering.errors import ApplicationError
 
 
 class Command(BaseCommand):
@@ -23,7 +24,10 @@ class Command(BaseCommand):
         self, *args: Any, username: str, name: str, expires_in_days: int | None, **options: Any
     ) -> None:
         user = user_get_or_create(username=username)
-        key, raw_key = api_key_create(user=user, name=name, expires_in_days=expires_in_days)
+        try:
+            key, raw_key = api_key_create(user=user, name=name, expires_in_days=expires_in_days)
+        except ApplicationError as exc:  # the tenant's key cap
+            raise CommandError(exc.message) from None
         self.stdout.write(raw_key)
         # stderr, so `KEY=$(manage.py create_api_key alice)` still captures only the key.
         self.stderr.write(f"webhook signing secret: {key.webhook_secret}")

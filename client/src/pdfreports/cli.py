@@ -20,7 +20,7 @@ from rich.table import Table
 from pdfreports.client import Client, Job
 from pdfreports.errors import ApiError, JobFailed, PdfReportsError, WaitTimeout
 from pdfreports.models import JobState
-from pdfreports.progress import JobProgress, describe
+from pdfreports.progress import JobProgress, describe, pages_text
 from pdfreports.retry import RetryEvent
 
 EXIT_JOB_FAILED, EXIT_SERVICE, EXIT_TIMEOUT, EXIT_INTERRUPTED = 1, 3, 4, 130
@@ -111,7 +111,7 @@ def _follow(job: Job, *, timeout: float | None, poll: bool) -> JobState:
 def _save(job: Job, out: Path) -> None:
     path = job.download(out)
     state = job.state
-    pages = f"{state.page_count} pages, " if state and state.page_count else ""
+    pages = f"{pages_text(state.page_count)}, " if state and state.page_count else ""
     err.print(f"Saved {path} ({pages}{path.stat().st_size:,} bytes)", highlight=False)
 
 
@@ -143,7 +143,12 @@ def cli(ctx: click.Context, url: str, api_key: str | None, timeout: float) -> No
 
 @cli.command()
 @click.argument("template_or_file")
-@click.option("--data", "data_path", metavar="FILE", help="JSON object of data ('-': stdin).")
+@click.option(
+    "--data",
+    "data_path",
+    metavar="FILE",
+    help="JSON object of data ('-': stdin). Default: a template's sample data; {} inline.",
+)
 @click.option("--options", "options_path", metavar="FILE", help="JSON object of options.")
 @click.option("--filename", help="Download name of the PDF.")
 @click.option("--engine", type=click.Choice(["handlebars", "jinja2", "raw"]), help="Inline only.")
@@ -183,8 +188,9 @@ def submit(
     as_json: bool,
 ) -> None:
     """Submit a report: a stored template's slug, or a file of inline HTML
-    (.hbs/.j2/.html). Prints the job id; with --wait or --out follows it to the end."""
-    data = _read_json_object(data_path, "--data") if data_path else {}
+    (.hbs/.j2/.html). Prints the job id; with --wait or --out follows it to the end.
+    Without --data a template gets its own sample data, as `templates preview` does."""
+    data = _read_json_object(data_path, "--data") if data_path else None
     options = _read_json_object(options_path, "--options") if options_path else {}
     if filename:
         options["filename"] = filename
@@ -203,9 +209,14 @@ def submit(
             param_hint="TEMPLATE_OR_FILE",
         )
     with settings.client() as client, _service_errors():
+        if data is None and "template" in inline:
+            data = client.get_template(inline["template"]).raw.get("sample_data") or {}
+            err.print(
+                f"No --data: sending the sample data of {inline['template']}", highlight=False
+            )
         job = client.submit(
             **inline,
-            data=data,
+            data=data or {},
             engine=engine,
             options=options,
             callback_url=callback_url,

@@ -35,9 +35,14 @@ STAGE_LABELS = {
 }
 
 
+def pages_text(count: int) -> str:
+    """ "1 page", "50 pages"."""
+    return f"{count} page" if count == 1 else f"{count} pages"
+
+
 def describe(state: JobState) -> str:
     if state.status == "completed":
-        pages = f", {state.page_count} pages" if state.page_count else ""
+        pages = f", {pages_text(state.page_count)}" if state.page_count else ""
         return f"Completed{pages}"
     if state.status in ("failed", "cancelled"):
         return state.status.capitalize()

@@ -9,11 +9,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from accounts.demo import DEMO_PASSWORD, DEMO_USERNAME
 from accounts.services import api_key_authenticate, api_key_create, user_get_or_create
 from reports.samples import template_sync_samples
-
-DEMO_USERNAME = "demo"
-DEMO_PASSWORD = "demo"  # noqa: S105 - a local demo account, printed to the person running it
 
 
 class Command(BaseCommand):
@@ -28,7 +26,7 @@ class Command(BaseCommand):
             user.is_staff = True
             user.is_superuser = True
             user.save()
-        if not user.email:  # so `make run` shows the job mails (printed by the console backend)
+        if not user.email:  # so `make run` has job mails to show (saved in var/mail/)
             user.email = "demo@localhost"
             user.save(update_fields=["email"])
         key_file = Path(settings.VAR_DIR) / "demo-api-key"

@@ -41,7 +41,7 @@ def test_metrics_run_in_multiprocess_mode():
 def test_transitions_count_completions_failures_and_generation_time(
     django_capture_on_commit_callbacks,
 ):
-    template = ReportTemplateFactory(slug="quarterly")
+    template = ReportTemplateFactory(slug="quarterly", owner=None)  # a built-in sample
     before = scrape()
     with django_capture_on_commit_callbacks(execute=True):
         done = PdfJobFactory(template=template, html_template="")
@@ -170,3 +170,23 @@ def test_metrics_token_is_enforced(settings):
     assert Client().get("/metrics").status_code == 401
     ok = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret")
     assert ok.status_code == 200
+
+
+def test_tenants_templates_share_one_metric_label(django_capture_on_commit_callbacks):
+    """Slugs of tenants' templates are theirs to invent: twenty of them add no series."""
+    templates = [ReportTemplateFactory(slug=f"mine-{n}") for n in range(20)]
+    before = scrape()
+    with django_capture_on_commit_callbacks(execute=True):
+        for template in templates:
+            job = PdfJobFactory(template=template, owner=template.owner, html_template="")
+            transitions.job_claim(job_id=job.job_id, worker="test:1")
+            transitions.job_complete(
+                job_id=job.job_id, pdf_file="x.pdf", page_count=1, size_bytes=10, warnings=[]
+            )
+    after = scrape()
+    labels = {"renderer": "xhtml2pdf", "template": "tenant"}
+    counted = value(after, "pdf_generation_seconds_count", **labels) - value(
+        before, "pdf_generation_seconds_count", **labels
+    )
+    assert counted == 20
+    assert 'template="mine-' not in Client().get("/metrics").content.decode()

@@ -131,3 +131,15 @@ def test_thumbnail_is_a_png_and_a_broken_template_gets_a_placeholder(browser, us
     assert response["Content-Type"] == "image/svg+xml"
     assert b"No preview" in response.content
     assert ReportTemplate.objects.count() == 2
+
+
+def test_thumbnails_past_the_tenant_rate_are_429_with_the_placeholder(browser, user, settings):
+    settings.API_RATE_THUMBNAIL = "2/min"
+    template = ReportTemplateFactory(owner=user)
+    url = f"/templates/{template.slug}/thumbnail.png"
+    assert [browser.get(url).status_code for _ in range(2)] == [200, 200]
+    refused = browser.get(url)
+    assert refused.status_code == 429
+    assert (refused["X-Limit"], refused["Content-Type"]) == ("API_RATE_THUMBNAIL", "image/svg+xml")
+    assert int(refused["Retry-After"]) > 0
+    assert refused["Cache-Control"] == "no-store"

@@ -59,3 +59,18 @@ def test_a_job_waiting_out_a_retry_backoff_is_not_started_early():
     alices = _burst(alice, queued=1, processing=1)
     PdfJobFactory(owner=bob, attempts=1)  # queued again after a transient error
     assert job_fairer_than(job_id=alices[1].job_id) is None
+
+
+def test_a_cancelled_job_still_rendering_counts_as_busy(settings):
+    from django.utils import timezone
+
+    alice, bob = UserFactory(), UserFactory()
+    PdfJobFactory(
+        owner=alice, status=JobStatus.CANCELLED, worker="w:1", heartbeat_at=timezone.now()
+    )
+    mine = PdfJobFactory(owner=alice)
+    bobs = PdfJobFactory(owner=bob)
+    # Alice's worker is still busy with her cancelled job: Bob, running nothing, goes first.
+    assert job_fairer_than(job_id=mine.job_id) == bobs.job_id
+    PdfJob.objects.filter(owner=alice, status=JobStatus.CANCELLED).update(heartbeat_at=None)
+    assert job_fairer_than(job_id=mine.job_id) is None

@@ -1,0 +1,39 @@
+"""Every queue a task is routed to is served by a Procfile role and a `make run` process;
+the owner's mail has a queue of its own, apart from the tenants' callbacks."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from django.conf import settings
+
+from config import devstack
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _queues_of(command: str) -> set[str]:
+    found = re.search(r"--queues[= ](\S+)", command)
+    return set(found.group(1).split(",")) if found else set()
+
+
+def test_job_mail_is_routed_to_its_own_queue_apart_from_callbacks():
+    routes = settings.CELERY_TASK_ROUTES
+    assert routes["jobs.notify_owner"]["queue"] == "mail"
+    assert routes["jobs.deliver_callback"]["queue"] == "callbacks"
+
+
+def test_every_routed_queue_has_a_procfile_role_and_a_devstack_process(tmp_path):
+    routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()}
+    procfile = dict(
+        line.split(":", 1) for line in (ROOT / "Procfile").read_text().splitlines() if line
+    )
+    served = set().union(*(_queues_of(command) for command in procfile.values()))
+    assert routed <= served, routed - served
+    assert _queues_of(procfile["mail"]) == {"mail"}
+    assert "--pool=threads" in procfile["mail"]
+    processes = devstack._processes(tmp_path)
+    in_devstack = set().union(*(_queues_of(" ".join(cmd)) for cmd in processes.values()))
+    assert routed <= in_devstack, routed - in_devstack
+    assert "mail" in processes

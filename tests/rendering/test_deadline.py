@@ -1,0 +1,47 @@
+"""Stopping a layout from another thread (a cancelled job): pure-Python layouts and a
+Chromium print both stop within about a second, not at their end."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from rendering.deadline import Interrupted, interruptible
+from rendering.options import parse_options
+from rendering.report import TemplateSource, report_render
+from reports.limits import limits_from_settings
+
+LONG = "".join(f"<h2>Part {n}</h2><p>{'words ' * 400}</p>" for n in range(400))
+SPIN = "<script>const t = Date.now(); while (Date.now() - t < 60000) {}</script><p>x</p>"
+
+
+@pytest.mark.parametrize(
+    ("renderer", "html"),
+    [("xhtml2pdf", LONG), ("weasyprint", LONG), ("chromium", SPIN)],
+)
+def test_a_layout_stops_within_a_second_of_being_interrupted(renderer, html, settings):
+    settings.PDF_TEMPLATE_TIMEOUT_MS = 60_000  # the page's script would spin a minute
+    settings.PDF_MAX_PAGES = 5000
+    with interruptible() as stop:
+        timer = threading.Timer(1.5, stop)
+        timer.start()
+        started = time.monotonic()
+        with pytest.raises(Interrupted):
+            report_render(
+                source=TemplateSource(engine="raw", html=html, renderer=renderer),
+                data={},
+                options=parse_options({}),
+                limits=limits_from_settings(),
+            )
+        took = time.monotonic() - started
+    assert 1.4 < took < 3.0, took
+
+
+def test_an_interrupt_after_the_block_is_left_does_nothing():
+    with interruptible() as stop:
+        pass
+    stop()
+    time.sleep(0.7)  # past a repeat, had one been scheduled
+    assert sum(range(10)) == 45  # still running normally

@@ -1,0 +1,143 @@
+"""Tenant JavaScript runs in a child process of its own under an OS memory ceiling and a
+deadline: ArrayBuffers past the limit fail the render, an endless loop delays no other
+render, and checking helpers (what the web process does) runs none of their code."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import pytest
+
+from rendering.engines import engine_render, helpers_check
+from rendering.engines.handlebars import HandlebarsEngine
+from rendering.errors import LimitExceeded, TemplateSyntaxError
+from rendering.limits import Limits
+
+LIMITS = Limits(template_timeout_ms=3000, template_max_memory_mb=256)
+ARRAY_BUFFERS_390_MB = """
+function grab() {
+  var kept = [];
+  for (var i = 0; i < 39; i++) { kept.push(new ArrayBuffer(10 * 1024 * 1024)); }
+  return kept.length;
+}
+"""
+_started: list[str] = []
+
+
+def _audit(event: str, args: tuple) -> None:
+    if event in ("subprocess.Popen", "os.fork", "os.exec", "os.posix_spawn"):
+        _started.append(event)
+
+
+sys.addaudithook(_audit)
+
+
+def test_390_mb_of_array_buffers_under_a_256_mb_limit_fails_the_render():
+    """V8's heap limit alone let this through (ArrayBuffers live outside the heap)."""
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="more than 256 MB of memory"):
+        engine_render("handlebars", "{{grab}}", {}, LIMITS, helpers=ARRAY_BUFFERS_390_MB)
+    assert time.monotonic() - started < 10
+    # The process that asked is unharmed and renders the next template as usual.
+    assert engine_render("handlebars", "<b>{{n}}</b>", {"n": 7}, LIMITS) == "<b>7</b>"
+
+
+def test_array_buffers_within_the_limit_still_work():
+    helpers = "function size() { return new ArrayBuffer(64 * 1024 * 1024).byteLength; }"
+    html = engine_render("handlebars", "{{size}}", {}, LIMITS, helpers=helpers)
+    assert html == str(64 * 1024 * 1024)
+
+
+def test_a_heap_that_grows_without_end_fails_with_the_memory_message():
+    helpers = "function grow() { var s = []; for (;;) { s.push('x'.repeat(1 << 20) + s.length); } }"
+    patient = Limits(template_timeout_ms=30_000, template_max_memory_mb=256)  # memory first
+    with pytest.raises(LimitExceeded, match="MB of memory"):
+        engine_render("handlebars", "{{grow}}", {}, patient, helpers=helpers)
+
+
+def test_an_endless_loop_does_not_delay_another_render():
+    spin = "function spin() { while (true) {} }"
+    failures: list[BaseException] = []
+
+    def endless() -> None:
+        try:
+            engine_render("handlebars", "{{spin}}", {}, LIMITS, helpers=spin)
+        except LimitExceeded as exc:
+            failures.append(exc)
+
+    spinners = [threading.Thread(target=endless) for _ in range(3)]
+    for thread in spinners:
+        thread.start()
+    time.sleep(0.3)  # the loops are running
+    took = []
+    for n in range(5):
+        started = time.monotonic()
+        assert engine_render("handlebars", "{{n}}", {"n": n}, LIMITS) == str(n)
+        took.append(time.monotonic() - started)
+    for thread in spinners:
+        thread.join()
+    # Queued behind one loop, the first would wait most of its 3 s deadline; 2.5 s leaves room
+    # for a loaded machine (seen: 1.5 s at a load average of 20 on 2 cores).
+    assert max(took) < 2.5, took
+    assert len(failures) == 3
+    assert all("3000 ms" in str(exc) for exc in failures)
+
+
+@pytest.mark.parametrize(
+    "helpers",
+    [
+        "while (true) {}",
+        "var kept = new ArrayBuffer(2 * 1024 * 1024 * 1024);",
+        "function f() {}\n}); while (true) {}; (function () {",  # cannot close the body early
+        "throw new Error('top-level code')",
+    ],
+)
+def test_checking_helpers_runs_none_of_their_code_and_starts_no_process(helpers):
+    helpers_check("handlebars", "function warm() {}")  # the parser isolate exists now
+    _started.clear()
+    started = time.monotonic()
+    if "});" in helpers:
+        with pytest.raises(TemplateSyntaxError):
+            helpers_check("handlebars", helpers, LIMITS)
+    else:
+        helpers_check("handlebars", helpers, LIMITS)
+    assert time.monotonic() - started < 0.5
+    assert _started == []
+
+
+def test_the_syntax_check_of_large_helpers_is_quick():
+    helpers = "".join(f"function h{n}(a, b) {{ return a + b * {n}; }}\n" for n in range(12_000))
+    assert len(helpers) > 400_000
+    started = time.monotonic()
+    helpers_check("handlebars", helpers)
+    with pytest.raises(TemplateSyntaxError, match="line 12001"):
+        helpers_check("handlebars", helpers + "function broken( {\n")
+    assert time.monotonic() - started < 2
+
+
+def test_a_large_template_check_does_not_hold_up_a_small_one():
+    """A 512 KB template takes about a second to parse; other submits' checks run beside it
+    (parser isolates on threads of their own), not after it."""
+    big = "".join(f"<p>{{{{#each items}}}}{{{{name}}}} {n}{{{{/each}}}}</p>\n" for n in range(9000))
+    engine = HandlebarsEngine()
+    engine.check("<p>{{warm}}</p>")
+    slow: list[float] = []
+
+    def check_big() -> None:
+        started = time.monotonic()
+        engine.check(big)
+        slow.append(time.monotonic() - started)
+
+    thread = threading.Thread(target=check_big)
+    thread.start()
+    time.sleep(0.05)
+    took = []
+    for n in range(5):
+        started = time.monotonic()
+        engine.check(f"<p>{{{{small}}}} {n}</p>")
+        took.append(time.monotonic() - started)
+    thread.join()
+    assert slow[0] > 2 * max(took), (slow, took)
+    assert max(took) < 0.3, took
