@@ -33,10 +33,10 @@ WORKER_CHECKS = ["database", "broker", "redis", "storage", "renderer"]
 
 
 def role_of(nodename: str) -> str:
-    """The Procfile names its Celery nodes `callbacks@host` and `previews@host`; the render
-    workers keep Celery's default `celery@host`."""
+    """The Procfile names its Celery nodes `callbacks@host`, `mail@host` and `previews@host`;
+    the render workers keep Celery's default `celery@host`."""
     prefix = nodename.partition("@")[0]
-    return prefix if prefix in {"callbacks", "previews"} else "worker"
+    return prefix if prefix in {"callbacks", "mail", "previews"} else "worker"
 
 
 def health_dir() -> Path:

@@ -16,6 +16,7 @@ GOOD = {
     "DJANGO_SECRET_KEY": "a-production-secret-key-of-more-than-32-characters",
     "DJANGO_ALLOWED_HOSTS": "reports.example.com",
     "METRICS_TOKEN": "metrics-token",
+    "PUBLIC_BASE_URL": "https://reports.example.com",
     "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/pdfreports_unused",
     "REDIS_URL": "redis://127.0.0.1:6379/15",
     "AWS_STORAGE_BUCKET_NAME": "reports",

@@ -18,6 +18,7 @@ PRODUCTION = {
     "DJANGO_SECRET_KEY": "k" * 50,
     "DJANGO_ALLOWED_HOSTS": "reports.example.com",
     "METRICS_TOKEN": "m" * 20,
+    "SINGLE_HOST": "true",  # SQLite and local disk allowed: one host
 }
 
 
