@@ -103,7 +103,7 @@ def test_checking_helpers_runs_none_of_their_code_and_starts_no_process(helpers)
             helpers_check("handlebars", helpers, LIMITS)
     else:
         helpers_check("handlebars", helpers, LIMITS)
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 2  # running the loop would take the 3 s limit
     assert _started == []
 
 
@@ -114,7 +114,7 @@ def test_the_syntax_check_of_large_helpers_is_quick():
     helpers_check("handlebars", helpers)
     with pytest.raises(TemplateSyntaxError, match="line 12001"):
         helpers_check("handlebars", helpers + "function broken( {\n")
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 5  # about 0.1 s unloaded
 
 
 def test_a_large_template_check_does_not_hold_up_a_small_one():
@@ -140,4 +140,4 @@ def test_a_large_template_check_does_not_hold_up_a_small_one():
         took.append(time.monotonic() - started)
     thread.join()
     assert slow[0] > 2 * max(took), (slow, took)
-    assert max(took) < 0.3, took
+    assert max(took) < 1, took

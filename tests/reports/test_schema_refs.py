@@ -130,7 +130,7 @@ def test_submit_against_a_stored_schema_with_a_remote_ref_is_a_fast_400(api, use
             {"template": "old-remote", "data": {"n": 1}},
             format="json",
         )
-        assert time.monotonic() - started < 1
+        assert time.monotonic() - started < 2
         assert response.status_code == 400
         assert response.json()["code"] == "invalid_data"
         assert "remote $ref not allowed" in response.json()["error"]

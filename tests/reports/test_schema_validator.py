@@ -50,7 +50,7 @@ def test_only_the_first_error_is_computed():
     started = time.monotonic()
     with pytest.raises(DataValidationError, match=r"values\[0\]: expected integer"):
         data_validate(schema=schema, data=data)
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 2
 
 
 def test_the_best_cause_inside_an_any_of_is_still_named():
