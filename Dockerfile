@@ -1,4 +1,4 @@
-# One image for every Procfile role: `IMAGE web|worker|callbacks|previews|beat|release`, or
+# One image for every Procfile role: `IMAGE web|worker|callbacks|mail|previews|beat|release`, or
 # `IMAGE manage ARGS...` for manage.py. Production settings by default; see
 # docs/guides/containers.md.
 
@@ -42,6 +42,7 @@ COPY . /app
 # for this one command, which reads no database, broker or bucket.
 RUN DJANGO_SECRET_KEY=build-only-collectstatic-key-not-used-at-runtime-0123456789abcdef \
     DJANGO_ALLOWED_HOSTS=build METRICS_TOKEN=build REDIS_URL=redis://build:6379/0 \
+    PUBLIC_BASE_URL=http://build \
     SINGLE_HOST=true python manage.py collectstatic --noinput --verbosity 0 \
  && python -m compileall -q /app >/dev/null \
  && mkdir -p /app/var && chown -R app:app /app/var

@@ -1,5 +1,5 @@
 """The image's entrypoint: `IMAGE ROLE` runs that Procfile role (web, worker, callbacks,
-previews, beat, release), `IMAGE manage ARGS...` runs manage.py, `IMAGE health` is the
+mail, previews, beat, release), `IMAGE manage ARGS...` runs manage.py, `IMAGE health` is the
 HEALTHCHECK of whichever role the container runs.
 
 Before a role starts, the settings are imported once: a missing or wrong setting stops the
@@ -18,7 +18,8 @@ from django.core.exceptions import ImproperlyConfigured
 from core.health_report import host_header, web_health, worker_health
 
 ROOT = Path(__file__).resolve().parent.parent
-ROLES = ("web", "worker", "callbacks", "previews", "beat", "release")
+ROLES = ("web", "worker", "callbacks", "mail", "previews", "beat", "release")
+WORKER_ROLES = {"worker", "callbacks", "mail", "previews"}
 EX_USAGE, EX_CONFIG = 64, 78  # sysexits.h
 
 
@@ -58,7 +59,7 @@ def health(args: list[str]) -> int:
         timeout = float(os.environ.get("HEALTH_CHECK_TIMEOUT_SECONDS", "3")) + 2
         port = os.environ.get("PORT", "8000")
         ok, body = web_health(port=port, host=host_header(hosts), live=live, timeout=timeout)
-    elif role in {"worker", "callbacks", "previews"}:
+    elif role in WORKER_ROLES:
         var = Path(os.environ.get("VAR_DIR", str(ROOT / "var")))
         directory = Path(os.environ.get("WORKER_HEALTH_DIR", str(var / "health")))
         alive, ready, body = worker_health(directory / f"{role}.json")

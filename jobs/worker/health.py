@@ -33,10 +33,10 @@ WORKER_CHECKS = ["database", "broker", "redis", "storage", "renderer"]
 
 
 def role_of(nodename: str) -> str:
-    """The Procfile names its Celery nodes `callbacks@host` and `previews@host`; the render
-    workers keep Celery's default `celery@host`."""
+    """The Procfile names its Celery nodes `callbacks@host`, `mail@host` and `previews@host`;
+    the render workers keep Celery's default `celery@host`."""
     prefix = nodename.partition("@")[0]
-    return prefix if prefix in {"callbacks", "previews"} else "worker"
+    return prefix if prefix in {"callbacks", "mail", "previews"} else "worker"
 
 
 def health_dir() -> Path:
@@ -161,6 +161,7 @@ class MainBeat(_Loop):
         self.renderer_problem = ""
         self.renderer_problem_until = 0.0
         self.launched = not settings.WORKER_RENDERER_LAUNCH_CHECK
+        self.launch_detail = ""
         self.beats = 0
 
     def step(self) -> None:
@@ -169,9 +170,14 @@ class MainBeat(_Loop):
         first, self.beats = self.beats == 0, self.beats + 1
         timeout = max(30.0, settings.HEALTH_CHECK_TIMEOUT_SECONDS) if first else None
         results = run_checks(WORKER_CHECKS, timeout=timeout)
-        if not self.launched and results["renderer"].ok:
+        renderer = results["renderer"]
+        if not self.launched and renderer.ok:
             results["renderer"] = chromium_launch_check()
             self.launched = results["renderer"].ok
+            self.launch_detail = results["renderer"].detail
+        elif renderer.ok and self.launch_detail:
+            detail = f"{renderer.detail}; at start: {self.launch_detail}"
+            results["renderer"] = CheckResult(True, detail, renderer.ms)
         if problems := self._children_problems():
             self.renderer_problem = "; ".join(problems)
             self.renderer_problem_until = time.time() + 2 * settings.WORKER_HEALTH_SECONDS

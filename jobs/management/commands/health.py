@@ -16,7 +16,7 @@ from core.health_report import host_header, web_health, worker_health
 from jobs.readiness import results_json, run_checks
 from jobs.worker.health import main_file
 
-WORKER_ROLES = {"worker", "callbacks", "previews"}
+WORKER_ROLES = {"worker", "callbacks", "mail", "previews"}
 # Beat and release serve nothing; they are ready when what they write to answers.
 OTHER_CHECKS = ["database", "broker", "redis"]
 

@@ -73,7 +73,7 @@ class Worker:
     def children(self) -> list[int]:
         return [pid for pid in _pids() if _ppid(pid) == self.proc.pid]
 
-    def until(self, what: str, condition: Callable[[], Any], timeout: float = 60) -> Any:
+    def until(self, what: str, condition: Callable[[], Any], timeout: float = 120) -> Any:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if (value := condition()) is not None and value is not False:
@@ -188,7 +188,7 @@ def test_a_stopped_pool_child_is_killed_and_replaced(api, worker):
     worker.until("ready", lambda: _ready(worker))
     (child,) = worker.children()
     os.kill(child, signal.SIGSTOP)  # as a render that holds the interpreter forever
-    body = worker.until("not ready", _not_ready_because(worker, "silent"), timeout=60)
+    body = worker.until("not ready", _not_ready_because(worker, "silent"))
     assert f"pool child {child} silent" in body["checks"]["renderer"]["detail"]
     worker.until("child replaced", lambda: worker.children() not in ([], [child]))
     worker.until("ready again", lambda: _ready(worker))
