@@ -133,6 +133,8 @@ def logging_dict(*, fmt: str, level: str) -> dict[str, Any]:
             "uvicorn.access": {"handlers": ["console"], "propagate": False},
             "xhtml2pdf": {"level": "WARNING"},
             "fontTools": {"level": "WARNING"},
+            # pikepdf says at import that its C++ log bridge is up: nothing to act on.
+            "pikepdf": {"level": "WARNING"},
         },
     }
 

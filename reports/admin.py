@@ -19,6 +19,16 @@ from reports.services import (
     template_validate,
 )
 from workspaces.permissions import Action, can
+from workspaces.services import workspace_personal
+
+
+def _workspace_of(cleaned: dict[str, Any]) -> Any:
+    """The workspace the template is saved into: the one chosen, else its owner's personal
+    one (as template_create does); none for a built-in (no owner)."""
+    if cleaned.get("workspace"):
+        return cleaned["workspace"]
+    owner = cleaned.get("owner")
+    return workspace_personal(user=owner) if owner is not None else None
 
 
 class ReportTemplateForm(forms.ModelForm):
@@ -52,7 +62,7 @@ class ReportTemplateForm(forms.ModelForm):
         try:
             if cleaned.get("slug"):
                 template_slug_check(
-                    workspace=cleaned.get("workspace"), slug=cleaned["slug"], template=self.instance
+                    workspace=_workspace_of(cleaned), slug=cleaned["slug"], template=self.instance
                 )
             template_validate(
                 engine=cleaned.get("engine", ""),

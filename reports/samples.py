@@ -38,6 +38,7 @@ SAMPLES = (
         slug="e-invoice",
         name="E-invoice (WeasyPrint, PDF/A-3b with Factur-X XML: see e-invoice.cii.xml)",
         renderer=Renderer.WEASYPRINT,
+        renderers=(Renderer.WEASYPRINT,),  # PDF/A and the Factur-X attachment: WeasyPrint only
     ),
     Sample(
         slug="field-metrics",

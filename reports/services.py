@@ -47,7 +47,7 @@ def template_slug_check(
     if template is not None and template.pk is not None:
         mine = mine.exclude(pk=template.pk)
     if mine.exists():
-        raise Conflict(f"This workspace already has a template with slug {slug!r}; choose another.")
+        raise Conflict(f"You already have a template with slug {slug!r}; choose another.")
 
 
 def template_validate(

@@ -24,6 +24,8 @@ class SigningCertificateCreateApi(APIView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
+        operation_id="signing_certificate_create",
+        summary="Upload a PKCS#12 signing certificate for `sign` steps",
         request={"multipart/form-data": SigningCertificateCreateSerializer},
         responses={201: SigningCertificateOutputSerializer},
     )

@@ -310,7 +310,11 @@ class JobPdfApi(APIView):
 class UsageApi(APIView):
     throttle_classes = [StatusReadThrottle]
 
-    @extend_schema(responses=UsageOutputSerializer)
+    @extend_schema(
+        operation_id="usage_get",
+        summary="The workspace's quotas and what it used this day and month (owners)",
+        responses=UsageOutputSerializer,
+    )
     def get(self, request: Request) -> Response:
         """The workspace's quotas, its use this UTC day and month, and when each resets
         (owners)."""
