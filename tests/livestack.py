@@ -64,6 +64,9 @@ def stack_env(django_db_setup, tmp_path_factory) -> dict[str, str]:
         "MEDIA_ROOT": str(media),
         "PYTHONUNBUFFERED": "1",
         "PDF_PREVIEW_IN_PROCESS": "false",  # previews go to the worker's previews queue
+        # One worker serves the whole session's e2e tests: its pool children are not
+        # recycled after 200 tasks, so a replaced child means one was lost (the probes).
+        "CELERY_WORKER_MAX_TASKS_PER_CHILD": "100000",
     }
 
 

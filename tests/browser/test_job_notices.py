@@ -106,7 +106,7 @@ def test_notices_turned_off_on_the_account_page_stay_off(page, person, live_stac
     sign_in(page)
     page.goto("/account/")
     page.get_by_label(re.compile("Show a notice on any page")).uncheck()
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_text("Your notification settings are saved.")).to_be_visible()
     shoot(page, "16-account")
     page.goto("/keys/")

@@ -7,6 +7,7 @@ import io
 import time
 
 import pytest
+from django.core.files.storage import storages
 from django.core.management import call_command
 
 from reports import thumbnails
@@ -28,10 +29,12 @@ def test_every_builtin_sample_is_rendered_and_then_read_from_the_cache(settings,
     lines = out.getvalue().splitlines()
     assert len(lines) == len(SAMPLES)
     assert all(" bytes in " in line for line in lines), lines
+    store = storages["reports"]  # the pictures are kept beside the PDFs (S3 in production)
     for template in ReportTemplate.objects.filter(owner=None):
-        cached = thumbnails.thumbnail_dir() / f"{thumbnails.thumbnail_key(template)}.png"
-        assert cached.read_bytes().startswith(b"\x89PNG")
-    assert len(list(thumbnails.thumbnail_dir().glob("*.png"))) == len(SAMPLES)
+        name = f"{thumbnails.THUMBNAIL_PREFIX}{thumbnails.thumbnail_key(template)}.png"
+        with store.open(name) as cached:
+            assert cached.read().startswith(b"\x89PNG")
+    assert len(store.listdir(thumbnails.THUMBNAIL_PREFIX.rstrip("/"))[1]) == len(SAMPLES)
 
     started = time.monotonic()
     for template in ReportTemplate.objects.filter(owner=None):

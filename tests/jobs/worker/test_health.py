@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -120,7 +122,22 @@ def worker_env() -> dict[str, str]:
 
 
 @pytest.fixture
-def worker(transactional_db, tmp_path, settings, worker_env) -> Iterator[Worker]:
+def no_other_renderers() -> Iterator[None]:
+    """The session's live-stack worker (tests/livestack.py) shares the broker: it stops
+    taking renders while a test needs its own worker to get every job, and resumes after."""
+    replies = celery_app.control.ping(timeout=1.0) or []
+    others = [name for reply in replies for name in reply if name.startswith("e2e-")]
+    if others:
+        celery_app.control.cancel_consumer("pdf", destination=others, reply=True)
+    yield
+    if others:
+        celery_app.control.add_consumer("pdf", destination=others, reply=True)
+
+
+@pytest.fixture
+def worker(
+    transactional_db, tmp_path, settings, worker_env, no_other_renderers
+) -> Iterator[Worker]:
     celery_app.control.purge()
     w = Worker(tmp_path, settings.REDIS_URL, **worker_env)
     try:
@@ -196,15 +213,20 @@ def test_a_stopped_pool_child_is_killed_and_replaced(api, worker):
 
 
 @pytest.fixture
-def broken_chromium(tmp_path) -> Path:
-    """A browser binary that fails as one with a missing shared library does."""
-    path = tmp_path / "chromium"
+def broken_chromium() -> Iterator[Path]:
+    """A browser binary that fails as one with a missing shared library does. Not under
+    pytest's tmp_path (0700, root's): a root worker starts its browser as CHROMIUM_RUN_AS
+    (nobody), which must be able to run it, as it can run /usr/bin/chromium."""
+    folder = Path(tempfile.mkdtemp(prefix="broken-chromium-"))
+    folder.chmod(0o755)
+    path = folder / "chromium"
     path.write_text(
         "#!/bin/sh\necho 'chromium: error while loading shared libraries: libatomic.so.1:"
         " cannot open shared object file' >&2\nexit 127\n"
     )
     path.chmod(0o755)
-    return path
+    yield path
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_a_chromium_that_cannot_start_keeps_the_worker_not_ready(
