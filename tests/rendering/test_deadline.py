@@ -13,7 +13,9 @@ from rendering.options import parse_options
 from rendering.report import TemplateSource, report_render
 from reports.limits import limits_from_settings
 
-LONG = "".join(f"<h2>Part {n}</h2><p>{'words ' * 400}</p>" for n in range(400))
+# Several seconds of layout on every renderer (xhtml2pdf lays 400 parts out in ~1.5 s now,
+# the moment the interrupt comes), so a stop at 1.5 s always lands mid-layout.
+LONG = "".join(f"<h2>Part {n}</h2><p>{'words ' * 400}</p>" for n in range(1600))
 SPIN = "<script>const t = Date.now(); while (Date.now() - t < 60000) {}</script><p>x</p>"
 
 
