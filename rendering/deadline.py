@@ -48,6 +48,10 @@ def deadline(seconds: float) -> Iterator[None]:
     timer.start()
     try:
         yield
+    except Exception as exc:
+        if state["fired"]:  # as in interruptible(): a library's own error after the delivery
+            raise DeadlineExceeded from exc
+        raise
     finally:
         with lock:
             state["active"] = False
@@ -86,6 +90,12 @@ def interruptible() -> Iterator[Callable[[], None]]:
 
     try:
         yield stop
+    except Exception as exc:
+        # A library may turn the delivery into an error of its own (ReportLab's final
+        # formatting answers with a KeyError): once stopped, whatever comes out is the stop.
+        if state["fired"]:
+            raise Interrupted from exc
+        raise
     finally:
         with lock:
             state["active"] = False
