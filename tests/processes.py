@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
+import redis
 from celery import Celery
 from kombu import Connection
 
@@ -90,7 +91,13 @@ def wait_for_worker(
         # Asked by name, a reply ends the wait at once; RabbitMQ can take over 0.5 s to
         # carry one, so the timeout is generous.
         node = name if "@" in name else f"{name}@{socket.gethostname()}"
-        replies = app.control.ping(destination=[node], limit=1, timeout=2)
+        try:
+            replies = app.control.ping(destination=[node], limit=1, timeout=2)
+        except (ConnectionError, OSError, redis.exceptions.ConnectionError):
+            # A broker of the test's own that is still starting (or just restarted) may
+            # close the first connection: not yet an answer either way, ask again.
+            time.sleep(0.2)
+            continue
         if any(name in host for reply in replies for host in reply):
             return
     raise RuntimeError(f"worker {name} did not start:\n{tail(log)}")
