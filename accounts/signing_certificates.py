@@ -26,6 +26,21 @@ def _fernet() -> Fernet:
     return Fernet(key)
 
 
+def secret_seal(text: str) -> str:
+    """A secret a job or template keeps at rest (an encrypt step's passwords), sealed with
+    the certificates' key so one key rotation covers every stored secret."""
+    return _fernet().encrypt(text.encode("utf-8")).decode("ascii")
+
+
+def secret_unseal(token: str) -> str:
+    try:
+        return _fernet().decrypt(token.encode("ascii")).decode("utf-8")
+    except InvalidToken:
+        raise RenderError(
+            "A stored secret cannot be unsealed (PDF_CERTIFICATE_KEY changed); submit it again."
+        ) from None
+
+
 def signing_certificate_create(
     *, owner: Any, name: str, pkcs12: bytes, password: str
 ) -> SigningCertificate:

@@ -22,6 +22,7 @@ from jobs.models import JobStatus, PdfJob
 from jobs.quotas import callback_slot_reserve, job_slot_reserve, workspace_quota_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
 from jobs.retry_rule import failure_advice, job_retry_helps
+from accounts.sealing import steps_seal, steps_unseal
 from jobs.steps import steps_submit_check
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.error_codes import ErrorCode
@@ -190,6 +191,11 @@ def job_create(
             "callback_url needs a submit with an API key: its webhook secret signs the callbacks.",
             code=ErrorCode.CALLBACK_NEEDS_API_KEY,
         )
+    if source.version is not None and source.version.options and isinstance(options, dict | None):
+        # The template's options, each one the submit sends replacing the template's.
+        options = source.version.options | (options or {})
+    if steps is None and source.version is not None and source.version.steps:
+        steps = steps_unseal(source.version.steps)  # checked again: merge sources, certificates
     parsed_options = parse_options(options)
     if source.version is None:  # a stored version's source was checked when it was saved
         get_engine(source.engine).check(source.html)  # a syntax error is a 400 now, not later
@@ -243,7 +249,7 @@ def job_create(
                 helpers=helpers,
                 data=data,
                 options=options_dict,
-                steps=job_steps,
+                steps=steps_seal(job_steps),  # an encrypt step's passwords never stored plain
                 callback_url=callback_url,
                 idempotency_key=idempotency_key,
                 request_digest=digest,

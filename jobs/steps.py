@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.files.storage import storages
 
+from accounts.sealing import steps_unseal
 from accounts.signing_certificates import signing_certificate_get, signing_certificate_unseal
 from jobs.models import JobStatus, PdfJob
 from jobs.selectors import job_get
@@ -81,7 +82,8 @@ def job_steps_apply(
     result, so a step that breaks the profile fails the job."""
     if not job.steps:
         return rendered
-    count = len(job.steps)
+    steps = steps_unseal(job.steps)
+    count = len(steps)
     done = iter(range(count))
 
     def on_step(kind: str) -> None:
@@ -89,7 +91,7 @@ def job_steps_apply(
 
     result = steps_apply(
         rendered.content,
-        job.steps,
+        steps,
         sources=_sources(job),
         max_pages=limits_from_settings().max_pages,
         certificates=_certificates(job),
@@ -98,7 +100,10 @@ def job_steps_apply(
     compliance = dict(rendered.compliance or {"profile": None, "checks": [], "signature": None})
     checks = compliance["checks"]
     if document is not None and document.profile:  # encryption with a profile is refused
-        checks = checks_as_json(checks_run(result.content, document))
+        owner_password = next(
+            (s["owner_password"] for s in steps if s["type"] == "encrypt"), ""
+        )  # encrypted for a profile that allows it (PDF/UA): read back as its owner would
+        checks = checks_as_json(checks_run(result.content, document, password=owner_password))
         if document.e_invoice is not None:  # its own checks ran before the steps
             checks += [c for c in compliance["checks"] if c["name"].startswith("e_invoice")]
     compliance["checks"] = checks + checks_as_json(result.checks)
