@@ -1,5 +1,5 @@
 """Signing certificates: a PKCS#12 checked on upload (password, validity), sealed with
-Fernet at rest, unsealed only in the worker that signs. Owned like API keys (by the user)."""
+Fernet at rest, unsealed only in the worker that signs. Each belongs to a workspace."""
 
 from __future__ import annotations
 
@@ -42,13 +42,15 @@ def secret_unseal(token: str) -> str:
 
 
 def signing_certificate_create(
-    *, owner: Any, name: str, pkcs12: bytes, password: str
+    *, owner: Any, workspace: Any, name: str, pkcs12: bytes, password: str
 ) -> SigningCertificate:
-    """Store the tenant's certificate sealed; 400 for a wrong password or an expired one."""
+    """Store the workspace's certificate sealed; 400 for a wrong password or an expired one.
+    The caller has authorized Action.CERTIFICATE_MANAGE on the workspace."""
     facts = pkcs12_inspect(pkcs12, password)
     fernet = _fernet()
     return SigningCertificate.objects.create(
         user=owner,
+        workspace=workspace,
         name=name.strip()[:100] or facts.subject[:100],
         subject=facts.subject[:500],
         not_after=facts.not_after,
@@ -57,14 +59,15 @@ def signing_certificate_create(
     )
 
 
-def signing_certificate_get(*, owner: Any, certificate_id: str) -> SigningCertificate:
-    """The owner's certificate, still valid; another tenant's is a 404 like a missing one."""
+def signing_certificate_get(*, workspace: Any, certificate_id: str) -> SigningCertificate:
+    """The workspace's certificate, still valid; another workspace's is a 404 like a
+    missing one (the caller authorized its action on `workspace`)."""
     try:
         parsed = uuid.UUID(str(certificate_id))
     except ValueError:
         parsed = None
     found = (
-        SigningCertificate.objects.filter(user=owner, public_id=parsed).first() if parsed else None
+        SigningCertificate.objects.filter(workspace=workspace, public_id=parsed).first() if parsed else None
     )
     if found is None:
         raise NotFound(f"No signing certificate {certificate_id} was found.")

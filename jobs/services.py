@@ -212,9 +212,7 @@ def job_create(
 
     renderer = renderer or (source.version.renderer if source.version else DEFAULT_RENDERER)
     document_submit_check(parsed_options.pdf, renderer)  # 400 / 422 now, not a failed job
-    job_steps = steps_submit_check(
-        owner=owner, workspace=workspace, raw=steps, document=parsed_options.pdf
-    )
+    job_steps = steps_submit_check(workspace=workspace, raw=steps, document=parsed_options.pdf)
     options_dict = parsed_options.as_dict()
     cache_key = result_cache_key(
         owner_id=owner.pk,

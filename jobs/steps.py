@@ -35,15 +35,15 @@ def _merge_source(*, workspace: Any, job_id: str) -> PdfJob:
 
 
 def steps_submit_check(
-    *, owner: Any, workspace: Any, raw: Any, document: DocumentOptions | None
+    *, workspace: Any, raw: Any, document: DocumentOptions | None
 ) -> list[dict[str, Any]]:
-    """The normalised steps, every merge source one of the workspace's completed jobs (the
-    signing certificates are still the owner's own: they move to workspaces next)."""
+    """The normalised steps, every merge source one of the workspace's completed jobs and
+    every signing certificate the workspace's own."""
     steps = parse_steps(raw, document)
     for job_id in merge_job_ids(steps):
         _merge_source(workspace=workspace, job_id=job_id)
     for certificate_id in sign_certificate_ids(steps):
-        signing_certificate_get(owner=owner, certificate_id=certificate_id)  # 404 / 400
+        signing_certificate_get(workspace=workspace, certificate_id=certificate_id)  # 404/400
     return steps
 
 
@@ -51,7 +51,9 @@ def _certificates(job: PdfJob) -> dict[str, tuple[bytes, str]]:
     unsealed = {}
     for certificate_id in sign_certificate_ids(job.steps):
         try:
-            certificate = signing_certificate_get(owner=job.owner, certificate_id=certificate_id)
+            certificate = signing_certificate_get(
+                workspace=job.workspace, certificate_id=certificate_id
+            )
         except ApplicationError as exc:  # deleted or expired since the submit
             raise RenderError(exc.message, code=exc.code) from None
         unsealed[certificate_id] = signing_certificate_unseal(certificate)

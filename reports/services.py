@@ -103,7 +103,7 @@ def template_validate(
 
 
 def template_job_defaults_check(
-    *, options: Any, steps: Any, renderer: str, owner: Any, stored: Any = None
+    *, options: Any, steps: Any, renderer: str, workspace: Any, stored: Any = None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A template's job `options` and `steps`, checked as a submit checks them (a profile
     its renderer cannot produce is a 400 now, at save, not at the first submit); returns
@@ -115,7 +115,7 @@ def template_job_defaults_check(
     document_submit_check(parsed.pdf, renderer)
     normalised = parse_steps([] if steps is None else steps, parsed.pdf)
     for certificate_id in sign_certificate_ids(normalised):
-        signing_certificate_get(owner=owner, certificate_id=certificate_id)  # 404 / 400
+        signing_certificate_get(workspace=workspace, certificate_id=certificate_id)  # 404/400
     # Stored as sent (checked): a job parses them again under its submit's own, and a
     # normalised copy would pin defaults (page_size) and lose intents (test_mode).
     kept = dict(options) if isinstance(options, dict) else {}
@@ -166,11 +166,11 @@ def template_create(
         helpers=helpers,
         renderers=renderers or [],
     )
-    options, steps = template_job_defaults_check(
-        options=options, steps=steps, renderer=renderer, owner=owner
-    )
     if workspace is None and owner is not None:
         workspace = workspace_personal(user=owner)
+    options, steps = template_job_defaults_check(
+        options=options, steps=steps, renderer=renderer, workspace=workspace
+    )
     # owner=None and no workspace: a built-in sample (reports.samples).
     template_slug_check(workspace=workspace, slug=slug)
     template = ReportTemplate.objects.create(
@@ -221,7 +221,7 @@ def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any)
         options=template.options,
         steps=raw_steps,
         renderer=template.renderer,
-        owner=by if getattr(by, "pk", None) else template.owner,
+        workspace=template.workspace,
         stored=stored_steps,
     )
     template.save()
