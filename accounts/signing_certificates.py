@@ -67,7 +67,9 @@ def signing_certificate_get(*, workspace: Any, certificate_id: str) -> SigningCe
     except ValueError:
         parsed = None
     found = (
-        SigningCertificate.objects.filter(workspace=workspace, public_id=parsed).first() if parsed else None
+        SigningCertificate.objects.filter(workspace=workspace, public_id=parsed).first()
+        if parsed
+        else None
     )
     if found is None:
         raise NotFound(f"No signing certificate {certificate_id} was found.")

@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import ApiKey
+from accounts.sealing import steps_seal, steps_unseal
 from jobs import dispatch, transitions
 from jobs.callbacks import callback_url_check
 from jobs.log_context import job_log_bind
@@ -22,7 +23,6 @@ from jobs.models import JobStatus, PdfJob
 from jobs.quotas import callback_slot_reserve, job_slot_reserve, workspace_quota_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
 from jobs.retry_rule import failure_advice, job_retry_helps
-from accounts.sealing import steps_seal, steps_unseal
 from jobs.steps import steps_submit_check
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.error_codes import ErrorCode

@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from accounts.sealing import steps_redacted
 from core.api_fields import (
     IsoDateTimeField,
     JsonInput,
@@ -15,7 +16,6 @@ from core.api_fields import (
     QueryFilters,
     renderer_field,
 )
-from accounts.sealing import steps_redacted
 from rendering.engines import ENGINE_NAMES
 from rendering.renderers import DEFAULT_RENDERER
 from reports.models import ReportTemplate

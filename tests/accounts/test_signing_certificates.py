@@ -21,6 +21,7 @@ from jobs.models import JobStatus, PdfJob
 from jobs.worker import execution
 from tests.accounts.pkcs12_factory import make_pkcs12
 from tests.factories import UserFactory
+from workspaces.services import workspace_create
 
 pytestmark = pytest.mark.django_db
 UPLOAD = "/api/v1/signing-certificates"
@@ -127,8 +128,6 @@ def test_a_signed_job_validates_with_pyhanko_and_reports_its_signer(api, visible
 
 
 def test_a_certificate_belongs_to_its_workspace_not_to_its_uploader(user):
-    from workspaces.services import workspace_create
-
     team = workspace_create(name="Signers", owner=user)
     owner_key = APIClient()
     owner_key.credentials(HTTP_X_API_KEY=api_key_create(user=user, workspace=team, role="owner")[1])

@@ -37,7 +37,9 @@ def _create(api, **fields):
 
 def _submit(api, **extra):
     with mock.patch("jobs.dispatch.job_enqueue"):
-        return api.post(SUBMIT, {"template": "payslip", "data": {"who": "Ada"}, **extra}, format="json")
+        return api.post(
+            SUBMIT, {"template": "payslip", "data": {"who": "Ada"}, **extra}, format="json"
+        )
 
 
 def _stored_text() -> str:
@@ -86,7 +88,8 @@ def test_a_templates_profile_and_encrypt_step_make_its_jobs_pdf(api):
     job = PdfJob.objects.get(job_id=submitted.json()["job_id"])
     assert job.options["pdf"]["profile"] == "pdf/ua-1"  # the template's, under the submit's
     assert job.options["filename"] == "ada.pdf"
-    assert "reader-pw" not in _stored_text() and "owner-pw-1" not in _stored_text()
+    assert "reader-pw" not in _stored_text()
+    assert "owner-pw-1" not in _stored_text()
     done = execution.job_execute(job_id=str(job.job_id))
     assert done.status == JobStatus.COMPLETED, done.error
     content = storages["reports"].open(done.pdf_file).read()
@@ -100,9 +103,11 @@ def test_a_templates_profile_and_encrypt_step_make_its_jobs_pdf(api):
     assert "Payslip Ada" in pdf_text(plain.getvalue())[1]
     status = api.get(f"/api/v1/jobs/{job.job_id}").json()
     checks = {c["name"]: c["passed"] for c in status["compliance"]["checks"]}
-    assert "encrypt" in checks and "fonts_embedded" in checks
+    assert "encrypt" in checks
+    assert "fonts_embedded" in checks
     assert all(checks.values()), status["compliance"]
-    assert "reader-pw" not in json.dumps(status) and "owner-pw-1" not in json.dumps(status)
+    assert "reader-pw" not in json.dumps(status)
+    assert "owner-pw-1" not in json.dumps(status)
 
 
 def test_a_submits_steps_and_options_override_the_templates(api):
