@@ -107,8 +107,17 @@ class SigningCertificate(models.Model):
     sealed (Fernet, accounts.signing_certificates) and never returned by any API."""
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    # Who uploaded it; the certificate signs for its workspace, not for this person.
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="signing_certificates"
+    )
+    # Null only between the schema and the data migration that fills it.
+    workspace = models.ForeignKey(
+        "workspaces.Workspace",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="signing_certificates",
     )
     name = models.CharField(max_length=100)
     subject = models.CharField(max_length=500)

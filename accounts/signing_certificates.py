@@ -1,5 +1,5 @@
 """Signing certificates: a PKCS#12 checked on upload (password, validity), sealed with
-Fernet at rest, unsealed only in the worker that signs. Owned like API keys (by the user)."""
+Fernet at rest, unsealed only in the worker that signs. Each belongs to a workspace."""
 
 from __future__ import annotations
 
@@ -26,14 +26,31 @@ def _fernet() -> Fernet:
     return Fernet(key)
 
 
+def secret_seal(text: str) -> str:
+    """A secret a job or template keeps at rest (an encrypt step's passwords), sealed with
+    the certificates' key so one key rotation covers every stored secret."""
+    return _fernet().encrypt(text.encode("utf-8")).decode("ascii")
+
+
+def secret_unseal(token: str) -> str:
+    try:
+        return _fernet().decrypt(token.encode("ascii")).decode("utf-8")
+    except InvalidToken:
+        raise RenderError(
+            "A stored secret cannot be unsealed (PDF_CERTIFICATE_KEY changed); submit it again."
+        ) from None
+
+
 def signing_certificate_create(
-    *, owner: Any, name: str, pkcs12: bytes, password: str
+    *, owner: Any, workspace: Any, name: str, pkcs12: bytes, password: str
 ) -> SigningCertificate:
-    """Store the tenant's certificate sealed; 400 for a wrong password or an expired one."""
+    """Store the workspace's certificate sealed; 400 for a wrong password or an expired one.
+    The caller has authorized Action.CERTIFICATE_MANAGE on the workspace."""
     facts = pkcs12_inspect(pkcs12, password)
     fernet = _fernet()
     return SigningCertificate.objects.create(
         user=owner,
+        workspace=workspace,
         name=name.strip()[:100] or facts.subject[:100],
         subject=facts.subject[:500],
         not_after=facts.not_after,
@@ -42,14 +59,17 @@ def signing_certificate_create(
     )
 
 
-def signing_certificate_get(*, owner: Any, certificate_id: str) -> SigningCertificate:
-    """The owner's certificate, still valid; another tenant's is a 404 like a missing one."""
+def signing_certificate_get(*, workspace: Any, certificate_id: str) -> SigningCertificate:
+    """The workspace's certificate, still valid; another workspace's is a 404 like a
+    missing one (the caller authorized its action on `workspace`)."""
     try:
         parsed = uuid.UUID(str(certificate_id))
     except ValueError:
         parsed = None
     found = (
-        SigningCertificate.objects.filter(user=owner, public_id=parsed).first() if parsed else None
+        SigningCertificate.objects.filter(workspace=workspace, public_id=parsed).first()
+        if parsed
+        else None
     )
     if found is None:
         raise NotFound(f"No signing certificate {certificate_id} was found.")

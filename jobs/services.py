@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import ApiKey
+from accounts.sealing import steps_seal, steps_unseal
 from jobs import dispatch, transitions
 from jobs.callbacks import callback_url_check
 from jobs.log_context import job_log_bind
@@ -190,6 +191,11 @@ def job_create(
             "callback_url needs a submit with an API key: its webhook secret signs the callbacks.",
             code=ErrorCode.CALLBACK_NEEDS_API_KEY,
         )
+    if source.version is not None and source.version.options and isinstance(options, dict | None):
+        # The template's options, each one the submit sends replacing the template's.
+        options = source.version.options | (options or {})
+    if steps is None and source.version is not None and source.version.steps:
+        steps = steps_unseal(source.version.steps)  # checked again: merge sources, certificates
     parsed_options = parse_options(options)
     if source.version is None:  # a stored version's source was checked when it was saved
         get_engine(source.engine).check(source.html)  # a syntax error is a 400 now, not later
@@ -206,9 +212,7 @@ def job_create(
 
     renderer = renderer or (source.version.renderer if source.version else DEFAULT_RENDERER)
     document_submit_check(parsed_options.pdf, renderer)  # 400 / 422 now, not a failed job
-    job_steps = steps_submit_check(
-        owner=owner, workspace=workspace, raw=steps, document=parsed_options.pdf
-    )
+    job_steps = steps_submit_check(workspace=workspace, raw=steps, document=parsed_options.pdf)
     options_dict = parsed_options.as_dict()
     cache_key = result_cache_key(
         owner_id=owner.pk,
@@ -243,7 +247,7 @@ def job_create(
                 helpers=helpers,
                 data=data,
                 options=options_dict,
-                steps=job_steps,
+                steps=steps_seal(job_steps),  # an encrypt step's passwords never stored plain
                 callback_url=callback_url,
                 idempotency_key=idempotency_key,
                 request_digest=digest,

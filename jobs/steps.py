@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.files.storage import storages
 
+from accounts.sealing import steps_unseal
 from accounts.signing_certificates import signing_certificate_get, signing_certificate_unseal
 from jobs.models import JobStatus, PdfJob
 from jobs.selectors import job_get
@@ -34,15 +35,15 @@ def _merge_source(*, workspace: Any, job_id: str) -> PdfJob:
 
 
 def steps_submit_check(
-    *, owner: Any, workspace: Any, raw: Any, document: DocumentOptions | None
+    *, workspace: Any, raw: Any, document: DocumentOptions | None
 ) -> list[dict[str, Any]]:
-    """The normalised steps, every merge source one of the workspace's completed jobs (the
-    signing certificates are still the owner's own: they move to workspaces next)."""
+    """The normalised steps, every merge source one of the workspace's completed jobs and
+    every signing certificate the workspace's own."""
     steps = parse_steps(raw, document)
     for job_id in merge_job_ids(steps):
         _merge_source(workspace=workspace, job_id=job_id)
     for certificate_id in sign_certificate_ids(steps):
-        signing_certificate_get(owner=owner, certificate_id=certificate_id)  # 404 / 400
+        signing_certificate_get(workspace=workspace, certificate_id=certificate_id)  # 404/400
     return steps
 
 
@@ -50,7 +51,9 @@ def _certificates(job: PdfJob) -> dict[str, tuple[bytes, str]]:
     unsealed = {}
     for certificate_id in sign_certificate_ids(job.steps):
         try:
-            certificate = signing_certificate_get(owner=job.owner, certificate_id=certificate_id)
+            certificate = signing_certificate_get(
+                workspace=job.workspace, certificate_id=certificate_id
+            )
         except ApplicationError as exc:  # deleted or expired since the submit
             raise RenderError(exc.message, code=exc.code) from None
         unsealed[certificate_id] = signing_certificate_unseal(certificate)
@@ -81,7 +84,8 @@ def job_steps_apply(
     result, so a step that breaks the profile fails the job."""
     if not job.steps:
         return rendered
-    count = len(job.steps)
+    steps = steps_unseal(job.steps)
+    count = len(steps)
     done = iter(range(count))
 
     def on_step(kind: str) -> None:
@@ -89,7 +93,7 @@ def job_steps_apply(
 
     result = steps_apply(
         rendered.content,
-        job.steps,
+        steps,
         sources=_sources(job),
         max_pages=limits_from_settings().max_pages,
         certificates=_certificates(job),
@@ -98,7 +102,10 @@ def job_steps_apply(
     compliance = dict(rendered.compliance or {"profile": None, "checks": [], "signature": None})
     checks = compliance["checks"]
     if document is not None and document.profile:  # encryption with a profile is refused
-        checks = checks_as_json(checks_run(result.content, document))
+        owner_password = next(
+            (s["owner_password"] for s in steps if s["type"] == "encrypt"), ""
+        )  # encrypted for a profile that allows it (PDF/UA): read back as its owner would
+        checks = checks_as_json(checks_run(result.content, document, password=owner_password))
         if document.e_invoice is not None:  # its own checks ran before the steps
             checks += [c for c in compliance["checks"] if c["name"].startswith("e_invoice")]
     compliance["checks"] = checks + checks_as_json(result.checks)

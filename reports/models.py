@@ -67,6 +67,10 @@ class ReportTemplate(models.Model):
         default=False,
         help_text="Submits reuse an identical earlier PDF unless they say cache: false.",
     )
+    # A job's defaults: `options` (e.g. options.pdf.profile) under the submit's own, and
+    # `steps` unless the submit sends steps. Steps are stored sealed (accounts.sealing).
+    options = models.JSONField(default=dict, blank=True)
+    steps = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -109,6 +113,8 @@ class ReportTemplateVersion(models.Model):
     helpers = models.TextField(blank=True)
     schema = models.JSONField(default=dict, blank=True)
     sample_data = models.JSONField(default=dict, blank=True)
+    options = models.JSONField(default=dict, blank=True)
+    steps = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

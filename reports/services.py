@@ -7,8 +7,13 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.sealing import steps_seal, steps_unseal
+from accounts.signing_certificates import signing_certificate_get
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import Conflict, InvalidInput
+from rendering.options import parse_options
+from rendering.postprocess.steps import parse_steps, sign_certificate_ids
+from rendering.postprocess.submit import document_submit_check
 from rendering.renderers import DEFAULT_RENDERER, RENDERER_NAMES, get_renderer
 from reports import selectors
 from reports.limits import limits_from_settings
@@ -25,7 +30,17 @@ from reports.validation import (
 from workspaces.models import Workspace
 from workspaces.services import workspace_personal
 
-_VERSIONED = ("engine", "renderer", "html", "css", "helpers", "schema", "sample_data")
+_VERSIONED = (
+    "engine",
+    "renderer",
+    "html",
+    "css",
+    "helpers",
+    "schema",
+    "sample_data",
+    "options",
+    "steps",
+)
 UPDATABLE = ("name", "cache_results", "renderers", *_VERSIONED)
 
 
@@ -87,6 +102,28 @@ def template_validate(
         raise DataValidationError(f"sample_data does not match the schema: {exc.message}") from None
 
 
+def template_job_defaults_check(
+    *, options: Any, steps: Any, renderer: str, workspace: Any, stored: Any = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A template's job `options` and `steps`, checked as a submit checks them (a profile
+    its renderer cannot produce is a 400 now, at save, not at the first submit); returns
+    them normalised, the steps sealed. `stored` (the row's sealed steps) is kept when the
+    steps did not change, so a save that changes nothing makes no new version. Merge
+    sources are checked per submit: a completed job is not the template's to pin."""
+    options = {} if options is None else options
+    parsed = parse_options(options)
+    document_submit_check(parsed.pdf, renderer)
+    normalised = parse_steps([] if steps is None else steps, parsed.pdf)
+    for certificate_id in sign_certificate_ids(normalised):
+        signing_certificate_get(workspace=workspace, certificate_id=certificate_id)  # 404/400
+    # Stored as sent (checked): a job parses them again under its submit's own, and a
+    # normalised copy would pin defaults (page_size) and lose intents (test_mode).
+    kept = dict(options) if isinstance(options, dict) else {}
+    if stored and steps_unseal(stored) == normalised:
+        return kept, stored
+    return kept, steps_seal(normalised)
+
+
 def _snapshot(template: ReportTemplate, *, by: Any) -> ReportTemplateVersion:
     last = template.versions.order_by("-number").values_list("number", flat=True).first()
     return ReportTemplateVersion.objects.create(
@@ -113,6 +150,8 @@ def template_create(
     helpers: str = "",
     cache_results: bool = False,
     renderers: list[str] | None = None,
+    options: dict[str, Any] | None = None,
+    steps: list[Any] | None = None,
 ) -> ReportTemplate:
     # Only a missing value defaults to {}: `false` or `[]` must fail validation, not vanish.
     schema = {} if schema is None else schema
@@ -129,6 +168,9 @@ def template_create(
     )
     if workspace is None and owner is not None:
         workspace = workspace_personal(user=owner)
+    options, steps = template_job_defaults_check(
+        options=options, steps=steps, renderer=renderer, workspace=workspace
+    )
     # owner=None and no workspace: a built-in sample (reports.samples).
     template_slug_check(workspace=workspace, slug=slug)
     template = ReportTemplate.objects.create(
@@ -145,6 +187,8 @@ def template_create(
         sample_data=sample_data,
         cache_results=cache_results,
         renderers=list(renderers or []),
+        options=options,
+        steps=steps,
     )
     _snapshot(template, by=owner)
     return template
@@ -159,8 +203,10 @@ def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any)
             f"Cannot change: {', '.join(unknown)}; a template's updatable fields are "
             f"{', '.join(UPDATABLE)}."
         )
+    stored_steps = template.steps
     for field, value in changes.items():
         setattr(template, field, value)
+    raw_steps = changes["steps"] if "steps" in changes else steps_unseal(stored_steps)
     template_validate(
         engine=template.engine,
         html=template.html,
@@ -170,6 +216,13 @@ def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any)
         renderer=template.renderer,
         helpers=template.helpers,
         renderers=template.renderers,
+    )
+    template.options, template.steps = template_job_defaults_check(
+        options=template.options,
+        steps=raw_steps,
+        renderer=template.renderer,
+        workspace=template.workspace,
+        stored=stored_steps,
     )
     template.save()
     template_record_version(template=template, by=by)

@@ -31,6 +31,7 @@ class Action(StrEnum):
     JOB_RETRY = "job.retry"  # a failed job, from the API or its page
     JOB_REDRIVE = "job.redrive"  # dead letters in the admin: re-drive, discard
     KEY_MANAGE = "key.manage"  # create and revoke the workspace's API keys
+    CERTIFICATE_MANAGE = "certificate.manage"  # upload the workspace's signing certificates
     MEMBER_MANAGE = "member.manage"  # add, remove, change roles
     USAGE_VIEW = "usage.view"  # the workspace's quotas and usage
 
@@ -41,7 +42,8 @@ _REQUEST = _READ | {Action.JOB_SUBMIT, Action.JOB_CANCEL, Action.JOB_RETRY}
 # The role table, written once: what each role may do in its workspace.
 ROLE_ACTIONS: dict[Role, frozenset[Action]] = {
     Role.OWNER: frozenset(Action),
-    Role.EDITOR: frozenset(_REQUEST | {Action.TEMPLATE_EDIT}),
+    # An editor builds the templates whose sign steps name the workspace's certificates.
+    Role.EDITOR: frozenset(_REQUEST | {Action.TEMPLATE_EDIT, Action.CERTIFICATE_MANAGE}),
     Role.REQUESTER: frozenset(_REQUEST),
     Role.VIEWER: frozenset(_READ),
     Role.OPERATOR: frozenset(_READ | {Action.JOB_CANCEL, Action.JOB_RETRY, Action.JOB_REDRIVE}),

@@ -1,4 +1,4 @@
-"""POST /api/v1/signing-certificates: a tenant's PKCS#12 uploaded once for sign steps."""
+"""POST /api/v1/signing-certificates: a workspace's PKCS#12 uploaded once for sign steps."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from accounts.signing_certificates import signing_certificate_create
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.postprocess.signing import MAX_PKCS12_BYTES
+from workspaces.current import actor_of, workspace_current
+from workspaces.permissions import Action, authorize
 
 
 class SigningCertificateCreateApi(APIView):
@@ -30,6 +32,8 @@ class SigningCertificateCreateApi(APIView):
         responses={201: SigningCertificateOutputSerializer},
     )
     def post(self, request: Request) -> Response:
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.CERTIFICATE_MANAGE, workspace)
         serializer = SigningCertificateCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         upload = serializer.validated_data["pkcs12"]
@@ -41,6 +45,7 @@ class SigningCertificateCreateApi(APIView):
             )
         certificate: SigningCertificate = signing_certificate_create(
             owner=request.user,
+            workspace=workspace,
             name=serializer.validated_data["name"],
             pkcs12=upload.read(),
             password=serializer.validated_data["password"],

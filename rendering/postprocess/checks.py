@@ -154,9 +154,10 @@ def _metadata_check(pdf: pikepdf.Pdf, document: DocumentOptions) -> Check | None
     return Check("metadata", not wrong, detail)
 
 
-def checks_run(content: bytes, document: DocumentOptions) -> list[Check]:
-    """Every check the document's options call for, run on the PDF as it will be stored."""
-    with pikepdf.open(io.BytesIO(content)) as pdf:
+def checks_run(content: bytes, document: DocumentOptions, *, password: str = "") -> list[Check]:
+    """Every check the document's options call for, run on the PDF as it will be stored
+    (`password`: an encrypted one's owner password, so its checks read what a reader does)."""
+    with pikepdf.open(io.BytesIO(content), password=password) as pdf:
         xmp = _xmp(pdf)
         checks: list[Check] = []
         if document.is_pdfa:

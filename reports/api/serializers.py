@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from accounts.sealing import steps_redacted
 from core.api_fields import (
     IsoDateTimeField,
     JsonInput,
@@ -34,11 +35,18 @@ class TemplateOutputSerializer(serializers.Serializer):
     renderers = serializers.ListField(
         child=renderer_field(), help_text="The renderers it is made for; empty: any."
     )
+    options = PdfOptionsField(help_text="The options every job of it starts from.")
+    steps = serializers.SerializerMethodField(
+        help_text="Post-render steps of its jobs (an encrypt step's passwords never shown)."
+    )
     version = serializers.SerializerMethodField(help_text="Number of the version new jobs render.")
     builtin = serializers.SerializerMethodField()
     archived = serializers.BooleanField(source="is_archived")
     created_at = IsoDateTimeField()
     updated_at = IsoDateTimeField()
+
+    def get_steps(self, template: ReportTemplate) -> list[dict[str, Any]]:
+        return steps_redacted(template.steps)
 
     def get_version(self, template: ReportTemplate) -> int | None:
         version = template.latest_version
@@ -73,6 +81,14 @@ class TemplateFieldsSerializer(JsonInput):
         child=renderer_field(),
         required=False,
         help_text="The renderers it is made for (a job on another gets a warning); empty: any.",
+    )
+    options = PdfOptionsField(
+        required=False,
+        help_text="Job options (e.g. pdf.profile) under each submit's own; checked at save.",
+    )
+    steps = serializers.JSONField(
+        required=False,
+        help_text="Post-render steps its jobs run unless a submit sends steps; checked at save.",
     )
     cache_results = serializers.BooleanField(
         required=False,

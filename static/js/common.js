@@ -102,6 +102,37 @@ function setField(root, name, fn) {
   for (const node of root.querySelectorAll(`[data-field="${name}"]`)) fn(node);
 }
 
+/** The checks the finished PDF passed or failed, as the job page renders them. */
+function renderCompliance(node, compliance) {
+  node.hidden = !compliance;
+  if (!compliance) {
+    node.replaceChildren();
+    return;
+  }
+  const title = document.createElement("h3");
+  title.textContent = `Checks${compliance.profile ? `: ${compliance.profile}` : ""}`;
+  const list = document.createElement("ul");
+  list.className = "compliance small";
+  list.dataset.compliance = "";
+  for (const check of compliance.checks || []) {
+    const item = document.createElement("li");
+    const mark = document.createElement("span");
+    mark.setAttribute("aria-label", check.passed ? "passed" : "failed");
+    mark.textContent = check.passed ? "✓" : "✗";
+    const name = document.createElement("strong");
+    name.textContent = check.name;
+    item.append(mark, " ", name, `: ${check.detail}`);
+    list.append(item);
+  }
+  if (compliance.signature) {
+    const item = document.createElement("li");
+    const { valid, signer } = compliance.signature;
+    item.textContent = `Signature ${valid ? "valid" : "NOT valid"}, signed by ${signer}`;
+    list.append(item);
+  }
+  node.replaceChildren(title, list);
+}
+
 /** Update every [data-field] and [data-show] element under root from a job state. */
 export function renderJob(root, state) {
   setField(root, "status", (node) => {
@@ -156,6 +187,7 @@ export function renderJob(root, state) {
       }),
     );
   });
+  setField(root, "compliance", (node) => renderCompliance(node, state.compliance));
   setField(root, "elapsed", (node) => {
     const seconds = elapsedSeconds(state);
     node.textContent = seconds == null ? "–" : formatDuration(seconds);

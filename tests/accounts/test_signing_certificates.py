@@ -21,6 +21,7 @@ from jobs.models import JobStatus, PdfJob
 from jobs.worker import execution
 from tests.accounts.pkcs12_factory import make_pkcs12
 from tests.factories import UserFactory
+from workspaces.services import workspace_create
 
 pytestmark = pytest.mark.django_db
 UPLOAD = "/api/v1/signing-certificates"
@@ -124,3 +125,29 @@ def test_a_signed_job_validates_with_pyhanko_and_reports_its_signer(api, visible
     names = [check["name"] for check in compliance["checks"]]
     assert "pdfa_identification" in names
     assert names[-1] == "signature"
+
+
+def test_a_certificate_belongs_to_its_workspace_not_to_its_uploader(user):
+    team = workspace_create(name="Signers", owner=user)
+    owner_key = APIClient()
+    owner_key.credentials(HTTP_X_API_KEY=api_key_create(user=user, workspace=team, role="owner")[1])
+    certificate = _upload(owner_key, make_pkcs12()).json()["id"]
+    requester = APIClient()  # a teammate's key in the same workspace may sign with it
+    requester.credentials(
+        HTTP_X_API_KEY=api_key_create(user=user, workspace=team, role="requester")[1]
+    )
+    personal = APIClient()  # the uploader's own personal workspace may not
+    personal.credentials(HTTP_X_API_KEY=api_key_create(user=user, name="mine")[1])
+    sign = {"html_template": "<p>x</p>", "steps": [{"type": "sign", "certificate": certificate}]}
+    with mock.patch("jobs.dispatch.job_enqueue"):
+        assert requester.post("/api/v1/generate-pdf-async", sign, format="json").status_code == 202
+        refused = personal.post("/api/v1/generate-pdf-async", sign, format="json")
+        template = personal.post(
+            "/api/v1/templates",
+            {"slug": "s", "name": "S", "html": "<p>x</p>", "steps": sign["steps"]},
+            format="json",
+        )
+    assert refused.status_code == 404
+    assert f"No signing certificate {certificate} was found." in refused.json()["error"]
+    assert template.status_code == 404  # checked at template save, as at submit
+    assert PdfJob.objects.filter(workspace=team).count() == 1

@@ -61,3 +61,43 @@ def test_a_signed_e_invoice_is_made_by_the_worker_and_reads_back(http):
     status = validate_pdf_signature(embedded, ValidationContext(trust_roots=[embedded.signer_cert]))
     assert status.intact
     assert status.valid
+
+
+def test_a_templates_profile_and_encrypt_step_run_in_the_worker(http):
+    """The template declares options.pdf and an encrypt step; the submit sends only data.
+    (PDF/A forbids encryption, so the profile is pdf/ua-1; pdf/a-2b with encrypt is a 400.)"""
+    template = {
+        "slug": "sealed-payslip",
+        "name": "Sealed payslip",
+        "renderer": "weasyprint",
+        "html": "<h1>Payslip {{who}}</h1>",
+        "steps": [{"type": "encrypt", "user_password": "open-me", "owner_password": "change-me"}],
+    }
+    refused = http.post(
+        "/api/v1/templates", json=template | {"options": {"pdf": {"profile": "pdf/a-2b"}}}
+    )
+    assert refused.status_code == 400
+    assert "pdf/a-2b forbids encryption" in refused.json()["error"]
+    ua = {"pdf": {"profile": "pdf/ua-1", "metadata": {"title": "Payslip", "lang": "en"}}}
+    created = http.post("/api/v1/templates", json=template | {"options": ua})
+    assert created.status_code == 201, created.text
+    assert "open-me" not in created.text
+    submitted = http.post(
+        "/api/v1/generate-pdf-async", json={"template": "sealed-payslip", "data": {"who": "Ada"}}
+    )
+    assert submitted.status_code == 202, submitted.text
+    job = wait_for_status(
+        http, submitted.json()["status_url"], until={"completed", "failed"}, timeout=120
+    )
+    assert job["status"] == "completed", job
+    assert job["compliance"]["profile"] == "pdf/ua-1"
+    assert all(check["passed"] for check in job["compliance"]["checks"]), job["compliance"]
+    assert "open-me" not in str(job)
+    assert "change-me" not in str(job)
+    content = httpx.get(job["pdf_url"], timeout=30).content
+    with pytest.raises(pikepdf.PasswordError):
+        pikepdf.open(io.BytesIO(content))
+    with pikepdf.open(io.BytesIO(content), password="open-me") as pdf:
+        assert pdf.encryption.R == 6  # AES-256
+        assert pdf.open_metadata()["pdfuaid:part"] == "1"
+        assert pdf.Root.get("/StructTreeRoot") is not None

@@ -9,15 +9,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
+from accounts.models import SigningCertificate
 from accounts.services import api_key_create
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.models import JobStatus, PdfJob
 from jobs.services import job_create
 from rendering.errors import NotFound
 from reports.services import template_create
+from tests.accounts.pkcs12_factory import make_pkcs12
 from tests.factories import UserFactory
 from workspaces.current import SESSION_KEY
 from workspaces.models import Role, Workspace
@@ -35,6 +38,7 @@ MAY = {
     "job.cancel": {"owner", "editor", "requester", "operator"},
     "job.retry": {"owner", "editor", "requester", "operator"},
     "key.manage": {"owner"},
+    "certificate.manage": {"owner", "editor"},
     "usage.view": {"owner"},
 }
 SUBMIT = {"template": "tpl", "data": {"title": "t"}}
@@ -244,3 +248,25 @@ def test_the_job_page_offers_only_the_buttons_the_role_may_use(team: dict[str, A
     session[SESSION_KEY] = team["workspace"].pk
     session.save()
     assert "Retry</button>" in client.get(f"/jobs/{team['ids']['failed']}/").content.decode()
+
+
+@pytest.mark.parametrize("role", sorted(ALL))
+def test_only_an_owner_or_editor_uploads_the_workspaces_signing_certificate(
+    team: dict[str, Any], role: str
+) -> None:
+    _, raw = api_key_create(user=team["owner"], workspace=team["workspace"], role=role)
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=raw)
+    body = {
+        "name": "S",
+        "password": "p12-pass",
+        "pkcs12": SimpleUploadedFile("s.p12", make_pkcs12()),
+    }
+    response = client.post("/api/v1/signing-certificates", body, format="multipart")
+    if role in MAY["certificate.manage"]:
+        assert response.status_code == 201, response.content[:300]
+        stored = SigningCertificate.objects.get(public_id=response.json()["id"])
+        assert stored.workspace == team["workspace"]
+        return
+    assert response.status_code == 403
+    assert set(response.json()["roles_allowed"]) == MAY["certificate.manage"]
