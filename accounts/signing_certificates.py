@@ -16,6 +16,7 @@ from accounts.models import SigningCertificate
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound, RenderError
 from rendering.postprocess.signing import pkcs12_inspect
+from rendering.postprocess.steps import sign_certificate_ids
 
 
 def _fernet() -> Fernet:
@@ -80,6 +81,13 @@ def signing_certificate_get(*, workspace: Any, certificate_id: str) -> SigningCe
             code=ErrorCode.CERTIFICATE_EXPIRED,
         )
     return found
+
+
+def signing_certificates_check(*, workspace: Any, steps: list[dict[str, Any]]) -> None:
+    """Every certificate the `sign` steps name is the workspace's own and still valid (a
+    404 / 400 otherwise): what a template save and a submit both ask."""
+    for certificate_id in sign_certificate_ids(steps):
+        signing_certificate_get(workspace=workspace, certificate_id=certificate_id)
 
 
 def signing_certificate_unseal(certificate: SigningCertificate) -> tuple[bytes, str]:

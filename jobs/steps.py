@@ -9,7 +9,11 @@ from typing import Any
 from django.core.files.storage import storages
 
 from accounts.sealing import steps_unseal
-from accounts.signing_certificates import signing_certificate_get, signing_certificate_unseal
+from accounts.signing_certificates import (
+    signing_certificate_get,
+    signing_certificate_unseal,
+    signing_certificates_check,
+)
 from jobs.models import JobStatus, PdfJob
 from jobs.selectors import job_get
 from rendering.error_codes import ErrorCode
@@ -42,8 +46,7 @@ def steps_submit_check(
     steps = parse_steps(raw, document)
     for job_id in merge_job_ids(steps):
         _merge_source(workspace=workspace, job_id=job_id)
-    for certificate_id in sign_certificate_ids(steps):
-        signing_certificate_get(workspace=workspace, certificate_id=certificate_id)  # 404/400
+    signing_certificates_check(workspace=workspace, steps=steps)
     return steps
 
 

@@ -8,11 +8,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.sealing import steps_seal, steps_unseal
-from accounts.signing_certificates import signing_certificate_get
+from accounts.signing_certificates import signing_certificates_check
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import Conflict, InvalidInput
 from rendering.options import parse_options
-from rendering.postprocess.steps import parse_steps, sign_certificate_ids
+from rendering.postprocess.steps import parse_steps
 from rendering.postprocess.submit import document_submit_check
 from rendering.renderers import DEFAULT_RENDERER, RENDERER_NAMES, get_renderer
 from reports import selectors
@@ -114,8 +114,7 @@ def template_job_defaults_check(
     parsed = parse_options(options)
     document_submit_check(parsed.pdf, renderer)
     normalised = parse_steps([] if steps is None else steps, parsed.pdf)
-    for certificate_id in sign_certificate_ids(normalised):
-        signing_certificate_get(workspace=workspace, certificate_id=certificate_id)  # 404/400
+    signing_certificates_check(workspace=workspace, steps=normalised)
     # Stored as sent (checked): a job parses them again under its submit's own, and a
     # normalised copy would pin defaults (page_size) and lose intents (test_mode).
     kept = dict(options) if isinstance(options, dict) else {}
