@@ -1,0 +1,94 @@
+"""`python -m tests.bench.submit_instructions`: the CPU instructions one submit costs the web
+process, counted by valgrind's callgrind (the same count whatever the machine's load).
+
+It runs the ASGI application in process (no sockets, no uvicorn) and posts the `invoice`
+sample's template WARM times to warm up and then SUBMITS times; a second run with no timed
+submits is subtracted, so what is left is the submits' own work. Needs `valgrind` (Debian package).
+Uses BENCH_DATABASE_URL / BENCH_REDIS_URL like `make bench`, else SQLite and an embedded Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.bench.run import BASE_DIR, bench_env
+
+SUBMITS = int(os.environ.get("BENCH_SUBMITS", "20"))
+WARM = int(os.environ.get("BENCH_WARM", "5"))
+
+
+def _child() -> None:
+    """Inside valgrind: WARM submits, then SUBMITS more."""
+    import django
+
+    django.setup()
+    import httpx
+    from django.core.asgi import get_asgi_application
+
+    from reports.samples import sample_files
+
+    html, css, data = sample_files("invoice")
+    body = {"html_template": html, "css": css, "data": data, "engine": "handlebars"}
+    key = os.environ["BENCH_KEY"]
+    app = get_asgi_application()
+
+    async def submits(count: int) -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://127.0.0.1", headers={"X-API-Key": key}
+        ) as client:
+            for _ in range(count):
+                response = await client.post("/api/v1/generate-pdf-async", json=body)
+                if response.status_code != 202:
+                    raise SystemExit(f"submit: {response.status_code} {response.text[:300]}")
+
+    asyncio.run(submits(WARM))
+    asyncio.run(submits(int(os.environ["BENCH_SUBMITS"])))
+
+
+def main() -> int:
+    if os.environ.get("BENCH_CHILD"):
+        _child()
+        return 0
+    if not shutil.which("valgrind"):
+        print("submit_instructions: valgrind is not installed (apt-get install valgrind)")
+        return 1
+    var = Path(tempfile.mkdtemp(prefix="bench-instr-"))
+    env, key = bench_env(var)
+    env.update(BENCH_CHILD="1", BENCH_KEY=key, PYTHONMALLOC="malloc")
+    totals = []
+    for submits in (0, SUBMITS):
+        out = var / f"callgrind.{submits}.out"
+        run_env = dict(env, BENCH_SUBMITS=str(submits))
+        subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                "-m",
+                "tests.bench.submit_instructions",
+            ],
+            cwd=BASE_DIR,
+            env=run_env,
+            check=True,
+            capture_output=True,
+        )
+        summary = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.M)
+        if not summary:
+            raise SystemExit(f"no totals in {out}")
+        totals.append(int(summary.group(1)))
+    per_submit = (totals[1] - totals[0]) / SUBMITS
+    print(f"{per_submit / 1e6:.1f} M instructions a submit ({SUBMITS} submits, {WARM} warm)")
+    shutil.rmtree(var, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
