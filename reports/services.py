@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from accounts.sealing import steps_seal, steps_unseal
 from accounts.signing_certificates import signing_certificates_check
+from accounts.timestamping import timestamp_urls_check
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import Conflict, InvalidInput
 from rendering.options import parse_options
@@ -115,6 +116,7 @@ def template_job_defaults_check(
     document_submit_check(parsed.pdf, renderer)
     normalised = parse_steps([] if steps is None else steps, parsed.pdf)
     signing_certificates_check(workspace=workspace, steps=normalised)
+    timestamp_urls_check(steps=normalised)
     # Stored as sent (checked): a job parses them again under its submit's own, and a
     # normalised copy would pin defaults (page_size) and lose intents (test_mode).
     kept = dict(options) if isinstance(options, dict) else {}
