@@ -28,6 +28,9 @@ PERMISSIONS = (
 MAX_STEPS = 10
 MAX_MERGE_SOURCES = 20
 MAX_URL_LENGTH = 500
+# What a read (the template API, the admin) shows for a sealed encrypt password; sent back
+# in a template save it keeps the stored password (accounts.sealing.steps_restored).
+SEALED_PLACEHOLDER = "[sealed]"
 # Attachments travel in the submit body and the job row: a few megabytes at most.
 MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024
 _FILENAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,99}$")
@@ -116,6 +119,12 @@ def _encrypt(index: int, raw: dict[str, Any]) -> dict[str, Any]:
         raise _fail(index, "encrypt.user_password must be a string of up to 127 characters.")
     if not isinstance(owner, str) or not 6 <= len(owner) <= 127:
         raise _fail(index, "encrypt.owner_password must be 6 to 127 characters.")
+    if SEALED_PLACEHOLDER in (user, owner):
+        raise _fail(
+            index,
+            f"encrypt passwords read back as {SEALED_PLACEHOLDER!r}; send the passwords "
+            "themselves (a template's save keeps the ones it has stored).",
+        )
     if owner == user:
         raise _fail(index, "encrypt.owner_password must differ from user_password.")
     permissions = raw.get("permissions", ["print", "accessibility"])
