@@ -49,11 +49,14 @@ def make_tsa() -> DummyTimeStamper:
 
 class TimestampServer:
     """Answers each POST with a timestamp reply; `answer` overrides it with a fixed
-    (content type, body) to play a server that answers garbage."""
+    (content type, body), `status` and `headers` with others, to play a server that
+    answers garbage, an error or a redirect."""
 
     def __init__(self) -> None:
         self.stamper = make_tsa()
         self.answer: tuple[str, bytes] | None = None
+        self.status = 200
+        self.headers: dict[str, str] = {}
         self.requests = 0
         server = self
 
@@ -67,9 +70,11 @@ class TimestampServer:
                     request = tsp.TimeStampReq.load(body)
                     content_type = "application/timestamp-reply"
                     reply = server.stamper.request_tsa_response(request).dump()
-                self.send_response(200)
+                self.send_response(server.status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(reply)))
+                for name, value in server.headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(reply)
 

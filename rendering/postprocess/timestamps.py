@@ -16,6 +16,8 @@ from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 
 TIMEOUT_SECONDS = 10
+# A timestamp reply is a few kilobytes; a larger declared body is not read.
+MAX_REPLY_BYTES = 256 * 1024
 
 
 class TimestampUnavailable(Exception):
@@ -23,8 +25,8 @@ class TimestampUnavailable(Exception):
     a RenderError, so the job is retried like any transient failure."""
 
 
-class _RedirectRefused(aiohttp.ClientError):
-    pass
+class _Refused(aiohttp.ClientError):
+    """An answer we stop reading (a redirect, an oversized body): permanent."""
 
 
 def timestamp_failed(url: str, reason: str) -> RenderError:
@@ -55,14 +57,21 @@ class _PinnedResolver(AbstractResolver):
 
 
 async def _refuse_redirect(*_: Any) -> None:
-    raise _RedirectRefused("the timestamp authority answered with a redirect")
+    raise _Refused("the server answered with a redirect (not followed).")
+
+
+async def _refuse_oversized(_: Any, __: Any, params: aiohttp.TraceRequestEndParams) -> None:
+    # Runs once the headers are in, before the body is read.
+    length = params.response.content_length
+    if length is not None and length > MAX_REPLY_BYTES:
+        raise _Refused(f"the answer is {length} bytes; a timestamp reply is a few KB.")
 
 
 def _sorted_out(url: str, exc: TimestampRequestError) -> Exception:
     """The error a failed exchange stands for: transient or permanent."""
     cause = exc.__cause__
-    if isinstance(cause, _RedirectRefused):
-        return timestamp_failed(url, "the server answered with a redirect (not followed).")
+    if isinstance(cause, _Refused):
+        return timestamp_failed(url, str(cause))
     if isinstance(cause, aiohttp.ContentTypeError):
         return timestamp_failed(url, "the server did not answer with application/timestamp-reply.")
     if isinstance(cause, aiohttp.ClientResponseError):
@@ -88,6 +97,7 @@ class CheckedTimeStamper(TimeStamper):
     async def async_request_tsa_response(self, req: Any) -> Any:  # asn1crypto tsp values
         trace = aiohttp.TraceConfig()
         trace.on_request_redirect.append(_refuse_redirect)
+        trace.on_request_end.append(_refuse_oversized)
         connector = aiohttp.TCPConnector(
             resolver=_PinnedResolver(urlsplit(self.url).hostname or "", self.address)
         )

@@ -5,6 +5,7 @@ TSA can fail sorted into retry (unreachable) or a permanent error with a message
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 
 import pikepdf
@@ -33,7 +34,7 @@ def tsa() -> Iterator[TimestampServer]:
 
 @pytest.fixture(autouse=True)
 def _honest(tsa):
-    tsa.answer = None
+    tsa.answer, tsa.status, tsa.headers = None, 200, {}
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +95,31 @@ def test_a_tsa_answering_garbage_is_a_permanent_error_that_says_so(tsa, pkcs12, 
     assert caught.value.code == ErrorCode.TIMESTAMP_FAILED
     assert reason in caught.value.message
     assert caught.value.message.startswith(f"sign.timestamp_url {tsa.url}")
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "reason"),
+    [
+        (302, {"Location": "http://10.0.0.1/tsa"}, "answered with a redirect (not followed)"),
+        (403, {}, "answered HTTP 403"),
+    ],
+)
+def test_a_redirect_or_a_refusal_is_permanent(tsa, pkcs12, status, headers, reason):
+    tsa.status, tsa.headers = status, headers
+    with pytest.raises(RenderError, match=re.escape(reason)):
+        _sign(tsa.url, pkcs12)
+
+
+def test_an_oversized_answer_is_not_read(tsa, pkcs12):
+    tsa.answer = ("application/timestamp-reply", b"\x00" * (300 * 1024))
+    with pytest.raises(RenderError, match="307200 bytes; a timestamp reply is a few KB"):
+        _sign(tsa.url, pkcs12)
+
+
+def test_a_tsa_answering_503_is_transient(tsa, pkcs12):
+    tsa.status = 503
+    with pytest.raises(TimestampUnavailable, match="HTTP 503"):
+        _sign(tsa.url, pkcs12)
 
 
 def test_an_unreachable_tsa_is_transient_not_a_render_error(pkcs12):
