@@ -4,13 +4,12 @@ the host name itself is resolved and checked by the worker just before it connec
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from core.outbound import address_allowed
+from core.outbound import host_literal_allowed
 from rendering.errors import InvalidInput
 from rendering.postprocess.steps import timestamp_urls
 
@@ -24,12 +23,7 @@ def timestamp_url_problem(url: str, *, allow_private: bool) -> str | None:
     if parts.scheme.lower() != "https":
         return "must be an https URL."
     host = (parts.hostname or "").rstrip(".").lower()
-    try:
-        literal = ipaddress.ip_address(host.split("%")[0])
-    except ValueError:
-        local = host == "localhost" or host.endswith(".localhost")
-        return f"host {host!r} is not a public address." if local else None
-    return None if address_allowed(literal) else f"host {host!r} is not a public address."
+    return None if host_literal_allowed(host) else f"host {host!r} is not a public address."
 
 
 def timestamp_urls_check(*, steps: list[dict[str, Any]]) -> None:

@@ -35,3 +35,15 @@ def address_allowed(address: IPAddress) -> bool:
     if inner is not None and not inner.is_global:
         return False
     return address.is_global and not address.is_multicast
+
+
+def host_literal_allowed(host: str) -> bool:
+    """What a URL's host says by itself, before any lookup: a public address literal, or a
+    name that is not `localhost` (a name is resolved and checked just before connecting,
+    so a web request never waits on a tenant's DNS nor learns which internal names exist)."""
+    host = host.rstrip(".").lower()
+    try:
+        literal = ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return not (host == "localhost" or host.endswith(".localhost"))
+    return address_allowed(literal)
