@@ -9,7 +9,6 @@ both secrets sign). Delivered at least once; each POST is kept as a WebhookAttem
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import random
@@ -26,11 +25,12 @@ from standardwebhooks.webhooks import Webhook
 from accounts.services import webhook_signing_secrets
 from accounts.tenancy import tenant_id_for
 from core.leases import lease_count, lease_release, lease_take
+from core.outbound import host_literal_allowed
 from jobs.links import with_links
 from jobs.live.events import job_event_payload
 from jobs.metrics import WEBHOOK_DELIVERIES
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
-from jobs.webhook_transport import WebhookRefused, address_allowed, resolve_checked, webhook_post
+from jobs.webhook_transport import WebhookRefused, resolve_checked, webhook_post
 
 logger = logging.getLogger(__name__)
 
@@ -81,12 +81,7 @@ def callback_url_check(url: str, *, resolve: bool = True) -> str | None:
         return None
     host = parts.hostname.rstrip(".").lower()
     if not resolve:
-        try:
-            literal = ipaddress.ip_address(host.split("%")[0])
-        except ValueError:  # a name: resolved and checked on the worker
-            local = host == "localhost" or host.endswith(".localhost")
-            return f"callback_url host {host!r} is not a public address." if local else None
-        allowed = address_allowed(literal)
+        allowed = host_literal_allowed(host)
         return None if allowed else f"callback_url host {host!r} is not a public address."
     try:
         resolve_checked(parts.hostname, parts.port or 443, allow_private=False)

@@ -1,11 +1,14 @@
 """A job's post-render steps on the jobs side: merge sources checked to be the tenant's
-own completed jobs at submit, read from storage and run in the worker."""
+own completed jobs at submit, read from storage and run in the worker; a sign step's
+timestamp authority resolved and checked before the worker connects to it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.core.files.storage import storages
 
 from accounts.sealing import steps_unseal
@@ -14,15 +17,23 @@ from accounts.signing_certificates import (
     signing_certificate_unseal,
     signing_certificates_check,
 )
+from accounts.timestamping import timestamp_urls_check
 from jobs.models import JobStatus, PdfJob
 from jobs.selectors import job_get
+from jobs.webhook_transport import WebhookRefused, resolve_checked
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
 from rendering.postprocess.checks import checks_as_json, checks_run
 from rendering.postprocess.document_options import DocumentOptions
 from rendering.postprocess.finish import ComplianceFailed
 from rendering.postprocess.pdf_steps import steps_apply
-from rendering.postprocess.steps import merge_job_ids, parse_steps, sign_certificate_ids
+from rendering.postprocess.steps import (
+    merge_job_ids,
+    parse_steps,
+    sign_certificate_ids,
+    timestamp_urls,
+)
+from rendering.postprocess.timestamps import CheckedTimeStamper, timestamp_failed
 from rendering.renderers.base import RenderedPdf
 from reports.limits import limits_from_settings
 
@@ -47,7 +58,26 @@ def steps_submit_check(
     for job_id in merge_job_ids(steps):
         _merge_source(workspace=workspace, job_id=job_id)
     signing_certificates_check(workspace=workspace, steps=steps)
+    timestamp_urls_check(steps=steps)
     return steps
+
+
+def _timestampers(steps: list[dict[str, Any]]) -> dict[str, CheckedTimeStamper]:
+    """A timestamper per timestamp_url, pinned to the address its host resolves to now,
+    once every address it resolves to passed the outbound rules (a refused one is
+    permanent, as for webhooks: a retry would meet the same address)."""
+    allow = settings.PDF_TIMESTAMP_ALLOW_PRIVATE_NETWORKS
+    found = {}
+    for _, url in timestamp_urls(steps):
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+        try:
+            address = resolve_checked(parts.hostname or "", port, allow_private=allow)
+        except WebhookRefused as exc:
+            reason = str(exc).replace("callback host", "host")
+            raise timestamp_failed(url, reason) from None
+        found[url] = CheckedTimeStamper(url, address=address)
+    return found
 
 
 def _certificates(job: PdfJob) -> dict[str, tuple[bytes, str]]:
@@ -100,6 +130,7 @@ def job_steps_apply(
         sources=_sources(job),
         max_pages=limits_from_settings().max_pages,
         certificates=_certificates(job),
+        timestampers=_timestampers(steps),
         on_step=on_step,
     )
     compliance = dict(rendered.compliance or {"profile": None, "checks": [], "signature": None})

@@ -58,6 +58,7 @@ class ErrorCode(StrEnum):
     MERGE_SOURCE_UNAVAILABLE = "merge_source_unavailable"
     INVALID_CERTIFICATE = "invalid_certificate"
     CERTIFICATE_EXPIRED = "certificate_expired"
+    TIMESTAMP_FAILED = "timestamp_failed"
     COMPLIANCE_FAILED = "compliance_failed"
     WORKSPACE_EXISTS = "workspace_exists"
     INVALID_WORKSPACE_NAME = "invalid_workspace_name"
@@ -252,6 +253,12 @@ CODES: dict[ErrorCode, CodeInfo] = {
     ),
     ErrorCode.CERTIFICATE_EXPIRED: CodeInfo(
         400, False, "Upload a certificate that is valid now, and sign with it."
+    ),
+    ErrorCode.TIMESTAMP_FAILED: CodeInfo(
+        None,
+        False,
+        "Point the sign step's timestamp_url at an RFC 3161 timestamp authority (it must "
+        "answer application/timestamp-reply), or drop it, then submit again.",
     ),
     ErrorCode.COMPLIANCE_FAILED: CodeInfo(
         None,

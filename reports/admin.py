@@ -9,10 +9,12 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from accounts.sealing import steps_redacted
 from rendering.errors import ApplicationError
 from reports.models import Renderer, ReportTemplate, ReportTemplateVersion
 from reports.services import (
     template_archive,
+    template_job_defaults_check,
     template_record_version,
     template_slug_check,
     template_unarchive,
@@ -47,12 +49,22 @@ class ReportTemplateForm(forms.ModelForm):
             "helpers",
             "schema",
             "sample_data",
+            "options",
+            "steps",
         )
+        help_texts = {
+            "options": 'Job options its jobs start from (e.g. {"pdf": {"profile": '
+            '"pdf/ua-1"}}), checked as a submit checks them.',
+            "steps": 'Post-render steps of its jobs. Sealed passwords show as "[sealed]"; '
+            "leave them so to keep the stored ones.",
+        }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Left out of a post (an older form, a script): the default, as the API does.
         self.fields["renderer"].required = False
+        # Never the sealed token in the page: the placeholder stands for it.
+        self.initial["steps"] = steps_redacted(self.instance.steps or [])
 
     def clean_renderer(self) -> str:
         return self.cleaned_data.get("renderer") or Renderer.XHTML2PDF
@@ -73,6 +85,13 @@ class ReportTemplateForm(forms.ModelForm):
                 renderer=cleaned.get("renderer", ""),
                 helpers=cleaned.get("helpers", ""),
                 renderers=cleaned.get("renderers") or [],
+            )
+            cleaned["options"], cleaned["steps"] = template_job_defaults_check(
+                options=cleaned.get("options"),
+                steps=cleaned.get("steps"),
+                renderer=cleaned.get("renderer", ""),
+                workspace=_workspace_of(cleaned),
+                stored=self.instance.steps if self.instance.pk else None,
             )
         except ApplicationError as exc:
             raise forms.ValidationError(exc.message) from None

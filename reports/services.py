@@ -7,8 +7,9 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.sealing import steps_seal, steps_unseal
+from accounts.sealing import steps_restored, steps_seal, steps_unseal
 from accounts.signing_certificates import signing_certificates_check
+from accounts.timestamping import timestamp_urls_check
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import Conflict, InvalidInput
 from rendering.options import parse_options
@@ -108,13 +109,15 @@ def template_job_defaults_check(
     """A template's job `options` and `steps`, checked as a submit checks them (a profile
     its renderer cannot produce is a 400 now, at save, not at the first submit); returns
     them normalised, the steps sealed. `stored` (the row's sealed steps) is kept when the
-    steps did not change, so a save that changes nothing makes no new version. Merge
+    steps did not change, so a save that changes nothing makes no new version, and a
+    password sent back as the placeholder a read shows keeps the stored one. Merge
     sources are checked per submit: a completed job is not the template's to pin."""
     options = {} if options is None else options
     parsed = parse_options(options)
     document_submit_check(parsed.pdf, renderer)
-    normalised = parse_steps([] if steps is None else steps, parsed.pdf)
+    normalised = parse_steps(steps_restored([] if steps is None else steps, stored), parsed.pdf)
     signing_certificates_check(workspace=workspace, steps=normalised)
+    timestamp_urls_check(steps=normalised)
     # Stored as sent (checked): a job parses them again under its submit's own, and a
     # normalised copy would pin defaults (page_size) and lose intents (test_mode).
     kept = dict(options) if isinstance(options, dict) else {}

@@ -163,3 +163,6 @@ REQUEST_MAX_ANONYMOUS_BODY_BYTES = env_int(
 # Fernet key (urlsafe base64 of 32 bytes) sealing uploaded PKCS#12 files and passwords;
 # empty: derived from DJANGO_SECRET_KEY (rotating that key then orphans the certificates).
 PDF_CERTIFICATE_KEY = env_fernet_key("PDF_CERTIFICATE_KEY")
+# A sign step's timestamp_url must be https on a public address (SSRF from a tenant);
+# this allows http and loopback/private addresses (the tests' own timestamp authority).
+PDF_TIMESTAMP_ALLOW_PRIVATE_NETWORKS = env_bool("PDF_TIMESTAMP_ALLOW_PRIVATE_NETWORKS", False)

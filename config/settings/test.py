@@ -31,6 +31,8 @@ EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.locmem.Email
 # Tests receive callbacks on a loopback HTTP server.
 CALLBACK_ALLOW_PRIVATE_NETWORKS = True
 CALLBACK_REQUIRE_HTTPS = env_bool("CALLBACK_REQUIRE_HTTPS", False)
+# ...and sign steps' timestamps from a loopback timestamp authority over http.
+PDF_TIMESTAMP_ALLOW_PRIVATE_NETWORKS = True
 # Static files straight from the app and static/ directories; no collectstatic needed.
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True

@@ -17,6 +17,7 @@ from rendering.errors import RenderError, page_count_check
 from rendering.postprocess.checks import Check
 from rendering.postprocess.optimize import images_optimize
 from rendering.postprocess.signing import pdf_sign
+from rendering.postprocess.timestamps import CheckedTimeStamper
 from rendering.watermark import watermark_apply
 
 StepCallback = Callable[[str], None]
@@ -154,12 +155,14 @@ def steps_apply(
     sources: Mapping[str, bytes],
     max_pages: int,
     certificates: Mapping[str, tuple[bytes, str]] | None = None,
+    timestampers: Mapping[str, CheckedTimeStamper] | None = None,
     on_step: StepCallback | None = None,
 ) -> StepsResult:
     """The PDF after every step, a check per step and its pages (counted before any
     encryption). `sources` holds the PDF of each job a merge names (the caller checked
     they are the tenant's own); a merge past `max_pages` is refused. `certificates` holds
-    the unsealed PKCS#12 and password of each certificate a sign step names."""
+    the unsealed PKCS#12 and password of each certificate a sign step names, and
+    `timestampers` a timestamper, connected to its checked address, per `timestamp_url`."""
     checks: list[Check] = []
     pages = _page_count(content)
     signature = None
@@ -182,11 +185,18 @@ def steps_apply(
             content, check = _encrypt(content, step)
         elif kind == "sign":
             pkcs12_data, password = (certificates or {})[step["certificate"]]
+            url = step.get("timestamp_url")
             signed = pdf_sign(
-                content, pkcs12_data=pkcs12_data, password=password, visible=step["visible"]
+                content,
+                pkcs12_data=pkcs12_data,
+                password=password,
+                visible=step["visible"],
+                timestamper=(timestampers or {})[url] if url else None,
             )
             content, check = signed.content, signed.check
             signature = {"valid": signed.valid, "signer": signed.signer}
+            if signed.timestamp is not None:
+                signature["timestamp"] = signed.timestamp
         else:  # parse_steps admits no other type
             raise RenderError(f"Unknown step type {kind!r}.")
         checks.append(check)

@@ -1,22 +1,26 @@
 """PAdES signatures with pyHanko: a PKCS#12 checked when uploaded (password, validity),
-a PDF signed with it (visible or invisible field), the signature validated back."""
+a PDF signed with it (visible or invisible field, optionally timestamped by a TSA), the
+signature and its timestamp validated back."""
 
 from __future__ import annotations
 
 import io
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from cryptography.hazmat.primitives.serialization import pkcs12
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign import fields, signers
+from pyhanko.sign.timestamps import TimestampRequestError
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
 from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 from rendering.postprocess.checks import Check
+from rendering.postprocess.timestamps import CheckedTimeStamper, timestamp_request_failed
 
 FIELD_NAME = "Signature1"
 MAX_PKCS12_BYTES = 64 * 1024
@@ -64,11 +68,22 @@ class Signed:
     valid: bool
     signer: str
     check: Check
+    # {time, authority, valid} of the signature's RFC 3161 timestamp; None without a TSA.
+    timestamp: dict[str, Any] | None = None
 
 
-def pdf_sign(content: bytes, *, pkcs12_data: bytes, password: str, visible: bool) -> Signed:
-    """The PDF with a PAdES B-B signature appended as an incremental update, validated
-    back by pyHanko against the signer's own certificate (the tenant's trust anchor)."""
+def pdf_sign(
+    content: bytes,
+    *,
+    pkcs12_data: bytes,
+    password: str,
+    visible: bool,
+    timestamper: CheckedTimeStamper | None = None,
+) -> Signed:
+    """The PDF with a PAdES signature appended as an incremental update (B-B, or B-T with
+    a timestamper), validated back by pyHanko against the signer's own certificate (the
+    tenant's trust anchor) and the timestamp against the TSA's own certificate (which
+    TSA a reader trusts is the reader's decision, as with the signer)."""
     signer = signers.SimpleSigner.load_pkcs12_data(
         pkcs12_data, other_certs=[], passphrase=password.encode("utf-8")
     )
@@ -83,21 +98,41 @@ def pdf_sign(content: bytes, *, pkcs12_data: bytes, password: str, visible: bool
         field_name=FIELD_NAME, subfilter=fields.SigSeedSubFilter.PADES
     )
     out = io.BytesIO()
-    signers.PdfSigner(meta, signer=signer).sign_pdf(writer, output=out)
+    try:
+        signers.PdfSigner(meta, signer=signer, timestamper=timestamper).sign_pdf(writer, output=out)
+    except TimestampRequestError as exc:  # the TSA refused, or answered another nonce
+        assert timestamper is not None  # noqa: S101 - only a timestamper raises it
+        raise timestamp_request_failed(timestamper.url, exc) from None
     signed = out.getvalue()
     reader = PdfFileReader(io.BytesIO(signed))
     embedded = reader.embedded_signatures[0]
-    status = validate_pdf_signature(embedded, ValidationContext(trust_roots=[signer.signing_cert]))
+    tsa_context = ValidationContext(trust_roots=timestamper.certificates) if timestamper else None
+    status = validate_pdf_signature(
+        embedded,
+        ValidationContext(trust_roots=[signer.signing_cert]),
+        ts_validation_context=tsa_context,
+    )
     name = signer.signing_cert.subject.human_friendly
     valid = bool(status.bottom_line)
+    detail = (
+        f"PAdES signature by {name}: intact={status.intact}, valid={status.valid}, "
+        f"{'visible' if visible else 'invisible'} field {FIELD_NAME}"
+    )
+    timestamp = None
+    if timestamper is not None:
+        token = status.timestamp_validity
+        stamped = bool(token and token.intact and token.valid and token.trusted)
+        timestamp = {
+            "time": token.timestamp.isoformat() if token else None,
+            "authority": token.signing_cert.subject.human_friendly if token else None,
+            "valid": stamped,
+        }
+        valid = valid and stamped
+        detail += f"; timestamp {timestamp['time']} by {timestamp['authority']}, valid={stamped}"
     return Signed(
         content=signed,
         valid=valid,
         signer=name,
-        check=Check(
-            "signature",
-            valid,
-            f"PAdES signature by {name}: intact={status.intact}, valid={status.valid}, "
-            f"{'visible' if visible else 'invisible'} field {FIELD_NAME}",
-        ),
+        check=Check("signature", valid, detail),
+        timestamp=timestamp,
     )

@@ -8,6 +8,7 @@ import binascii
 import re
 import uuid
 from typing import Any
+from urllib.parse import urlsplit
 
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
@@ -26,6 +27,10 @@ PERMISSIONS = (
 )
 MAX_STEPS = 10
 MAX_MERGE_SOURCES = 20
+MAX_URL_LENGTH = 500
+# What a read (the template API, the admin) shows for a sealed encrypt password; sent back
+# in a template save it keeps the stored password (accounts.sealing.steps_restored).
+SEALED_PLACEHOLDER = "[sealed]"
 # Attachments travel in the submit body and the job row: a few megabytes at most.
 MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024
 _FILENAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,99}$")
@@ -114,6 +119,12 @@ def _encrypt(index: int, raw: dict[str, Any]) -> dict[str, Any]:
         raise _fail(index, "encrypt.user_password must be a string of up to 127 characters.")
     if not isinstance(owner, str) or not 6 <= len(owner) <= 127:
         raise _fail(index, "encrypt.owner_password must be 6 to 127 characters.")
+    if SEALED_PLACEHOLDER in (user, owner):
+        raise _fail(
+            index,
+            f"encrypt passwords read back as {SEALED_PLACEHOLDER!r}; send the passwords "
+            "themselves (a template's save keeps the ones it has stored).",
+        )
     if owner == user:
         raise _fail(index, "encrypt.owner_password must differ from user_password.")
     permissions = raw.get("permissions", ["print", "accessibility"])
@@ -135,8 +146,24 @@ def _optimize(index: int, raw: dict[str, Any]) -> dict[str, Any]:
     return {"type": "optimize", "image_dpi": dpi}
 
 
+def _timestamp_url(index: int, raw: dict[str, Any]) -> dict[str, Any]:
+    """What the URL itself says; the outbound rules (https, public addresses) are the
+    apps' (accounts.timestamping at submit and save, jobs.steps before connecting)."""
+    url = raw.get("timestamp_url")
+    if url is None:
+        return {}
+    parts = urlsplit(url) if isinstance(url, str) and len(url) <= MAX_URL_LENGTH else None
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise _fail(
+            index, "sign.timestamp_url must be the http(s) URL of an RFC 3161 timestamp authority."
+        )
+    if parts.username or parts.password or parts.fragment:
+        raise _fail(index, "sign.timestamp_url may not carry credentials or a #fragment.")
+    return {"timestamp_url": url}
+
+
 def _sign(index: int, raw: dict[str, Any]) -> dict[str, Any]:
-    _fields(index, raw, {"certificate", "visible"})
+    _fields(index, raw, {"certificate", "visible", "timestamp_url"})
     try:
         certificate = str(uuid.UUID(str(raw.get("certificate"))))
     except ValueError:
@@ -144,7 +171,13 @@ def _sign(index: int, raw: dict[str, Any]) -> dict[str, Any]:
     visible = raw.get("visible", False)
     if not isinstance(visible, bool):
         raise _fail(index, "sign.visible must be true or false.")
-    return {"type": "sign", "certificate": certificate, "visible": visible}
+    # Only when given, so steps saved before timestamps existed normalise unchanged.
+    return {
+        "type": "sign",
+        "certificate": certificate,
+        "visible": visible,
+        **_timestamp_url(index, raw),
+    }
 
 
 _PARSERS = {
@@ -201,3 +234,12 @@ def merge_job_ids(steps: list[dict[str, Any]]) -> list[str]:
 
 def sign_certificate_ids(steps: list[dict[str, Any]]) -> list[str]:
     return [step["certificate"] for step in steps if step["type"] == "sign"]
+
+
+def timestamp_urls(steps: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """(index, URL) of every sign step that asks a timestamp authority."""
+    return [
+        (index, step["timestamp_url"])
+        for index, step in enumerate(steps)
+        if step["type"] == "sign" and step.get("timestamp_url")
+    ]

@@ -37,7 +37,10 @@ class TemplateOutputSerializer(serializers.Serializer):
     )
     options = PdfOptionsField(help_text="The options every job of it starts from.")
     steps = serializers.SerializerMethodField(
-        help_text="Post-render steps of its jobs (an encrypt step's passwords never shown)."
+        help_text=(
+            'Post-render steps of its jobs; an encrypt step\'s passwords show as "[sealed]", '
+            "which a save sends back to keep them."
+        ),
     )
     version = serializers.SerializerMethodField(help_text="Number of the version new jobs render.")
     builtin = serializers.SerializerMethodField()

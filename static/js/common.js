@@ -126,8 +126,12 @@ function renderCompliance(node, compliance) {
   }
   if (compliance.signature) {
     const item = document.createElement("li");
-    const { valid, signer } = compliance.signature;
+    const { valid, signer, timestamp } = compliance.signature;
     item.textContent = `Signature ${valid ? "valid" : "NOT valid"}, signed by ${signer}`;
+    if (timestamp) {
+      const stamped = timestamp.valid ? "valid" : "NOT valid";
+      item.textContent += `; timestamp ${timestamp.time} by ${timestamp.authority} (${stamped})`;
+    }
     list.append(item);
   }
   node.replaceChildren(title, list);

@@ -16,6 +16,7 @@ from pyhanko_certvalidator import ValidationContext
 from reports.samples import sample_files, samples_dir, template_sync_samples
 from tests.accounts.pkcs12_factory import make_pkcs12
 from tests.e2e.conftest import wait_for_status
+from tests.tsa_server import TSA_NAME, timestamp_server
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
@@ -101,3 +102,43 @@ def test_a_templates_profile_and_encrypt_step_run_in_the_worker(http):
         assert pdf.encryption.R == 6  # AES-256
         assert pdf.open_metadata()["pdfuaid:part"] == "1"
         assert pdf.Root.get("/StructTreeRoot") is not None
+
+
+def test_a_timestamped_signature_is_made_by_the_worker(http):
+    """A sign step with a timestamp_url: the worker asks the loopback TSA, the PDF's
+    signature carries the token, and the job's compliance reports it."""
+    uploaded = http.post(
+        "/api/v1/signing-certificates",
+        data={"name": "Stamped", "password": "p12-pass"},
+        files={"pkcs12": ("stamped.p12", make_pkcs12(common_name="Stamp Desk"))},
+    )
+    assert uploaded.status_code == 201, uploaded.text
+    with timestamp_server() as tsa:
+        submitted = http.post(
+            "/api/v1/generate-pdf-async",
+            json={
+                "html_template": "<p>Timestamped</p>",
+                "steps": [
+                    {"type": "sign", "certificate": uploaded.json()["id"], "timestamp_url": tsa.url}
+                ],
+            },
+        )
+        assert submitted.status_code == 202, submitted.text
+        job = wait_for_status(
+            http, submitted.json()["status_url"], until={"completed", "failed"}, timeout=120
+        )
+        tsa_cert = tsa.stamper.tsa_cert
+    assert job["status"] == "completed", job
+    stamp = job["compliance"]["signature"]["timestamp"]
+    assert stamp["valid"] is True
+    assert stamp["authority"] == f"Common Name: {TSA_NAME}"
+    content = httpx.get(job["pdf_url"], timeout=30).content
+    (embedded,) = PdfFileReader(io.BytesIO(content)).embedded_signatures
+    status = validate_pdf_signature(
+        embedded,
+        ValidationContext(trust_roots=[embedded.signer_cert]),
+        ts_validation_context=ValidationContext(trust_roots=[tsa_cert]),
+    )
+    assert status.timestamp_validity is not None
+    assert status.timestamp_validity.trusted
+    assert status.timestamp_validity.timestamp.isoformat() == stamp["time"]

@@ -81,7 +81,12 @@ def test_a_templates_profile_and_encrypt_step_make_its_jobs_pdf(api):
     assert created.status_code == 201, created.json()
     assert created.json()["options"] == UA
     assert created.json()["steps"] == [
-        {"type": "encrypt", "permissions": ["accessibility", "print"]}
+        {
+            "type": "encrypt",
+            "user_password": "[sealed]",
+            "owner_password": "[sealed]",
+            "permissions": ["accessibility", "print"],
+        }
     ]
     submitted = _submit(api, options={"filename": "ada.pdf"})
     assert submitted.status_code == 202, submitted.json()
@@ -128,3 +133,37 @@ def test_an_unchanged_save_keeps_the_sealed_steps_and_makes_no_version(api):
     assert ReportTemplate.objects.get(slug="payslip").steps == before
     resealed = api.patch(f"{URL}/payslip", {"steps": [ENCRYPT]}, format="json")
     assert resealed.json()["version"] == 1
+
+
+def test_a_get_then_patch_of_the_steps_keeps_the_sealed_passwords(api):
+    """The read shows each password as "[sealed]"; sending that back keeps the stored one,
+    so the round trip is lossless (and makes no version); a new password replaces it."""
+    assert _create(api, renderer="weasyprint", options=UA, steps=[ENCRYPT]).status_code == 201
+    sealed = ReportTemplate.objects.get(slug="payslip").steps
+    read = api.get(f"{URL}/payslip").json()
+    assert "reader-pw" not in json.dumps(read)
+    round_trip = api.patch(f"{URL}/payslip", {"steps": read["steps"]}, format="json")
+    assert round_trip.status_code == 200, round_trip.json()
+    assert round_trip.json()["version"] == 1
+    assert ReportTemplate.objects.get(slug="payslip").steps == sealed
+    # One password changed, the other kept as shown: the job opens with both as meant.
+    changed = [read["steps"][0] | {"user_password": "new-reader"}, *read["steps"][1:]]
+    patched = api.patch(f"{URL}/payslip", {"steps": changed}, format="json")
+    assert patched.json()["version"] == 2
+    done = execution.job_execute(job_id=_submit(api).json()["job_id"])
+    assert done.status == JobStatus.COMPLETED, done.error
+    content = storages["reports"].open(done.pdf_file).read()
+    with pikepdf.open(io.BytesIO(content), password="new-reader") as pdf:
+        assert pdf.user_password_matched
+    with pikepdf.open(io.BytesIO(content), password="owner-pw-1") as pdf:
+        assert pdf.owner_password_matched  # the kept owner password
+
+
+def test_the_sealed_placeholder_without_a_stored_password_is_a_400(api):
+    placeholder = ENCRYPT | {"owner_password": "[sealed]"}
+    created = _create(api, steps=[placeholder])
+    assert created.status_code == 400
+    assert "read back as '[sealed]'" in created.json()["error"]
+    assert _create(api).status_code == 201
+    submitted = _submit(api, steps=[placeholder])
+    assert submitted.status_code == 400

@@ -1,0 +1,127 @@
+"""RFC 3161 timestamps for the sign step: pyHanko's HTTPTimeStamper, connected only to
+the address the caller checked (jobs.steps resolves the URL under our outbound rules),
+redirects refused, and each failure sorted into "try again later" or "fix the URL"."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
+from pyhanko.sign.timestamps import HTTPTimeStamper, TimeStamper, TimestampRequestError
+
+from rendering.error_codes import ErrorCode
+from rendering.errors import RenderError
+
+TIMEOUT_SECONDS = 10
+# A timestamp reply is a few kilobytes; a larger declared body is not read.
+MAX_REPLY_BYTES = 256 * 1024
+
+
+class TimestampUnavailable(Exception):
+    """The timestamp authority could not be reached, timed out or answered 5xx/429: not
+    a RenderError, so the job is retried like any transient failure."""
+
+
+class _Refused(aiohttp.ClientError):
+    """An answer we stop reading (a redirect, an oversized body): permanent."""
+
+
+def timestamp_failed(url: str, reason: str) -> RenderError:
+    return RenderError(f"sign.timestamp_url {url}: {reason}", code=ErrorCode.TIMESTAMP_FAILED)
+
+
+class _PinnedResolver(AbstractResolver):
+    """Every lookup of the URL's host answers the checked address; no other host is
+    looked up (a second lookup could be rebound to an internal address)."""
+
+    def __init__(self, host: str, address: str) -> None:
+        self.host, self.address = host, address
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        if host != self.host:
+            raise OSError(f"{host!r} is not the checked timestamp host")
+        kind = socket.AF_INET6 if ":" in self.address else socket.AF_INET
+        return [
+            ResolveResult(
+                hostname=host, host=self.address, port=port, family=kind, proto=0, flags=0
+            )
+        ]
+
+    async def close(self) -> None:
+        return None
+
+
+async def _refuse_redirect(*_: Any) -> None:
+    raise _Refused("the server answered with a redirect (not followed).")
+
+
+async def _refuse_oversized(_: Any, __: Any, params: aiohttp.TraceRequestEndParams) -> None:
+    # Runs once the headers are in, before the body is read.
+    length = params.response.content_length
+    if length is not None and length > MAX_REPLY_BYTES:
+        raise _Refused(f"the answer is {length} bytes; a timestamp reply is a few KB.")
+
+
+def _sorted_out(url: str, exc: TimestampRequestError) -> Exception:
+    """The error a failed exchange stands for: transient or permanent."""
+    cause = exc.__cause__
+    if isinstance(cause, _Refused):
+        return timestamp_failed(url, str(cause))
+    if isinstance(cause, aiohttp.ContentTypeError):
+        return timestamp_failed(url, "the server did not answer with application/timestamp-reply.")
+    if isinstance(cause, aiohttp.ClientResponseError):
+        if cause.status >= 500 or cause.status == 429:
+            return TimestampUnavailable(f"the timestamp authority answered HTTP {cause.status}")
+        return timestamp_failed(url, f"the server answered HTTP {cause.status}.")
+    if isinstance(cause, aiohttp.ClientError | OSError):  # refused, reset, timed out
+        return TimestampUnavailable(
+            f"the timestamp authority is unreachable ({type(cause).__name__}: {cause})"
+        )
+    return timestamp_failed(url, f"{exc}.")
+
+
+class CheckedTimeStamper(TimeStamper):
+    """pyHanko's HTTPTimeStamper over a session that connects only to `address`; keeps
+    the certificates of the last token, the TSA's, to validate it back with."""
+
+    def __init__(self, url: str, *, address: str, timeout: float = TIMEOUT_SECONDS) -> None:
+        super().__init__()
+        self.url, self.address, self.timeout = url, address, timeout
+        self.certificates: list[Any] = []  # asn1crypto x509.Certificate (untyped)
+
+    async def async_request_tsa_response(self, req: Any) -> Any:  # asn1crypto tsp values
+        trace = aiohttp.TraceConfig()
+        trace.on_request_redirect.append(_refuse_redirect)
+        trace.on_request_end.append(_refuse_oversized)
+        connector = aiohttp.TCPConnector(
+            resolver=_PinnedResolver(urlsplit(self.url).hostname or "", self.address)
+        )
+        async with aiohttp.ClientSession(
+            connector=connector, trust_env=False, trace_configs=[trace]
+        ) as session:
+            client = HTTPTimeStamper(self.url, timeout=self.timeout, session=session)
+            try:
+                response = await client.async_request_tsa_response(req)
+                # Parsed in full now (asn1crypto parses lazily): garbage fails here.
+                response.native  # noqa: B018
+                token = response["time_stamp_token"]
+            except TimestampRequestError as exc:
+                raise _sorted_out(self.url, exc) from None
+            except (ValueError, TypeError, KeyError) as exc:
+                reason = " ".join(str(exc).split())
+                raise timestamp_failed(
+                    self.url, f"the answer is not an RFC 3161 timestamp reply ({reason})."
+                ) from None
+        if token.native is not None:  # a refusal carries no token; pyHanko reports it
+            self.certificates = [c.chosen for c in token["content"]["certificates"]]
+        return response
+
+
+def timestamp_request_failed(url: str, exc: TimestampRequestError) -> RenderError:
+    """A reply the TSA sent that refuses the request or does not match it (nonce)."""
+    return timestamp_failed(url, f"{exc}.")
