@@ -106,6 +106,12 @@ def schedule_create(
     return schedule
 
 
+def schedule_check(*, schedule: Schedule, fields: dict[str, Any]) -> None:
+    """What schedule_update would refuse, without saving (the admin's form)."""
+    copy = Schedule.objects.get(pk=schedule.pk)
+    _apply(copy, fields, signed=copy.api_key_id is not None)
+
+
 def schedule_update(*, schedule: Schedule, fields: dict[str, Any]) -> Schedule:
     """Edit, pause (`paused: true`) or resume. A changed cron or zone, or a resume, counts
     the next tick from now: ticks missed while paused do not run."""
