@@ -297,3 +297,7 @@ class WebhookAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.status_code or self.error[:40]} at {self.attempted_at:%Y-%m-%d %H:%M:%S}"
+
+
+# The schedule models live with their feature; imported here so Django finds them in `jobs`.
+from jobs.schedules.models import Schedule, ScheduleRun  # noqa: E402, F401

@@ -23,6 +23,7 @@ from jobs.metrics import job_transition_observe
 from jobs.models import JobStatus, PdfJob
 from jobs.owner_mail import job_notify_enqueue
 from jobs.returning import update_returning
+from jobs.schedules.hooks import schedule_job_finished
 
 QUEUED, PROCESSING, COMPLETED, FAILED, CANCELLED = (
     JobStatus.QUEUED,
@@ -86,6 +87,9 @@ def job_announce_on_commit(job: PdfJob, *, new: bool = False) -> None:
     if job.status in (COMPLETED, FAILED):
         # robust: a failure to queue a mail is logged, never raised into the worker.
         transaction.on_commit(lambda: job_notify_enqueue(job=job), robust=True)
+    if job.is_terminal:
+        # A schedule's run waiting on this job delivers its PDF (or records the failure).
+        transaction.on_commit(lambda: schedule_job_finished(job=job), robust=True)
 
 
 def _attempt_fields(worker: str) -> dict[str, Any]:

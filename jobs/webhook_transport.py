@@ -51,10 +51,11 @@ def resolve_checked(host: str, port: int, *, allow_private: bool) -> str:
     return str(addresses[0])
 
 
-async def _post(
+async def _send(
     url: str,
     *,
-    content: bytes,
+    method: str = "POST",
+    content: bytes | None,
     headers: dict[str, str],
     max_bytes: int,
     allow_private: bool,
@@ -75,7 +76,7 @@ async def _post(
     async with (
         httpx.AsyncClient(trust_env=False, follow_redirects=False, timeout=timeout) as client,
         client.stream(
-            "POST",
+            method,
             target,
             content=content,
             headers={**headers, "Host": host_header},
@@ -105,11 +106,38 @@ def webhook_post(
 
     async def bounded() -> WebhookResponse:
         async with asyncio.timeout(deadline_seconds):
-            return await _post(
+            return await _send(
                 url,
                 content=content,
                 headers=headers,
                 max_bytes=max_bytes,
+                allow_private=allow_private,
+                connect_seconds=min(connect_seconds, deadline_seconds),
+            )
+
+    return asyncio.run(bounded())
+
+
+def outbound_get(
+    url: str,
+    *,
+    deadline_seconds: float,
+    max_bytes: int,
+    allow_private: bool = False,
+    connect_seconds: float = 2.0,
+) -> WebhookResponse:
+    """GET `url` under the same rules as a webhook (checked address, no proxies, one
+    deadline); the body is read to at most `max_bytes + 1`, so a caller can tell a body
+    past its cap from one at it. Raises like webhook_post."""
+
+    async def bounded() -> WebhookResponse:
+        async with asyncio.timeout(deadline_seconds):
+            return await _send(
+                url,
+                method="GET",
+                content=None,
+                headers={"Accept": "application/json", "User-Agent": "pdf-report-service/1"},
+                max_bytes=max_bytes + 1,
                 allow_private=allow_private,
                 connect_seconds=min(connect_seconds, deadline_seconds),
             )

@@ -63,6 +63,7 @@ class ErrorCode(StrEnum):
     WORKSPACE_EXISTS = "workspace_exists"
     INVALID_WORKSPACE_NAME = "invalid_workspace_name"
     STORAGE_UNAVAILABLE = "storage_unavailable"
+    INVALID_SCHEDULE = "invalid_schedule"
 
 
 @dataclass(frozen=True)
@@ -275,6 +276,12 @@ CODES: dict[ErrorCode, CodeInfo] = {
         True,
         "The PDF store was unreachable; the worker retries for PDF_STORAGE_OUTAGE_SECONDS"
         " by itself, then retry the job.",
+    ),
+    ErrorCode.INVALID_SCHEDULE: CodeInfo(
+        400,
+        False,
+        "Correct the schedule's field the message names (cron, timezone, data_url, "
+        "deliveries), then save it again.",
     ),
 }
 

@@ -34,10 +34,18 @@ class Action(StrEnum):
     CERTIFICATE_MANAGE = "certificate.manage"  # upload the workspace's signing certificates
     MEMBER_MANAGE = "member.manage"  # add, remove, change roles
     USAGE_VIEW = "usage.view"  # the workspace's quotas and usage
+    SCHEDULE_VIEW = "schedule.view"  # list and read schedules and their runs
+    # create, edit, pause and resume, delete, run now: each run submits a job as its creator
+    SCHEDULE_MANAGE = "schedule.manage"
 
 
-_READ = {Action.TEMPLATE_VIEW, Action.JOB_VIEW, Action.JOB_DOWNLOAD}
-_REQUEST = _READ | {Action.JOB_SUBMIT, Action.JOB_CANCEL, Action.JOB_RETRY}
+_READ = {Action.TEMPLATE_VIEW, Action.JOB_VIEW, Action.JOB_DOWNLOAD, Action.SCHEDULE_VIEW}
+_REQUEST = _READ | {
+    Action.JOB_SUBMIT,
+    Action.JOB_CANCEL,
+    Action.JOB_RETRY,
+    Action.SCHEDULE_MANAGE,
+}
 
 # The role table, written once: what each role may do in its workspace.
 ROLE_ACTIONS: dict[Role, frozenset[Action]] = {

@@ -8,5 +8,6 @@ from config.settings.logs import *
 from config.settings.ops import *
 from config.settings.pdf import *
 from config.settings.quotas import *
+from config.settings.schedules import *
 from config.settings.security import *
 from config.settings.workers import *

@@ -16,6 +16,7 @@ from config.settings.pdf import (
     RECONCILE_INTERVAL_SECONDS,
     RETENTION_INTERVAL_SECONDS,
 )
+from config.settings.schedules import SCHEDULE_TICK_SECONDS
 
 # ---------------------------------------------------------------- Celery
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL
@@ -41,6 +42,10 @@ CELERY_TASK_ROUTES = {
     "jobs.redrive_dead_letters": {"queue": "maintenance"},
     "jobs.evaluate_alerts": {"queue": "maintenance"},
     "jobs.retention": {"queue": "maintenance"},
+    "jobs.schedules_due": {"queue": "maintenance"},
+    # A run's data fetch and its deliveries wait on other servers, like callbacks.
+    "jobs.schedule_run_start": {"queue": "callbacks"},
+    "jobs.schedule_deliver": {"queue": "callbacks"},
 }
 # A job is only acknowledged once rendered, so a crashed worker's job is redelivered.
 CELERY_TASK_ACKS_LATE = True
@@ -98,6 +103,7 @@ CELERY_BEAT_SCHEDULE = {
     },
     "evaluate-alerts": {"task": "jobs.evaluate_alerts", "schedule": ALERT_INTERVAL_SECONDS},
     "retention": {"task": "jobs.retention", "schedule": RETENTION_INTERVAL_SECONDS},
+    "schedules-due": {"task": "jobs.schedules_due", "schedule": SCHEDULE_TICK_SECONDS},
 }
 
 # ---------------------------------------------------------------- Channels

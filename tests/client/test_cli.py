@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from jobs.schedules.models import Schedule
 from reports.samples import sample_files, template_sync_samples
+from reports.services import template_create
 from tests.conftest import pdf_text
+from workspaces.services import workspace_personal
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -187,3 +190,41 @@ def test_inline_file_without_data_sends_an_empty_object(run, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "sample data" not in done.stderr
     assert "plain" in pdf_text((tmp_path / "plain.pdf").read_bytes())[1]
+
+
+def test_schedule_commands_create_list_pause_run_now_and_runs(run, integrator):
+    owner = integrator[0]
+    template_create(
+        owner=owner,
+        workspace=workspace_personal(user=owner),
+        name="Cli",
+        slug="cli-sched",
+        html="<p>{{x}}</p>",
+    )
+    bad = run("schedules", "create", "cli-sched", "0 9 * *")
+    assert bad.returncode == 3
+    assert "cron:" in bad.stderr
+    created = run(
+        "schedules",
+        "create",
+        "cli-sched",
+        "0 9 * * 1",
+        "--timezone",
+        "Europe/Rome",
+        "--email",
+        "a@example.com",
+        "--name",
+        "From the CLI",
+    )
+    assert created.returncode == 0, created.stderr
+    schedule_id = created.stdout.strip()
+    schedule = Schedule.objects.get(schedule_id=schedule_id)
+    assert (schedule.timezone, schedule.deliveries[0]["to"]) == ("Europe/Rome", ["a@example.com"])
+    listed = json.loads(run("schedules", "list", "--json").stdout)
+    assert [s["schedule_id"] for s in listed] == [schedule_id]
+    assert run("schedules", "pause", schedule_id).returncode == 0
+    schedule.refresh_from_db()
+    assert schedule.paused
+    run_id = run("schedules", "run-now", schedule_id).stdout.strip()
+    runs = json.loads(run("schedules", "runs", schedule_id, "--json").stdout)
+    assert [r["run_id"] for r in runs] == [run_id]

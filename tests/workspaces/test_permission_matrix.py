@@ -17,6 +17,7 @@ from accounts.models import SigningCertificate
 from accounts.services import api_key_create
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.models import JobStatus, PdfJob
+from jobs.schedules.services import schedule_create
 from jobs.services import job_create
 from rendering.errors import NotFound
 from reports.services import template_create
@@ -40,6 +41,8 @@ MAY = {
     "key.manage": {"owner"},
     "certificate.manage": {"owner", "editor"},
     "usage.view": {"owner"},
+    "schedule.view": ALL,
+    "schedule.manage": {"owner", "editor", "requester"},
 }
 SUBMIT = {"template": "tpl", "data": {"title": "t"}}
 FORM = {"data": '{"title": "t"}', "page_size": "A4", "orientation": "portrait"}
@@ -50,7 +53,7 @@ NEW_TEMPLATE = {"name": "N", "slug": "n", "html": "<p>n</p>"}
 class Case:
     action: str
     method: str
-    path: str  # {slug}, {job} and {failed} are filled from the workspace's rows
+    path: str  # {slug}, {job}, {failed}, {schedule} are filled from the workspace's rows
     ok: int
     body: Any = None
 
@@ -73,6 +76,19 @@ API = [
     Case("job.cancel", "post", "/api/v1/jobs/{job}/cancel", 200),
     Case("job.retry", "post", "/api/v1/jobs/{failed}/retry", 202),
     Case("usage.view", "get", "/api/v1/usage", 200),
+    Case("schedule.view", "get", "/api/v1/schedules", 200),
+    Case("schedule.view", "get", "/api/v1/schedules/{schedule}", 200),
+    Case("schedule.view", "get", "/api/v1/schedules/{schedule}/runs", 200),
+    Case(
+        "schedule.manage",
+        "post",
+        "/api/v1/schedules",
+        201,
+        {"template": "tpl", "cron": "0 9 * * *"},
+    ),
+    Case("schedule.manage", "patch", "/api/v1/schedules/{schedule}", 200, {"paused": True}),
+    Case("schedule.manage", "post", "/api/v1/schedules/{schedule}/run", 202),
+    Case("schedule.manage", "delete", "/api/v1/schedules/{schedule}", 204),
 ]
 PAGES = [
     Case("job.view", "get", "/", 200),
@@ -98,8 +114,12 @@ def _fill(workspace: Workspace, owner: Any) -> dict[str, str]:
     PdfJob.objects.filter(pk=completed.pk).update(
         status=JobStatus.COMPLETED, pdf_file="x.pdf", page_count=1
     )
+    schedule = schedule_create(
+        workspace=workspace, created_by=owner, fields={"template": "tpl", "cron": "0 9 * * *"}
+    )
     return {
         "slug": "tpl",
+        "schedule": str(schedule.schedule_id),
         "job": str(queued.job_id),
         "failed": str(failed.job_id),
         "completed": str(completed.job_id),

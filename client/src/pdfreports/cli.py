@@ -1,4 +1,5 @@
-"""The `pdfreports` command: submit, follow and download reports, manage templates.
+"""The `pdfreports` command: submit, follow and download reports, manage templates and
+schedules.
 
 Exit codes: 0 done, 1 the job failed or was cancelled, 2 bad usage, 3 the service refused
 the request or could not be reached, 4 gave up waiting, 130 interrupted."""
@@ -400,6 +401,147 @@ def templates_preview(
     target = out or Path(f"{slug}.png")
     target.write_bytes(png)
     err.print(f"Saved {target} ({len(png):,} bytes)", highlight=False)
+
+
+@cli.group()
+def schedules() -> None:
+    """List, create, pause, resume and run schedules."""
+
+
+@schedules.command("list")
+@json_option
+@click.pass_obj
+def schedules_list(settings: Settings, as_json: bool) -> None:
+    """The workspace's schedules and when each runs next."""
+    with settings.client() as client, _service_errors():
+        found = client.list_schedules()
+    if as_json:
+        _print_json(found)
+        return
+    table = Table("id", "name", "template", "cron", "timezone", "next run (UTC)", "state")
+    for s in found:
+        table.add_row(
+            s["schedule_id"],
+            s["name"],
+            s["template"],
+            s["cron"],
+            s["timezone"],
+            s["next_run_at"] or "-",
+            "paused" if s["paused"] else "active",
+        )
+    Console().print(table)
+
+
+@schedules.command("create")
+@click.argument("template")
+@click.argument("cron")
+@click.option("--timezone", "zone", default="UTC", show_default=True, help="An IANA zone.")
+@click.option("--name", help="What to call it.")
+@click.option("--data", "data_path", metavar="FILE", help="JSON object of data ('-': stdin).")
+@click.option("--data-url", help="An https URL each run fetches its data from.")
+@click.option("--email", "emails", multiple=True, metavar="ADDRESS", help="Mail the PDF here.")
+@click.option("--webhook", help="POST a signed webhook here when a run's PDF is ready.")
+@click.option("--s3", "s3_target", metavar="BUCKET[/PREFIX]", help="Put the PDF into S3.")
+@click.option("--paused", is_flag=True, help="Create it paused.")
+@json_option
+@click.pass_obj
+def schedules_create(
+    settings: Settings,
+    template: str,
+    cron: str,
+    zone: str,
+    name: str | None,
+    data_path: str | None,
+    data_url: str | None,
+    emails: tuple[str, ...],
+    webhook: str | None,
+    s3_target: str | None,
+    paused: bool,
+    as_json: bool,
+) -> None:
+    """Render TEMPLATE on CRON (five fields, quoted: "0 6 1 * *") and deliver it. Prints
+    the schedule's id."""
+    deliveries: list[dict[str, Any]] = []
+    if emails:
+        deliveries.append({"type": "email", "to": list(emails)})
+    if webhook:
+        deliveries.append({"type": "webhook", "url": webhook})
+    if s3_target:
+        bucket, _, prefix = s3_target.partition("/")
+        deliveries.append({"type": "s3", "bucket": bucket, "prefix": prefix})
+    data = _read_json_object(data_path, "--data") if data_path else None
+    with settings.client() as client, _service_errors():
+        created = client.create_schedule(
+            template=template,
+            cron=cron,
+            timezone=zone,
+            name=name,
+            data=data,
+            data_url=data_url,
+            deliveries=deliveries,
+            paused=paused or None,
+        )
+    err.print(f"Next run: {created['next_run_at'] or 'paused'} (UTC)", highlight=False)
+    if as_json:
+        _print_json(created)
+    else:
+        click.echo(created["schedule_id"])
+
+
+def _set_paused(settings: Settings, schedule_id: str, paused: bool) -> None:
+    with settings.client() as client, _service_errors():
+        changed = client.update_schedule(schedule_id, paused=paused)
+    state = "paused" if changed["paused"] else f"active, next run {changed['next_run_at']} (UTC)"
+    err.print(f"Schedule {schedule_id}: {state}", highlight=False)
+
+
+@schedules.command("pause")
+@click.argument("schedule_id")
+@click.pass_obj
+def schedules_pause(settings: Settings, schedule_id: str) -> None:
+    """Stop its ticks (run-now still works)."""
+    _set_paused(settings, schedule_id, True)
+
+
+@schedules.command("resume")
+@click.argument("schedule_id")
+@click.pass_obj
+def schedules_resume(settings: Settings, schedule_id: str) -> None:
+    """Tick again, counting from now (missed ticks do not run)."""
+    _set_paused(settings, schedule_id, False)
+
+
+@schedules.command("run-now")
+@click.argument("schedule_id")
+@json_option
+@click.pass_obj
+def schedules_run_now(settings: Settings, schedule_id: str, as_json: bool) -> None:
+    """Run it once now; prints the run's id (see `schedules runs`)."""
+    with settings.client() as client, _service_errors():
+        run = client.run_schedule(schedule_id)
+    if as_json:
+        _print_json(run)
+    else:
+        click.echo(run["run_id"])
+
+
+@schedules.command("runs")
+@click.argument("schedule_id")
+@json_option
+@click.pass_obj
+def schedules_runs(settings: Settings, schedule_id: str, as_json: bool) -> None:
+    """Its past runs, newest first, with their outcomes."""
+    with settings.client() as client, _service_errors():
+        runs = client.schedule_runs(schedule_id)
+    if as_json:
+        _print_json(runs)
+        return
+    table = Table("run", "trigger", "started", "outcome", "job", "error")
+    for r in runs:
+        table.add_row(
+            r["run_id"], r["trigger"], r["started_at"], r["outcome"], r["job_id"] or "-", r["error"]
+        )
+    Console().print(table)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -167,6 +167,34 @@ class Client:
         file name). Raises JobFailed if the job failed, ApiError if it is not done."""
         return Job(self, job_id).download(dest, on_bytes=on_bytes)
 
+    # -- schedules ---------------------------------------------------------------------
+
+    def list_schedules(self, *, limit: int = 200) -> list[dict[str, Any]]:
+        page = self._json(
+            "GET", f"{protocol.API}/schedules", params={"limit": limit}, idempotent=True
+        )
+        return list(page["results"])
+
+    def create_schedule(self, **fields: Any) -> dict[str, Any]:
+        """`template`, `cron`, and any of `data`, `data_url`, `timezone`, `deliveries`,
+        `name`, `paused`; the service's answer (with `schedule_id`, `next_run_at`)."""
+        body = {k: v for k, v in fields.items() if v is not None}
+        return dict(self._json("POST", f"{protocol.API}/schedules", json=body, idempotent=False))
+
+    def update_schedule(self, schedule_id: str, **fields: Any) -> dict[str, Any]:
+        """Edit, or pause (`paused=True`) and resume; a PATCH is safe to repeat."""
+        path = f"{protocol.API}/schedules/{schedule_id}"
+        return dict(self._json("PATCH", path, json=fields, idempotent=True))
+
+    def run_schedule(self, schedule_id: str) -> dict[str, Any]:
+        """Run it now: the new run (`run_id`, `outcome`)."""
+        path = f"{protocol.API}/schedules/{schedule_id}/run"
+        return dict(self._json("POST", path, idempotent=False))
+
+    def schedule_runs(self, schedule_id: str, *, limit: int = 50) -> list[dict[str, Any]]:
+        path = f"{protocol.API}/schedules/{schedule_id}/runs"
+        return list(self._json("GET", path, params={"limit": limit}, idempotent=True)["results"])
+
     # -- templates ---------------------------------------------------------------------
 
     def list_templates(self, *, include_archived: bool = False) -> list[Template]:

@@ -1,0 +1,117 @@
+"""The schedules pages: the workspace's schedules with a form to create one, and a
+schedule's page (pause or resume, run now, its past runs). The same services and checks as
+the API; a wrong field is a message on the form, never a 500."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from core.disclosure import public_text
+from jobs.schedules import selectors, services
+from jobs.schedules.delivery import delivery_target
+from jobs.schedules.models import Schedule
+from rendering.errors import ApplicationError, NotFound
+from reports import selectors as template_selectors
+from workspaces.current import workspace_current
+from workspaces.permissions import Action, authorize_page, can
+
+
+def _fields(post: Any) -> tuple[dict[str, Any], str]:
+    """The form's fields as the API's; an error text for JSON that does not parse."""
+    fields: dict[str, Any] = {
+        "template": post.get("template", ""),
+        "name": post.get("name", ""),
+        "cron": post.get("cron", ""),
+        "timezone": post.get("timezone", "") or "UTC",
+    }
+    raw = post.get("data", "").strip()
+    if raw:
+        try:
+            fields["data"] = json.loads(raw)
+        except ValueError as exc:
+            return fields, f"data: not JSON ({exc})."
+    if url := post.get("data_url", "").strip():
+        fields["data_url"] = url
+    to = [a.strip() for a in post.get("email_to", "").replace(";", ",").split(",") if a.strip()]
+    if to:
+        fields["deliveries"] = [{"type": "email", "to": to}]
+    return fields, ""
+
+
+@login_required
+def schedule_list_page(request: HttpRequest) -> HttpResponse:
+    workspace = workspace_current(request)
+    authorize_page(request.user, Action.SCHEDULE_VIEW, workspace)
+    may_manage = can(request.user, Action.SCHEDULE_MANAGE, workspace)
+    error, form = "", request.POST if request.method == "POST" else {}
+    if request.method == "POST":
+        authorize_page(request.user, Action.SCHEDULE_MANAGE, workspace)
+        fields, error = _fields(request.POST)
+        if not error:
+            try:
+                schedule = services.schedule_create(
+                    workspace=workspace, created_by=request.user, fields=fields
+                )
+            except ApplicationError as exc:
+                error = public_text(exc.message)
+            else:
+                messages.success(request, "Schedule created.")
+                return redirect("schedule-page", schedule_id=schedule.schedule_id)
+    context = {
+        "schedules": selectors.schedule_list(workspace=workspace),
+        "templates": template_selectors.template_list_visible(workspace=workspace, archived=False),
+        "may_manage": may_manage,
+        "error": error,
+        "form": form,
+    }
+    return render(request, "jobs/schedules.html", context, status=400 if error else 200)
+
+
+def _schedule(request: HttpRequest, schedule_id: str, action: Action) -> Schedule:
+    try:
+        schedule = selectors.schedule_get(
+            workspace=workspace_current(request), schedule_id=schedule_id
+        )
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+    authorize_page(request.user, action, schedule)
+    return schedule
+
+
+@login_required
+def schedule_page(request: HttpRequest, schedule_id: str) -> HttpResponse:
+    schedule = _schedule(request, schedule_id, Action.SCHEDULE_VIEW)
+    runs = list(selectors.schedule_runs(schedule=schedule)[:50])
+    context = {
+        "schedule": schedule,
+        "runs": runs,
+        "targets": [delivery_target(d) for d in schedule.deliveries],
+        "may_manage": can(request.user, Action.SCHEDULE_MANAGE, schedule),
+    }
+    return render(request, "jobs/schedule.html", context)
+
+
+@require_POST
+@login_required
+def schedule_pause_post(request: HttpRequest, schedule_id: str) -> HttpResponse:
+    schedule = _schedule(request, schedule_id, Action.SCHEDULE_MANAGE)
+    paused = request.POST.get("paused") == "true"
+    services.schedule_update(schedule=schedule, fields={"paused": paused})
+    messages.success(request, "Schedule paused." if paused else "Schedule resumed.")
+    return redirect("schedule-page", schedule_id=schedule.schedule_id)
+
+
+@require_POST
+@login_required
+def schedule_run_post(request: HttpRequest, schedule_id: str) -> HttpResponse:
+    schedule = _schedule(request, schedule_id, Action.SCHEDULE_MANAGE)
+    services.schedule_run_now(schedule=schedule)
+    messages.success(request, "Run started; it is listed below.")
+    return redirect("schedule-page", schedule_id=schedule.schedule_id)

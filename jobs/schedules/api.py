@@ -1,0 +1,171 @@
+"""The schedules API: thin views that parse, authorize, call a service and answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import ApiKey
+from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from jobs.schedules import selectors, services
+from jobs.schedules.models import Schedule
+from jobs.schedules.serializers import (
+    ScheduleInputSerializer,
+    ScheduleOutputSerializer,
+    ScheduleRunOutputSerializer,
+)
+from workspaces.current import actor_of, workspace_current
+from workspaces.permissions import Action, authorize
+
+
+def _schedule(request: Request, schedule_id: str, action: Action) -> Schedule:
+    schedule = selectors.schedule_get(workspace=workspace_current(request), schedule_id=schedule_id)
+    authorize(actor_of(request), action, schedule)
+    return schedule
+
+
+def _input(request: Request) -> dict[str, Any]:
+    if not isinstance(request.data, dict):
+        raise serializers.ValidationError("The request body must be a JSON object.")
+    serializer = ScheduleInputSerializer(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.fields_given()
+
+
+def _context(request: Request) -> dict[str, Any]:
+    return {"absolute": request.build_absolute_uri}
+
+
+class Pagination(LimitOffsetPagination):
+    default_limit = 50
+    max_limit = 200
+
+
+class ScheduleListCreateApi(APIView):
+    def get_throttles(self) -> list[Any]:
+        throttle = SubmitThrottle if self.request.method == "POST" else StatusReadThrottle
+        return [throttle()]
+
+    @extend_schema(
+        operation_id="schedule_list",
+        summary="List the workspace's schedules, newest first",
+        responses=inline_serializer(
+            "PaginatedScheduleList",
+            {
+                "count": serializers.IntegerField(),
+                "next": serializers.URLField(allow_null=True),
+                "previous": serializers.URLField(allow_null=True),
+                "results": ScheduleOutputSerializer(many=True),
+            },
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.SCHEDULE_VIEW, workspace)
+        paginator = Pagination()
+        page = paginator.paginate_queryset(
+            selectors.schedule_list(workspace=workspace), request, view=self
+        )
+        return paginator.get_paginated_response(ScheduleOutputSerializer(page, many=True).data)
+
+    @extend_schema(
+        operation_id="schedule_create",
+        summary="Create a schedule: a template rendered on a cron expression and delivered",
+        request=ScheduleInputSerializer,
+        responses={201: ScheduleOutputSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        """`{template, data | data_url, cron, timezone, deliveries}`; 400 naming the field
+        that is wrong (`details.field`). Webhook deliveries are signed with the calling
+        key's secret, so they need a schedule made with an API key."""
+        fields = _input(request)
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.SCHEDULE_MANAGE, workspace)
+        schedule = services.schedule_create(
+            workspace=workspace,
+            created_by=request.user,
+            fields=fields,
+            api_key=request.auth if isinstance(request.auth, ApiKey) else None,
+        )
+        return Response(ScheduleOutputSerializer(schedule).data, status=status.HTTP_201_CREATED)
+
+
+class ScheduleDetailApi(APIView):
+    throttle_classes = [StatusReadThrottle]
+
+    @extend_schema(
+        operation_id="schedule_get", summary="Get a schedule", responses=ScheduleOutputSerializer
+    )
+    def get(self, request: Request, schedule_id: str) -> Response:
+        schedule = _schedule(request, schedule_id, Action.SCHEDULE_VIEW)
+        return Response(ScheduleOutputSerializer(schedule).data)
+
+    @extend_schema(
+        operation_id="schedule_update",
+        summary="Edit a schedule, or pause (`paused: true`) and resume it",
+        request=ScheduleInputSerializer,
+        responses=ScheduleOutputSerializer,
+    )
+    def patch(self, request: Request, schedule_id: str) -> Response:
+        fields = _input(request)
+        schedule = _schedule(request, schedule_id, Action.SCHEDULE_MANAGE)
+        schedule = services.schedule_update(schedule=schedule, fields=fields)
+        return Response(ScheduleOutputSerializer(schedule).data)
+
+    @extend_schema(
+        operation_id="schedule_delete",
+        summary="Delete a schedule and its runs (their jobs stay)",
+        responses={204: None},
+    )
+    def delete(self, request: Request, schedule_id: str) -> Response:
+        services.schedule_delete(schedule=_schedule(request, schedule_id, Action.SCHEDULE_MANAGE))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ScheduleRunNowApi(APIView):
+    throttle_classes = [SubmitThrottle]  # a run submits a job like a submit
+
+    @extend_schema(
+        operation_id="schedule_run_now",
+        summary="Run a schedule now (paused ones too); its next tick stays",
+        request=None,
+        responses={202: ScheduleRunOutputSerializer},
+    )
+    def post(self, request: Request, schedule_id: str) -> Response:
+        schedule = _schedule(request, schedule_id, Action.SCHEDULE_MANAGE)
+        run = services.schedule_run_now(schedule=schedule)
+        answer = ScheduleRunOutputSerializer(run, context=_context(request)).data
+        return Response(answer, status=status.HTTP_202_ACCEPTED)
+
+
+class ScheduleRunListApi(APIView):
+    throttle_classes = [StatusReadThrottle]
+
+    @extend_schema(
+        operation_id="schedule_runs",
+        summary="List a schedule's runs, newest first, each with its outcome",
+        responses=inline_serializer(
+            "PaginatedScheduleRunList",
+            {
+                "count": serializers.IntegerField(),
+                "next": serializers.URLField(allow_null=True),
+                "previous": serializers.URLField(allow_null=True),
+                "results": ScheduleRunOutputSerializer(many=True),
+            },
+        ),
+    )
+    def get(self, request: Request, schedule_id: str) -> Response:
+        schedule = _schedule(request, schedule_id, Action.SCHEDULE_VIEW)
+        paginator = Pagination()
+        page = paginator.paginate_queryset(
+            selectors.schedule_runs(schedule=schedule), request, view=self
+        )
+        return paginator.get_paginated_response(
+            ScheduleRunOutputSerializer(page, many=True, context=_context(request)).data
+        )

@@ -1,0 +1,65 @@
+"""Cron expressions and time zones: parsed by croniter, ticks computed in the schedule's zone.
+
+A tick is found in local wall-clock time and stored in UTC, so `0 9 * * *` in
+Europe/Berlin fires at 09:00 Berlin time on both sides of a daylight-saving change.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from croniter import CroniterBadCronError, CroniterBadDateError, croniter
+
+from rendering.error_codes import ErrorCode
+from rendering.errors import ApplicationError
+
+
+class ScheduleInvalid(ApplicationError):
+    """400 naming the field of the schedule that is wrong."""
+
+    code = ErrorCode.INVALID_SCHEDULE
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.details = {"field": field}
+
+
+def zone_parse(name: str) -> ZoneInfo:
+    """The IANA zone; ScheduleInvalid for a name the system's zone database does not know."""
+    # ZoneInfo also opens relative paths ("../../etc/..."); only real zone keys are taken.
+    if not isinstance(name, str) or name not in available_timezones():
+        raise ScheduleInvalid("timezone", f"unknown time zone {name!r}; use an IANA name.")
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ScheduleInvalid("timezone", f"unknown time zone {name!r}.") from None
+
+
+def cron_check(expression: str) -> str:
+    """The expression, stripped; ScheduleInvalid if croniter cannot parse it. Five fields
+    (minute hour day month weekday): second-level schedules are not offered."""
+    text = " ".join(str(expression or "").split())
+    if len(text.split(" ")) != 5:
+        raise ScheduleInvalid(
+            "cron", f"{expression!r} is not a cron expression of five fields (m h dom mon dow)."
+        )
+    if not croniter.is_valid(text):
+        raise ScheduleInvalid("cron", f"{expression!r} is not a valid cron expression.")
+    return text
+
+
+def next_tick(expression: str, zone: str, *, after: datetime) -> datetime:
+    """The first tick strictly after `after` in the zone's wall-clock time, as an aware UTC
+    datetime. In the hour an autumn change repeats, a tick that already ran in its first
+    pass is not run again in the second (croniter alone would run `30 2 * * *` twice)."""
+    local = after.astimezone(zone_parse(zone))
+    try:
+        ticks = croniter(expression, local)
+        for _ in range(8):
+            found: datetime = ticks.get_next(datetime)
+            if found.replace(tzinfo=None) > local.replace(tzinfo=None):
+                break
+    except (CroniterBadCronError, CroniterBadDateError) as exc:
+        raise ScheduleInvalid("cron", str(exc)) from None
+    return found.astimezone(UTC)

@@ -1,0 +1,242 @@
+"""A finished run's PDF delivered: mail to the listed addresses, a signed webhook (Standard
+Webhooks, signed with the creating key's secret, as a job's callback), an object in an S3
+bucket. Each delivery's result is kept on the run; failed ones are tried again, sent ones
+never twice."""
+
+from __future__ import annotations
+
+import json
+import logging
+import smtplib
+from datetime import timedelta
+from typing import Any
+from uuid import UUID
+
+import boto3
+import httpx
+from botocore.exceptions import BotoCoreError, ClientError
+from django.conf import settings
+from django.core.files.storage import storages
+from django.core.mail import EmailMessage
+from django.db import transaction
+from django.utils import timezone
+from standardwebhooks.webhooks import Webhook
+
+from accounts.services import webhook_signing_secrets
+from jobs.callbacks import callback_url_check
+from jobs.links import pdf_path
+from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
+from jobs.schedules.cron import zone_parse
+from jobs.schedules.models import RunOutcome, Schedule, ScheduleRun
+from jobs.webhook_transport import WebhookRefused, webhook_post
+
+logger = logging.getLogger(__name__)
+WEBHOOK_EVENT = "schedule.run.completed"
+
+
+class DeliveriesPending(Exception):
+    """Some deliveries failed and attempts remain: try the run again after a while."""
+
+
+def delivery_target(delivery: dict[str, Any]) -> str:
+    """Where a delivery goes, for people: the addresses, the URL, s3://bucket/prefix."""
+    if delivery["type"] == "email":
+        return ", ".join(delivery["to"])
+    if delivery["type"] == "webhook":
+        return str(delivery["url"])
+    return f"s3://{delivery['bucket']}/{delivery['prefix']}"
+
+
+def object_name(schedule: Schedule, run: ScheduleRun) -> str:
+    """`<template slug>-<tick in the schedule's zone, YYYYMMDD-HHMM>.pdf`: one object per
+    tick, so a retried upload overwrites its own and never another tick's."""
+    local = run.scheduled_for.astimezone(zone_parse(schedule.timezone))
+    return f"{schedule.template.slug}-{local:%Y%m%d-%H%M}.pdf"
+
+
+def _pdf_url(job: PdfJob) -> str:
+    return f"{settings.PUBLIC_BASE_URL}{pdf_path(job.job_id)}"
+
+
+def _mail(schedule: Schedule, run: ScheduleRun, job: PdfJob, to: list[str], pdf: bytes) -> None:
+    name = schedule.name or schedule.template.name
+    expires = timezone.now() + timedelta(seconds=settings.PDF_URL_TTL_SECONDS)
+    lines = [
+        f"The scheduled report “{name}” for {run.scheduled_for:%Y-%m-%d %H:%M} UTC is ready.",
+        "",
+        f"Download it (link valid until {expires:%Y-%m-%d %H:%M} UTC):",
+        _pdf_url(job),
+    ]
+    message = EmailMessage(
+        subject=f"Scheduled report “{name}”",
+        body="\n".join(lines) + "\n",
+        to=to,
+        headers={
+            "Auto-Submitted": "auto-generated",
+            "X-PDF-Job-Id": str(job.job_id),
+            "X-PDF-Schedule-Id": str(schedule.schedule_id),
+        },
+    )
+    if len(pdf) <= settings.SCHEDULE_MAIL_ATTACH_MAX_BYTES:
+        message.attach(object_name(schedule, run), pdf, "application/pdf")
+    message.send()
+
+
+def webhook_body(schedule: Schedule, run: ScheduleRun, job: PdfJob) -> str:
+    stamp = (job.completed_at or timezone.now()).isoformat()
+    data = {
+        "schedule_id": str(schedule.schedule_id),
+        "run_id": str(run.run_id),
+        "scheduled_for": run.scheduled_for.isoformat(),
+        "job_id": str(job.job_id),
+        "pdf_url": _pdf_url(job),
+        "page_count": job.page_count,
+        "size_bytes": job.size_bytes,
+    }
+    return json.dumps({"type": WEBHOOK_EVENT, "timestamp": stamp, "data": data})
+
+
+def _webhook(schedule: Schedule, run: ScheduleRun, job: PdfJob, url: str, index: int) -> None:
+    if problem := callback_url_check(url):
+        raise WebhookRefused(problem.replace("callback_url", "webhook url"))
+    body = webhook_body(schedule, run, job)
+    # The same id on every retry of this delivery, so receivers can drop duplicates.
+    message_id = f"msg_{run.run_id.hex}_{index}"
+    now = timezone.now().replace(microsecond=0)
+    secrets = webhook_signing_secrets(key=schedule.api_key) if schedule.api_key else []
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "pdf-report-service/1",
+        "webhook-id": message_id,
+        "webhook-timestamp": str(int(now.timestamp())),
+    }
+    if secrets:
+        headers["webhook-signature"] = " ".join(
+            Webhook(secret).sign(message_id, now, body) for secret in secrets
+        )
+    response = webhook_post(
+        url,
+        content=body.encode(),
+        headers=headers,
+        deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
+        connect_seconds=settings.CALLBACK_CONNECT_TIMEOUT_SECONDS,
+        max_bytes=settings.CALLBACK_MAX_RESPONSE_BYTES,
+        allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
+    )
+    if not 200 <= response.status_code < 300:
+        raise WebhookRefused(f"HTTP {response.status_code}")
+
+
+def _s3(schedule: Schedule, run: ScheduleRun, delivery: dict[str, Any], pdf: bytes) -> None:
+    prefix = delivery["prefix"]
+    key = (
+        f"{prefix.rstrip('/')}/{object_name(schedule, run)}"
+        if prefix
+        else object_name(schedule, run)
+    )
+    client = boto3.client("s3", endpoint_url=settings.SCHEDULE_S3_ENDPOINT_URL or None)
+    client.put_object(Bucket=delivery["bucket"], Key=key, Body=pdf, ContentType="application/pdf")
+
+
+def _deliver_one(
+    schedule: Schedule, run: ScheduleRun, job: PdfJob, delivery: dict[str, Any], index: int
+) -> str | None:
+    """None once delivered, else what went wrong."""
+    try:
+        with storages["reports"].open(job.pdf_file, "rb") as handle:
+            pdf = handle.read()
+        if delivery["type"] == "email":
+            _mail(schedule, run, job, delivery["to"], pdf)
+        elif delivery["type"] == "webhook":
+            _webhook(schedule, run, job, delivery["url"], index)
+        else:
+            _s3(schedule, run, delivery, pdf)
+    except TimeoutError:
+        return f"no complete answer within {settings.CALLBACK_TIMEOUT_SECONDS} s"
+    except (
+        WebhookRefused,
+        httpx.HTTPError,
+        smtplib.SMTPException,
+        BotoCoreError,
+        ClientError,
+        OSError,
+    ) as exc:
+        return f"{type(exc).__name__}: {exc}"[:2000]
+    return None
+
+
+def _settle_job(run: ScheduleRun) -> bool:
+    """rendering -> delivering once its job completed (True), -> failed if the job failed
+    or was cancelled; False while the job is still on its way."""
+    job = run.job
+    if job is None or job.status not in TERMINAL_STATUSES:
+        return False
+    if job.status != JobStatus.COMPLETED:
+        run.outcome, run.finished_at = RunOutcome.FAILED, timezone.now()
+        run.error = f"job {job.job_id} {job.status}: {job.error}"[:2000]
+        run.save(update_fields=["outcome", "finished_at", "error"])
+        return False
+    if not run.schedule.deliveries:
+        run.outcome, run.finished_at = RunOutcome.DELIVERED, timezone.now()
+        run.save(update_fields=["outcome", "finished_at"])
+        return False
+    run.outcome = RunOutcome.DELIVERING
+    run.save(update_fields=["outcome"])
+    return True
+
+
+def schedule_run_deliver(*, run_id: UUID | str) -> str:
+    """Deliver the run's PDF to every delivery not yet sent. Returns the run's outcome;
+    raises DeliveriesPending when some failed and attempts remain (the task retries)."""
+    with transaction.atomic():
+        # Locked, skipping a run another worker is delivering right now: never two sends.
+        run = (
+            ScheduleRun.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("schedule__template", "schedule__api_key", "job")
+            .filter(run_id=run_id)
+            .first()
+        )
+        if run is None:
+            return "busy_or_gone"
+        if run.outcome == RunOutcome.RENDERING and not _settle_job(run):
+            return str(run.outcome)
+        if run.outcome != RunOutcome.DELIVERING or run.job is None:
+            return str(run.outcome)
+        schedule, job = run.schedule, run.job
+        results = {r["index"]: r for r in run.delivery_results}
+        for index, delivery in enumerate(schedule.deliveries):
+            if results.get(index, {}).get("status") == "sent":
+                continue
+            problem = _deliver_one(schedule, run, job, delivery, index)
+            results[index] = {
+                "index": index,
+                "type": delivery["type"],
+                "target": delivery_target(delivery),
+                "status": "failed" if problem else "sent",
+                "error": problem or "",
+                "at": timezone.now().isoformat(),
+            }
+            if problem:
+                logger.warning(
+                    "schedule run %s: %s delivery failed: %s", run_id, delivery["type"], problem
+                )
+        run.delivery_results = [results[i] for i in sorted(results)]
+        run.delivery_attempts += 1
+        failed = [r for r in run.delivery_results if r["status"] != "sent"]
+        if not failed:
+            run.outcome, run.finished_at, run.error = RunOutcome.DELIVERED, timezone.now(), ""
+        elif run.delivery_attempts >= settings.SCHEDULE_DELIVERY_MAX_ATTEMPTS:
+            run.outcome, run.finished_at = RunOutcome.DELIVERY_FAILED, timezone.now()
+            run.error = "; ".join(f"{r['type']}: {r['error']}" for r in failed)[:2000]
+        run.save(
+            update_fields=[
+                "delivery_results",
+                "delivery_attempts",
+                "outcome",
+                "finished_at",
+                "error",
+            ]
+        )
+    if run.outcome == RunOutcome.DELIVERING:
+        raise DeliveriesPending(f"{len(failed)} deliveries failed; attempt {run.delivery_attempts}")
+    return str(run.outcome)

@@ -1,0 +1,34 @@
+"""Reading schedules and their runs, always within one workspace."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.db.models import QuerySet
+
+from jobs.schedules.models import Schedule, ScheduleRun
+from rendering.errors import NotFound
+
+
+def schedule_list(*, workspace: Any) -> QuerySet[Schedule]:
+    return Schedule.objects.filter(workspace=workspace).select_related("template")
+
+
+def schedule_get(*, workspace: Any, schedule_id: str | uuid.UUID) -> Schedule:
+    """The workspace's schedule; another workspace's is a 404 like a missing one."""
+    try:
+        parsed = uuid.UUID(str(schedule_id))
+    except ValueError:
+        parsed = None
+    found = (
+        schedule_list(workspace=workspace).filter(schedule_id=parsed).first() if parsed else None
+    )
+    if found is None:
+        raise NotFound(f"No schedule {schedule_id} was found.")
+    return found
+
+
+def schedule_runs(*, schedule: Schedule) -> QuerySet[ScheduleRun]:
+    """Its runs, newest first, each with its job (status, link)."""
+    return schedule.runs.select_related("job", "schedule").order_by("-started_at")

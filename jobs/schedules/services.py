@@ -1,0 +1,176 @@
+"""Schedules kept: create, edit, pause and resume, delete, run now; and the due ticks
+claimed, each exactly once."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import ApiKey
+from jobs import dispatch
+from jobs.schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
+from jobs.schedules.models import RunTrigger, Schedule, ScheduleRun
+from jobs.schedules.validation import data_url_check, deliveries_check
+from rendering.error_codes import ErrorCode
+from rendering.errors import ApplicationError, NotFound
+from reports import selectors as template_selectors
+from reports.limits import limits_from_settings
+from reports.models import ReportTemplate
+from reports.services import template_current_version
+from reports.validation import data_check, data_validate
+from workspaces.models import Workspace
+
+EDITABLE = ("name", "template", "data", "data_url", "cron", "timezone", "deliveries", "paused")
+
+
+def _template(*, workspace: Workspace, slug: Any) -> ReportTemplate:
+    if not isinstance(slug, str) or not slug:
+        raise ScheduleInvalid("template", "give the slug of one of the workspace's templates.")
+    try:
+        template = template_selectors.template_get_visible(workspace=workspace, slug=slug)
+    except NotFound:
+        raise ApplicationError(
+            f"template: no template with slug {slug!r} exists.", code=ErrorCode.UNKNOWN_TEMPLATE
+        ) from None
+    if template.is_archived:
+        raise ApplicationError(
+            f"template: {slug!r} is archived; restore it to use it.",
+            code=ErrorCode.TEMPLATE_ARCHIVED,
+        )
+    return template
+
+
+def _data(template: ReportTemplate, data: Any, data_url: str) -> tuple[dict[str, Any], str]:
+    """(data, data_url): one of them. Stored data is checked against the template's schema
+    now; fetched data when each run fetches it."""
+    if data_url and data not in (None, {}):
+        raise ScheduleInvalid("data", "give data or data_url, not both.")
+    if data_url:
+        return {}, data_url_check(data_url)
+    limits = limits_from_settings()
+    checked = data_check({} if data is None else data, limits=limits)
+    data_validate(schema=template_current_version(template=template).schema, data=checked)
+    return checked, ""
+
+
+def _next(schedule: Schedule, *, now: datetime) -> datetime | None:
+    return None if schedule.paused else next_tick(schedule.cron, schedule.timezone, after=now)
+
+
+def _apply(schedule: Schedule, fields: dict[str, Any], *, signed: bool) -> None:
+    """Check `fields` and set them on the schedule (not saved)."""
+    if unknown := sorted(set(fields) - set(EDITABLE)):
+        raise ScheduleInvalid(unknown[0], "is not a field of a schedule.")
+    if "template" in fields:
+        schedule.template = _template(workspace=schedule.workspace, slug=fields["template"])
+    if "cron" in fields:
+        schedule.cron = cron_check(fields["cron"])
+    if "timezone" in fields:
+        zone_parse(fields["timezone"])
+        schedule.timezone = fields["timezone"]
+    if "deliveries" in fields:
+        schedule.deliveries = deliveries_check(fields["deliveries"], signed=signed)
+    if "name" in fields:
+        schedule.name = str(fields["name"] or "")[:200]
+    if "paused" in fields:
+        if not isinstance(fields["paused"], bool):
+            raise ScheduleInvalid("paused", "must be true or false.")
+        schedule.paused = fields["paused"]
+    if {"data", "data_url", "template"} & set(fields):
+        data = fields.get("data", None if "data_url" in fields else schedule.data)
+        url = fields.get("data_url", "" if "data" in fields else schedule.data_url) or ""
+        if not isinstance(url, str):
+            raise ScheduleInvalid("data_url", "must be a URL.")
+        schedule.data, schedule.data_url = _data(schedule.template, data, url)
+
+
+def schedule_create(
+    *,
+    workspace: Workspace,
+    created_by: Any,
+    fields: dict[str, Any],
+    api_key: ApiKey | None = None,
+) -> Schedule:
+    """A new schedule of the workspace, its first tick computed; 400 naming the field that
+    is wrong (cron, timezone, data_url, deliveries[i]...)."""
+    for required in ("template", "cron"):
+        if not fields.get(required):
+            raise ScheduleInvalid(required, "is required.")
+    schedule = Schedule(workspace=workspace, created_by=created_by, api_key=api_key)
+    _apply(schedule, {"timezone": "UTC", **fields}, signed=api_key is not None)
+    schedule.next_run_at = _next(schedule, now=timezone.now())
+    schedule.save()
+    return schedule
+
+
+def schedule_check(*, schedule: Schedule, fields: dict[str, Any]) -> None:
+    """What schedule_update would refuse, without saving (the admin's form)."""
+    copy = Schedule.objects.get(pk=schedule.pk)
+    _apply(copy, fields, signed=copy.api_key_id is not None)
+
+
+def schedule_update(*, schedule: Schedule, fields: dict[str, Any]) -> Schedule:
+    """Edit, pause (`paused: true`) or resume. A changed cron or zone, or a resume, counts
+    the next tick from now: ticks missed while paused do not run."""
+    before = (schedule.cron, schedule.timezone, schedule.paused)
+    _apply(schedule, fields, signed=schedule.api_key_id is not None)
+    if (schedule.cron, schedule.timezone, schedule.paused) != before:
+        schedule.next_run_at = _next(schedule, now=timezone.now())
+    schedule.save()
+    return schedule
+
+
+def schedule_delete(*, schedule: Schedule) -> None:
+    """The schedule and its runs go; the jobs its runs made stay (their own retention)."""
+    schedule.delete()
+
+
+def _run_begin(schedule: Schedule, *, trigger: str, scheduled_for: datetime) -> ScheduleRun:
+    run = ScheduleRun.objects.create(
+        schedule=schedule, trigger=trigger, scheduled_for=scheduled_for
+    )
+    transaction.on_commit(lambda: dispatch.schedule_run_start_enqueue(run_id=run.run_id))
+    return run
+
+
+def schedule_run_now(*, schedule: Schedule) -> ScheduleRun:
+    """A run outside the cron (paused schedules too); the next tick stays where it was."""
+    with transaction.atomic():
+        return _run_begin(schedule, trigger=RunTrigger.MANUAL, scheduled_for=timezone.now())
+
+
+def schedule_tick_claim(*, schedule: Schedule, now: datetime) -> ScheduleRun | None:
+    """Take the schedule's due tick: next_run_at moves to the first tick after `now` with a
+    compare-and-set on the value read, in the transaction that records the run. None if
+    another claimer moved it first. However many ticks were missed (beat down), one run."""
+    due = schedule.next_run_at
+    if due is None or due > now or schedule.paused:
+        return None
+    following = next_tick(schedule.cron, schedule.timezone, after=now)
+    with transaction.atomic():
+        moved = Schedule.objects.filter(pk=schedule.pk, next_run_at=due, paused=False).update(
+            next_run_at=following
+        )
+        if not moved:
+            return None
+        return _run_begin(schedule, trigger=RunTrigger.TICK, scheduled_for=due)
+
+
+def schedules_claim_due(*, now: datetime | None = None, limit: int = 500) -> list[ScheduleRun]:
+    """Every due tick claimed (each once, whoever else claims at the same time)."""
+    now = now or timezone.now()
+    due = Schedule.objects.filter(paused=False, next_run_at__lte=now).order_by("next_run_at")
+    runs = []
+    for schedule in due[:limit]:
+        try:
+            run = schedule_tick_claim(schedule=schedule, now=now)
+        except ScheduleInvalid:
+            # Saved under other croniter rules: park it rather than fail every tick.
+            Schedule.objects.filter(pk=schedule.pk).update(paused=True, next_run_at=None)
+            continue
+        if run is not None:
+            runs.append(run)
+    return runs

@@ -1,0 +1,170 @@
+"""A finished run's deliveries against real receivers: mail (Django's locmem outbox), a
+signed webhook to a loopback server, an object in a moto_server bucket; failures kept per
+delivery and tried again, sent ones never twice."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from django.core import mail
+from django.core.files.base import ContentFile
+from django.core.files.storage import storages
+from django.utils import timezone
+from standardwebhooks.webhooks import Webhook
+
+from accounts.services import api_key_create, webhook_signing_secrets
+from jobs import dispatch
+from jobs.models import JobStatus, PdfJob
+from jobs.schedules import services
+from jobs.schedules.delivery import DeliveriesPending, schedule_run_deliver
+from jobs.schedules.models import RunOutcome, ScheduleRun
+from jobs.schedules.running import schedule_run_start
+from tests.factories import ReportTemplateFactory, UserFactory
+from tests.http_receiver import Receiver
+from tests.moto_s3 import moto_s3, s3_client
+from workspaces.services import workspace_personal
+
+pytestmark = pytest.mark.django_db
+PDF = b"%PDF-1.4 scheduled report"
+
+
+@pytest.fixture(autouse=True)
+def quiet_broker(monkeypatch) -> None:
+    monkeypatch.setattr(dispatch, "schedule_run_start_enqueue", lambda **_: None)
+    monkeypatch.setattr(dispatch, "job_enqueue", lambda **_: True)
+    monkeypatch.setattr(dispatch, "schedule_deliver_enqueue", lambda **_: None)
+    monkeypatch.setattr(dispatch, "notify_enqueue", lambda **_: None)
+
+
+@pytest.fixture
+def owner():
+    user = UserFactory(username="deliverer")
+    ReportTemplateFactory(owner=user, slug="ledger", name="Ledger")
+    return user
+
+
+def _completed_run(owner, deliveries, *, key=None, job_status=JobStatus.COMPLETED) -> ScheduleRun:
+    schedule = services.schedule_create(
+        workspace=workspace_personal(user=owner),
+        created_by=owner,
+        api_key=key,
+        fields={
+            "template": "ledger",
+            "cron": "0 6 1 * *",
+            "timezone": "Europe/Berlin",
+            "data": {"title": "L"},
+            "deliveries": deliveries,
+        },
+    )
+    run = services.schedule_run_now(schedule=schedule)
+    ScheduleRun.objects.filter(pk=run.pk).update(
+        scheduled_for=datetime(2026, 12, 1, 5, 0, tzinfo=UTC)
+    )
+    schedule_run_start(run_id=run.run_id)
+    run.refresh_from_db()
+    key_name = storages["reports"].save(f"{run.job.job_id}.pdf", ContentFile(PDF))
+    PdfJob.objects.filter(pk=run.job_id).update(
+        status=job_status,
+        pdf_file=key_name,
+        page_count=1,
+        size_bytes=len(PDF),
+        completed_at=timezone.now(),
+        error="boom" if job_status == JobStatus.FAILED else "",
+    )
+    return run
+
+
+def test_mail_goes_to_every_listed_address_with_the_pdf(owner, settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    run = _completed_run(owner, [{"type": "email", "to": ["a@example.com", "b@example.com"]}])
+    assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERED
+    (message,) = mail.outbox
+    assert message.to == ["a@example.com", "b@example.com"]
+    assert message.subject == "Scheduled report “Ledger”"
+    (name, content, kind) = message.attachments[0]
+    assert (name, content, kind) == ("ledger-20261201-0600.pdf", PDF, "application/pdf")
+    assert f"/api/v1/jobs/{run.job.job_id}/pdf?token=" in message.body
+    run.refresh_from_db()
+    assert run.delivery_results[0]["status"] == "sent"
+    assert run.finished_at is not None
+
+
+def test_the_webhook_is_signed_and_a_failed_one_is_retried_alone(owner, settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    settings.SCHEDULE_DELIVERY_MAX_ATTEMPTS = 3
+    key, _ = api_key_create(user=owner, name="sched")
+    receiver = Receiver(statuses=[500])
+    try:
+        run = _completed_run(
+            owner,
+            [{"type": "email", "to": ["a@example.com"]}, {"type": "webhook", "url": receiver.url}],
+            key=key,
+        )
+        with pytest.raises(DeliveriesPending):
+            schedule_run_deliver(run_id=run.run_id)
+        run.refresh_from_db()
+        assert [r["status"] for r in run.delivery_results] == ["sent", "failed"]
+        assert run.delivery_results[1]["error"] == "WebhookRefused: HTTP 500"
+        assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERED
+        assert len(mail.outbox) == 1  # the mail went once
+        assert len(receiver.raw) == 2
+        headers, body = receiver.received[-1]
+        secret = webhook_signing_secrets(key=key)[0]
+        verified = Webhook(secret).verify(receiver.raw[-1], headers)  # raises if forged
+        assert verified == body
+        assert body["type"] == "schedule.run.completed"
+        assert body["data"]["run_id"] == str(run.run_id)
+        assert body["data"]["job_id"] == str(run.job.job_id)
+        # The same webhook-id on the retry: a receiver can drop a duplicate.
+        assert receiver.received[0][0]["webhook-id"] == headers["webhook-id"]
+    finally:
+        receiver.server.shutdown()
+
+
+def test_deliveries_that_keep_failing_end_delivery_failed(owner, settings):
+    settings.SCHEDULE_DELIVERY_MAX_ATTEMPTS = 2
+    key, _ = api_key_create(user=owner, name="sched")
+    receiver = Receiver(statuses=[502, 502, 502])
+    try:
+        run = _completed_run(owner, [{"type": "webhook", "url": receiver.url}], key=key)
+        with pytest.raises(DeliveriesPending):
+            schedule_run_deliver(run_id=run.run_id)
+        assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERY_FAILED
+        run.refresh_from_db()
+        assert "HTTP 502" in run.error
+        assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERY_FAILED
+        assert len(receiver.raw) == 2  # finished: no third attempt
+    finally:
+        receiver.server.shutdown()
+
+
+def test_a_failed_job_fails_the_run_and_delivers_nothing(owner, settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    run = _completed_run(owner, [{"type": "email", "to": ["a@example.com"]}], job_status="failed")
+    assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.FAILED
+    run.refresh_from_db()
+    assert "failed: boom" in run.error
+    assert mail.outbox == []
+
+
+def test_the_pdf_lands_in_the_s3_bucket_under_the_prefix(owner, settings, tmp_path, monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    with moto_s3(tmp_path / "moto.log") as endpoint:
+        settings.SCHEDULE_S3_ENDPOINT_URL = endpoint
+        s3_client(endpoint).create_bucket(Bucket="ledgers")
+        run = _completed_run(owner, [{"type": "s3", "bucket": "ledgers", "prefix": "monthly/"}])
+        assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERED
+        stored = s3_client(endpoint).get_object(
+            Bucket="ledgers", Key="monthly/ledger-20261201-0600.pdf"
+        )
+        assert stored["Body"].read() == PDF
+        missing = _completed_run(owner, [{"type": "s3", "bucket": "no-such-bucket"}])
+        settings.SCHEDULE_DELIVERY_MAX_ATTEMPTS = 1
+        assert schedule_run_deliver(run_id=missing.run_id) == RunOutcome.DELIVERY_FAILED
+        missing.refresh_from_db()
+        assert "NoSuchBucket" in missing.error
+    assert json.loads(json.dumps(run.schedule.deliveries))[0]["bucket"] == "ledgers"
