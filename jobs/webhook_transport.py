@@ -81,6 +81,7 @@ def resolve_checked(host: str, port: int, *, allow_private: bool) -> str:
 async def _post(
     url: str,
     *,
+    method: str = "POST",
     content: bytes,
     headers: dict[str, str],
     max_bytes: int,
@@ -102,7 +103,7 @@ async def _post(
     async with (
         httpx.AsyncClient(trust_env=False, follow_redirects=False, timeout=timeout) as client,
         client.stream(
-            "POST",
+            method,
             target,
             content=content,
             headers={**headers, "Host": host_header},
@@ -137,6 +138,32 @@ def webhook_post(
                 content=content,
                 headers=headers,
                 max_bytes=max_bytes,
+                allow_private=allow_private,
+                connect_seconds=min(connect_seconds, deadline_seconds),
+            )
+
+    return asyncio.run(bounded())
+
+
+def url_get(
+    url: str,
+    *,
+    deadline_seconds: float,
+    max_bytes: int,
+    allow_private: bool = False,
+    connect_seconds: float = 2.0,
+) -> WebhookResponse:
+    """GET `url` under the same rules as a webhook (checked address, no proxies, one
+    deadline, at most `max_bytes` read): the Gotenberg adapter's /url route."""
+
+    async def bounded() -> WebhookResponse:
+        async with asyncio.timeout(deadline_seconds):
+            return await _post(
+                url,
+                method="GET",
+                content=b"",
+                headers={"User-Agent": "pdf-report-service/1", "Accept": "text/html"},
+                max_bytes=max_bytes + 1,  # one more than allowed tells "too large" apart
                 allow_private=allow_private,
                 connect_seconds=min(connect_seconds, deadline_seconds),
             )

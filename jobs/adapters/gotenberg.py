@@ -1,0 +1,178 @@
+"""Gotenberg's Chromium routes (/forms/chromium/convert/html, /url, /markdown) as jobs:
+the multipart form becomes a submit, the answer is the PDF once the job finished."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import httpx
+from django.conf import settings
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from accounts.authentication import DropInKeyAuthentication
+from accounts.throttles import SubmitThrottle
+from jobs.adapters.common import adapter_submit, body_size_check, job_wait, pdf_response
+from jobs.adapters.gotenberg_form import (
+    SPECIAL_FILES,
+    assets_inline,
+    form_options,
+    markdown_inline,
+    running_text,
+)
+from jobs.callbacks import callback_url_check
+from jobs.webhook_transport import WebhookRefused, url_get
+from rendering.error_codes import ErrorCode
+from rendering.errors import ApplicationError, InvalidInput
+
+_FILENAME = re.compile(r"[^A-Za-z0-9._ -]+")
+
+
+def _schema(route: str, fields: dict[str, Any]) -> Any:
+    form = {
+        "paperWidth": serializers.CharField(required=False),
+        "paperHeight": serializers.CharField(required=False),
+        "marginTop": serializers.CharField(required=False),
+        "marginBottom": serializers.CharField(required=False),
+        "marginLeft": serializers.CharField(required=False),
+        "marginRight": serializers.CharField(required=False),
+        "landscape": serializers.BooleanField(required=False),
+        "printBackground": serializers.BooleanField(required=False),
+        "pdfa": serializers.CharField(required=False),
+        "pdfua": serializers.BooleanField(required=False),
+        "metadata": serializers.CharField(required=False),
+        **fields,
+    }
+    return extend_schema(
+        operation_id=f"gotenberg_convert_{route}",
+        summary=f"Gotenberg drop-in: Chromium {route} to PDF (waits for the job)",
+        request={"multipart/form-data": inline_serializer(f"Gotenberg{route.title()}Form", form)},
+        responses={(200, "application/pdf"): OpenApiTypes.BINARY},
+        parameters=[
+            OpenApiParameter("Gotenberg-Output-Filename", str, OpenApiParameter.HEADER),
+            OpenApiParameter("Gotenberg-Trace", str, OpenApiParameter.HEADER),
+        ],
+        tags=["drop-in: Gotenberg"],
+    )
+
+
+_FILES = serializers.ListField(child=serializers.FileField(), required=False)
+
+
+class _GotenbergApi(APIView):
+    authentication_classes = [DropInKeyAuthentication]
+    parser_classes = [MultiPartParser, FormParser]
+    throttle_classes = [SubmitThrottle]
+
+    def page(self, request: Request, uploads: dict[str, bytes], fields: dict[str, str]) -> str:
+        raise NotImplementedError
+
+    def post(self, request: Request) -> HttpResponse:
+        body_size_check(request)  # before the multipart parser reads the body
+        uploads = {
+            str(upload.name).rsplit("/", 1)[-1]: upload.read()
+            for _field, items in request.FILES.lists()
+            for upload in items
+        }
+        form = request.POST  # the multipart's fields, its files apart
+        fields = {name: str(form.get(name, "")) for name in form}
+        if request.headers.get("Gotenberg-Webhook-Url"):
+            raise ApplicationError(
+                "Gotenberg-Webhook-Url (the async mode) is not supported by this adapter yet; "
+                "leave it out to get the PDF in the answer.",
+                code=ErrorCode.INVALID_DATA,
+            )
+        source = self.page(request, uploads, fields)
+        assets = {name: data for name, data in uploads.items() if name not in SPECIAL_FILES}
+        options, renderer = form_options(fields)
+        for part in ("header", "footer"):
+            if f"{part}.html" in uploads:
+                options[part] = running_text(uploads[f"{part}.html"].decode("utf-8", "replace"))
+        wanted = _FILENAME.sub("-", request.headers.get("Gotenberg-Output-Filename", "")).strip()
+        if wanted:
+            options["filename"] = wanted
+        job = adapter_submit(
+            request,
+            html_template=assets_inline(source, assets),
+            engine="raw",  # Gotenberg's HTML is a finished page, not a template
+            data={},
+            options=options,
+            renderer=renderer or "chromium",
+            idempotency_key=request.headers.get("Idempotency-Key", "").strip(),
+        )
+        job = job_wait(request, job)
+        trace = request.headers.get("Gotenberg-Trace", "").strip() or str(job.job_id)
+        return pdf_response(job, headers={"Gotenberg-Trace": trace, "X-Job-Id": str(job.job_id)})
+
+
+def _index(uploads: dict[str, bytes]) -> str:
+    if "index.html" not in uploads:
+        raise InvalidInput("Upload the page as a file named index.html (form field files).")
+    return uploads["index.html"].decode("utf-8", errors="replace")
+
+
+class GotenbergHtmlApi(_GotenbergApi):
+    @_schema("html", {"files": _FILES})
+    def post(self, request: Request) -> HttpResponse:
+        """index.html (and its assets, header.html, footer.html) to PDF."""
+        return super().post(request)
+
+    def page(self, request: Request, uploads: dict[str, bytes], fields: dict[str, str]) -> str:
+        return _index(uploads)
+
+
+class GotenbergMarkdownApi(_GotenbergApi):
+    @_schema("markdown", {"files": _FILES})
+    def post(self, request: Request) -> HttpResponse:
+        """index.html whose {{ toHTML "file.md" }} take the uploaded Markdown files."""
+        return super().post(request)
+
+    def page(self, request: Request, uploads: dict[str, bytes], fields: dict[str, str]) -> str:
+        return markdown_inline(_index(uploads), uploads)
+
+
+class GotenbergUrlApi(_GotenbergApi):
+    @_schema("url", {"url": serializers.URLField()})
+    def post(self, request: Request) -> HttpResponse:
+        """The page at `url` to PDF, fetched under our outbound rules."""
+        return super().post(request)
+
+    def page(self, request: Request, uploads: dict[str, bytes], fields: dict[str, str]) -> str:
+        url = fields.get("url", "").strip()
+        if not url:
+            raise InvalidInput("Send the page's address in the form field url.")
+        # The callbacks' rules: http(s), no internal address (checked again once resolved).
+        problem = callback_url_check(url, resolve=False)
+        if problem:
+            raise InvalidInput(problem.replace("callback_url", "url"))
+        limit = settings.PDF_MAX_TEMPLATE_BYTES
+        try:
+            fetched = url_get(
+                url,
+                deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
+                connect_seconds=settings.CALLBACK_CONNECT_TIMEOUT_SECONDS,
+                max_bytes=limit,
+                allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
+            )
+        except WebhookRefused as exc:
+            raise InvalidInput(str(exc).replace("callback host", "url host")) from None
+        except (TimeoutError, httpx.HTTPError, OSError):
+            raise InvalidInput(
+                f"{url} did not answer within {settings.CALLBACK_TIMEOUT_SECONDS} s."
+            ) from None
+        if not 200 <= fetched.status_code < 300:
+            raise InvalidInput(f"{url} answered HTTP {fetched.status_code}.")
+        if len(fetched.body) > limit:
+            raise InvalidInput(f"{url} is larger than PDF_MAX_TEMPLATE_BYTES ({limit} bytes).")
+        page = fetched.body.decode("utf-8", errors="replace")
+        # Relative links then point at the page's own site (fetched by the resource policy).
+        base = f'<base href="{html.escape(url)}">'
+        head = re.search(r"(?i)<head[^>]*>", page)
+        return page[: head.end()] + base + page[head.end() :] if head else base + page
