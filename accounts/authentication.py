@@ -18,7 +18,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from accounts.models import ApiKey
-from accounts.services import api_key_resolve
+from accounts.services import API_KEY_PREFIX, api_key_resolve
 from core.logs import tenant_log_bind
 from workspaces.current import workspace_of_actor
 
@@ -35,9 +35,9 @@ def bearer_sent(authorization: str | None) -> bool:
 
 
 def basic_auth_key(authorization: str | None) -> str | None:
-    """The API key of an `Authorization: Basic` header: its username, or its password when
-    the username is empty (Gotenberg, jsreport and DocRaptor clients send it either way).
-    None when the header is not basic auth."""
+    """The API key of an `Authorization: Basic` header: whichever of its username and
+    password is shaped like one (Gotenberg, jsreport and DocRaptor clients send it either
+    way), else the username. None when the header is not basic auth."""
     scheme, _, encoded = str(authorization or "").partition(" ")
     if scheme.lower() != "basic" or not encoded.strip():
         return None
@@ -45,8 +45,10 @@ def basic_auth_key(authorization: str | None) -> str | None:
         decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
         return None
-    username, _, password = decoded.partition(":")
-    return username.strip() or password.strip()
+    halves = [half.strip() for half in decoded.partition(":")[::2]]
+    # The half that is shaped like a key (jsreport's clients send a user name beside it).
+    keys = [half for half in halves if half.startswith(f"{API_KEY_PREFIX}_")]
+    return keys[0] if keys else (halves[0] or halves[1])
 
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):

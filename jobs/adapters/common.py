@@ -4,8 +4,11 @@ its job, the finished PDF, and the early refusal of an oversized body."""
 from __future__ import annotations
 
 import asyncio
+import html
+import re
 from typing import Any
 
+import httpx
 from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.core.files.storage import storages
@@ -14,10 +17,12 @@ from rest_framework.request import Request
 
 from accounts.models import ApiKey
 from jobs import selectors, services
+from jobs.callbacks import callback_url_check
 from jobs.live.subscriptions import job_follow
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
+from jobs.webhook_transport import WebhookRefused, url_get
 from rendering.error_codes import ErrorCode, code_info
-from rendering.errors import ApplicationError
+from rendering.errors import ApplicationError, InvalidInput
 from rendering.limits import size_text
 from reports import selectors as template_selectors
 from workspaces.current import actor_of, workspace_current
@@ -129,3 +134,38 @@ def pdf_response(
     response = HttpResponse(pdf_bytes(job), content_type="application/pdf", headers=headers)
     response["Content-Disposition"] = f'attachment; filename="{filename or job.filename}"'
     return response
+
+
+def page_fetch(url: str) -> str:
+    """The HTML at `url` (Gotenberg's /url, DocRaptor's document_url), fetched once under
+    the callbacks' outbound rules: http(s), no internal address (checked again once
+    resolved), CALLBACK_TIMEOUT_SECONDS, at most PDF_MAX_TEMPLATE_BYTES."""
+    if not url:
+        raise InvalidInput("Send the page's address (url).")
+    problem = callback_url_check(url, resolve=False)
+    if problem:
+        raise InvalidInput(problem.replace("callback_url", "url"))
+    limit = settings.PDF_MAX_TEMPLATE_BYTES
+    try:
+        fetched = url_get(
+            url,
+            deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
+            connect_seconds=settings.CALLBACK_CONNECT_TIMEOUT_SECONDS,
+            max_bytes=limit,
+            allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
+        )
+    except WebhookRefused as exc:
+        raise InvalidInput(str(exc).replace("callback host", "url host")) from None
+    except (TimeoutError, httpx.HTTPError, OSError):
+        raise InvalidInput(
+            f"{url} did not answer within {settings.CALLBACK_TIMEOUT_SECONDS} s."
+        ) from None
+    if not 200 <= fetched.status_code < 300:
+        raise InvalidInput(f"{url} answered HTTP {fetched.status_code}.")
+    if len(fetched.body) > limit:
+        raise InvalidInput(f"{url} is larger than PDF_MAX_TEMPLATE_BYTES ({size_text(limit)}).")
+    page = fetched.body.decode("utf-8", errors="replace")
+    # Relative links then point at the page's own site (fetched by the resource policy).
+    base = f'<base href="{html.escape(url)}">'
+    head = re.search(r"(?i)<head[^>]*>", page)
+    return page[: head.end()] + base + page[head.end() :] if head else base + page

@@ -3,12 +3,9 @@ the multipart form becomes a submit, the answer is the PDF once the job finished
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Any
 
-import httpx
-from django.conf import settings
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -19,7 +16,13 @@ from rest_framework.views import APIView
 
 from accounts.authentication import DropInKeyAuthentication
 from accounts.throttles import SubmitThrottle
-from jobs.adapters.common import adapter_submit, body_size_check, job_wait, pdf_response
+from jobs.adapters.common import (
+    adapter_submit,
+    body_size_check,
+    job_wait,
+    page_fetch,
+    pdf_response,
+)
 from jobs.adapters.gotenberg_form import (
     SPECIAL_FILES,
     assets_inline,
@@ -27,8 +30,6 @@ from jobs.adapters.gotenberg_form import (
     markdown_inline,
     running_text,
 )
-from jobs.callbacks import callback_url_check
-from jobs.webhook_transport import WebhookRefused, url_get
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, InvalidInput
 
@@ -145,34 +146,4 @@ class GotenbergUrlApi(_GotenbergApi):
         return super().post(request)
 
     def page(self, request: Request, uploads: dict[str, bytes], fields: dict[str, str]) -> str:
-        url = fields.get("url", "").strip()
-        if not url:
-            raise InvalidInput("Send the page's address in the form field url.")
-        # The callbacks' rules: http(s), no internal address (checked again once resolved).
-        problem = callback_url_check(url, resolve=False)
-        if problem:
-            raise InvalidInput(problem.replace("callback_url", "url"))
-        limit = settings.PDF_MAX_TEMPLATE_BYTES
-        try:
-            fetched = url_get(
-                url,
-                deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
-                connect_seconds=settings.CALLBACK_CONNECT_TIMEOUT_SECONDS,
-                max_bytes=limit,
-                allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
-            )
-        except WebhookRefused as exc:
-            raise InvalidInput(str(exc).replace("callback host", "url host")) from None
-        except (TimeoutError, httpx.HTTPError, OSError):
-            raise InvalidInput(
-                f"{url} did not answer within {settings.CALLBACK_TIMEOUT_SECONDS} s."
-            ) from None
-        if not 200 <= fetched.status_code < 300:
-            raise InvalidInput(f"{url} answered HTTP {fetched.status_code}.")
-        if len(fetched.body) > limit:
-            raise InvalidInput(f"{url} is larger than PDF_MAX_TEMPLATE_BYTES ({limit} bytes).")
-        page = fetched.body.decode("utf-8", errors="replace")
-        # Relative links then point at the page's own site (fetched by the resource policy).
-        base = f'<base href="{html.escape(url)}">'
-        head = re.search(r"(?i)<head[^>]*>", page)
-        return page[: head.end()] + base + page[head.end() :] if head else base + page
+        return page_fetch(fields.get("url", "").strip())
