@@ -127,14 +127,16 @@ def webhook_post(
     max_bytes: int = 64 * 1024,
     allow_private: bool = False,
     connect_seconds: float = 2.0,
+    method: str = "POST",
 ) -> WebhookResponse:
-    """POST `content` to `url`; raise WebhookRefused for a URL that may not be called,
-    TimeoutError past the deadline, httpx.HTTPError for a failed exchange."""
+    """POST (or `method`) `content` to `url`; raise WebhookRefused for a URL that may not
+    be called, TimeoutError past the deadline, httpx.HTTPError for a failed exchange."""
 
     async def bounded() -> WebhookResponse:
         async with asyncio.timeout(deadline_seconds):
             return await _post(
                 url,
+                method=method,
                 content=content,
                 headers=headers,
                 max_bytes=max_bytes,

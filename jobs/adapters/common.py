@@ -12,6 +12,7 @@ import httpx
 from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.core.files.storage import storages
+from django.db import transaction
 from django.http import HttpResponse
 from rest_framework.request import Request
 
@@ -19,7 +20,7 @@ from accounts.models import ApiKey
 from jobs import selectors, services
 from jobs.callbacks import callback_url_check
 from jobs.live.subscriptions import job_follow
-from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
+from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, ResultWebhook
 from jobs.webhook_transport import WebhookRefused, url_get
 from rendering.error_codes import ErrorCode, code_info
 from rendering.errors import ApplicationError, InvalidInput
@@ -61,17 +62,24 @@ def template_slug_visible(request: Request, *, slug: str = "", name: str = "") -
     return found
 
 
-def adapter_submit(request: Request, **fields: Any) -> PdfJob:
+def adapter_submit(
+    request: Request, *, result_webhook: dict[str, Any] | None = None, **fields: Any
+) -> PdfJob:
     """job_create as the calling key in its workspace: the same validation, quotas and
-    persistence as POST /api/v1/generate-pdf-async."""
+    persistence as POST /api/v1/generate-pdf-async. `result_webhook` (ResultWebhook's
+    fields) sends the PDF itself to the callback_url; it commits with the job, so the
+    job cannot finish before it exists."""
     workspace = workspace_current(request)
     authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
-    job, _ = services.job_create(
-        owner=request.user,
-        workspace=workspace,
-        api_key=request.auth if isinstance(request.auth, ApiKey) else None,
-        **fields,
-    )
+    with transaction.atomic():
+        job, created = services.job_create(
+            owner=request.user,
+            workspace=workspace,
+            api_key=request.auth if isinstance(request.auth, ApiKey) else None,
+            **fields,
+        )
+        if result_webhook is not None and created:
+            ResultWebhook.objects.create(job=job, **result_webhook)
     return job
 
 

@@ -3,6 +3,7 @@ the multipart form becomes a submit, the answer is the PDF once the job finished
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -30,8 +31,9 @@ from jobs.adapters.gotenberg_form import (
     markdown_inline,
     running_text,
 )
-from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, InvalidInput
+from jobs.callbacks import callback_url_check
+from jobs.result_webhook import headers_seal
+from rendering.errors import InvalidInput
 
 _FILENAME = re.compile(r"[^A-Za-z0-9._ -]+")
 
@@ -84,12 +86,7 @@ class _GotenbergApi(APIView):
         }
         form = request.POST  # the multipart's fields, its files apart
         fields = {name: str(form.get(name, "")) for name in form}
-        if request.headers.get("Gotenberg-Webhook-Url"):
-            raise ApplicationError(
-                "Gotenberg-Webhook-Url (the async mode) is not supported by this adapter yet; "
-                "leave it out to get the PDF in the answer.",
-                code=ErrorCode.INVALID_DATA,
-            )
+        webhook = webhook_fields(request.headers)
         source = self.page(request, uploads, fields)
         assets = {name: data for name, data in uploads.items() if name not in SPECIAL_FILES}
         options, renderer = form_options(fields)
@@ -99,8 +96,11 @@ class _GotenbergApi(APIView):
         wanted = _FILENAME.sub("-", request.headers.get("Gotenberg-Output-Filename", "")).strip()
         if wanted:
             options["filename"] = wanted
+        trace = request.headers.get("Gotenberg-Trace", "").strip()[:200]
         job = adapter_submit(
             request,
+            result_webhook=None if webhook is None else {**webhook[1], "trace": trace},
+            callback_url=webhook[0] if webhook else "",
             html_template=assets_inline(source, assets),
             engine="raw",  # Gotenberg's HTML is a finished page, not a template
             data={},
@@ -108,9 +108,66 @@ class _GotenbergApi(APIView):
             renderer=renderer or "chromium",
             idempotency_key=request.headers.get("Idempotency-Key", "").strip(),
         )
+        if webhook is not None:  # Gotenberg's async mode: the PDF goes to the webhook
+            trace_headers = {"Gotenberg-Trace": trace or str(job.job_id)}
+            return HttpResponse(status=204, headers={**trace_headers, "X-Job-Id": str(job.job_id)})
         job = job_wait(request, job)
-        trace = request.headers.get("Gotenberg-Trace", "").strip() or str(job.job_id)
-        return pdf_response(job, headers={"Gotenberg-Trace": trace, "X-Job-Id": str(job.job_id)})
+        headers = {"Gotenberg-Trace": trace or str(job.job_id), "X-Job-Id": str(job.job_id)}
+        return pdf_response(job, headers=headers)
+
+
+_METHODS = ("POST", "PUT", "PATCH")
+_UNSENDABLE = {"host", "content-length", "content-type", "transfer-encoding", "connection"}
+
+
+def webhook_fields(headers: Any) -> tuple[str, dict[str, Any]] | None:
+    """Gotenberg's async mode from its headers: (the job's callback_url, ResultWebhook's
+    fields), or None when no Gotenberg-Webhook-Url was sent."""
+    url = headers.get("Gotenberg-Webhook-Url", "").strip()
+    error_url = headers.get("Gotenberg-Webhook-Error-Url", "").strip()
+    if not url and not error_url:
+        return None
+    if not url or not error_url:
+        raise InvalidInput(
+            "Send both Gotenberg-Webhook-Url and Gotenberg-Webhook-Error-Url, or neither."
+        )
+    for name, value in (("Gotenberg-Webhook-Url", url), ("Gotenberg-Webhook-Error-Url", error_url)):
+        if problem := callback_url_check(value, resolve=False):
+            raise InvalidInput(f"{name}: {problem.replace('callback_url ', '')}")
+    methods = []
+    for name in ("Gotenberg-Webhook-Method", "Gotenberg-Webhook-Error-Method"):
+        method = headers.get(name, "POST").strip().upper() or "POST"
+        if method not in _METHODS:
+            raise InvalidInput(f"{name} must be one of: {', '.join(_METHODS)}.")
+        methods.append(method)
+    extra = _extra_headers(headers.get("Gotenberg-Webhook-Extra-Http-Headers", ""))
+    return url, {
+        "error_url": error_url,
+        "method": methods[0],
+        "error_method": methods[1],
+        "sealed_headers": headers_seal(extra),
+    }
+
+
+def _extra_headers(raw: str) -> dict[str, str]:
+    if not raw.strip():
+        return {}
+    try:
+        extra = json.loads(raw)
+    except ValueError:
+        extra = None
+    if not isinstance(extra, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in extra.items()
+    ):
+        raise InvalidInput(
+            "Gotenberg-Webhook-Extra-Http-Headers must be a JSON object of strings, e.g. "
+            '{"Authorization": "Bearer …"}.'
+        )
+    if refused := sorted(name for name in extra if name.lower() in _UNSENDABLE):
+        raise InvalidInput(
+            f"Gotenberg-Webhook-Extra-Http-Headers may not set {', '.join(refused)}."
+        )
+    return extra
 
 
 def _index(uploads: dict[str, bytes]) -> str:

@@ -5,7 +5,9 @@ strings; basic auth), the PDF read back."""
 from __future__ import annotations
 
 import io
+import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
@@ -76,15 +78,28 @@ def test_markdown_route_turns_each_tohtml_into_html(gotenberg):
 
 
 class _Site:
-    """A page on loopback for the /url route (the test settings allow private networks)."""
+    """A page on loopback for the /url route, and a receiver of Gotenberg's webhooks that
+    keeps each request's method, headers and raw body (the test settings allow private
+    networks)."""
 
-    def __init__(self, body: bytes) -> None:
+    def __init__(self, body: bytes = b"") -> None:
+        self.received: list[tuple[str, str, dict[str, str], bytes]] = []
+        site = self
+
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html")
                 self.end_headers()
                 self.wfile.write(body)
+
+            def _receive(self) -> None:
+                content = self.rfile.read(int(self.headers["Content-Length"]))
+                site.received.append((self.command, self.path, dict(self.headers), content))
+                self.send_response(200)
+                self.end_headers()
+
+            do_POST = do_PUT = _receive
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -107,6 +122,64 @@ def test_url_route_fetches_the_page_under_the_outbound_rules(gotenberg):
     )
     assert refused.status_code == 400
     assert "http(s)" in refused.json()["error"]
+
+
+def _wait_for(site: _Site, count: int) -> None:
+    deadline = time.monotonic() + 60
+    while len(site.received) < count and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(site.received) >= count, "the webhook never came"
+
+
+def test_webhook_mode_answers_204_and_sends_the_pdf_or_the_error(gotenberg):
+    site = _Site()
+    hooks = {
+        "Gotenberg-Webhook-Url": site.url.replace("/page", "/done"),
+        "Gotenberg-Webhook-Error-Url": site.url.replace("/page", "/error"),
+        "Gotenberg-Webhook-Method": "PUT",
+        "Gotenberg-Webhook-Extra-Http-Headers": '{"Authorization": "Bearer receiver-secret"}',
+        "Gotenberg-Trace": "async-1",
+    }
+    try:
+        started = time.monotonic()
+        answer = gotenberg.post(
+            "/forms/chromium/convert/html",
+            files=_files(**{"index.html": "<p>Sent to the hook</p>"}),
+            headers=hooks,
+        )
+        assert answer.status_code == 204, answer.text
+        assert time.monotonic() - started < 5  # at once, not after the render
+        _wait_for(site, 1)
+        method, path, headers, body = site.received[0]
+        assert (method, path) == ("PUT", "/done")
+        assert headers["Content-Type"] == "application/pdf"
+        assert headers["Authorization"] == "Bearer receiver-secret"
+        assert headers["Gotenberg-Trace"] == "async-1"
+        assert "Sent to the hook" in pdf_text(body)[1]
+
+        # A page that fails to render: its error goes to the error URL, as JSON.
+        failing = gotenberg.post(
+            "/forms/chromium/convert/html",
+            files=_files(**{"index.html": "<script>while (true) {}</script><p>never</p>"}),
+            headers={**hooks, "Gotenberg-Trace": "async-2"},
+        )
+        assert failing.status_code == 204, failing.text
+        _wait_for(site, 2)
+        method, path, headers, body = site.received[1]
+        assert (method, path) == ("POST", "/error")
+        assert headers["Gotenberg-Trace"] == "async-2"
+        error = json.loads(body)
+        assert error["status"] >= 400
+        assert error["message"]
+    finally:
+        site.server.shutdown()
+    one_half = gotenberg.post(
+        "/forms/chromium/convert/html",
+        files=_files(**{"index.html": "<p>x</p>"}),
+        headers={"Gotenberg-Webhook-Url": hooks["Gotenberg-Webhook-Url"]},
+    )
+    assert one_half.status_code == 400
+    assert "Error-Url" in one_half.json()["error"]
 
 
 def test_gotenberg_bad_input_is_refused_with_a_message(gotenberg, live_stack):
