@@ -9,7 +9,12 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -57,10 +62,21 @@ def _schema(route: str, fields: dict[str, Any]) -> Any:
         operation_id=f"gotenberg_convert_{route}",
         summary=f"Gotenberg drop-in: Chromium {route} to PDF (waits for the job)",
         request={"multipart/form-data": inline_serializer(f"Gotenberg{route.title()}Form", form)},
-        responses={(200, "application/pdf"): OpenApiTypes.BINARY},
+        responses={
+            (200, "application/pdf"): OpenApiTypes.BINARY,
+            204: OpenApiResponse(description="Webhook mode: the PDF goes to the webhook."),
+        },
         parameters=[
-            OpenApiParameter("Gotenberg-Output-Filename", str, OpenApiParameter.HEADER),
-            OpenApiParameter("Gotenberg-Trace", str, OpenApiParameter.HEADER),
+            OpenApiParameter(name, str, OpenApiParameter.HEADER)
+            for name in (
+                "Gotenberg-Output-Filename",
+                "Gotenberg-Trace",
+                "Gotenberg-Webhook-Url",
+                "Gotenberg-Webhook-Error-Url",
+                "Gotenberg-Webhook-Method",
+                "Gotenberg-Webhook-Error-Method",
+                "Gotenberg-Webhook-Extra-Http-Headers",
+            )
         ],
         tags=["drop-in: Gotenberg"],
     )

@@ -120,7 +120,9 @@ class JsreportReportApi(APIView):
         request=OpenApiTypes.OBJECT,
         responses={
             (200, "application/pdf"): OpenApiTypes.BINARY,
-            202: OpenApiResponse(description="Async: Location names the status URL."),
+            (202, "text/plain"): OpenApiResponse(
+                OpenApiTypes.STR, description="Async: Location names the status URL."
+            ),
         },
         parameters=[OpenApiParameter("Prefer", str, OpenApiParameter.HEADER)],
         tags=_TAGS,
@@ -154,8 +156,10 @@ class JsreportStatusApi(APIView):
         operation_id="jsreport_report_status",
         summary="jsreport drop-in: an async report's status (201 and Location once done)",
         responses={
-            200: OpenApiResponse(description="Still rendering."),
-            201: OpenApiResponse(description="Done: Location names the content URL."),
+            (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="Still rendering."),
+            (201, "text/plain"): OpenApiResponse(
+                OpenApiTypes.STR, description="Done: Location names the content URL."
+            ),
         },
         tags=_TAGS,
     )
