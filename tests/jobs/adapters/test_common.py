@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from accounts.services import api_key_create
@@ -44,3 +45,14 @@ def test_docraptor_user_credentials_work_as_a_field_or_a_query_parameter(key):
 
 def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
+
+
+def test_an_upload_over_the_body_limit_is_a_413_before_it_is_parsed(key, settings):
+    settings.REQUEST_MAX_BODY_BYTES = 64 * 1024
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Basic " + _b64(f"{key}:"))
+    page = SimpleUploadedFile("index.html", b"<p>" + b"x" * 70 * 1024 + b"</p>")
+    answer = client.post("/gotenberg/forms/chromium/convert/html", {"files": [page]})
+    assert answer.status_code == 413
+    assert answer.json()["code"] == "too_large"
+    assert not PdfJob.objects.exists()
