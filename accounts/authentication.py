@@ -1,8 +1,11 @@
-"""Who is calling: DRF authentication by the X-API-Key header, and the same for SSE and
-WebSocket (API key first, then the session)."""
+"""Who is calling: DRF authentication by the X-API-Key header (and, on the drop-in routes,
+HTTP basic auth or DocRaptor's user_credentials), and the same for SSE and WebSocket (API
+key first, then the session)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
@@ -15,7 +18,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from accounts.models import ApiKey
-from accounts.services import api_key_resolve
+from accounts.services import API_KEY_PREFIX, api_key_resolve
 from core.logs import tenant_log_bind
 from workspaces.current import workspace_of_actor
 
@@ -31,11 +34,47 @@ def bearer_sent(authorization: str | None) -> bool:
     return bool(authorization) and str(authorization).lower().startswith("bearer ")
 
 
+def basic_auth_key(authorization: str | None) -> str | None:
+    """The API key of an `Authorization: Basic` header: whichever of its username and
+    password is shaped like one (Gotenberg, jsreport and DocRaptor clients send it either
+    way), else the username. None when the header is not basic auth."""
+    scheme, _, encoded = str(authorization or "").partition(" ")
+    if scheme.lower() != "basic" or not encoded.strip():
+        return None
+    try:
+        decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    halves = [half.strip() for half in decoded.partition(":")[::2]]
+    # The half that is shaped like a key (jsreport's clients send a user name beside it).
+    keys = [half for half in halves if half.startswith(f"{API_KEY_PREFIX}_")]
+    return keys[0] if keys else (halves[0] or halves[1])
+
+
 class ApiKeyAuthentication(authentication.BaseAuthentication):
+    # The drop-in routes (jobs.adapters) also read the key where other services' clients
+    # put credentials; the rest of the API only reads X-API-Key.
+    basic_auth = False
+    credential_fields: tuple[str, ...] = ()
+
+    def _raw_key(self, request: Request) -> str | None:
+        raw_key = request.headers.get(API_KEY_HEADER)
+        if raw_key or not (self.basic_auth or self.credential_fields):
+            return raw_key
+        if self.basic_auth and (basic := basic_auth_key(request.headers.get("Authorization"))):
+            return basic
+        for name in self.credential_fields:
+            sent = request.query_params.get(name)
+            if not sent and isinstance(request.data, dict):
+                sent = request.data.get(name)
+            if isinstance(sent, str) and sent:
+                return sent
+        return None
+
     def authenticate(self, request: Request) -> tuple[Any, ApiKey] | None:
         """(user, key): `request.auth` is the key, so a job knows which key signs its
         webhooks."""
-        raw_key = request.headers.get(API_KEY_HEADER)
+        raw_key = self._raw_key(request)
         if not raw_key:
             if bearer_sent(request.headers.get("Authorization")):
                 raise exceptions.AuthenticationFailed(BEARER_HINT)
@@ -48,7 +87,19 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         # Makes DRF answer 401 (not 403) when no credentials were sent.
-        return API_KEY_HEADER
+        return 'Basic realm="api"' if self.basic_auth else API_KEY_HEADER
+
+
+class DropInKeyAuthentication(ApiKeyAuthentication):
+    """The API key as the HTTP basic-auth username or password, or X-API-Key."""
+
+    basic_auth = True
+
+
+class DocRaptorKeyAuthentication(DropInKeyAuthentication):
+    """...and as DocRaptor's `user_credentials` (a body field or a query parameter)."""
+
+    credential_fields = ("user_credentials",)
 
 
 @dataclass(frozen=True)
@@ -84,6 +135,10 @@ def asgi_caller_is_known(scope: dict[str, Any]) -> bool:
     raw_key = headers.get(API_KEY_HEADER.lower())
     if raw_key:
         return api_key_resolve(raw_key.decode("latin-1")) is not None
+    # The drop-in routes' clients (a Gotenberg upload) send the key as basic auth.
+    basic = basic_auth_key(headers.get("authorization", b"").decode("latin-1"))
+    if basic:
+        return api_key_resolve(basic) is not None
     cookie = SimpleCookie()
     with contextlib.suppress(CookieError):
         cookie.load(headers.get("cookie", b"").decode("latin-1"))

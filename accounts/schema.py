@@ -15,3 +15,19 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
         return {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}
+
+
+class DropInBasicScheme(OpenApiAuthenticationExtension):
+    """The drop-in routes (Gotenberg, jsreport, DocRaptor): the key as basic auth (they
+    take X-API-Key too, and DocRaptor's user_credentials)."""
+
+    target_class = "accounts.authentication.DropInKeyAuthentication"
+    name = "DropInBasicAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "http", "scheme": "basic"}
+
+
+class DocRaptorScheme(DropInBasicScheme):
+    target_class = "accounts.authentication.DocRaptorKeyAuthentication"
+    name = "DocRaptorBasicAuth"

@@ -23,7 +23,7 @@ from workspaces.models import Role, Workspace
 from workspaces.permissions import Action, can
 from workspaces.services import workspace_personal
 
-_KEY_PREFIX = "rk"
+API_KEY_PREFIX = _KEY_PREFIX = "rk"
 
 
 def _digest(raw_key: str) -> str:

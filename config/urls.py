@@ -32,6 +32,8 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("workspaces.urls")),
     path("", include("jobs.ops.urls")),
+    # Other services' routes (Gotenberg, jsreport, DocRaptor) onto our jobs.
+    path("", include("jobs.adapters.urls")),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on pages without an icon link (the admin's).
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),

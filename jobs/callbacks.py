@@ -30,6 +30,7 @@ from jobs.links import with_links
 from jobs.live.events import job_event_payload
 from jobs.metrics import WEBHOOK_DELIVERIES
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
+from jobs.result_webhook import result_webhook_of, result_webhook_request, result_webhook_target
 from jobs.webhook_transport import WebhookRefused, resolve_checked, webhook_post
 
 logger = logging.getLogger(__name__)
@@ -104,12 +105,15 @@ def _delivery_for(job: PdfJob) -> WebhookDelivery:
     existing = WebhookDelivery.objects.filter(job=job, event_type=event_type).first()
     if existing is not None:
         return existing
-    state = with_links(job_event_payload(job), lambda path: f"{settings.PUBLIC_BASE_URL}{path}")
-    body = {"type": event_type, "timestamp": state["completed_at"], "data": state}
+    result = result_webhook_of(job)
+    if result is not None:  # asked the Gotenberg way: the PDF itself, or the error
+        url, payload = result_webhook_target(job, result)
+    else:
+        state = with_links(job_event_payload(job), lambda path: f"{settings.PUBLIC_BASE_URL}{path}")
+        body = {"type": event_type, "timestamp": state["completed_at"], "data": state}
+        url, payload = job.callback_url, json.dumps(body)
     delivery, _ = WebhookDelivery.objects.get_or_create(
-        job=job,
-        event_type=event_type,
-        defaults={"url": job.callback_url, "payload": json.dumps(body)},
+        job=job, event_type=event_type, defaults={"url": url, "payload": payload}
     )
     return delivery
 
@@ -182,19 +186,31 @@ def webhook_attempt(delivery: WebhookDelivery, *, job: PdfJob) -> str | None:
     problem = callback_url_check(delivery.url)
     status_code: int | None = None
     started = time.monotonic()
+    method, content = "POST", delivery.payload.encode()
+    headers = {
+        "Content-Type": "application/json",
+        "Idempotency-Key": f"{job.job_id}:{job.status}",
+        "User-Agent": "pdf-report-service/1",
+        **webhook_headers(delivery, secrets=secrets),
+    }
+    if problem is None and (result := result_webhook_of(job)) is not None:
+        # The signature covers the JSON event only; a Gotenberg receiver gets the PDF.
+        try:
+            method, content, sent = result_webhook_request(job, result, delivery.payload)
+        except OSError as exc:  # the stored PDF could not be read: worth another try
+            problem = f"the PDF could not be read: {type(exc).__name__}"
+        else:
+            headers = {k: v for k, v in headers.items() if not k.startswith("webhook-")}
+            headers |= sent
     if problem is None:
         try:
             # Connects to the address it checked, without proxies, reading at most
             # CALLBACK_MAX_RESPONSE_BYTES within one deadline for the whole exchange.
             response = webhook_post(
                 delivery.url,
-                content=delivery.payload.encode(),
-                headers={
-                    "Content-Type": "application/json",
-                    "Idempotency-Key": f"{job.job_id}:{job.status}",
-                    "User-Agent": "pdf-report-service/1",
-                    **webhook_headers(delivery, secrets=secrets),
-                },
+                method=method,
+                content=content,
+                headers=headers,
                 deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
                 connect_seconds=settings.CALLBACK_CONNECT_TIMEOUT_SECONDS,
                 max_bytes=settings.CALLBACK_MAX_RESPONSE_BYTES,

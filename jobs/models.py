@@ -299,5 +299,21 @@ class WebhookAttempt(models.Model):
         return f"{self.status_code or self.error[:40]} at {self.attempted_at:%Y-%m-%d %H:%M:%S}"
 
 
+class ResultWebhook(models.Model):
+    """How a job's result is sent when it was asked for the Gotenberg way: the PDF itself
+    to the job's callback_url, its failure as JSON to `error_url`, each with its method and
+    the caller's extra headers (sealed: they often carry a receiver's credentials)."""
+
+    job = models.OneToOneField(PdfJob, on_delete=models.CASCADE, related_name="result_webhook")
+    error_url = models.URLField(max_length=2000)
+    method = models.CharField(max_length=8, default="POST")
+    error_method = models.CharField(max_length=8, default="POST")
+    sealed_headers = models.TextField(blank=True, help_text="Fernet-sealed JSON object.")
+    trace = models.CharField(max_length=200, blank=True, help_text="The Gotenberg-Trace sent.")
+
+    def __str__(self) -> str:
+        return f"result webhook of {self.job_id}"
+
+
 # The schedule models live with their feature; imported here so Django finds them in `jobs`.
 from jobs.schedules.models import Schedule, ScheduleRun  # noqa: E402, F401

@@ -100,14 +100,16 @@ def webhook_post(
     max_bytes: int = 64 * 1024,
     allow_private: bool = False,
     connect_seconds: float = 2.0,
+    method: str = "POST",
 ) -> WebhookResponse:
-    """POST `content` to `url`; raise WebhookRefused for a URL that may not be called,
-    TimeoutError past the deadline, httpx.HTTPError for a failed exchange."""
+    """POST (or `method`) `content` to `url`; raise WebhookRefused for a URL that may not
+    be called, TimeoutError past the deadline, httpx.HTTPError for a failed exchange."""
 
     async def bounded() -> WebhookResponse:
         async with asyncio.timeout(deadline_seconds):
             return await _send(
                 url,
+                method=method,
                 content=content,
                 headers=headers,
                 max_bytes=max_bytes,
@@ -125,10 +127,12 @@ def outbound_get(
     max_bytes: int,
     allow_private: bool = False,
     connect_seconds: float = 2.0,
+    accept: str = "application/json",
 ) -> WebhookResponse:
     """GET `url` under the same rules as a webhook (checked address, no proxies, one
     deadline); the body is read to at most `max_bytes + 1`, so a caller can tell a body
-    past its cap from one at it. Raises like webhook_post."""
+    past its cap from one at it (schedules' data URLs, the Gotenberg adapter's /url
+    route). Raises like webhook_post."""
 
     async def bounded() -> WebhookResponse:
         async with asyncio.timeout(deadline_seconds):
@@ -136,7 +140,7 @@ def outbound_get(
                 url,
                 method="GET",
                 content=None,
-                headers={"Accept": "application/json", "User-Agent": "pdf-report-service/1"},
+                headers={"Accept": accept, "User-Agent": "pdf-report-service/1"},
                 max_bytes=max_bytes + 1,
                 allow_private=allow_private,
                 connect_seconds=min(connect_seconds, deadline_seconds),

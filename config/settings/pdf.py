@@ -153,6 +153,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 *
 REQUEST_MAX_BODY_BYTES = env_int(
     "REQUEST_MAX_BODY_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE, minimum=64 * 1024
 )
+# The drop-in routes (Gotenberg, jsreport, DocRaptor) answer the PDF itself when asked
+# synchronously: the request waits this long for its job, then answers 504 with the job id.
+ADAPTER_WAIT_SECONDS = env_int("ADAPTER_WAIT_SECONDS", 60, minimum=1)
 # ...and a caller without a valid API key or signed-in session may send at most this
 # (a sign-in form); a larger body is a 401 before it is read.
 REQUEST_MAX_ANONYMOUS_BODY_BYTES = env_int(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 
 import pytest
@@ -101,6 +102,11 @@ def test_a_caller_is_known_by_a_valid_key_or_a_signed_in_session(client, user):
 
     assert asgi_caller_is_known(scope((b"x-api-key", raw.encode())))
     assert not asgi_caller_is_known(scope((b"x-api-key", b"rk_forged_key")))
+    # The drop-in routes' clients send the key as basic auth (a Gotenberg upload).
+    basic = base64.b64encode(f"{raw}:".encode())
+    assert asgi_caller_is_known(scope((b"authorization", b"Basic " + basic)))
+    forged = base64.b64encode(b"admin:rk_forged_key")
+    assert not asgi_caller_is_known(scope((b"authorization", b"Basic " + forged)))
     assert not asgi_caller_is_known(scope())
     client.force_login(user)
     session = client.cookies["sessionid"].value

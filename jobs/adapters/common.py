@@ -1,0 +1,180 @@
+"""What every drop-in route shares: the submit as the calling key, the bounded wait for
+its job, the finished PDF, and the early refusal of an oversized body."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+from typing import Any
+
+import httpx
+from asgiref.sync import async_to_sync
+from django.conf import settings
+from django.core.files.storage import storages
+from django.db import transaction
+from django.http import HttpResponse
+from rest_framework.request import Request
+
+from accounts.models import ApiKey
+from jobs import selectors, services
+from jobs.callbacks import callback_url_check
+from jobs.live.subscriptions import job_follow
+from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, ResultWebhook
+from jobs.webhook_transport import WebhookRefused, outbound_get
+from rendering.error_codes import ErrorCode, code_info
+from rendering.errors import ApplicationError, InvalidInput
+from rendering.limits import size_text
+from reports import selectors as template_selectors
+from workspaces.current import actor_of, workspace_current
+from workspaces.permissions import Action, authorize
+
+
+def body_size_check(request: Request) -> None:
+    """413 on a declared body over REQUEST_MAX_BODY_BYTES, before the multipart parser
+    reads a byte of it (in front of Django, core.body_limit does the same for ASGI)."""
+    declared = request.META.get("CONTENT_LENGTH") or "0"
+    limit = settings.REQUEST_MAX_BODY_BYTES
+    if declared.isdigit() and int(declared) > limit:
+        raise ApplicationError(
+            f"The request body is larger than the {size_text(limit)} allowed "
+            "(REQUEST_MAX_BODY_BYTES).",
+            code=ErrorCode.TOO_LARGE,
+            http_status=413,
+        )
+
+
+def template_slug_visible(request: Request, *, slug: str = "", name: str = "") -> str:
+    """The slug of the caller's template with this slug or name (a built-in sample too);
+    another workspace's is a 404 like a missing one."""
+    workspace = workspace_current(request)
+    authorize(actor_of(request), Action.TEMPLATE_VIEW, workspace)
+    visible = template_selectors.template_list_visible(workspace=workspace, archived=False)
+    if slug:
+        return template_selectors.template_get_visible(workspace=workspace, slug=slug).slug
+    found = visible.filter(name=name).values_list("slug", flat=True).first()
+    if found is None:
+        found = visible.filter(slug=name).values_list("slug", flat=True).first()
+    if found is None:
+        raise ApplicationError(
+            f"No template named {name!r} was found.", code=ErrorCode.NOT_FOUND, http_status=404
+        )
+    return found
+
+
+def adapter_submit(
+    request: Request, *, result_webhook: dict[str, Any] | None = None, **fields: Any
+) -> PdfJob:
+    """job_create as the calling key in its workspace: the same validation, quotas and
+    persistence as POST /api/v1/generate-pdf-async. `result_webhook` (ResultWebhook's
+    fields) sends the PDF itself to the callback_url; it commits with the job, so the
+    job cannot finish before it exists."""
+    workspace = workspace_current(request)
+    authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+    with transaction.atomic():
+        job, created = services.job_create(
+            owner=request.user,
+            workspace=workspace,
+            api_key=request.auth if isinstance(request.auth, ApiKey) else None,
+            **fields,
+        )
+        if result_webhook is not None and created:
+            ResultWebhook.objects.create(job=job, **result_webhook)
+    return job
+
+
+async def _until_terminal(job_id: str, seconds: float) -> None:
+    try:
+        async with asyncio.timeout(seconds):
+            async for event in job_follow(job_id, heartbeat=1.0):
+                if event is not None and event["status"] in TERMINAL_STATUSES:
+                    return
+    except TimeoutError:
+        return
+
+
+def job_wait(request: Request, job: PdfJob) -> PdfJob:
+    """The job once it finished, or a 504 naming it after ADAPTER_WAIT_SECONDS (the job
+    goes on; its status is at /api/v1/jobs/{id})."""
+    if not job.is_terminal:
+        # Follows the job's live events (as SSE does) instead of polling the row.
+        async_to_sync(_until_terminal)(str(job.job_id), float(settings.ADAPTER_WAIT_SECONDS))
+        job = selectors.job_get(workspace=workspace_current(request), job_id=job.job_id)
+    if not job.is_terminal:
+        error = ApplicationError(
+            f"Job {job.job_id} did not finish within {settings.ADAPTER_WAIT_SECONDS} s "
+            f"(ADAPTER_WAIT_SECONDS); it goes on: GET /api/v1/jobs/{job.job_id}.",
+            code=ErrorCode.TIMEOUT,
+            http_status=504,
+        )
+        error.details = {"job_id": str(job.job_id)}  # type: ignore[attr-defined]
+        raise error
+    return job
+
+
+def job_failure(job: PdfJob) -> ApplicationError:
+    """A finished job without a PDF, as the error its code answers (a bad template is a
+    4xx; our own trouble a 503)."""
+    info = code_info(job.error_code) if job.error_code else None
+    status = info.status if info is not None and info.status else 503
+    if job.status == JobStatus.CANCELLED:
+        status = 409
+    error = ApplicationError(
+        job.error or f"Job {job.job_id} was {job.status}.",
+        code=ErrorCode(job.error_code) if info is not None else ErrorCode.SERVER_ERROR,
+        http_status=status if status >= 400 else 422,
+    )
+    error.details = {"job_id": str(job.job_id)}  # type: ignore[attr-defined]
+    return error
+
+
+def pdf_bytes(job: PdfJob) -> bytes:
+    """The finished job's PDF; its failure as the error to answer otherwise."""
+    if job.status != JobStatus.COMPLETED or not job.pdf_file:
+        raise job_failure(job)
+    with storages["reports"].open(job.pdf_file, "rb") as handle:
+        return bytes(handle.read())
+
+
+def pdf_response(
+    job: PdfJob, *, filename: str = "", headers: dict[str, str] | None = None
+) -> HttpResponse:
+    response = HttpResponse(pdf_bytes(job), content_type="application/pdf", headers=headers)
+    response["Content-Disposition"] = f'attachment; filename="{filename or job.filename}"'
+    return response
+
+
+def page_fetch(url: str) -> str:
+    """The HTML at `url` (Gotenberg's /url, DocRaptor's document_url), fetched once under
+    the callbacks' outbound rules: http(s), no internal address (checked again once
+    resolved), CALLBACK_TIMEOUT_SECONDS, at most PDF_MAX_TEMPLATE_BYTES."""
+    if not url:
+        raise InvalidInput("Send the page's address (url).")
+    problem = callback_url_check(url, resolve=False)
+    if problem:
+        raise InvalidInput(problem.replace("callback_url", "url"))
+    limit = settings.PDF_MAX_TEMPLATE_BYTES
+    try:
+        fetched = outbound_get(
+            url,
+            deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
+            connect_seconds=settings.CALLBACK_CONNECT_TIMEOUT_SECONDS,
+            max_bytes=limit,
+            allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
+            accept="text/html",
+        )
+    except WebhookRefused as exc:
+        raise InvalidInput(str(exc).replace("callback host", "url host")) from None
+    except (TimeoutError, httpx.HTTPError, OSError):
+        raise InvalidInput(
+            f"{url} did not answer within {settings.CALLBACK_TIMEOUT_SECONDS} s."
+        ) from None
+    if not 200 <= fetched.status_code < 300:
+        raise InvalidInput(f"{url} answered HTTP {fetched.status_code}.")
+    if len(fetched.body) > limit:
+        raise InvalidInput(f"{url} is larger than PDF_MAX_TEMPLATE_BYTES ({size_text(limit)}).")
+    page = fetched.body.decode("utf-8", errors="replace")
+    # Relative links then point at the page's own site (fetched by the resource policy).
+    base = f'<base href="{html.escape(url)}">'
+    head = re.search(r"(?i)<head[^>]*>", page)
+    return page[: head.end()] + base + page[head.end() :] if head else base + page

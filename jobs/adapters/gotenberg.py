@@ -1,0 +1,222 @@
+"""Gotenberg's Chromium routes (/forms/chromium/convert/html, /url, /markdown) as jobs:
+the multipart form becomes a submit, the answer is the PDF once the job finished."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
+from rest_framework import serializers
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from accounts.authentication import DropInKeyAuthentication
+from accounts.throttles import SubmitThrottle
+from jobs.adapters.common import (
+    adapter_submit,
+    body_size_check,
+    job_wait,
+    page_fetch,
+    pdf_response,
+)
+from jobs.adapters.gotenberg_form import (
+    SPECIAL_FILES,
+    assets_inline,
+    form_options,
+    markdown_inline,
+    running_text,
+)
+from jobs.callbacks import callback_url_check
+from jobs.result_webhook import headers_seal
+from rendering.errors import InvalidInput
+
+_FILENAME = re.compile(r"[^A-Za-z0-9._ -]+")
+
+
+def _schema(route: str, fields: dict[str, Any]) -> Any:
+    form = {
+        "paperWidth": serializers.CharField(required=False),
+        "paperHeight": serializers.CharField(required=False),
+        "marginTop": serializers.CharField(required=False),
+        "marginBottom": serializers.CharField(required=False),
+        "marginLeft": serializers.CharField(required=False),
+        "marginRight": serializers.CharField(required=False),
+        "landscape": serializers.BooleanField(required=False),
+        "printBackground": serializers.BooleanField(required=False),
+        "pdfa": serializers.CharField(required=False),
+        "pdfua": serializers.BooleanField(required=False),
+        "metadata": serializers.CharField(required=False),
+        **fields,
+    }
+    return extend_schema(
+        operation_id=f"gotenberg_convert_{route}",
+        summary=f"Gotenberg drop-in: Chromium {route} to PDF (waits for the job)",
+        request={"multipart/form-data": inline_serializer(f"Gotenberg{route.title()}Form", form)},
+        responses={
+            (200, "application/pdf"): OpenApiTypes.BINARY,
+            204: OpenApiResponse(description="Webhook mode: the PDF goes to the webhook."),
+        },
+        parameters=[
+            OpenApiParameter(name, str, OpenApiParameter.HEADER)
+            for name in (
+                "Gotenberg-Output-Filename",
+                "Gotenberg-Trace",
+                "Gotenberg-Webhook-Url",
+                "Gotenberg-Webhook-Error-Url",
+                "Gotenberg-Webhook-Method",
+                "Gotenberg-Webhook-Error-Method",
+                "Gotenberg-Webhook-Extra-Http-Headers",
+            )
+        ],
+        tags=["drop-in: Gotenberg"],
+    )
+
+
+_FILES = serializers.ListField(child=serializers.FileField(), required=False)
+
+
+class _GotenbergApi(APIView):
+    authentication_classes = [DropInKeyAuthentication]
+    parser_classes = [MultiPartParser, FormParser]
+    throttle_classes = [SubmitThrottle]
+
+    def page(self, request: Request, uploads: dict[str, bytes], fields: dict[str, str]) -> str:
+        raise NotImplementedError
+
+    def post(self, request: Request) -> HttpResponse:
+        body_size_check(request)  # before the multipart parser reads the body
+        uploads = {
+            str(upload.name).rsplit("/", 1)[-1]: upload.read()
+            for _field, items in request.FILES.lists()
+            for upload in items
+        }
+        form = request.POST  # the multipart's fields, its files apart
+        fields = {name: str(form.get(name, "")) for name in form}
+        webhook = webhook_fields(request.headers)
+        source = self.page(request, uploads, fields)
+        assets = {name: data for name, data in uploads.items() if name not in SPECIAL_FILES}
+        options, renderer = form_options(fields)
+        for part in ("header", "footer"):
+            if f"{part}.html" in uploads:
+                options[part] = running_text(uploads[f"{part}.html"].decode("utf-8", "replace"))
+        wanted = _FILENAME.sub("-", request.headers.get("Gotenberg-Output-Filename", "")).strip()
+        if wanted:
+            options["filename"] = wanted
+        trace = request.headers.get("Gotenberg-Trace", "").strip()[:200]
+        job = adapter_submit(
+            request,
+            result_webhook=None if webhook is None else {**webhook[1], "trace": trace},
+            callback_url=webhook[0] if webhook else "",
+            html_template=assets_inline(source, assets),
+            engine="raw",  # Gotenberg's HTML is a finished page, not a template
+            data={},
+            options=options,
+            renderer=renderer or "chromium",
+            idempotency_key=request.headers.get("Idempotency-Key", "").strip(),
+        )
+        if webhook is not None:  # Gotenberg's async mode: the PDF goes to the webhook
+            trace_headers = {"Gotenberg-Trace": trace or str(job.job_id)}
+            return HttpResponse(status=204, headers={**trace_headers, "X-Job-Id": str(job.job_id)})
+        job = job_wait(request, job)
+        headers = {"Gotenberg-Trace": trace or str(job.job_id), "X-Job-Id": str(job.job_id)}
+        return pdf_response(job, headers=headers)
+
+
+_METHODS = ("POST", "PUT", "PATCH")
+_UNSENDABLE = {"host", "content-length", "content-type", "transfer-encoding", "connection"}
+
+
+def webhook_fields(headers: Any) -> tuple[str, dict[str, Any]] | None:
+    """Gotenberg's async mode from its headers: (the job's callback_url, ResultWebhook's
+    fields), or None when no Gotenberg-Webhook-Url was sent."""
+    url = headers.get("Gotenberg-Webhook-Url", "").strip()
+    error_url = headers.get("Gotenberg-Webhook-Error-Url", "").strip()
+    if not url and not error_url:
+        return None
+    if not url or not error_url:
+        raise InvalidInput(
+            "Send both Gotenberg-Webhook-Url and Gotenberg-Webhook-Error-Url, or neither."
+        )
+    for name, value in (("Gotenberg-Webhook-Url", url), ("Gotenberg-Webhook-Error-Url", error_url)):
+        if problem := callback_url_check(value, resolve=False):
+            raise InvalidInput(f"{name}: {problem.replace('callback_url ', '')}")
+    methods = []
+    for name in ("Gotenberg-Webhook-Method", "Gotenberg-Webhook-Error-Method"):
+        method = headers.get(name, "POST").strip().upper() or "POST"
+        if method not in _METHODS:
+            raise InvalidInput(f"{name} must be one of: {', '.join(_METHODS)}.")
+        methods.append(method)
+    extra = _extra_headers(headers.get("Gotenberg-Webhook-Extra-Http-Headers", ""))
+    return url, {
+        "error_url": error_url,
+        "method": methods[0],
+        "error_method": methods[1],
+        "sealed_headers": headers_seal(extra),
+    }
+
+
+def _extra_headers(raw: str) -> dict[str, str]:
+    if not raw.strip():
+        return {}
+    try:
+        extra = json.loads(raw)
+    except ValueError:
+        extra = None
+    if not isinstance(extra, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in extra.items()
+    ):
+        raise InvalidInput(
+            "Gotenberg-Webhook-Extra-Http-Headers must be a JSON object of strings, e.g. "
+            '{"Authorization": "Bearer …"}.'
+        )
+    if refused := sorted(name for name in extra if name.lower() in _UNSENDABLE):
+        raise InvalidInput(
+            f"Gotenberg-Webhook-Extra-Http-Headers may not set {', '.join(refused)}."
+        )
+    return extra
+
+
+def _index(uploads: dict[str, bytes]) -> str:
+    if "index.html" not in uploads:
+        raise InvalidInput("Upload the page as a file named index.html (form field files).")
+    return uploads["index.html"].decode("utf-8", errors="replace")
+
+
+class GotenbergHtmlApi(_GotenbergApi):
+    @_schema("html", {"files": _FILES})
+    def post(self, request: Request) -> HttpResponse:
+        """index.html (and its assets, header.html, footer.html) to PDF."""
+        return super().post(request)
+
+    def page(self, request: Request, uploads: dict[str, bytes], fields: dict[str, str]) -> str:
+        return _index(uploads)
+
+
+class GotenbergMarkdownApi(_GotenbergApi):
+    @_schema("markdown", {"files": _FILES})
+    def post(self, request: Request) -> HttpResponse:
+        """index.html whose {{ toHTML "file.md" }} take the uploaded Markdown files."""
+        return super().post(request)
+
+    def page(self, request: Request, uploads: dict[str, bytes], fields: dict[str, str]) -> str:
+        return markdown_inline(_index(uploads), uploads)
+
+
+class GotenbergUrlApi(_GotenbergApi):
+    @_schema("url", {"url": serializers.URLField()})
+    def post(self, request: Request) -> HttpResponse:
+        """The page at `url` to PDF, fetched under our outbound rules."""
+        return super().post(request)
+
+    def page(self, request: Request, uploads: dict[str, bytes], fields: dict[str, str]) -> str:
+        return page_fetch(fields.get("url", "").strip())

@@ -1,0 +1,181 @@
+"""Gotenberg's Chromium form fields in our terms: paper, margins, header and footer, PDF/A,
+assets inlined as data: URIs, Markdown files turned into HTML. Refuses what we cannot do."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import mimetypes
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import markdown
+
+from rendering.errors import InvalidInput
+
+# Gotenberg's paper sizes are inches; ours are names. (width, height) in inches, portrait.
+_PAPER_INCHES = {
+    "A3": (11.7, 16.54),
+    "A4": (8.27, 11.7),
+    "A5": (5.83, 8.27),
+    "Letter": (8.5, 11.0),
+    "Legal": (8.5, 14.0),
+}
+_UNITS_PER_INCH = {"in": 1.0, "mm": 25.4, "cm": 2.54, "pt": 72.0, "px": 96.0, "pc": 6.0}
+_LENGTH = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(in|mm|cm|pt|px|pc)?\s*$")
+_DEFAULT_MARGIN_INCHES = 0.39  # Gotenberg's own default on every side
+_PDFA = {"pdf/a-2b": "pdf/a-2b", "pdf/a-3b": "pdf/a-3b", "pdf/a-2u": "pdf/a-2u"}
+_PDFA |= {"pdf/a-3u": "pdf/a-3u", "pdf/a-2a": "pdf/a-2a", "pdf/a-3a": "pdf/a-3a"}
+# Fields we cannot honour: refused when sent with anything but Gotenberg's default.
+_REFUSED_UNLESS = {
+    "scale": ("1", "1.0"),
+    "preferCssPageSize": ("false",),
+    "omitBackground": ("false",),
+    "singlePage": ("false",),
+    "nativePageRanges": ("",),
+    "waitForExpression": ("",),
+    "emulatedMediaType": ("print", ""),
+    "cookies": ("", "[]"),
+    "extraHttpHeaders": ("", "{}"),
+    "userAgent": ("",),
+    "splitMode": ("",),
+    "flatten": ("false",),
+}
+SPECIAL_FILES = ("index.html", "header.html", "footer.html")
+_RUNNING_CLASSES = {"pageNumber": "{page}", "totalPages": "{pages}"}
+_TAG = re.compile(r"<[^>]+>")
+_TO_HTML = re.compile(r"""\{\{\s*toHTML\s+(?:"([^"]+)"|'([^']+)'|`([^`]+)`)\s*\}\}""")
+
+
+def _inches(field: str, raw: str) -> float:
+    match = _LENGTH.match(raw)
+    if match is None:
+        raise InvalidInput(f"{field}: {raw!r} is not a length (inches, or with in/mm/cm/pt/px).")
+    return float(match.group(1)) / _UNITS_PER_INCH[match.group(2) or "in"]
+
+
+def _truthy(field: str, raw: str) -> bool:
+    if raw.strip().lower() not in ("true", "false", "1", "0"):
+        raise InvalidInput(f"{field} must be true or false, not {raw!r}.")
+    return raw.strip().lower() in ("true", "1")
+
+
+def _paper(fields: Mapping[str, str]) -> tuple[str, bool]:
+    """(page_size, turned): the named size the width and height are (either way round)."""
+    width = _inches("paperWidth", fields.get("paperWidth") or "8.5")
+    height = _inches("paperHeight", fields.get("paperHeight") or "11")
+    for name, (w, h) in _PAPER_INCHES.items():
+        if abs(w - width) < 0.06 and abs(h - height) < 0.06:
+            return name, False
+        if abs(h - width) < 0.06 and abs(w - height) < 0.06:
+            return name, True
+    sizes = ", ".join(f"{n} ({w}x{h} in)" for n, (w, h) in _PAPER_INCHES.items())
+    raise InvalidInput(
+        f"paperWidth {width:g} in x paperHeight {height:g} in is not a paper size we print; "
+        f"use one of: {sizes}."
+    )
+
+
+def _margin(fields: Mapping[str, str]) -> str:
+    sides = []
+    for side in ("marginTop", "marginRight", "marginBottom", "marginLeft"):
+        raw = fields.get(side)
+        inches = _inches(side, raw) if raw else _DEFAULT_MARGIN_INCHES
+        sides.append(f"{round(inches * 25.4, 2):g}mm")
+    return " ".join(sides)
+
+
+def running_text(source: str) -> str:
+    """A Gotenberg header.html/footer.html as our running text: its words, with the
+    pageNumber and totalPages spans as {page} and {pages} (other classes are dropped)."""
+    for css_class, placeholder in _RUNNING_CLASSES.items():
+        source = re.sub(
+            rf"<(\w+)[^>]*class=[\"'][^\"']*\b{css_class}\b[^\"']*[\"'][^>]*>\s*</\1>",
+            placeholder,
+            source,
+        )
+    body = re.sub(r"(?is)<(style|script|head)\b.*?</\1>", " ", source)
+    text = " ".join(html.unescape(_TAG.sub(" ", body)).split())
+    if len(text) > 300:
+        raise InvalidInput("header.html/footer.html: the running text is over 300 characters.")
+    return text
+
+
+def _metadata(raw: str) -> dict[str, str]:
+    try:
+        metadata = json.loads(raw)
+    except ValueError:
+        raise InvalidInput("metadata must be a JSON object.") from None
+    if not isinstance(metadata, dict):
+        raise InvalidInput("metadata must be a JSON object.")
+    chosen = {key.lower(): value for key, value in metadata.items() if isinstance(value, str)}
+    return {name: chosen[name] for name in ("title", "author", "subject") if chosen.get(name)}
+
+
+def form_options(fields: Mapping[str, str]) -> tuple[dict[str, Any], str | None]:
+    """(our options, the renderer when the form needs another than Chromium) from the
+    form's fields; InvalidInput naming a field we refuse."""
+    for name, defaults in _REFUSED_UNLESS.items():
+        value = (fields.get(name) or "").strip()
+        if value and value not in defaults:
+            raise InvalidInput(f"{name}={value} is not supported by this Gotenberg adapter.")
+    page_size, turned = _paper(fields)
+    landscape = _truthy("landscape", fields.get("landscape") or "false")
+    options: dict[str, Any] = {
+        "page_size": page_size,
+        "orientation": "landscape" if landscape != turned else "portrait",
+        "margin": _margin(fields),
+    }
+    if fields.get("metadata"):
+        options |= _metadata(fields["metadata"])
+    if fields.get("printBackground"):
+        _truthy("printBackground", fields["printBackground"])  # backgrounds always print
+    renderer = None
+    profile = _profile(fields)
+    if profile:
+        options["pdf"] = {"profile": profile}
+        renderer = "weasyprint"  # the renderer that writes PDF/A and PDF/UA
+    return options, renderer
+
+
+def _profile(fields: Mapping[str, str]) -> str:
+    pdfa = (fields.get("pdfa") or "").strip().lower()
+    pdfua = _truthy("pdfua", fields.get("pdfua") or "false")
+    if pdfa and pdfa not in _PDFA:
+        raise InvalidInput(
+            f"pdfa={fields['pdfa']} is not offered; use one of: "
+            f"{', '.join(p.upper() for p in _PDFA)}."
+        )
+    if pdfa and pdfua:
+        raise InvalidInput("Send pdfa or pdfua=true, not both: a PDF has one profile here.")
+    return _PDFA.get(pdfa, "") or ("pdf/ua-1" if pdfua else "")
+
+
+def data_uri(name: str, content: bytes) -> str:
+    mime = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    return f"data:{mime};base64,{base64.b64encode(content).decode('ascii')}"
+
+
+def assets_inline(source: str, assets: Mapping[str, bytes]) -> str:
+    """The page with each reference to an uploaded file (src, href, CSS url()) replaced by
+    its data: URI: our renderers do not serve files, and their network is closed."""
+    for name, content in assets.items():
+        uri = data_uri(name, content)
+        quoted = re.escape(name)
+        source = re.sub(rf"""(["'(])(?:\./)?{quoted}(["')])""", rf"\g<1>{uri}\g<2>", source)
+    return source
+
+
+def markdown_inline(source: str, files: Mapping[str, bytes]) -> str:
+    """index.html with each {{ toHTML "file.md" }} replaced by that file as HTML."""
+
+    def converted(match: re.Match[str]) -> str:
+        name = next(group for group in match.groups() if group)
+        if name not in files:
+            raise InvalidInput(f'index.html asks for toHTML "{name}", which was not uploaded.')
+        text = files[name].decode("utf-8", errors="replace")
+        return markdown.markdown(text, extensions=["tables", "fenced_code"])
+
+    return _TO_HTML.sub(converted, source)

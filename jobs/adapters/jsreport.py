@@ -1,0 +1,192 @@
+"""jsreport's POST /api/report (template by shortid, name or inline content; recipe
+chrome-pdf) as a job, and its async mode (Prefer: respond-async, /reports/{id}/status)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from accounts.authentication import DropInKeyAuthentication
+from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from jobs import selectors
+from jobs.adapters.common import (
+    adapter_submit,
+    job_failure,
+    job_wait,
+    pdf_response,
+    template_slug_visible,
+)
+from jobs.adapters.gotenberg_form import running_text
+from jobs.models import JobStatus, PdfJob
+from rendering.errors import InvalidInput
+from workspaces.current import actor_of, workspace_current
+from workspaces.permissions import Action, authorize
+
+RECIPES = ("chrome-pdf",)
+_ENGINE_NAMES = {"none": "raw"}  # jsreport's name for "no templating"
+_PX = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*px\s*$")
+_CHROME_REFUSED = ("scale", "width", "height", "pageRanges", "waitForNetworkIdle", "mediaType")
+_TAGS = ["drop-in: jsreport"]
+
+
+def _length(field: str, raw: Any) -> str:
+    """A chrome margin as our options read it (px become mm; a bare number is px)."""
+    text = str(raw).strip()
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        text += "px"
+    if match := _PX.match(text):
+        return f"{round(float(match.group(1)) * 25.4 / 96, 2):g}mm"
+    if not re.fullmatch(r"\d+(?:\.\d+)?(mm|cm|in|pt)", text):
+        raise InvalidInput(f"template.chrome.{field}: {raw!r} is not a length (px, mm, cm, in).")
+    return text
+
+
+def chrome_options(chrome: Any) -> dict[str, Any]:
+    """template.chrome (the chrome-pdf recipe's settings) in our options' terms."""
+    if chrome is None:
+        return {}
+    if not isinstance(chrome, dict):
+        raise InvalidInput("template.chrome must be an object.")
+    for name in _CHROME_REFUSED:
+        if chrome.get(name) not in (None, "", 1, "1"):
+            raise InvalidInput(f"template.chrome.{name} is not supported by this adapter.")
+    options: dict[str, Any] = {}
+    if chrome.get("format"):
+        options["page_size"] = str(chrome["format"])  # checked by our options (A4, Letter…)
+    if chrome.get("landscape") in (True, "true"):
+        options["orientation"] = "landscape"
+    sides = [chrome.get(f"margin{side}") for side in ("Top", "Right", "Bottom", "Left")]
+    if any(side not in (None, "") for side in sides):
+        options["margin"] = " ".join(
+            _length(f"margin{name}", side or 0)
+            for name, side in zip(("Top", "Right", "Bottom", "Left"), sides, strict=True)
+        )
+    if chrome.get("displayHeaderFooter") in (True, "true"):
+        for part in ("header", "footer"):
+            if chrome.get(f"{part}Template"):
+                options[part] = running_text(str(chrome[f"{part}Template"]))
+    return options
+
+
+def _submit(request: Request) -> PdfJob:
+    body: dict[str, Any] = request.data if isinstance(request.data, dict) else {}
+    template = body.get("template")
+    if not isinstance(template, dict):
+        raise InvalidInput("Send {template: {shortid | name | content, engine, recipe}, data}.")
+    recipe = template.get("recipe") or "chrome-pdf"
+    if recipe not in RECIPES:
+        raise InvalidInput(
+            f"Unknown recipe {recipe!r}; this service supports: {', '.join(RECIPES)}."
+        )
+    engine = template.get("engine")
+    engine = _ENGINE_NAMES.get(engine, engine) if isinstance(engine, str) else None
+    options = chrome_options(template.get("chrome"))
+    sent = body.get("options")
+    report: dict[str, Any] = sent if isinstance(sent, dict) else {}
+    if isinstance(report.get("reportName"), str) and report["reportName"].strip():
+        options["filename"] = report["reportName"]
+    fields: dict[str, Any] = {"data": body.get("data"), "options": options}
+    if template.get("shortid") or template.get("name"):
+        # A stored template keeps its own engine and renderer; the engine sent must match.
+        fields["template_slug"] = template_slug_visible(
+            request, slug=str(template.get("shortid") or ""), name=str(template.get("name") or "")
+        )
+        fields["engine"] = engine if template.get("engine") else None
+    else:
+        if not isinstance(template.get("content"), str) or not template["content"]:
+            raise InvalidInput("template needs shortid, name or content.")
+        fields |= {
+            "html_template": template["content"],
+            "engine": engine or "handlebars",
+            "renderer": "chromium",  # the chrome-pdf recipe
+            "helpers": template.get("helpers") or "",
+        }
+    return adapter_submit(request, **fields)
+
+
+class JsreportReportApi(APIView):
+    authentication_classes = [DropInKeyAuthentication]
+    throttle_classes = [SubmitThrottle]
+
+    @extend_schema(
+        operation_id="jsreport_report",
+        summary="jsreport drop-in: render a report (the PDF, or 202 with Prefer: respond-async)",
+        request=OpenApiTypes.OBJECT,
+        responses={
+            (200, "application/pdf"): OpenApiTypes.BINARY,
+            (202, "text/plain"): OpenApiResponse(
+                OpenApiTypes.STR, description="Async: Location names the status URL."
+            ),
+        },
+        parameters=[OpenApiParameter("Prefer", str, OpenApiParameter.HEADER)],
+        tags=_TAGS,
+    )
+    def post(self, request: Request) -> HttpResponse:
+        job = _submit(request)
+        if "respond-async" in request.headers.get("Prefer", "").lower():
+            status = request.build_absolute_uri(f"/jsreport/reports/{job.job_id}/status")
+            return HttpResponse(
+                "Async rendering in progress. Use Location response header to check the "
+                "current status.",
+                status=202,
+                content_type="text/plain",
+                headers={"Location": status, "X-Job-Id": str(job.job_id)},
+            )
+        job = job_wait(request, job)
+        return pdf_response(job, headers={"X-Job-Id": str(job.job_id)})
+
+
+def _job(request: Request, report_id: str, action: Action) -> PdfJob:
+    job = selectors.job_get(workspace=workspace_current(request), job_id=report_id)
+    authorize(actor_of(request), action, job)
+    return job
+
+
+class JsreportStatusApi(APIView):
+    authentication_classes = [DropInKeyAuthentication]
+    throttle_classes = [StatusReadThrottle]
+
+    @extend_schema(
+        operation_id="jsreport_report_status",
+        summary="jsreport drop-in: an async report's status (201 and Location once done)",
+        responses={
+            (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="Still rendering."),
+            (201, "text/plain"): OpenApiResponse(
+                OpenApiTypes.STR, description="Done: Location names the content URL."
+            ),
+        },
+        tags=_TAGS,
+    )
+    def get(self, request: Request, report_id: str) -> HttpResponse:
+        job = _job(request, report_id, Action.JOB_VIEW)
+        if job.status == JobStatus.COMPLETED:
+            content = request.build_absolute_uri(f"/jsreport/reports/{job.job_id}/content")
+            return HttpResponse(
+                "Report is ready, check Location header for download",
+                status=201,
+                content_type="text/plain",
+                headers={"Location": content},
+            )
+        if job.is_terminal:
+            raise job_failure(job)
+        return HttpResponse("Report is pending", content_type="text/plain")
+
+
+class JsreportContentApi(APIView):
+    authentication_classes = [DropInKeyAuthentication]
+    throttle_classes = [StatusReadThrottle]
+
+    @extend_schema(
+        operation_id="jsreport_report_content",
+        summary="jsreport drop-in: an async report's PDF",
+        responses={(200, "application/pdf"): OpenApiTypes.BINARY},
+        tags=_TAGS,
+    )
+    def get(self, request: Request, report_id: str) -> HttpResponse:
+        return pdf_response(_job(request, report_id, Action.JOB_DOWNLOAD))
