@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import socket
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 from pyhanko.sign.timestamps import HTTPTimeStamper, TimeStamper, TimestampRequestError
+from yarl import URL
 
 from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
@@ -98,9 +98,9 @@ class CheckedTimeStamper(TimeStamper):
         trace = aiohttp.TraceConfig()
         trace.on_request_redirect.append(_refuse_redirect)
         trace.on_request_end.append(_refuse_oversized)
-        connector = aiohttp.TCPConnector(
-            resolver=_PinnedResolver(urlsplit(self.url).hostname or "", self.address)
-        )
+        # The host as aiohttp will look it up (lower case, an IDN in its ASCII form).
+        host = URL(self.url).raw_host or ""
+        connector = aiohttp.TCPConnector(resolver=_PinnedResolver(host, self.address))
         async with aiohttp.ClientSession(
             connector=connector, trust_env=False, trace_configs=[trace]
         ) as session:
