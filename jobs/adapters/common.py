@@ -104,7 +104,7 @@ def job_wait(request: Request, job: PdfJob) -> PdfJob:
         error = ApplicationError(
             f"Job {job.job_id} did not finish within {settings.ADAPTER_WAIT_SECONDS} s "
             f"(ADAPTER_WAIT_SECONDS); it goes on: GET /api/v1/jobs/{job.job_id}.",
-            code=ErrorCode.TIMEOUT,
+            code=ErrorCode.STILL_RENDERING,
             http_status=504,
         )
         error.details = {"job_id": str(job.job_id)}  # type: ignore[attr-defined]

@@ -25,7 +25,7 @@ def test_a_job_that_does_not_finish_in_time_is_a_504_naming_it(key, settings):
     answer = client.post("/docraptor/docs", {"document_content": "<p>slow</p>"}, format="json")
     assert answer.status_code == 504
     body = answer.json()
-    assert body["code"] == "timeout"
+    assert body["code"] == "still_rendering"
     assert PdfJob.objects.get(job_id=body["job_id"]).status == "queued"  # it goes on
 
 
