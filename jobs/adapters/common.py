@@ -23,7 +23,7 @@ from jobs.live.subscriptions import job_follow
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, ResultWebhook
 from jobs.webhook_transport import WebhookRefused, url_get
 from rendering.error_codes import ErrorCode, code_info
-from rendering.errors import ApplicationError, InvalidInput
+from rendering.errors import ApplicationError, InvalidInput, NotFound
 from rendering.limits import size_text
 from reports import selectors as template_selectors
 from workspaces.current import actor_of, workspace_current
@@ -56,9 +56,7 @@ def template_slug_visible(request: Request, *, slug: str = "", name: str = "") -
     if found is None:
         found = visible.filter(slug=name).values_list("slug", flat=True).first()
     if found is None:
-        raise ApplicationError(
-            f"No template named {name!r} was found.", code=ErrorCode.NOT_FOUND, http_status=404
-        )
+        raise NotFound(f"No template named {name!r} was found.")
     return found
 
 
