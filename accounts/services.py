@@ -23,7 +23,8 @@ from workspaces.models import Role, Workspace
 from workspaces.permissions import Action, can
 from workspaces.services import workspace_personal
 
-API_KEY_PREFIX = _KEY_PREFIX = "rk"
+_KEY_PREFIX = "rk"
+API_KEY_PREFIX = _KEY_PREFIX  # a raw key reads rk_<prefix>_<secret>
 
 
 def _digest(raw_key: str) -> str:

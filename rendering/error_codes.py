@@ -44,6 +44,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_STREAMS = "too_many_streams"
     PREVIEW_TIMEOUT = "preview_timeout"
     PREVIEWS_BUSY = "previews_busy"
+    STILL_RENDERING = "still_rendering"
     # Our side: a later attempt can succeed.
     SERVER_ERROR = "server_error"
     TRANSIENT = "transient"
@@ -145,6 +146,12 @@ CODES: dict[ErrorCode, CodeInfo] = {
     ),
     ErrorCode.API_KEYS_MAX: CodeInfo(
         409, False, "Revoke an API key you no longer use, then create the new one."
+    ),
+    ErrorCode.STILL_RENDERING: CodeInfo(
+        504,
+        True,
+        "The job goes on: fetch its PDF from GET /api/v1/jobs/{id} when it is done, or use "
+        "the route's async mode.",
     ),
     ErrorCode.PREVIEWS_BUSY: CodeInfo(
         429, True, "Your previews are already queued: wait Retry-After seconds, then ask again."

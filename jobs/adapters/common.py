@@ -23,7 +23,7 @@ from jobs.live.subscriptions import job_follow
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, ResultWebhook
 from jobs.webhook_transport import WebhookRefused, outbound_get
 from rendering.error_codes import ErrorCode, code_info
-from rendering.errors import ApplicationError, InvalidInput
+from rendering.errors import ApplicationError, InvalidInput, NotFound
 from rendering.limits import size_text
 from reports import selectors as template_selectors
 from workspaces.current import actor_of, workspace_current
@@ -56,9 +56,7 @@ def template_slug_visible(request: Request, *, slug: str = "", name: str = "") -
     if found is None:
         found = visible.filter(slug=name).values_list("slug", flat=True).first()
     if found is None:
-        raise ApplicationError(
-            f"No template named {name!r} was found.", code=ErrorCode.NOT_FOUND, http_status=404
-        )
+        raise NotFound(f"No template named {name!r} was found.")
     return found
 
 
@@ -104,7 +102,7 @@ def job_wait(request: Request, job: PdfJob) -> PdfJob:
         error = ApplicationError(
             f"Job {job.job_id} did not finish within {settings.ADAPTER_WAIT_SECONDS} s "
             f"(ADAPTER_WAIT_SECONDS); it goes on: GET /api/v1/jobs/{job.job_id}.",
-            code=ErrorCode.TIMEOUT,
+            code=ErrorCode.STILL_RENDERING,
             http_status=504,
         )
         error.details = {"job_id": str(job.job_id)}  # type: ignore[attr-defined]

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from accounts.services import api_key_create
 from jobs.models import PdfJob
+from tests.factories import PdfJobFactory, UserFactory
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def test_a_job_that_does_not_finish_in_time_is_a_504_naming_it(key, settings):
     answer = client.post("/docraptor/docs", {"document_content": "<p>slow</p>"}, format="json")
     assert answer.status_code == 504
     body = answer.json()
-    assert body["code"] == "timeout"
+    assert body["code"] == "still_rendering"
     assert PdfJob.objects.get(job_id=body["job_id"]).status == "queued"  # it goes on
 
 
@@ -56,3 +57,16 @@ def test_an_upload_over_the_body_limit_is_a_413_before_it_is_parsed(key, setting
     assert answer.status_code == 413
     assert answer.json()["code"] == "too_large"
     assert not PdfJob.objects.exists()
+
+
+def test_another_workspaces_job_is_a_404_on_every_status_route(key):
+    foreign = PdfJobFactory(owner=UserFactory(username="elsewhere"), status="completed")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Basic " + _b64(f"admin:{key}"))
+    for path in (
+        f"/docraptor/status/{foreign.job_id}",
+        f"/docraptor/download/{foreign.job_id}",
+        f"/jsreport/reports/{foreign.job_id}/status",
+        f"/jsreport/reports/{foreign.job_id}/content",
+    ):
+        assert client.get(path).status_code == 404, path
