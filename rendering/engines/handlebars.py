@@ -235,6 +235,7 @@ def _runtime_error(source: str, message: str, line: int | None) -> TemplateRunti
 
 class HandlebarsEngine:
     name = "handlebars"
+    label = "Handlebars"
 
     def check(self, source: str) -> None:
         result = _parse_cached(source)

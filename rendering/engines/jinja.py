@@ -194,6 +194,7 @@ def _environment(limits: Limits) -> ImmutableSandboxedEnvironment:
 
 class JinjaEngine:
     name = "jinja2"
+    label = "Jinja2 (sandboxed)"
 
     def check(self, source: str) -> None:
         try:

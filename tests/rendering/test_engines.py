@@ -19,13 +19,13 @@ from rendering.limits import Limits
 from reports.limits import limits_from_settings
 
 
-def test_engine_names_are_the_three_supported():
-    assert set(ENGINE_NAMES) == {"raw", "handlebars", "jinja2"}
+def test_engine_names_are_the_supported_ones():
+    assert set(ENGINE_NAMES) == {"raw", "handlebars", "jinja2", "liquid"}
 
 
 def test_unknown_engine_is_invalid_data_listing_the_known_ones():
     with pytest.raises(InvalidInput, match="handlebars") as refused:
-        get_engine("mustache")
+        get_engine("nunjucks")
     assert refused.value.code == ErrorCode.INVALID_DATA
 
 
@@ -365,3 +365,41 @@ def test_helpers_syntax_error_is_reported_at_its_real_line(helpers, line, reason
     assert failure.value.message == (
         f"Helpers syntax error on line {line}: SyntaxError: {reason}\n{excerpt}"
     )
+
+
+def test_liquid_shopify_filters_escaping_and_our_formatting():
+    source = (
+        "{% for r in rows %}{{ forloop.index }}:{{ r.name | upcase | truncate: 6 }}"
+        "={{ r.price | times: r.qty | round: 2 }};{% endfor %}"
+        "{{ rows | map: 'name' | join: ', ' }}|{{ rows | sort: 'price' | first | map: 'name' }}|"
+        "{{ total | format_currency: 'EUR', 'de_DE' }}|{{ missing | default: 'n/a' }}|"
+        "{{ '2026-03-01' | date: '%d %b %Y' }}|{{ html }}|{{ html | safe }}"
+    )
+    data = {
+        "rows": [
+            {"name": "apples", "price": 1.5, "qty": 3},
+            {"name": "kiwis", "price": 0.25, "qty": 7},
+        ],
+        "total": 1234.5,
+        "html": "<b>",
+    }
+    html = get_engine("liquid").render(source, data, limits_from_settings())
+    assert html == (
+        "1:APP...=4.5;2:KIWIS=1.75;apples, kiwis|kiwis|1.234,50\xa0€|n/a|01 Mar 2026|&lt;b&gt;|<b>"
+    )
+
+
+def test_liquid_undefined_names_and_filters_fail_with_their_line():
+    liquid = get_engine("liquid")
+    with pytest.raises(TemplateRuntimeError, match="line 3: 'customer' is undefined") as failed:
+        liquid.render("<p>\n\n{{ customer.name }}</p>", {}, limits_from_settings())
+    assert failed.value.line == 3
+    with pytest.raises(TemplateRuntimeError, match=r"line 2.*unknown filter 'shout'"):
+        liquid.render("a\n{{ 'x' | shout }}", {}, limits_from_settings())
+
+
+def test_liquid_syntax_errors_name_the_line_even_at_the_end_of_the_input():
+    assert "line 2" in str(_syntax_message("liquid", "<p>\n{% if x %}\n</p>"))
+    message = str(_syntax_message("liquid", "<p>\n  {{ a | }}\n</p>"))
+    assert message.startswith("Template syntax error on line 2: expected word")
+    assert "  2 |   {{ a | }}" in message

@@ -170,7 +170,7 @@ def test_every_api_path_answers_with_or_without_a_trailing_slash(api, user):
     [
         ({"data": {}}, 400, "invalid_data", "exactly one of html_template"),
         ({"html_template": "<p/>", "template": "invoice"}, 400, "invalid_data", "exactly one of"),
-        ({"html_template": "<p/>", "engine": "mustache"}, 400, "invalid_data", "engine"),
+        ({"html_template": "<p/>", "engine": "nunjucks"}, 400, "invalid_data", "engine"),
         ({"template": "no-such-template"}, 400, "unknown_template", "No template with slug"),
         ({"html_template": "<p/>", "data": [1, 2]}, 400, "invalid_data", "must be a JSON object"),
         ({"html_template": "<p/>", "data": "text"}, 400, "invalid_data", "must be a JSON object"),
