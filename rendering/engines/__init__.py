@@ -31,7 +31,7 @@ class TemplateEngine(Protocol):
 
 
 # Engines implemented outside this package: name -> label (see the module's docstring).
-PLUGGED: dict[str, str] = {}
+PLUGGED: dict[str, str] = {"django": "Django templates"}
 
 _ENGINES: dict[str, TemplateEngine] = {
     engine.name: engine

@@ -20,7 +20,7 @@ from reports.limits import limits_from_settings
 
 
 def test_engine_names_are_the_supported_ones():
-    assert set(ENGINE_NAMES) == {"raw", "handlebars", "jinja2", "liquid"}
+    assert set(ENGINE_NAMES) == {"raw", "handlebars", "jinja2", "liquid", "django"}
 
 
 def test_unknown_engine_is_invalid_data_listing_the_known_ones():
@@ -403,3 +403,31 @@ def test_liquid_syntax_errors_name_the_line_even_at_the_end_of_the_input():
     message = str(_syntax_message("liquid", "<p>\n  {{ a | }}\n</p>"))
     assert message.startswith("Template syntax error on line 2: expected word")
     assert "  2 |   {{ a | }}" in message
+
+
+def test_django_templates_render_json_data_with_builtins_and_ours():
+    source = (
+        "{% for r in rows %}{{ forloop.counter }}:{{ r.name|title }}"
+        "={{ r.price|floatformat:2 }}{% if not forloop.last %}, {% endif %}{% endfor %}|"
+        "{% for key, value in totals.items %}{{ key }}={{ value }}{% endfor %}|"
+        "{{ rows|length }}|{{ missing|default:'n/a' }}|{{ html }}|{{ html|safe }}|"
+        "{{ total|format_currency:'EUR' }}|{% with n=rows.0.name %}{{ n|upper }}{% endwith %}"
+        "{% page_break %}"
+    )
+    data = {
+        "rows": [{"name": "apples", "price": 1.5}, {"name": "kiwis", "price": 0.25}],
+        "totals": {"sum": 2},
+        "total": 1234.5,
+        "html": "<b>",
+    }
+    html = get_engine("django").render(source, data, limits_from_settings())
+    assert html == (
+        "1:Apples=1.50, 2:Kiwis=0.25|sum=2|2|n/a|&lt;b&gt;|<b>|€1,234.50|APPLES"
+        "<pdf:nextpage></pdf:nextpage>"
+    )
+
+
+def test_django_syntax_errors_have_the_line_and_an_excerpt():
+    message = str(_syntax_message("django", "<p>\n  {% for x in rows %}\n</p>"))
+    assert message.startswith("Template syntax error on line 2: Unclosed tag")
+    assert "  2 |   {% for x in rows %}" in message
