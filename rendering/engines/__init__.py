@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from rendering.engines.handlebars import HandlebarsEngine
+from rendering.engines.handlebars import HandlebarsEngine, MustacheEngine
 from rendering.engines.jinja import JinjaEngine
 from rendering.engines.liquid import LiquidEngine
 from rendering.engines.raw import RawEngine
@@ -35,7 +35,13 @@ PLUGGED: dict[str, str] = {"django": "Django templates"}
 
 _ENGINES: dict[str, TemplateEngine] = {
     engine.name: engine
-    for engine in (RawEngine(), HandlebarsEngine(), JinjaEngine(), LiquidEngine())
+    for engine in (
+        RawEngine(),
+        HandlebarsEngine(),
+        JinjaEngine(),
+        LiquidEngine(),
+        MustacheEngine(),
+    )
 }
 ENGINE_NAMES: tuple[str, ...] = (*_ENGINES, *PLUGGED)
 

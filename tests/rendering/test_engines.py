@@ -20,7 +20,7 @@ from reports.limits import limits_from_settings
 
 
 def test_engine_names_are_the_supported_ones():
-    assert set(ENGINE_NAMES) == {"raw", "handlebars", "jinja2", "liquid", "django"}
+    assert set(ENGINE_NAMES) == {"raw", "handlebars", "jinja2", "liquid", "django", "mustache"}
 
 
 def test_unknown_engine_is_invalid_data_listing_the_known_ones():
@@ -431,3 +431,31 @@ def test_django_syntax_errors_have_the_line_and_an_excerpt():
     message = str(_syntax_message("django", "<p>\n  {% for x in rows %}\n</p>"))
     assert message.startswith("Template syntax error on line 2: Unclosed tag")
     assert "  2 |   {% for x in rows %}" in message
+
+
+def test_mustache_sections_inverted_sections_and_enclosing_lookup():
+    source = (
+        "{{title}}:{{#rows}}[{{name}}/{{title}}]{{/rows}}{{^empty}}none{{/empty}}"
+        "{{#flag}}F{{/flag}}{{#obj}}{{x}}{{/obj}}{{{raw}}}{{&raw}}{{! a comment }}{{#if}}I{{/if}}"
+        "{{#names}}{{.}},{{/names}}"
+    )
+    data = {
+        "title": "T<",
+        "rows": [{"name": "a"}, {"name": "b", "title": "own"}],
+        "empty": [],
+        "flag": True,
+        "obj": {"x": 1},
+        "raw": "<i>",
+        "if": True,
+        "names": ["x", "y"],
+    }
+    html = get_engine("mustache").render(source, data, limits_from_settings())
+    assert html == "T&lt;:[a/T&lt;][b/own]noneF1<i><i>Ix,y,"
+
+
+def test_mustache_has_no_helpers_and_syntax_errors_name_the_line():
+    message = str(_syntax_message("mustache", "<p>\n  {{#rows}}\n</p>"))
+    assert message.startswith("Template syntax error on line")
+    message = str(_syntax_message("mustache", "<p>\n  {{formatNumber total 2}}"))
+    assert message.startswith("Template syntax error on line 2: {{formatNumber …}} with arguments")
+    assert "  2 |   {{formatNumber total 2}}\n    |   ^" in message
