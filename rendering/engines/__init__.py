@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from rendering.engines.handlebars import HandlebarsEngine, MustacheEngine
+from rendering.engines.handlebars import EjsEngine, HandlebarsEngine, MustacheEngine
 from rendering.engines.jinja import JinjaEngine
 from rendering.engines.liquid import LiquidEngine
 from rendering.engines.raw import RawEngine
@@ -41,6 +41,7 @@ _ENGINES: dict[str, TemplateEngine] = {
         JinjaEngine(),
         LiquidEngine(),
         MustacheEngine(),
+        EjsEngine(),
     )
 }
 ENGINE_NAMES: tuple[str, ...] = (*_ENGINES, *PLUGGED)

@@ -34,10 +34,14 @@ _VENDOR = Path(__file__).with_name("vendor")
 _HANDLEBARS_JS = (_VENDOR / "handlebars.min.js").read_text(encoding="utf-8")
 _HELPERS_JS = (_VENDOR.parent / "handlebars_helpers.js").read_text(encoding="utf-8")
 _MUSTACHE_JS = (_VENDOR.parent / "mustache_subset.js").read_text(encoding="utf-8")
+_EJS_JS = (_VENDOR / "ejs.min.js").read_text(encoding="utf-8")
+_EJS_TEMPLATES_JS = (_VENDOR.parent / "ejs_templates.js").read_text(encoding="utf-8")
 
-# `dialect` "mustache" also refuses what only Handlebars has (mustache_subset.js).
+# `dialect` "mustache" also refuses what only Handlebars has (mustache_subset.js); "ejs"
+# compiles with ejs, which builds the template's function without calling it.
 _PARSE_JS = """
 (function (source, dialect) {
+  if (dialect === "ejs") { return JSON.stringify(EjsTemplates.check(source)); }
   try {
     var tree = Handlebars.parse(source);
     if (dialect === "mustache") { MustacheSubset.check(tree); }
@@ -138,6 +142,8 @@ def _new_isolate() -> MiniRacer:
     ctx.eval(_HANDLEBARS_JS)
     ctx.eval(_HELPERS_JS)
     ctx.eval(_MUSTACHE_JS)
+    ctx.eval(_EJS_JS)
+    ctx.eval(_EJS_TEMPLATES_JS)
     return ctx
 
 
@@ -330,3 +336,14 @@ def _set_delimiters_check(source: str) -> None:
             f"supported; keep {{{{ }}}}.\n{excerpt}",
             line=line,
         )
+
+
+class EjsEngine(HandlebarsEngine):
+    """EJS (the real ejs library) in the same parser threads, one-render child process and
+    limits as Handlebars (ejs_templates.js): `<%= %>` escapes, `<%- %>` does not, and
+    `include()` is refused with a message. Only the dialect differs, so it shares the
+    machinery; it takes no helpers (a template is JavaScript and defines its own)."""
+
+    name = "ejs"
+    label = "EJS"
+    dialect = "ejs"

@@ -1,4 +1,4 @@
-"""One Handlebars render in a process of its own, under an OS memory ceiling.
+"""One Handlebars, Mustache or EJS render in a process of its own, under an OS memory ceiling.
 
 Run as a script (`python -I v8_child.py`) by rendering.engines.v8_process, with an empty
 environment; it imports nothing of the project. It starts V8 and loads handlebars.js,
@@ -27,6 +27,7 @@ RENDER_JS = """
       line: (e && e.lineNumber) || null,
       column: (dialect === "mustache" && e && typeof e.column === "number") ? e.column : null});
   }
+  if (dialect === "ejs") { return JSON.stringify(EjsTemplates.render(source, data)); }
   if (dialect === "mustache") {
     var tree;
     try { tree = Handlebars.parse(source); MustacheSubset.check(tree); }
@@ -77,6 +78,8 @@ def main() -> None:
     ctx.eval((_HERE / "vendor" / "handlebars.min.js").read_text(encoding="utf-8"))
     ctx.eval((_HERE / "handlebars_helpers.js").read_text(encoding="utf-8"))
     ctx.eval((_HERE / "mustache_subset.js").read_text(encoding="utf-8"))
+    ctx.eval((_HERE / "vendor" / "ejs.min.js").read_text(encoding="utf-8"))
+    ctx.eval((_HERE / "ejs_templates.js").read_text(encoding="utf-8"))
     raw = sys.stdin.buffer.read()
     if not raw:
         return  # a spare whose parent went away

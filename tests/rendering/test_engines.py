@@ -20,7 +20,15 @@ from reports.limits import limits_from_settings
 
 
 def test_engine_names_are_the_supported_ones():
-    assert set(ENGINE_NAMES) == {"raw", "handlebars", "jinja2", "liquid", "django", "mustache"}
+    assert set(ENGINE_NAMES) == {
+        "raw",
+        "handlebars",
+        "jinja2",
+        "liquid",
+        "django",
+        "mustache",
+        "ejs",
+    }
 
 
 def test_unknown_engine_is_invalid_data_listing_the_known_ones():
@@ -459,3 +467,28 @@ def test_mustache_has_no_helpers_and_syntax_errors_name_the_line():
     message = str(_syntax_message("mustache", "<p>\n  {{formatNumber total 2}}"))
     assert message.startswith("Template syntax error on line 2: {{formatNumber …}} with arguments")
     assert "  2 |   {{formatNumber total 2}}\n    |   ^" in message
+
+
+def test_ejs_escapes_with_equals_not_with_dash_and_runs_javascript():
+    source = (
+        "<h1><%= title %></h1><%- banner %><ul><% rows.forEach(function (r, i) { %>"
+        "<li><%= i + 1 %>. <%= r.name.toUpperCase() %> <%= r.price.toFixed(2) %></li><% }) %></ul>"
+        "<%_ if (rows.length > 1) { _%>many<%_ } _%>"
+    )
+    data = {
+        "title": "A<B",
+        "banner": "<em>hi</em>",
+        "rows": [{"name": "apples", "price": 1.5}, {"name": "kiwis", "price": 0.25}],
+    }
+    html = get_engine("ejs").render(source, data, limits_from_settings())
+    assert html == (
+        "<h1>A&lt;B</h1><em>hi</em><ul><li>1. APPLES 1.50</li><li>2. KIWIS 0.25</li></ul>many"
+    )
+
+
+def test_ejs_errors_name_their_line():
+    message = str(_syntax_message("ejs", "<p>\n<%= 1 +\n</p>"))
+    assert message.startswith("Template syntax error on line 2: Could not find matching close tag")
+    with pytest.raises(TemplateRuntimeError, match="line 3: customer is not defined") as failed:
+        get_engine("ejs").render("<p>\n\n<%= customer.name %>", {}, limits_from_settings())
+    assert failed.value.line == 3
