@@ -45,6 +45,8 @@ _ENGINES: dict[str, TemplateEngine] = {
     )
 }
 ENGINE_NAMES: tuple[str, ...] = (*_ENGINES, *PLUGGED)
+# The API's answer to an unknown engine (DRF fills in {input}): it names the supported ones.
+UNKNOWN_ENGINE_MESSAGE = "Unknown engine {input!r}; use one of: " + ", ".join(ENGINE_NAMES) + "."
 
 
 def engine_choices() -> list[tuple[str, str]]:
@@ -91,5 +93,4 @@ def get_engine(name: str) -> TemplateEngine:
         if name in PLUGGED:
             # Only a process that never set up the Django apps gets here.
             raise RenderError(f"The {name} engine is not available in this process.") from None
-        known = ", ".join(ENGINE_NAMES)
-        raise InvalidInput(f"Unknown engine {name!r}; use one of: {known}.") from None
+        raise InvalidInput(UNKNOWN_ENGINE_MESSAGE.format(input=name)) from None
