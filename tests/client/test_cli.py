@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from pdfreports.cli import ENGINES
+from rendering.engines import ENGINE_NAMES
 from reports.samples import sample_files, template_sync_samples
 from tests.conftest import pdf_text
 
@@ -187,3 +189,7 @@ def test_inline_file_without_data_sends_an_empty_object(run, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "sample data" not in done.stderr
     assert "plain" in pdf_text((tmp_path / "plain.pdf").read_bytes())[1]
+
+
+def test_the_clients_engine_choices_are_the_services_engines():
+    assert sorted(ENGINES) == sorted(ENGINE_NAMES)
