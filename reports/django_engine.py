@@ -14,8 +14,9 @@ chart, page_break, toc). Auto-escaping is on. Django already refuses names that 
 an underscore; the data's dicts and lists are copied into types whose only attributes
 are `items`, `keys` and `values`, so `{{ rows.pop }}` or `{{ d.clear }}` finds nothing to
 call. Widths (`center`, `ljust`, `rjust`, `stringformat`, `floatformat`) are bounded like
-Jinja2's, and the render runs in a forked child under the same time and memory ceiling as
-the other Python engines (rendering.isolated).
+Jinja2's, the output is counted while it is written (`PDF_MAX_HTML_BYTES`), and the render
+runs in a forked child under the same time and memory ceiling as the other Python engines
+(rendering.isolated).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 from django import template as django_template
 from django.template import Context, Engine, Library, defaultfilters, defaulttags
-from django.template.base import Template
+from django.template.base import Template, TextNode, VariableNode
 from django.utils.safestring import SafeString, mark_safe
 
 from rendering.engines.excerpt import source_excerpt
@@ -185,7 +186,33 @@ class DjangoTemplateEngine:
         )
 
 
+def _count_output(compiled: Template, limit: int) -> None:
+    """Stop the render once the text and values it has written pass `limit`: every byte
+    of output comes from a text or a variable node, so their sum is the HTML's size while
+    it is being built (a loop writing gigabytes stops at the limit, not at the memory
+    ceiling). Done in the forked child, on its own copy of the template."""
+    written = 0
+
+    def counted(render: Any) -> Any:
+        def count(context: Context) -> str:
+            nonlocal written
+            out = render(context)
+            written += len(out)
+            if written > limit:
+                raise LimitExceeded(
+                    f"The rendered HTML is larger than the {size_text(limit)} allowed."
+                )
+            return out
+
+        return count
+
+    nodes = compiled.nodelist.get_nodes_by_type
+    for node in [*nodes(TextNode), *nodes(VariableNode)]:
+        node.render_annotated = counted(node.render_annotated)  # type: ignore[method-assign]
+
+
 def _render(compiled: Template, data: dict[str, Any], limit: int) -> str:
+    _count_output(compiled, limit)
     try:
         html: SafeString = compiled.render(Context(_data_only(data), autoescape=True))
     except (LimitExceeded, TemplateRuntimeError) as exc:

@@ -80,11 +80,20 @@ def test_nested_loops_meet_the_time_limit():
         django.render(source, {"r": list(range(1000))}, Limits(template_timeout_ms=200))
 
 
-def test_huge_output_meets_the_memory_ceiling_and_this_process_survives():
-    source = "{% for a in r %}{% for b in r %}{{ s }}{% endfor %}{% endfor %}"
+def test_huge_output_stops_at_the_html_limit_while_it_is_written():
+    # 10 GB if it ran: stopped at 1 MB, long before the memory ceiling or the clock.
+    source = "{% for a in r %}{% for b in r %}{{ s }}<p>{% endfor %}{% endfor %}"
     data = {"r": list(range(1000)), "s": "x" * 10_000}
-    with pytest.raises(LimitExceeded, match="64 MB of memory"):
-        django.render(source, data, Limits(template_max_memory_mb=64))
+    with pytest.raises(LimitExceeded, match="larger than the 1 MB allowed on line 1"):
+        django.render(source, data, Limits(max_html_bytes=1 << 20, template_max_memory_mb=64))
+    assert django.render("{{ 6|add:36 }}", {}) == "42"
+
+
+def test_a_value_too_large_for_memory_fails_this_render_only():
+    source = "{{ s|center:900 }}{% for a in r %}{{ s|make_list|join:s|length }}{% endfor %}"
+    data = {"r": [1], "s": "x" * 8000}
+    with pytest.raises(LimitExceeded, match="16 MB of memory"):
+        django.render(source, data, Limits(template_max_memory_mb=16))
     assert django.render("{{ 6|add:36 }}", {}) == "42"
 
 
