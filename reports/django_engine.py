@@ -30,7 +30,7 @@ from django.template.base import Template, TextNode, VariableNode
 from django.utils.safestring import SafeString, mark_safe
 
 from rendering.engines.excerpt import source_excerpt
-from rendering.engines.jinja import MAX_WIDTH, _chart
+from rendering.engines.jinja import MAX_WIDTH, chart_markup
 from rendering.engines.jinja_format import FILTERS
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 from rendering.isolated import run_isolated
@@ -83,7 +83,7 @@ def _library() -> Library:
     library.filters["floatformat"] = _floatformat
     for name, function in FILTERS.items():
         library.filter(name, function)
-    library.filter("chart", _chart, is_safe=True)
+    library.filter("chart", chart_markup, is_safe=True)
     library.simple_tag(lambda: mark_safe("<pdf:nextpage></pdf:nextpage>"), name="page_break")
     library.simple_tag(lambda: mark_safe("<pdf:toc></pdf:toc>"), name="toc")
     return library

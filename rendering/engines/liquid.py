@@ -26,7 +26,7 @@ from liquid.exceptions import (
 from markupsafe import Markup
 
 from rendering.engines.excerpt import source_excerpt
-from rendering.engines.jinja import _chart
+from rendering.engines.jinja import chart_markup
 from rendering.engines.jinja_format import FILTERS
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 from rendering.isolated import run_isolated
@@ -63,7 +63,7 @@ def _environment(limits: Limits) -> liquid.Environment:
             "toc": Markup("<pdf:toc></pdf:toc>"),
         },
     )
-    filters: dict[str, Callable[..., Any]] = {**FILTERS, "chart": _chart}
+    filters: dict[str, Callable[..., Any]] = {**FILTERS, "chart": chart_markup}
     env.filters.update(filters)
     return env
 
