@@ -2,8 +2,7 @@
 // with its line and column, where it uses what only Handlebars has (helpers and their
 // arguments, {{else}}, @data, ../ paths, partials, decorators). It then renders with
 // handlebars.js in compat mode (names are looked up through the enclosing sections, as
-// Mustache does) and with no helpers (but the `each` sections use), so {{#if}} is a
-// section over the key "if".
+// Mustache does) and with no helpers, so {{#if}} is a section over the key "if".
 var MustacheSubset = (function () {
   function fail(message, node) {
     var e = new Error(message);
@@ -54,16 +53,30 @@ var MustacheSubset = (function () {
         fail("decorators and inline partials are Handlebars, not Mustache", node);
     }
   }
+  // A section over a value: Handlebars' own blockHelperMissing, except that a list is
+  // iterated here and not through the `each` helper, so that no helper is left and
+  // {{#each}} is a section over the key "each" like any other.
+  function section(context, options) {
+    if (context === true) { return options.fn(this); }
+    if (context === false || context == null) { return options.inverse(this); }
+    if (Array.isArray(context)) {
+      if (!context.length) { return options.inverse(this); }
+      var out = "";
+      for (var i = 0; i < context.length; i++) { out += options.fn(context[i]); }
+      return out;
+    }
+    return options.fn(context);
+  }
   function environment() {
     var env = Handlebars.create();
     Object.keys(env.helpers).forEach(function (helper) {
-      // blockHelperMissing iterates a list section through `each`, so that one stays.
-      if (["helperMissing", "blockHelperMissing", "each"].indexOf(helper) < 0) { env.unregisterHelper(helper); }
+      if (helper !== "helperMissing") { env.unregisterHelper(helper); }
     });
+    env.registerHelper("blockHelperMissing", section);
     return env;
   }
   // The compiler calls the helpers it knows directly; none of them is known here.
-  var unknown = {if: false, unless: false, with: false, log: false, lookup: false};
+  var unknown = {if: false, unless: false, with: false, each: false, log: false, lookup: false};
   function render(ast, data) {
     return environment().compile(ast, {compat: true, knownHelpers: unknown})(data);
   }

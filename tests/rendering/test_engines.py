@@ -445,12 +445,14 @@ def test_mustache_sections_inverted_sections_and_enclosing_lookup():
     source = (
         "{{title}}:{{#rows}}[{{name}}/{{title}}]{{/rows}}{{^empty}}none{{/empty}}"
         "{{#flag}}F{{/flag}}{{#obj}}{{x}}{{/obj}}{{{raw}}}{{&raw}}{{! a comment }}{{#if}}I{{/if}}"
-        "{{#names}}{{.}},{{/names}}"
+        "{{#names}}{{.}},{{/names}}{{#each}}<{{.}}>{{/each}}"
+        "{{#rows}}{{#tags}}{{title}}-{{t}};{{/tags}}{{/rows}}"
     )
     data = {
         "title": "T<",
-        "rows": [{"name": "a"}, {"name": "b", "title": "own"}],
+        "rows": [{"name": "a"}, {"name": "b", "title": "own", "tags": [{"t": 1}]}],
         "empty": [],
+        "each": [7],
         "flag": True,
         "obj": {"x": 1},
         "raw": "<i>",
@@ -458,7 +460,7 @@ def test_mustache_sections_inverted_sections_and_enclosing_lookup():
         "names": ["x", "y"],
     }
     html = get_engine("mustache").render(source, data, limits_from_settings())
-    assert html == "T&lt;:[a/T&lt;][b/own]noneF1<i><i>Ix,y,"
+    assert html == "T&lt;:[a/T&lt;][b/own]noneF1<i><i>Ix,y,<7>own-1;"
 
 
 def test_mustache_has_no_helpers_and_syntax_errors_name_the_line():
