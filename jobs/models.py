@@ -9,7 +9,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.text import slugify
 
-from reports.models import Engine, Renderer, ReportTemplate, ReportTemplateVersion
+from rendering.engines import engine_choices
+from reports.models import Renderer, ReportTemplate, ReportTemplateVersion
 
 
 class JobStatus(models.TextChoices):
@@ -61,7 +62,7 @@ class PdfJob(models.Model):
         related_name="jobs",
     )
     html_template = models.TextField(blank=True, help_text="Inline template source.")
-    engine = models.CharField(max_length=20, choices=Engine.choices)
+    engine = models.CharField(max_length=20, choices=engine_choices)
     # What lays the job out: the submit's choice, else its template version's.
     renderer = models.CharField(max_length=20, choices=Renderer.choices, default=Renderer.XHTML2PDF)
     helpers = models.TextField(blank=True, help_text="Inline template's Handlebars helpers.")

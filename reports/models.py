@@ -5,11 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-
-class Engine(models.TextChoices):
-    RAW = "raw", "Raw HTML"
-    HANDLEBARS = "handlebars", "Handlebars"
-    JINJA2 = "jinja2", "Jinja2 (sandboxed)"
+from rendering.engines import engine_choices
 
 
 class Renderer(models.TextChoices):
@@ -41,7 +37,7 @@ class ReportTemplate(models.Model):
     )
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100)
-    engine = models.CharField(max_length=20, choices=Engine.choices, default=Engine.HANDLEBARS)
+    engine = models.CharField(max_length=20, choices=engine_choices, default="handlebars")
     # Renderers the template is made for (empty: any); a job on another gets a warning.
     renderers = models.JSONField(default=list, blank=True)
     renderer = models.CharField(
@@ -106,7 +102,7 @@ class ReportTemplateVersion(models.Model):
 
     template = models.ForeignKey(ReportTemplate, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
-    engine = models.CharField(max_length=20, choices=Engine.choices)
+    engine = models.CharField(max_length=20, choices=engine_choices)
     renderer = models.CharField(max_length=20, choices=Renderer.choices, default=Renderer.XHTML2PDF)
     html = models.TextField()
     css = models.TextField(blank=True)

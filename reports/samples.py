@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
-from reports.models import Engine, Renderer, ReportTemplate
+from reports.models import Renderer, ReportTemplate
 from reports.services import template_create, template_update
 
 
@@ -17,7 +17,7 @@ from reports.services import template_create, template_update
 class Sample:
     slug: str
     name: str
-    engine: str = Engine.HANDLEBARS
+    engine: str = "handlebars"
     renderer: str = Renderer.XHTML2PDF
     # The renderers it is made for: each uses one renderer's own features (xhtml2pdf's
     # <pdf:pagenumber> and frames, WeasyPrint's margin boxes, Chromium's scripts).

@@ -17,7 +17,7 @@ from core.api_fields import (
 from jobs.links import pdf_path, status_path
 from jobs.models import JobStatus, PdfJob
 from jobs.state import JobStateSerializer
-from rendering.engines import ENGINE_NAMES
+from rendering.engines import ENGINE_NAMES, UNKNOWN_ENGINE_MESSAGE
 from workspaces.permissions import Action, can
 
 
@@ -48,7 +48,11 @@ class JobCreateInputSerializer(JsonInput):
     html_template = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     template = serializers.SlugField(required=False, allow_blank=True)
     data = JsonObjectField(required=False, default=dict)  # type: ignore[assignment]
-    engine = serializers.ChoiceField(choices=ENGINE_NAMES, required=False)
+    engine = serializers.ChoiceField(
+        choices=ENGINE_NAMES,
+        required=False,
+        error_messages={"invalid_choice": UNKNOWN_ENGINE_MESSAGE},
+    )
     renderer = renderer_field(
         required=False,
         help_text="What lays the HTML out: the stored template's renderer by default, "

@@ -1,18 +1,27 @@
-"""Template engines by name: each checks a source for syntax and renders it with data."""
+"""Template engines by name: each checks a source for syntax and renders it with data.
+
+The one registry of engine names. Every engine but `django` lives in this package; Django's
+template engine cannot (rendering is a plain package, without Django), so its name is
+declared here and its implementation is plugged in by the Django layer at start-up
+(`register_engine`, from workspaces' AppConfig.ready) — the names, their order and the
+model's choices stay defined once, here.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-from rendering.engines.handlebars import HandlebarsEngine
+from rendering.engines.handlebars import EjsEngine, HandlebarsEngine, MustacheEngine
 from rendering.engines.jinja import JinjaEngine
+from rendering.engines.liquid import LiquidEngine
 from rendering.engines.raw import RawEngine
-from rendering.errors import InvalidInput
+from rendering.errors import InvalidInput, RenderError
 from rendering.limits import DEFAULT_LIMITS, Limits
 
 
 class TemplateEngine(Protocol):
     name: str
+    label: str
 
     def check(self, source: str) -> None:
         """Raise TemplateSyntaxError (with the line) if the source cannot compile."""
@@ -21,10 +30,37 @@ class TemplateEngine(Protocol):
         """Return HTML; raise a RenderError subclass on any template problem."""
 
 
+# Engines implemented outside this package: name -> label (see the module's docstring).
+PLUGGED: dict[str, str] = {"django": "Django templates"}
+
 _ENGINES: dict[str, TemplateEngine] = {
-    engine.name: engine for engine in (RawEngine(), HandlebarsEngine(), JinjaEngine())
+    engine.name: engine
+    for engine in (
+        RawEngine(),
+        HandlebarsEngine(),
+        JinjaEngine(),
+        LiquidEngine(),
+        MustacheEngine(),
+        EjsEngine(),
+    )
 }
-ENGINE_NAMES: tuple[str, ...] = tuple(_ENGINES)
+ENGINE_NAMES: tuple[str, ...] = (*_ENGINES, *PLUGGED)
+# The API's answer to an unknown engine (DRF fills in {input}): it names the supported ones.
+UNKNOWN_ENGINE_MESSAGE = "Unknown engine {input!r}; use one of: " + ", ".join(ENGINE_NAMES) + "."
+
+
+def engine_choices() -> list[tuple[str, str]]:
+    """(name, label) of every engine: the template and job models' choices (a callable,
+    so a new engine needs no migration)."""
+    labels = {name: engine.label for name, engine in _ENGINES.items()}
+    return [(name, labels.get(name) or PLUGGED[name]) for name in ENGINE_NAMES]
+
+
+def register_engine(engine: TemplateEngine) -> None:
+    """Plug in an engine declared in PLUGGED (its implementation needs the app layer)."""
+    if engine.name not in PLUGGED:
+        raise ValueError(f"{engine.name!r} is not a declared plugged engine")
+    _ENGINES[engine.name] = engine
 
 
 def helpers_check(engine: str, helpers: str, limits: Limits | None = None) -> None:
@@ -54,5 +90,7 @@ def get_engine(name: str) -> TemplateEngine:
     try:
         return _ENGINES[name]
     except KeyError:
-        known = ", ".join(ENGINE_NAMES)
-        raise InvalidInput(f"Unknown engine {name!r}; use one of: {known}.") from None
+        if name in PLUGGED:
+            # Only a process that never set up the Django apps gets here.
+            raise RenderError(f"The {name} engine is not available in this process.") from None
+        raise InvalidInput(UNKNOWN_ENGINE_MESSAGE.format(input=name)) from None

@@ -33,12 +33,23 @@ from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 _VENDOR = Path(__file__).with_name("vendor")
 _HANDLEBARS_JS = (_VENDOR / "handlebars.min.js").read_text(encoding="utf-8")
 _HELPERS_JS = (_VENDOR.parent / "handlebars_helpers.js").read_text(encoding="utf-8")
+_MUSTACHE_JS = (_VENDOR.parent / "mustache_subset.js").read_text(encoding="utf-8")
+_EJS_JS = (_VENDOR / "ejs.min.js").read_text(encoding="utf-8")
+_EJS_TEMPLATES_JS = (_VENDOR.parent / "ejs_templates.js").read_text(encoding="utf-8")
 
+# `dialect` "mustache" also refuses what only Handlebars has (mustache_subset.js); "ejs"
+# compiles with ejs, which builds the template's function without calling it.
 _PARSE_JS = """
-(function (source) {
-  try { Handlebars.parse(source); return JSON.stringify({ok: true}); }
+(function (source, dialect) {
+  if (dialect === "ejs") { return JSON.stringify(EjsTemplates.check(source)); }
+  try {
+    var tree = Handlebars.parse(source);
+    if (dialect === "mustache") { MustacheSubset.check(tree); }
+    return JSON.stringify({ok: true});
+  }
   catch (e) { return JSON.stringify({ok: false, message: String((e && e.message) || e),
-    line: (e && e.lineNumber) || null}); }
+    line: (e && e.lineNumber) || null,
+    column: (e && typeof e.column === "number" && dialect === "mustache") ? e.column : null}); }
 })
 """
 # The helpers' syntax, compiled as a function body and never called: `new Function`
@@ -130,6 +141,9 @@ def _new_isolate() -> MiniRacer:
     ctx = MiniRacer()
     ctx.eval(_HANDLEBARS_JS)
     ctx.eval(_HELPERS_JS)
+    ctx.eval(_MUSTACHE_JS)
+    ctx.eval(_EJS_JS)
+    ctx.eval(_EJS_TEMPLATES_JS)
     return ctx
 
 
@@ -149,13 +163,13 @@ _parsed: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
 _parsed_lock = threading.Lock()
 
 
-def _parse_cached(source: str) -> dict[str, Any]:
-    digest = hashlib.sha256(source.encode("utf-8")).digest()
+def _parse_cached(source: str, dialect: str = "handlebars") -> dict[str, Any]:
+    digest = hashlib.sha256(f"{dialect}\0{source}".encode()).digest()
     with _parsed_lock:
         if digest in _parsed:
             _parsed.move_to_end(digest)
             return _parsed[digest]
-    result = _on_v8_thread(_parse, source)
+    result = _on_v8_thread(_parse, source, dialect)
     with _parsed_lock:
         _parsed[digest] = result
         while len(_parsed) > _PARSED_MAX:
@@ -163,9 +177,9 @@ def _parse_cached(source: str) -> dict[str, Any]:
     return result
 
 
-def _parse(thread: _V8Thread, source: str) -> dict[str, Any]:
+def _parse(thread: _V8Thread, source: str, dialect: str) -> dict[str, Any]:
     # No time limit: parsing runs no template code and the source size is capped.
-    return dict(json.loads(_parser_of(thread).call(_PARSE_JS, source)))
+    return dict(json.loads(_parser_of(thread).call(_PARSE_JS, source, dialect)))
 
 
 _JISON_LINE = re.compile(r"^(?:Parse|Lexical) error on line (\d+)[:.]")
@@ -235,9 +249,11 @@ def _runtime_error(source: str, message: str, line: int | None) -> TemplateRunti
 
 class HandlebarsEngine:
     name = "handlebars"
+    label = "Handlebars"
+    dialect = "handlebars"
 
     def check(self, source: str) -> None:
-        result = _parse_cached(source)
+        result = _parse_cached(source, self.dialect)
         if not result["ok"]:
             raise _syntax_error(source, result)
 
@@ -262,6 +278,7 @@ class HandlebarsEngine:
             helpers=helpers,
             timeout_ms=limits.template_timeout_ms,
             memory_mb=limits.template_max_memory_mb,
+            dialect=self.dialect,
         )
         if result["ok"]:
             html = str(result["html"])
@@ -279,3 +296,54 @@ class HandlebarsEngine:
 def _helpers_syntax(thread: _V8Thread, helpers: str) -> dict[str, Any]:
     """On a V8 thread, in its parser isolate: nothing of the helpers runs."""
     return dict(json.loads(_parser_of(thread).call(_HELPERS_SYNTAX_JS, helpers)))
+
+
+class MustacheEngine(HandlebarsEngine):
+    """Mustache as the Handlebars subset it is: the same parser, isolate and limits, with
+    what only Handlebars has refused at check (mustache_subset.js), names looked up
+    through the enclosing sections (handlebars.js compat mode) and no helpers. Not there:
+    partials, set delimiters (`{{=<% %>=}}`) and lambdas (JSON data has no functions)."""
+
+    name = "mustache"
+    label = "Mustache"
+    dialect = "mustache"
+
+    def check(self, source: str) -> None:
+        _set_delimiters_check(source)
+        super().check(source)
+
+    def render(
+        self,
+        source: str,
+        data: dict[str, Any],
+        limits: Limits = DEFAULT_LIMITS,
+        helpers: str = "",
+    ) -> str:
+        _set_delimiters_check(source)
+        return super().render(source, data, limits, helpers)
+
+
+_SET_DELIMITERS = re.compile(r"\{\{=")
+
+
+def _set_delimiters_check(source: str) -> None:
+    if found := _SET_DELIMITERS.search(source):
+        line = source.count("\n", 0, found.start()) + 1
+        column = found.start() - (source.rfind("\n", 0, found.start()) + 1)
+        excerpt = source_excerpt(source, line, column)
+        raise TemplateSyntaxError(
+            f"Template syntax error on line {line}: set delimiters ({{{{=<% %>=}}}}) are not "
+            f"supported; keep {{{{ }}}}.\n{excerpt}",
+            line=line,
+        )
+
+
+class EjsEngine(HandlebarsEngine):
+    """EJS (the real ejs library) in the same parser threads, one-render child process and
+    limits as Handlebars (ejs_templates.js): `<%= %>` escapes, `<%- %>` does not, and
+    `include()` is refused with a message. Only the dialect differs, so it shares the
+    machinery; it takes no helpers (a template is JavaScript and defines its own)."""
+
+    name = "ejs"
+    label = "EJS"
+    dialect = "ejs"

@@ -24,7 +24,9 @@ from rendering.isolated import run_isolated
 from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 
 
-def _chart(spec: Any) -> Markup:
+def chart_markup(spec: Any) -> Markup:
+    """The chart placeholder of a Vega-Lite spec (an object or its JSON text): Jinja2's
+    `chart()`, Liquid's and Django's `chart` filter."""
     if isinstance(spec, str):
         try:
             spec = json.loads(spec)
@@ -186,7 +188,7 @@ class _Environment(ImmutableSandboxedEnvironment):
 def _environment(limits: Limits) -> ImmutableSandboxedEnvironment:
     # A fresh environment per render: no cache or global is shared between tenants.
     env = _Environment(max_bytes=limits.max_html_bytes, autoescape=True, loader=None, cache_size=0)
-    env.globals.update(chart=_chart, page_break=_page_break, toc=_toc)
+    env.globals.update(chart=chart_markup, page_break=_page_break, toc=_toc)
     env.filters.update(FILTERS)
     env.filters.update(center=_center, indent=_indent, format=_format, wordwrap=_wordwrap)
     return env
@@ -194,6 +196,7 @@ def _environment(limits: Limits) -> ImmutableSandboxedEnvironment:
 
 class JinjaEngine:
     name = "jinja2"
+    label = "Jinja2 (sandboxed)"
 
     def check(self, source: str) -> None:
         try:

@@ -3,6 +3,7 @@ format_datetime, format_number, format_currency (`{{ total|format_currency("EUR"
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -85,7 +86,7 @@ def format_currency(value: Any, currency: str = "USD", locale: str = DEFAULT_LOC
     )
 
 
-FILTERS = {
+FILTERS: dict[str, Callable[..., str]] = {
     "format_date": format_date,
     "format_datetime": format_datetime,
     "format_number": format_number,

@@ -9,6 +9,7 @@ from rendering.limits import DEFAULT_LIMITS, Limits
 
 class RawEngine:
     name = "raw"
+    label = "Raw HTML"
 
     def check(self, source: str) -> None:
         return None

@@ -1,4 +1,4 @@
-"""One Handlebars render in a process of its own, under an OS memory ceiling.
+"""One Handlebars, Mustache or EJS render in a process of its own, under an OS memory ceiling.
 
 Run as a script (`python -I v8_child.py`) by rendering.engines.v8_process, with an empty
 environment; it imports nothing of the project. It starts V8 and loads handlebars.js,
@@ -21,10 +21,20 @@ _HERE = Path(__file__).resolve().parent
 
 # Results cross the boundary as JSON text so no JS object proxy outlives the isolate.
 RENDER_JS = """
-(function (source, data, helpers) {
+(function (source, data, helpers, dialect) {
   function failure(e, syntax) {
     return JSON.stringify({ok: false, syntax: syntax, message: String((e && e.message) || e),
-      line: (e && e.lineNumber) || null});
+      line: (e && e.lineNumber) || null,
+      column: (dialect === "mustache" && e && typeof e.column === "number") ? e.column : null});
+  }
+  if (dialect === "ejs") { return JSON.stringify(EjsTemplates.render(source, data)); }
+  if (dialect === "mustache") {
+    var tree;
+    try { tree = Handlebars.parse(source); MustacheSubset.check(tree); }
+    catch (e) { return failure(e, true); }
+    try {
+      return JSON.stringify({ok: true, html: MustacheSubset.render(tree, data)});
+    } catch (e) { return failure(e, false); }
   }
   if (helpers) {
     // The template's own helpers: every function its source defines at the top level.
@@ -67,6 +77,9 @@ def main() -> None:
     ctx = MiniRacer()
     ctx.eval((_HERE / "vendor" / "handlebars.min.js").read_text(encoding="utf-8"))
     ctx.eval((_HERE / "handlebars_helpers.js").read_text(encoding="utf-8"))
+    ctx.eval((_HERE / "mustache_subset.js").read_text(encoding="utf-8"))
+    ctx.eval((_HERE / "vendor" / "ejs.min.js").read_text(encoding="utf-8"))
+    ctx.eval((_HERE / "ejs_templates.js").read_text(encoding="utf-8"))
     raw = sys.stdin.buffer.read()
     if not raw:
         return  # a spare whose parent went away
@@ -84,6 +97,7 @@ def main() -> None:
             request["source"],
             request["data"],
             request["helpers"],
+            request.get("dialect", "handlebars"),
             timeout_sec=request["timeout_ms"] / 1000,
         )
     except JSTimeoutException:

@@ -67,7 +67,13 @@ def _kill(child: subprocess.Popen[bytes]) -> None:
 
 
 def v8_render(
-    *, source: str, data: dict[str, Any], helpers: str, timeout_ms: int, memory_mb: int
+    *,
+    source: str,
+    data: dict[str, Any],
+    helpers: str,
+    timeout_ms: int,
+    memory_mb: int,
+    dialect: str = "handlebars",
 ) -> dict[str, Any]:
     """The render's answer ({ok, html} or {ok: false, syntax, message, line}); raise
     LimitExceeded past the time or memory limit."""
@@ -75,6 +81,7 @@ def v8_render(
         "source": source,
         "data": data,
         "helpers": helpers,
+        "dialect": dialect,
         "timeout_ms": timeout_ms,
         "memory_bytes": memory_mb << 20,
     }

@@ -16,7 +16,7 @@ from core.api_fields import (
     QueryFilters,
     renderer_field,
 )
-from rendering.engines import ENGINE_NAMES
+from rendering.engines import ENGINE_NAMES, UNKNOWN_ENGINE_MESSAGE
 from rendering.renderers import DEFAULT_RENDERER
 from reports.models import ReportTemplate
 
@@ -68,7 +68,11 @@ class TemplateVersionOutputSerializer(serializers.Serializer):
 
 class TemplateFieldsSerializer(JsonInput):
     name = serializers.CharField(max_length=200)
-    engine = serializers.ChoiceField(choices=ENGINE_NAMES, default="handlebars")
+    engine = serializers.ChoiceField(
+        choices=ENGINE_NAMES,
+        default="handlebars",
+        error_messages={"invalid_choice": UNKNOWN_ENGINE_MESSAGE},
+    )
     renderer = renderer_field(default=DEFAULT_RENDERER, help_text="What lays the HTML out.")
     html = serializers.CharField(trim_whitespace=False)
     css = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)

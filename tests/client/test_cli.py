@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from jobs.schedules.models import Schedule
+from pdfreports.cli import ENGINES
+from rendering.engines import ENGINE_NAMES
 from reports.samples import sample_files, template_sync_samples
 from reports.services import template_create
 from tests.conftest import pdf_text
@@ -228,3 +230,7 @@ def test_schedule_commands_create_list_pause_run_now_and_runs(run, integrator):
     run_id = run("schedules", "run-now", schedule_id).stdout.strip()
     runs = json.loads(run("schedules", "runs", schedule_id, "--json").stdout)
     assert [r["run_id"] for r in runs] == [run_id]
+
+
+def test_the_clients_engine_choices_are_the_services_engines():
+    assert sorted(ENGINES) == sorted(ENGINE_NAMES)

@@ -19,13 +19,21 @@ from rendering.limits import Limits
 from reports.limits import limits_from_settings
 
 
-def test_engine_names_are_the_three_supported():
-    assert set(ENGINE_NAMES) == {"raw", "handlebars", "jinja2"}
+def test_engine_names_are_the_supported_ones():
+    assert set(ENGINE_NAMES) == {
+        "raw",
+        "handlebars",
+        "jinja2",
+        "liquid",
+        "django",
+        "mustache",
+        "ejs",
+    }
 
 
 def test_unknown_engine_is_invalid_data_listing_the_known_ones():
     with pytest.raises(InvalidInput, match="handlebars") as refused:
-        get_engine("mustache")
+        get_engine("nunjucks")
     assert refused.value.code == ErrorCode.INVALID_DATA
 
 
@@ -365,3 +373,124 @@ def test_helpers_syntax_error_is_reported_at_its_real_line(helpers, line, reason
     assert failure.value.message == (
         f"Helpers syntax error on line {line}: SyntaxError: {reason}\n{excerpt}"
     )
+
+
+def test_liquid_shopify_filters_escaping_and_our_formatting():
+    source = (
+        "{% for r in rows %}{{ forloop.index }}:{{ r.name | upcase | truncate: 6 }}"
+        "={{ r.price | times: r.qty | round: 2 }};{% endfor %}"
+        "{{ rows | map: 'name' | join: ', ' }}|{{ rows | sort: 'price' | first | map: 'name' }}|"
+        "{{ total | format_currency: 'EUR', 'de_DE' }}|{{ missing | default: 'n/a' }}|"
+        "{{ '2026-03-01' | date: '%d %b %Y' }}|{{ html }}|{{ html | safe }}"
+    )
+    data = {
+        "rows": [
+            {"name": "apples", "price": 1.5, "qty": 3},
+            {"name": "kiwis", "price": 0.25, "qty": 7},
+        ],
+        "total": 1234.5,
+        "html": "<b>",
+    }
+    html = get_engine("liquid").render(source, data, limits_from_settings())
+    assert html == (
+        "1:APP...=4.5;2:KIWIS=1.75;apples, kiwis|kiwis|1.234,50\xa0€|n/a|01 Mar 2026|&lt;b&gt;|<b>"
+    )
+
+
+def test_liquid_undefined_names_and_filters_fail_with_their_line():
+    liquid = get_engine("liquid")
+    with pytest.raises(TemplateRuntimeError, match="line 3: 'customer' is undefined") as failed:
+        liquid.render("<p>\n\n{{ customer.name }}</p>", {}, limits_from_settings())
+    assert failed.value.line == 3
+    with pytest.raises(TemplateRuntimeError, match=r"line 2.*unknown filter 'shout'"):
+        liquid.render("a\n{{ 'x' | shout }}", {}, limits_from_settings())
+
+
+def test_liquid_syntax_errors_name_the_line_even_at_the_end_of_the_input():
+    assert "line 2" in str(_syntax_message("liquid", "<p>\n{% if x %}\n</p>"))
+    message = str(_syntax_message("liquid", "<p>\n  {{ a | }}\n</p>"))
+    assert message.startswith("Template syntax error on line 2: expected word")
+    assert "  2 |   {{ a | }}" in message
+
+
+def test_django_templates_render_json_data_with_builtins_and_ours():
+    source = (
+        "{% for r in rows %}{{ forloop.counter }}:{{ r.name|title }}"
+        "={{ r.price|floatformat:2 }}{% if not forloop.last %}, {% endif %}{% endfor %}|"
+        "{% for key, value in totals.items %}{{ key }}={{ value }}{% endfor %}|"
+        "{{ rows|length }}|{{ missing|default:'n/a' }}|{{ html }}|{{ html|safe }}|"
+        "{{ total|format_currency:'EUR' }}|{% with n=rows.0.name %}{{ n|upper }}{% endwith %}"
+        "{% page_break %}"
+    )
+    data = {
+        "rows": [{"name": "apples", "price": 1.5}, {"name": "kiwis", "price": 0.25}],
+        "totals": {"sum": 2},
+        "total": 1234.5,
+        "html": "<b>",
+    }
+    html = get_engine("django").render(source, data, limits_from_settings())
+    assert html == (
+        "1:Apples=1.50, 2:Kiwis=0.25|sum=2|2|n/a|&lt;b&gt;|<b>|€1,234.50|APPLES"
+        "<pdf:nextpage></pdf:nextpage>"
+    )
+
+
+def test_django_syntax_errors_have_the_line_and_an_excerpt():
+    message = str(_syntax_message("django", "<p>\n  {% for x in rows %}\n</p>"))
+    assert message.startswith("Template syntax error on line 2: Unclosed tag")
+    assert "  2 |   {% for x in rows %}" in message
+
+
+def test_mustache_sections_inverted_sections_and_enclosing_lookup():
+    source = (
+        "{{title}}:{{#rows}}[{{name}}/{{title}}]{{/rows}}{{^empty}}none{{/empty}}"
+        "{{#flag}}F{{/flag}}{{#obj}}{{x}}{{/obj}}{{{raw}}}{{&raw}}{{! a comment }}{{#if}}I{{/if}}"
+        "{{#names}}{{.}},{{/names}}{{#each}}<{{.}}>{{/each}}"
+        "{{#rows}}{{#tags}}{{title}}-{{t}};{{/tags}}{{/rows}}"
+    )
+    data = {
+        "title": "T<",
+        "rows": [{"name": "a"}, {"name": "b", "title": "own", "tags": [{"t": 1}]}],
+        "empty": [],
+        "each": [7],
+        "flag": True,
+        "obj": {"x": 1},
+        "raw": "<i>",
+        "if": True,
+        "names": ["x", "y"],
+    }
+    html = get_engine("mustache").render(source, data, limits_from_settings())
+    assert html == "T&lt;:[a/T&lt;][b/own]noneF1<i><i>Ix,y,<7>own-1;"
+
+
+def test_mustache_has_no_helpers_and_syntax_errors_name_the_line():
+    message = str(_syntax_message("mustache", "<p>\n  {{#rows}}\n</p>"))
+    assert message.startswith("Template syntax error on line")
+    message = str(_syntax_message("mustache", "<p>\n  {{formatNumber total 2}}"))
+    assert message.startswith("Template syntax error on line 2: {{formatNumber …}} with arguments")
+    assert "  2 |   {{formatNumber total 2}}\n    |   ^" in message
+
+
+def test_ejs_escapes_with_equals_not_with_dash_and_runs_javascript():
+    source = (
+        "<h1><%= title %></h1><%- banner %><ul><% rows.forEach(function (r, i) { %>"
+        "<li><%= i + 1 %>. <%= r.name.toUpperCase() %> <%= r.price.toFixed(2) %></li><% }) %></ul>"
+        "<%_ if (rows.length > 1) { _%>many<%_ } _%>"
+    )
+    data = {
+        "title": "A<B",
+        "banner": "<em>hi</em>",
+        "rows": [{"name": "apples", "price": 1.5}, {"name": "kiwis", "price": 0.25}],
+    }
+    html = get_engine("ejs").render(source, data, limits_from_settings())
+    assert html == (
+        "<h1>A&lt;B</h1><em>hi</em><ul><li>1. APPLES 1.50</li><li>2. KIWIS 0.25</li></ul>many"
+    )
+
+
+def test_ejs_errors_name_their_line():
+    message = str(_syntax_message("ejs", "<p>\n<%= 1 +\n</p>"))
+    assert message.startswith("Template syntax error on line 2: Could not find matching close tag")
+    with pytest.raises(TemplateRuntimeError, match="line 3: customer is not defined") as failed:
+        get_engine("ejs").render("<p>\n\n<%= customer.name %>", {}, limits_from_settings())
+    assert failed.value.line == 3

@@ -64,6 +64,23 @@ def test_syntax_errors_and_oversized_templates_are_refused(user, settings):
         _create(user, html="x" * 2000)
 
 
+@pytest.mark.parametrize(
+    ("engine", "good", "bad"),
+    [
+        ("liquid", "<p>{{ n }}</p>", "<p>\n{% if n %}</p>"),
+        ("django", "<p>{{ n }}</p>", "<p>\n{% if n %}</p>"),
+        ("mustache", "<p>{{n}}</p>", "<p>\n{{#each n}}{{/each}}</p>"),
+        ("ejs", "<p><%= n %></p>", "<p>\n<%= n </p>"),
+    ],
+)
+def test_each_engine_is_checked_at_save(user, engine, good, bad):
+    template = _create(user, engine=engine, html=good, sample_data={"n": 1})
+    assert template.latest_version.engine == engine
+    assert template.get_engine_display() != engine  # the registry's label
+    with pytest.raises(TemplateSyntaxError, match="line 2"):
+        _create(user, slug="bad", engine=engine, html=bad)
+
+
 def test_duplicate_slug_for_the_same_owner_is_refused(user):
     _create(user)
     with pytest.raises(Conflict, match="already have a template with slug 't'") as refused:

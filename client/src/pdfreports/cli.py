@@ -32,7 +32,12 @@ ENGINE_BY_SUFFIX = {
     ".j2": "jinja2",
     ".jinja": "jinja2",
     ".jinja2": "jinja2",
+    ".liquid": "liquid",
+    ".mustache": "mustache",
+    ".ejs": "ejs",
 }
+# The service's engines (rendering.engines.ENGINE_NAMES; the client does not import it).
+ENGINES = ["handlebars", "ejs", "mustache", "liquid", "django", "jinja2", "raw"]
 
 # soft_wrap: messages are never broken at the terminal width (logs and pipes keep one line).
 err = Console(stderr=True, soft_wrap=True)
@@ -152,7 +157,7 @@ def cli(ctx: click.Context, url: str, api_key: str | None, timeout: float) -> No
 )
 @click.option("--options", "options_path", metavar="FILE", help="JSON object of options.")
 @click.option("--filename", help="Download name of the PDF.")
-@click.option("--engine", type=click.Choice(["handlebars", "jinja2", "raw"]), help="Inline only.")
+@click.option("--engine", type=click.Choice(ENGINES), help="Inline only.")
 @click.option("--callback-url", help="URL told when the job ends.")
 @click.option(
     "--renderer",
@@ -347,7 +352,7 @@ def _sibling(source: Path, suffix: str) -> Path | None:
 @click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--slug", help="Defaults to the file's name without its suffix.")
 @click.option("--name", help="Display name (defaults to the slug when creating).")
-@click.option("--engine", type=click.Choice(["handlebars", "jinja2", "raw"]))
+@click.option("--engine", type=click.Choice(ENGINES))
 @click.option("--css", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--schema", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--sample-data", type=click.Path(exists=True, dir_okay=False, path_type=Path))

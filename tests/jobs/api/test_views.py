@@ -170,7 +170,28 @@ def test_every_api_path_answers_with_or_without_a_trailing_slash(api, user):
     [
         ({"data": {}}, 400, "invalid_data", "exactly one of html_template"),
         ({"html_template": "<p/>", "template": "invoice"}, 400, "invalid_data", "exactly one of"),
-        ({"html_template": "<p/>", "engine": "mustache"}, 400, "invalid_data", "engine"),
+        (
+            {"html_template": "<p/>", "engine": "nunjucks"},
+            400,
+            "invalid_data",
+            "Unknown engine 'nunjucks'; use one of: raw, handlebars, jinja2, liquid, mustache, "
+            "ejs, django.",
+        ),
+        ({"html_template": "a\n{% if x %}", "engine": "liquid"}, 400, "template_syntax", "line 2"),
+        ({"html_template": "a\n{% for x %}", "engine": "django"}, 400, "template_syntax", "line 2"),
+        (
+            {"html_template": "a\n{{#a}}{{else}}", "engine": "mustache"},
+            400,
+            "template_syntax",
+            "line 2",
+        ),
+        ({"html_template": "a\n<%= 1 +", "engine": "ejs"}, 400, "template_syntax", "line 2"),
+        (
+            {"html_template": "{% load static %}", "engine": "django"},
+            400,
+            "template_syntax",
+            "load",
+        ),
         ({"template": "no-such-template"}, 400, "unknown_template", "No template with slug"),
         ({"html_template": "<p/>", "data": [1, 2]}, 400, "invalid_data", "must be a JSON object"),
         ({"html_template": "<p/>", "data": "text"}, 400, "invalid_data", "must be a JSON object"),

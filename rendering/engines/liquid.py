@@ -1,0 +1,159 @@
+"""Liquid (Shopify's template language) by python-liquid: PDFMonkey and Shopify authors'
+templates render unchanged.
+
+python-liquid never evaluates Python: a path reads keys and indexes of the JSON data only
+(no attribute access), so `{{ x.__class__ }}` is just an undefined key. Undefined names
+raise (strict, with the line; `| default:` still works), values are HTML-escaped unless a
+template marks them `| safe`, and `include`/`render` have nothing to load: a template is
+self-contained. Our `Limits` map onto python-liquid's own resource limits (output size,
+loop iterations, the size of assigned values, nesting depth), and the render runs in a
+forked child under the same time and memory ceiling as Jinja2 (rendering.isolated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import liquid
+from liquid.exceptions import (
+    LiquidError,
+    LiquidSyntaxError,
+    ResourceLimitError,
+    TemplateNotFoundError,
+    UndefinedError,
+)
+from markupsafe import Markup
+
+from rendering.engines.excerpt import source_excerpt
+from rendering.engines.jinja import chart_markup
+from rendering.engines.jinja_format import FILTERS
+from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
+from rendering.isolated import run_isolated
+from rendering.limits import DEFAULT_LIMITS, Limits, size_text
+
+# Loop iterations in one render (all loops together): a report's tables have thousands of
+# rows, not millions; a loop nested to a billion turns stops here, at once, not at the clock.
+MAX_LOOP_ITERATIONS = 1_000_000
+
+
+class _NoTemplates(liquid.DictLoader):
+    """`include` and `render` find nothing: no file system, no other template."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+
+
+def _environment(limits: Limits) -> liquid.Environment:
+    class Bounded(liquid.Environment):
+        # python-liquid reads its limits from the class; a class per render keeps each
+        # render's own (they differ when the settings do).
+        output_stream_limit: ClassVar[int | None] = limits.max_html_bytes
+        local_namespace_limit: ClassVar[int | None] = limits.max_html_bytes
+        loop_iteration_limit: ClassVar[int | None] = MAX_LOOP_ITERATIONS
+        context_depth_limit: ClassVar[int] = 30
+        block_nesting_limit: ClassVar[int] = min(limits.max_nesting_depth, 100)
+
+    env = Bounded(
+        loader=_NoTemplates(),
+        undefined=liquid.StrictDefaultUndefined,
+        autoescape=True,
+        globals={
+            "page_break": Markup("<pdf:nextpage></pdf:nextpage>"),
+            "toc": Markup("<pdf:toc></pdf:toc>"),
+        },
+    )
+    filters: dict[str, Callable[..., Any]] = {**FILTERS, "chart": chart_markup}
+    env.filters.update(filters)
+    return env
+
+
+def _line_column(exc: LiquidError) -> tuple[int | None, int | None]:
+    context = exc.context()
+    if context is None:
+        return None, None
+    return context[0], context[1]
+
+
+def _reason(exc: LiquidError) -> str:
+    return str(exc.message or type(exc).__name__)
+
+
+def _first_failing_line(env: liquid.Environment, source: str, reason: str) -> int | None:
+    """python-liquid gives no position for errors found at the end of the input (an
+    unclosed `for`, `{{ a | }}`): the line is the first whose prefix of the source fails
+    the same way (for an unclosed block, the line that opened it)."""
+    lines = source.splitlines()
+    low, high = 1, len(lines)
+    while low < high:
+        middle = (low + high) // 2
+        try:
+            env.parse("\n".join(lines[:middle]))
+            failed = False
+        except LiquidError as exc:
+            failed = _reason(exc) == reason
+        if failed:
+            high = middle
+        else:
+            low = middle + 1
+    return low if lines else None
+
+
+class LiquidEngine:
+    name = "liquid"
+    label = "Liquid"
+
+    def check(self, source: str) -> None:
+        env = _environment(DEFAULT_LIMITS)
+        try:
+            env.parse(source)
+        except LiquidError as exc:
+            line, column = _line_column(exc)
+            if line is None:
+                line = _first_failing_line(env, source, _reason(exc))
+            if line is None:
+                raise TemplateSyntaxError(f"Template syntax error: {_reason(exc)}") from None
+            excerpt = source_excerpt(source, line, column)
+            raise TemplateSyntaxError(
+                f"Template syntax error on line {line}: {_reason(exc)}\n{excerpt}", line=line
+            ) from None
+
+    def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
+        self.check(source)
+        template = _environment(limits).from_string(source)
+        return run_isolated(
+            lambda: _render(template, data, limits.max_html_bytes),
+            seconds=limits.template_timeout_ms / 1000,
+            memory_bytes=limits.template_max_memory_mb << 20,
+            max_bytes=limits.max_html_bytes,
+            timeout_message=(
+                f"The template took longer than {limits.template_timeout_ms} ms to render."
+            ),
+        )
+
+
+def _render(template: liquid.BoundTemplate, data: dict[str, Any], limit: int) -> str:
+    try:
+        return template.render(**data)
+    except ResourceLimitError as exc:
+        line, _ = _line_column(exc)
+        where = f" on line {line}" if line else ""
+        if "output stream" in _reason(exc).lower():
+            raise LimitExceeded(
+                f"The rendered HTML is larger than the {size_text(limit)} allowed."
+            ) from None
+        raise LimitExceeded(f"Template limit{where}: {_reason(exc)}", line=line) from None
+    except TemplateNotFoundError as exc:
+        line, _ = _line_column(exc)
+        where = f" on line {line}" if line else ""
+        raise TemplateRuntimeError(
+            f"Template error{where}: include and render have no templates to load here "
+            f"({_reason(exc)}); put the part in this template (capture, or a for loop).",
+            line=line,
+        ) from None
+    except (UndefinedError, LiquidSyntaxError, LiquidError) as exc:
+        line, _ = _line_column(exc)
+        where = f" on line {line}" if line else ""
+        raise TemplateRuntimeError(f"Template error{where}: {_reason(exc)}", line=line) from None
+    except (TypeError, ValueError, ArithmeticError, LookupError, RecursionError) as exc:
+        raise TemplateRuntimeError(f"Template error: {exc}") from None
