@@ -299,5 +299,6 @@ class WebhookAttempt(models.Model):
         return f"{self.status_code or self.error[:40]} at {self.attempted_at:%Y-%m-%d %H:%M:%S}"
 
 
-# The schedule models live with their feature; imported here so Django finds them in `jobs`.
-from jobs.schedules.models import Schedule, ScheduleRun  # noqa: E402, F401
+# The schedule models are a module of their own (fewer merge conflicts here); imported so
+# Django finds them in `jobs`.
+from jobs.schedule_models import Schedule, ScheduleRun  # noqa: E402, F401

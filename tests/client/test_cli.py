@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from jobs.schedules.models import Schedule
+from jobs.schedule_models import Schedule
 from reports.samples import sample_files, template_sync_samples
 from reports.services import template_create
 from tests.conftest import pdf_text

@@ -15,7 +15,7 @@ from standardwebhooks.webhooks import Webhook
 
 from accounts.services import api_key_create, webhook_signing_secrets
 from jobs.dispatch import SCHEDULES_DUE_TASK
-from jobs.schedules.models import RunOutcome, RunTrigger, Schedule, ScheduleRun
+from jobs.schedule_models import RunOutcome, RunTrigger, Schedule, ScheduleRun
 from reports.services import template_create
 from tests.chaos.conftest import wait_for
 from tests.factories import UserFactory

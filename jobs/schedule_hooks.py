@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jobs import dispatch
 from jobs.models import PdfJob
-from jobs.schedules.models import RunOutcome, ScheduleRun
+from jobs.schedule_models import RunOutcome, ScheduleRun
 
 
 def schedule_job_finished(*, job: PdfJob) -> None:
