@@ -8,12 +8,11 @@ from jobs.schedule_models import RunOutcome, ScheduleRun
 
 
 def schedule_job_finished(*, job: PdfJob) -> None:
-    """If a schedule run is waiting on the job, queue its deliveries (one indexed lookup
-    for every other job). A lost message is resent by the due task's sweep."""
-    run_id = (
-        ScheduleRun.objects.filter(job_id=job.pk, outcome=RunOutcome.RENDERING)
-        .values_list("run_id", flat=True)
-        .first()
-    )
-    if run_id is not None:
-        dispatch.schedule_deliver_enqueue(run_id=run_id)
+    """If a schedule run is waiting on the job, queue its deliveries. A run's job carries
+    the run's id as its batch_id, so a job without one costs no query. A lost message is
+    resent by the due task's sweep."""
+    if job.batch_id is None:
+        return
+    waiting = ScheduleRun.objects.filter(run_id=job.batch_id, outcome=RunOutcome.RENDERING)
+    if waiting.exists():
+        dispatch.schedule_deliver_enqueue(run_id=job.batch_id)
