@@ -41,7 +41,7 @@ def _runs(schedule_id: str, *, outcome: str, trigger: str) -> list[ScheduleRun]:
     )
 
 
-def test_run_now_renders_mails_and_posts_a_signed_webhook_then_beat_runs_a_missed_tick(
+def test_run_now_mails_and_posts_a_signed_webhook_and_the_due_task_runs_a_missed_tick_once(
     chaos, tmp_path
 ):
     web = chaos.web()
