@@ -316,5 +316,6 @@ class ResultWebhook(models.Model):
         return f"result webhook of {self.job_id}"
 
 
-# The schedule models live with their feature; imported here so Django finds them in `jobs`.
-from jobs.schedules.models import Schedule, ScheduleRun  # noqa: E402, F401
+# The schedule models are a module of their own (fewer merge conflicts here); imported so
+# Django finds them in `jobs`.
+from jobs.schedule_models import Schedule, ScheduleRun  # noqa: E402, F401

@@ -23,7 +23,7 @@ from jobs.metrics import job_transition_observe
 from jobs.models import JobStatus, PdfJob
 from jobs.owner_mail import job_notify_enqueue
 from jobs.returning import update_returning
-from jobs.schedules.hooks import schedule_job_finished
+from jobs.schedule_hooks import schedule_job_finished
 
 QUEUED, PROCESSING, COMPLETED, FAILED, CANCELLED = (
     JobStatus.QUEUED,

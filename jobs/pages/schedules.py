@@ -14,9 +14,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
+from jobs.schedule_models import Schedule
 from jobs.schedules import selectors, services
 from jobs.schedules.delivery import delivery_target
-from jobs.schedules.models import Schedule
 from rendering.errors import ApplicationError, NotFound
 from reports import selectors as template_selectors
 from workspaces.current import workspace_current

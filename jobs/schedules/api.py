@@ -13,8 +13,8 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from jobs.schedule_models import Schedule
 from jobs.schedules import selectors, services
-from jobs.schedules.models import Schedule
 from jobs.schedules.serializers import (
     ScheduleInputSerializer,
     ScheduleOutputSerializer,

@@ -26,8 +26,8 @@ from accounts.services import webhook_signing_secrets
 from jobs.callbacks import callback_url_check
 from jobs.links import pdf_path
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
+from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
 from jobs.schedules.cron import zone_parse
-from jobs.schedules.models import RunOutcome, Schedule, ScheduleRun
 from jobs.webhook_transport import WebhookRefused, webhook_post
 
 logger = logging.getLogger(__name__)

@@ -14,8 +14,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from jobs.schedule_models import RunOutcome, ScheduleRun
 from jobs.schedules.cron import ScheduleInvalid
-from jobs.schedules.models import RunOutcome, ScheduleRun
 from jobs.schedules.validation import data_url_check
 from jobs.services import job_create
 from jobs.webhook_transport import WebhookRefused, outbound_get
@@ -99,6 +99,9 @@ def schedule_run_start(*, run_id: UUID | str) -> ScheduleRun | None:
                 template_slug=schedule.template.slug,
                 data=data,
                 api_key=schedule.api_key,
+                # The run's id as the job's batch: GET jobs?batch_id=<run_id> finds it, and
+                # the job's final transition knows without a query whether a run waits.
+                batch_id=locked.run_id,
             )
         except ApplicationError as exc:
             # The fetched data fails the template's schema, a quota is full, the template

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from jobs.schedules.models import Schedule, ScheduleRun
+from jobs.schedule_models import Schedule, ScheduleRun
 from rendering.errors import NotFound
 
 

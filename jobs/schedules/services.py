@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from accounts.models import ApiKey
 from jobs import dispatch
+from jobs.schedule_models import RunTrigger, Schedule, ScheduleRun
 from jobs.schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
-from jobs.schedules.models import RunTrigger, Schedule, ScheduleRun
 from jobs.schedules.validation import data_url_check, deliveries_check
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from jobs import dispatch
 from jobs.models import TERMINAL_STATUSES
-from jobs.schedules.models import RunOutcome, ScheduleRun
+from jobs.schedule_models import RunOutcome, ScheduleRun
 from jobs.schedules.services import schedules_claim_due
 
 

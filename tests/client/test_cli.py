@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from jobs.schedules.models import Schedule
+from jobs.schedule_models import Schedule
 from pdfreports.cli import ENGINES
 from rendering.engines import ENGINE_NAMES
 from reports.samples import sample_files, template_sync_samples

@@ -15,7 +15,7 @@ from standardwebhooks.webhooks import Webhook
 
 from accounts.services import api_key_create, webhook_signing_secrets
 from jobs.dispatch import SCHEDULES_DUE_TASK
-from jobs.schedules.models import RunOutcome, RunTrigger, Schedule, ScheduleRun
+from jobs.schedule_models import RunOutcome, RunTrigger, Schedule, ScheduleRun
 from reports.services import template_create
 from tests.chaos.conftest import wait_for
 from tests.factories import UserFactory
@@ -41,7 +41,7 @@ def _runs(schedule_id: str, *, outcome: str, trigger: str) -> list[ScheduleRun]:
     )
 
 
-def test_run_now_renders_mails_and_posts_a_signed_webhook_then_beat_runs_a_missed_tick(
+def test_run_now_mails_and_posts_a_signed_webhook_and_the_due_task_runs_a_missed_tick_once(
     chaos, tmp_path
 ):
     web = chaos.web()

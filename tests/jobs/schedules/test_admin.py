@@ -7,8 +7,8 @@ import pytest
 from django.test import Client
 
 from jobs import dispatch
+from jobs.schedule_models import Schedule, ScheduleRun
 from jobs.schedules import services
-from jobs.schedules.models import Schedule, ScheduleRun
 from tests.factories import ReportTemplateFactory, UserFactory
 from workspaces.services import membership_set, workspace_create
 

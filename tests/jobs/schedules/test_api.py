@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from jobs.schedules.models import RunOutcome, Schedule, ScheduleRun
+from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
 from tests.factories import ReportTemplateFactory
 
 pytestmark = pytest.mark.django_db

@@ -17,9 +17,9 @@ from standardwebhooks.webhooks import Webhook
 from accounts.services import api_key_create, webhook_signing_secrets
 from jobs import dispatch
 from jobs.models import JobStatus, PdfJob
+from jobs.schedule_models import RunOutcome, ScheduleRun
 from jobs.schedules import services
 from jobs.schedules.delivery import DeliveriesPending, schedule_run_deliver
-from jobs.schedules.models import RunOutcome, ScheduleRun
 from jobs.schedules.running import schedule_run_start
 from tests.factories import ReportTemplateFactory, UserFactory
 from tests.http_receiver import Receiver

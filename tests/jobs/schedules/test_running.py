@@ -10,9 +10,9 @@ import pytest
 
 from jobs import dispatch
 from jobs.models import PdfJob
+from jobs.schedule_hooks import schedule_job_finished
+from jobs.schedule_models import RunOutcome, ScheduleRun
 from jobs.schedules import services
-from jobs.schedules.hooks import schedule_job_finished
-from jobs.schedules.models import RunOutcome, ScheduleRun
 from jobs.schedules.running import schedule_run_start
 from reports.services import template_create
 from tests.factories import UserFactory
@@ -77,6 +77,7 @@ def test_stored_data_becomes_an_ordinary_job_of_the_workspace(owner):
     job = PdfJob.objects.get(pk=run.job_id)
     assert (job.data, job.template.slug, job.owner) == ({"title": "Stored"}, "daily", owner)
     assert job.workspace == workspace_personal(user=owner)
+    assert job.batch_id == run.run_id  # GET jobs?batch_id=<run_id>
     # A second message for the same run finds it submitted: still one job.
     schedule_run_start(run_id=run.run_id)
     assert PdfJob.objects.count() == 1

@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from accounts.services import api_key_create
 from jobs import dispatch
+from jobs.schedule_models import RunTrigger, Schedule, ScheduleRun
 from jobs.schedules import services
-from jobs.schedules.models import RunTrigger, Schedule, ScheduleRun
 from rendering.errors import ApplicationError
 from reports.services import template_create
 from tests.factories import ReportTemplateFactory, UserFactory
