@@ -19,6 +19,7 @@ from accounts.models import ApiKey
 from accounts.tenancy import tenant_id_for
 from rendering.error_codes import ErrorCode
 from rendering.errors import Conflict
+from workspaces.audit import AuditAction, audit_record
 from workspaces.models import Role, Workspace
 from workspaces.permissions import Action, can
 from workspaces.services import workspace_personal
@@ -47,17 +48,27 @@ def api_key_create(
     prefix = secrets.token_hex(6)
     raw_key = f"{_KEY_PREFIX}_{prefix}_{secrets.token_urlsafe(24)}"
     expires_at = timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None
+    home = workspace or workspace_personal(user=user)
     with transaction.atomic():
         _api_key_slot_reserve(user=user)
         key = ApiKey.objects.create(
             user=user,
-            workspace=workspace or workspace_personal(user=user),
+            workspace=home,
             role=Role(role),
             name=name,
             prefix=prefix,
             digest=_digest(raw_key),
             expires_at=expires_at,
             webhook_secret=webhook_secret_new(),
+        )
+        audit_record(
+            workspace=home,
+            actor=user,
+            action=AuditAction.KEY_CREATED,
+            target=key,
+            target_id=key.prefix,
+            target_repr=f"{key.prefix}… {name}".strip(),
+            changes={"role": key.role},
         )
     return key, raw_key
 
@@ -130,6 +141,15 @@ def api_key_revoke(*, user: User, key_id: int) -> ApiKey | None:
     if key.revoked_at is None:
         key.revoked_at = timezone.now()
         key.save(update_fields=["revoked_at"])
+        if key.workspace_id is not None:
+            audit_record(
+                workspace=key.workspace_id,
+                actor=user,
+                action=AuditAction.KEY_REVOKED,
+                target=key,
+                target_id=key.prefix,
+                target_repr=f"{key.prefix}… {key.name}".strip(),
+            )
         prefix = key.prefix
         transaction.on_commit(lambda: key_revoked_publish(prefix))  # close its live streams
     return key

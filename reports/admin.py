@@ -119,11 +119,17 @@ class ReportTemplateAdmin(admin.ModelAdmin):
     @admin.action(description="Archive selected templates (they take no new jobs)")
     def archive(self, request: HttpRequest, queryset: QuerySet[ReportTemplate]) -> None:
         allowed = [t for t in queryset if can(request.user, Action.TEMPLATE_EDIT, t)]
-        done = [t for t in allowed if not t.is_archived and template_archive(template=t)]
+        done = [
+            t
+            for t in allowed
+            if not t.is_archived and template_archive(template=t, by=request.user)
+        ]
         self.message_user(request, f"Archived {len(done)}.")
 
     @admin.action(description="Restore selected archived templates")
     def unarchive(self, request: HttpRequest, queryset: QuerySet[ReportTemplate]) -> None:
         allowed = [t for t in queryset if can(request.user, Action.TEMPLATE_EDIT, t)]
-        done = [t for t in allowed if t.is_archived and template_unarchive(template=t)]
+        done = [
+            t for t in allowed if t.is_archived and template_unarchive(template=t, by=request.user)
+        ]
         self.message_user(request, f"Restored {len(done)}.")

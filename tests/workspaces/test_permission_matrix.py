@@ -40,6 +40,8 @@ MAY = {
     "key.manage": {"owner"},
     "certificate.manage": {"owner", "editor"},
     "usage.view": {"owner"},
+    "audit.view": {"owner"},
+    "member.manage": {"owner"},
 }
 SUBMIT = {"template": "tpl", "data": {"title": "t"}}
 FORM = {"data": '{"title": "t"}', "page_size": "A4", "orientation": "portrait"}
@@ -73,6 +75,8 @@ API = [
     Case("job.cancel", "post", "/api/v1/jobs/{job}/cancel", 200),
     Case("job.retry", "post", "/api/v1/jobs/{failed}/retry", 202),
     Case("usage.view", "get", "/api/v1/usage", 200),
+    Case("audit.view", "get", "/api/v1/audit-log", 200),
+    Case("audit.view", "get", "/api/v1/audit-log?format=csv", 200),
 ]
 PAGES = [
     Case("job.view", "get", "/", 200),
@@ -85,6 +89,7 @@ PAGES = [
     Case("job.download", "get", "/jobs/{completed}/download", 302),
     Case("key.manage", "get", "/keys/", 200),
     Case("usage.view", "get", "/usage/", 200),
+    Case("audit.view", "get", "/audit/", 200),
 ]
 
 
