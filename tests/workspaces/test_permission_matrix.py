@@ -90,6 +90,8 @@ PAGES = [
     Case("key.manage", "get", "/keys/", 200),
     Case("usage.view", "get", "/usage/", 200),
     Case("audit.view", "get", "/audit/", 200),
+    Case("member.manage", "get", "/members/", 200),
+    Case("member.manage", "post", "/members/", 302, {"email": "new@example.com", "role": "viewer"}),
 ]
 
 
