@@ -16,7 +16,6 @@ from django.utils import timezone
 
 from accounts.events import key_revoked_publish
 from accounts.models import ApiKey
-from accounts.tenancy import tenant_id_for
 from rendering.error_codes import ErrorCode
 from rendering.errors import Conflict
 from workspaces.audit import AuditAction, audit_record
@@ -50,7 +49,7 @@ def api_key_create(
     expires_at = timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None
     home = workspace or workspace_personal(user=user)
     with transaction.atomic():
-        _api_key_slot_reserve(user=user)
+        _api_key_slot_reserve(workspace=home)
         key = ApiKey.objects.create(
             user=user,
             workspace=home,
@@ -73,24 +72,24 @@ def api_key_create(
     return key, raw_key
 
 
-def api_keys_usable_count(*, user: User) -> int:
-    """Keys of the user's tenant that still authenticate (not revoked, not expired)."""
-    tenant_users = User.objects.filter(pk=tenant_id_for(user=user))
+def api_keys_usable_count(*, workspace: Workspace) -> int:
+    """Keys of the workspace (the tenant) that still authenticate (not revoked, not
+    expired), whoever of its members made them."""
     return (
-        ApiKey.objects.filter(user__in=tenant_users, revoked_at__isnull=True)
+        ApiKey.objects.filter(workspace=workspace, revoked_at__isnull=True)
         .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
         .count()
     )
 
 
-def _api_key_slot_reserve(*, user: User) -> None:
+def _api_key_slot_reserve(*, workspace: Workspace) -> None:
     limit = settings.API_KEYS_MAX_PER_TENANT
-    # The tenant's row lock makes two concurrent creations count one after the other.
-    User.objects.select_for_update().filter(pk=tenant_id_for(user=user)).values_list("pk").first()
-    count = api_keys_usable_count(user=user)
+    # The workspace's row lock makes two concurrent creations count one after the other.
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).values_list("pk").first()
+    count = api_keys_usable_count(workspace=workspace)
     if count >= limit:
         raise Conflict(
-            f"You already have {count} usable API keys; the limit is {limit} "
+            f"{workspace.name} already has {count} usable API keys; the limit is {limit} "
             "(API_KEYS_MAX_PER_TENANT). Revoke one you no longer use, then create the new one.",
             code=ErrorCode.API_KEYS_MAX,
         )

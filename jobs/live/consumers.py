@@ -68,7 +68,9 @@ class _FollowingConsumer(AsyncJsonWebsocketConsumer):
             return None
         caller = allowed[0] if isinstance(allowed, tuple) else allowed
         try:
-            self.slot = await stream_slot_acquire(tenant_id=tenant_id_for(user=caller.user))
+            self.slot = await stream_slot_acquire(
+                tenant_id=tenant_id_for(workspace=caller.workspace_id)
+            )
         except StreamLimitReached:
             await self._refuse(CLOSE_TOO_MANY_STREAMS)
             return None

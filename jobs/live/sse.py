@@ -71,7 +71,7 @@ async def _respond(
         return JsonResponse({"error": exc.message, "code": exc.code}, status=exc.http_status)
     caller = allowed[0] if isinstance(allowed, tuple) else allowed
     try:
-        slot = await stream_slot_acquire(tenant_id=tenant_id_for(user=caller.user))
+        slot = await stream_slot_acquire(tenant_id=tenant_id_for(workspace=caller.workspace_id))
     except StreamLimitReached as exc:
         return JsonResponse(
             {"error": exc.message, "code": ErrorCode.TOO_MANY_STREAMS, "limit": exc.limit},

@@ -198,6 +198,8 @@ class TemplatePreviewApi(APIView):
         )
         # Rendered on the previews queue, not in this process.
         png = preview_request(
-            work, schema=version.schema, tenant_id=tenant_id_for(user=request.user)
+            work,
+            schema=version.schema,
+            tenant_id=tenant_id_for(workspace=workspace_current(request)),
         )
         return HttpResponse(png, content_type="image/png")
