@@ -13,7 +13,7 @@ from rendering.errors import ApplicationError
 from reports.models import Renderer, ReportTemplate, ReportTemplateVersion
 from reports.services import (
     template_archive,
-    template_record_version,
+    template_saved_elsewhere,
     template_slug_check,
     template_unarchive,
     template_validate,
@@ -113,8 +113,11 @@ class ReportTemplateAdmin(admin.ModelAdmin):
     def save_model(
         self, request: HttpRequest, obj: ReportTemplate, form: Any, change: bool
     ) -> None:
+        before = ReportTemplate.objects.filter(pk=obj.pk).first() if change else None
         super().save_model(request, obj, form, change)
-        template_record_version(template=obj, by=request.user)
+        # The form calls a re-formatted JSON field changed; the audit names real changes.
+        fields = [f for f in form.changed_data if getattr(before, f, None) != getattr(obj, f)]
+        template_saved_elsewhere(template=obj, by=request.user, created=not change, fields=fields)
 
     @admin.action(description="Archive selected templates (they take no new jobs)")
     def archive(self, request: HttpRequest, queryset: QuerySet[ReportTemplate]) -> None:

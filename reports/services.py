@@ -256,6 +256,18 @@ def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any)
     return template
 
 
+def template_saved_elsewhere(
+    *, template: ReportTemplate, by: Any, created: bool, fields: list[str]
+) -> ReportTemplateVersion:
+    """A template the admin saved itself (its form writes the row): the audit entry the
+    services write, then its version if what renders changed."""
+    if created:
+        _audit(template, by, AuditAction.TEMPLATE_CREATED)
+    elif fields:
+        _audit(template, by, AuditAction.TEMPLATE_CHANGED, fields=sorted(fields))
+    return template_record_version(template=template, by=by)
+
+
 def template_record_version(*, template: ReportTemplate, by: Any = None) -> ReportTemplateVersion:
     """Save the template's current state as a new version unless the latest already is it."""
     latest = template.latest_version

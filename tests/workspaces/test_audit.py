@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 from accounts.services import api_key_create, api_key_revoke
 from jobs import dead_letters, dispatch
 from jobs.models import DeadLetter, JobStatus
+from reports.models import ReportTemplate
 from tests.factories import PdfJobFactory, UserFactory
 from workspaces.models import AuditEntry, Role
 from workspaces.services import (
@@ -281,3 +282,72 @@ def test_the_owners_page_searches_and_exports(team):
     session["workspace_id"] = team["workspace"].pk
     session.save()
     assert client.get("/audit/").status_code == 403
+
+
+def _admin() -> Client:
+    client = Client()
+    client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
+    return client
+
+
+def test_quota_and_members_changed_in_the_admin_are_logged_as_the_admin(team):
+    workspace = team["workspace"]
+    client = _admin()
+    form = {name: "" for name in ("jobs_per_day", "jobs_per_month", "pages_per_month")}
+    form.update(
+        {
+            "workspace": workspace.pk,
+            "pages_per_day": "7",
+            "bytes_per_day": "",
+            "bytes_per_month": "",
+        }
+    )
+    assert client.post("/admin/workspaces/workspacequota/add/", form).status_code == 302
+    quota = AuditEntry.objects.get(workspace=workspace, action="quota.changed")
+    assert (quota.actor, quota.changes) == ("root", {"pages_per_day": [None, 7]})
+    owner_row = workspace.memberships.get()
+    change = {
+        "name": workspace.name,
+        "slug": workspace.slug,
+        "memberships-TOTAL_FORMS": "1",
+        "memberships-INITIAL_FORMS": "1",
+        "memberships-0-id": owner_row.pk,
+        "memberships-0-workspace": workspace.pk,
+        "memberships-0-user": team["owner"].pk,
+        "memberships-0-role": "viewer",  # the only owner: refused
+        "quota-TOTAL_FORMS": "0",
+        "quota-INITIAL_FORMS": "0",
+    }
+    page = client.post(f"/admin/workspaces/workspace/{workspace.pk}/change/", change, follow=True)
+    assert "only owner of Finance" in page.content.decode()
+    owner_row.refresh_from_db()
+    assert owner_row.role == "owner"
+    assert not AuditEntry.objects.filter(action="member.role_changed").exists()
+
+
+def test_a_template_saved_in_the_admin_is_logged(team):
+    client = _admin()
+    form = {
+        "name": "Letter",
+        "slug": "letter",
+        "engine": "handlebars",
+        "renderer": "xhtml2pdf",
+        "html": "<p>{{who}}</p>",
+        "css": "",
+        "schema": '{"type": "object"}',
+        "sample_data": '{"who": "Ada"}',
+        "workspace": team["workspace"].pk,
+        "owner": team["owner"].pk,
+        "versions-TOTAL_FORMS": "0",
+        "versions-INITIAL_FORMS": "0",
+    }
+    added = client.post("/admin/reports/reporttemplate/add/", form)
+    assert added.status_code == 302, added.content[:2000]
+    template = ReportTemplate.objects.get(slug="letter", workspace=team["workspace"])
+    client.post(f"/admin/reports/reporttemplate/{template.pk}/change/", form | {"name": "Letter 2"})
+    entries = AuditEntry.objects.filter(workspace=team["workspace"], target_type="reporttemplate")
+    assert list(entries.order_by("pk").values_list("action", "actor", "changes")) == [
+        ("template.created", "root", {}),
+        ("template.published", "root", {"version": 1}),
+        ("template.changed", "root", {"fields": ["name"]}),
+    ]
