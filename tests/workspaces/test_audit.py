@@ -218,6 +218,11 @@ def test_a_bad_filter_is_a_400_naming_the_actions(team):
         "/api/v1/audit-log", {"since": "2026-01-02T00:00:00Z", "until": "2026-01-01T00:00:00Z"}
     )
     assert backwards.status_code == 400
+    unknown = team["api"].get("/api/v1/audit-log", {"format": "xml"})
+    assert unknown.status_code == 400
+    assert "format=csv or format=json" in unknown.json()["error"]
+    by_accept = team["api"].get("/api/v1/audit-log", HTTP_ACCEPT="text/csv")
+    assert by_accept.content.decode().startswith("at,actor,action,")
 
 
 @pytest.mark.parametrize("role", ["editor", "requester", "viewer", "operator"])

@@ -52,3 +52,24 @@ def test_a_jobs_tenant_is_its_workspace():
     job = PdfJobFactory(owner=fiona, workspace=team)
     assert tenant_of_job(job) == tenant_id_for(workspace=team) == team.pk
     assert tenant_of_job(PdfJobFactory(owner=fiona)) == workspace_personal(user=fiona).pk
+
+
+def test_the_keys_page_lists_the_workspaces_keys_with_who_made_them():
+    from django.test import Client
+
+    from workspaces.current import SESSION_KEY
+
+    fiona, omar = UserFactory(username="fiona"), UserFactory(username="omar")
+    team = workspace_create(name="Finance", owner=fiona)
+    membership_set(workspace=team, user=omar, role="owner")
+    key, _ = api_key_create(user=omar, workspace=team, role="requester", name="billing")
+    client = Client()
+    client.force_login(fiona)
+    session = client.session
+    session[SESSION_KEY] = team.pk
+    session.save()
+    page = client.get("/keys/").content.decode()
+    row = page.split(f'data-key-prefix="{key.prefix}"', 1)[1].split("</tr>", 1)[0]
+    assert "billing" in row
+    assert "requester" in row
+    assert '<td class="col-created" data-made-by>omar</td>' in row

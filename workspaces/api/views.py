@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from rendering.errors import ApplicationError
 from workspaces.api.serializers import AuditEntryOutputSerializer, AuditFilterSerializer
 from workspaces.audit_export import audit_csv, audit_row
 from workspaces.current import actor_of, workspace_current
@@ -33,6 +35,14 @@ class AuditCsvRenderer(BaseRenderer):
 
 class AuditLogApi(APIView):
     renderer_classes = [JSONRenderer, AuditCsvRenderer]
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        try:
+            return super().perform_content_negotiation(request, force)
+        except Http404:  # DRF's answer to an unknown ?format=: say what is
+            raise ApplicationError(
+                "Unknown format; use format=csv or format=json.", http_status=400
+            ) from None
 
     def handle_exception(self, exc: Exception) -> Response:
         # An error is the API's JSON error, whatever file format was asked for.
