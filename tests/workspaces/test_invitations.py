@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from tests.async_db import closing as _closing
 from tests.factories import PdfJobFactory, UserFactory
+from tests.jobs.live.test_consumers import _Socket
 from tests.mail_files import body_of, mails_in, subject_of
 from workspaces.current import SESSION_KEY
 from workspaces.invitations import invitation_create, invitation_token
@@ -191,3 +192,27 @@ def test_removing_a_member_closes_their_live_stream():
     assert str(job.job_id) in chunks[1]
     assert took < 1.5  # announced on the member's group, not found at the next heartbeat
     assert all(c.startswith(":") for c in chunks[2:])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_removing_a_member_closes_their_dashboard_socket():
+    fiona, viv = UserFactory(), UserFactory()
+    team = workspace_create(name="Finance", owner=fiona)
+    membership_set(workspace=team, user=viv, role="viewer")
+    PdfJobFactory(owner=fiona, workspace=team)
+
+    async def scenario() -> tuple[dict, float]:
+        ws = _Socket(None, viv)
+        ws.scope["session"] = {SESSION_KEY: team.pk}
+        assert (await ws.connect())["type"] == "websocket.accept"
+        await ws.receive_json_from(timeout=5)  # the team's job
+        started = time.monotonic()
+        await sync_to_async(membership_remove)(workspace=team, user=viv, by=fiona)
+        closed = await ws.receive_output(timeout=5)
+        took = time.monotonic() - started
+        await ws.disconnect()
+        return closed, took
+
+    closed, took = asyncio.run(_closing(scenario()))
+    assert closed["type"] == "websocket.close"
+    assert took < 1.5
