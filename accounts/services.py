@@ -16,9 +16,9 @@ from django.utils import timezone
 
 from accounts.events import key_revoked_publish
 from accounts.models import ApiKey
-from accounts.tenancy import tenant_id_for
 from rendering.error_codes import ErrorCode
 from rendering.errors import Conflict
+from workspaces.audit import AuditAction, audit_record
 from workspaces.models import Role, Workspace
 from workspaces.permissions import Action, can
 from workspaces.services import workspace_personal
@@ -48,11 +48,12 @@ def api_key_create(
     prefix = secrets.token_hex(6)
     raw_key = f"{_KEY_PREFIX}_{prefix}_{secrets.token_urlsafe(24)}"
     expires_at = timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None
+    home = workspace or workspace_personal(user=user)
     with transaction.atomic():
-        _api_key_slot_reserve(user=user)
+        _api_key_slot_reserve(workspace=home)
         key = ApiKey.objects.create(
             user=user,
-            workspace=workspace or workspace_personal(user=user),
+            workspace=home,
             role=Role(role),
             name=name,
             prefix=prefix,
@@ -60,27 +61,36 @@ def api_key_create(
             expires_at=expires_at,
             webhook_secret=webhook_secret_new(),
         )
+        audit_record(
+            workspace=home,
+            actor=user,
+            action=AuditAction.KEY_CREATED,
+            target=key,
+            target_id=key.prefix,
+            target_repr=f"{key.prefix}… {name}".strip(),
+            changes={"role": key.role},
+        )
     return key, raw_key
 
 
-def api_keys_usable_count(*, user: User) -> int:
-    """Keys of the user's tenant that still authenticate (not revoked, not expired)."""
-    tenant_users = User.objects.filter(pk=tenant_id_for(user=user))
+def api_keys_usable_count(*, workspace: Workspace) -> int:
+    """Keys of the workspace (the tenant) that still authenticate (not revoked, not
+    expired), whoever of its members made them."""
     return (
-        ApiKey.objects.filter(user__in=tenant_users, revoked_at__isnull=True)
+        ApiKey.objects.filter(workspace=workspace, revoked_at__isnull=True)
         .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
         .count()
     )
 
 
-def _api_key_slot_reserve(*, user: User) -> None:
+def _api_key_slot_reserve(*, workspace: Workspace) -> None:
     limit = settings.API_KEYS_MAX_PER_TENANT
-    # The tenant's row lock makes two concurrent creations count one after the other.
-    User.objects.select_for_update().filter(pk=tenant_id_for(user=user)).values_list("pk").first()
-    count = api_keys_usable_count(user=user)
+    # The workspace's row lock makes two concurrent creations count one after the other.
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).values_list("pk").first()
+    count = api_keys_usable_count(workspace=workspace)
     if count >= limit:
         raise Conflict(
-            f"You already have {count} usable API keys; the limit is {limit} "
+            f"{workspace.name} already has {count} usable API keys; the limit is {limit} "
             "(API_KEYS_MAX_PER_TENANT). Revoke one you no longer use, then create the new one.",
             code=ErrorCode.API_KEYS_MAX,
         )
@@ -131,6 +141,15 @@ def api_key_revoke(*, user: User, key_id: int) -> ApiKey | None:
     if key.revoked_at is None:
         key.revoked_at = timezone.now()
         key.save(update_fields=["revoked_at"])
+        if key.workspace_id is not None:
+            audit_record(
+                workspace=key.workspace_id,
+                actor=user,
+                action=AuditAction.KEY_REVOKED,
+                target=key,
+                target_id=key.prefix,
+                target_repr=f"{key.prefix}… {key.name}".strip(),
+            )
         prefix = key.prefix
         transaction.on_commit(lambda: key_revoked_publish(prefix))  # close its live streams
     return key

@@ -28,6 +28,8 @@ from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
 from accounts.tenancy import tenant_id_for
+from workspaces.current import workspace_current
+from workspaces.models import Workspace
 
 logger = logging.getLogger(__name__)
 
@@ -70,11 +72,11 @@ def rate_take(item: RateLimitItemPerSecond, key: str) -> bool:
         return True
 
 
-def tenant_rate_take(*, scope: str, user: Any) -> bool:
-    """Count one request of `user`'s tenant against the scope's rate outside DRF (the
-    browser pages' views); False once the budget is spent."""
+def tenant_rate_take(*, scope: str, workspace: Workspace) -> bool:
+    """Count one request of the workspace (the tenant) against the scope's rate outside
+    DRF (the browser pages' views); False once the budget is spent."""
     item = rate_parse(str(getattr(settings, SETTING_OF_SCOPE[scope])))
-    return rate_take(item, f"{scope}:tenant{tenant_id_for(user=user)}")
+    return rate_take(item, f"{scope}:tenant{tenant_id_for(workspace=workspace)}")
 
 
 def rate_parse(rate: str) -> RateLimitItemPerSecond:
@@ -92,7 +94,8 @@ class _KeyRateThrottle(BaseThrottle):
     def get_cache_key(self, request: Request, view: Any) -> str:
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated:
-            ident = f"tenant{tenant_id_for(user=user)}"  # every key of the tenant: one budget
+            # Every key and member of the workspace: one budget.
+            ident = f"tenant{tenant_id_for(workspace=workspace_current(request))}"
         else:
             ident = f"ip{self.get_ident(request)}"
         return f"{self.scope}:{ident}"

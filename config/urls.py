@@ -17,6 +17,7 @@ api_v1 = [
     path("", include("jobs.api.urls")),
     path("", include("reports.api.urls")),
     path("", include("accounts.api.urls")),
+    path("", include("workspaces.api.urls")),
 ]
 
 # The API docs bundles inject <style> elements and Redoc starts a blob: worker; their

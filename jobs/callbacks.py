@@ -23,7 +23,7 @@ from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
 from accounts.services import webhook_signing_secrets
-from accounts.tenancy import tenant_id_for
+from accounts.tenancy import tenant_of_job
 from core.leases import lease_count, lease_release, lease_take
 from core.outbound import host_literal_allowed
 from jobs.links import with_links
@@ -144,7 +144,7 @@ def callback_deliver(*, job_id: UUID | str) -> bool:
         return True
     # One tenant's receivers never hold more than its share of the callback threads: a
     # tarpit keeps one thread (for at most CALLBACK_TIMEOUT_SECONDS), not all of them.
-    tenant_id = tenant_id_for(user=job.owner)
+    tenant_id = tenant_of_job(job)
     lease = f"callbacks:tenant:{tenant_id}"
     token = lease_take(
         name=lease, limit=_tenant_share(tenant_id), seconds=settings.CALLBACK_TIMEOUT_SECONDS + 5

@@ -4,6 +4,7 @@ and their re-drive by operators and by beat."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -14,6 +15,7 @@ from jobs import services
 from jobs.dispatch import RENDER_TASK
 from jobs.metrics import JOBS_DEAD_LETTERED
 from jobs.models import DeadLetter, JobStatus, PdfJob
+from workspaces.audit import AuditAction, audit_record
 
 BATCH = 500
 
@@ -36,20 +38,38 @@ def dead_letter_record(
     JOBS_DEAD_LETTERED.labels(error_code=code).inc()
 
 
-def dead_letter_redrive(*, dead_letter: DeadLetter) -> PdfJob | None:
-    """Re-drive the dead letter's job, counting the attempt on the dead letter."""
+def _audit(letter: DeadLetter, by: Any, action: AuditAction) -> None:
+    job = letter.job
+    if job.workspace_id is not None:
+        audit_record(
+            workspace=job.workspace_id,
+            actor=by,
+            action=action,
+            target_type="job",
+            target_id=str(job.job_id),
+            target_repr=f"job {job.job_id} ({letter.error_code or 'failed'})",
+        )
+
+
+def dead_letter_redrive(*, dead_letter: DeadLetter, by: Any = None) -> PdfJob | None:
+    """Re-drive the dead letter's job, counting the attempt on the dead letter; `by` is the
+    operator (None: beat), named in the audit log."""
     with transaction.atomic():
         job = services.job_redrive(job_id=dead_letter.job.job_id)
         if job is not None:
             DeadLetter.objects.filter(pk=dead_letter.pk).update(
                 retry_count=F("retry_count") + 1, last_retry_at=timezone.now()
             )
+            _audit(dead_letter, by, AuditAction.DEAD_LETTER_REDRIVEN)
     return job
 
 
-def dead_letters_discard(*, dead_letters: QuerySet[DeadLetter]) -> int:
+def dead_letters_discard(*, dead_letters: QuerySet[DeadLetter], by: Any = None) -> int:
     """Drop dead letters an operator has dealt with (their jobs stay as they are)."""
-    count, _ = dead_letters.delete()
+    with transaction.atomic():
+        for letter in dead_letters.select_related("job"):
+            _audit(letter, by, AuditAction.DEAD_LETTER_DISCARDED)
+        count, _ = dead_letters.delete()
     return count
 
 

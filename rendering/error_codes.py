@@ -63,6 +63,9 @@ class ErrorCode(StrEnum):
     COMPLIANCE_FAILED = "compliance_failed"
     WORKSPACE_EXISTS = "workspace_exists"
     INVALID_WORKSPACE_NAME = "invalid_workspace_name"
+    LAST_OWNER = "last_owner"
+    INVITATION_INVALID = "invitation_invalid"
+    ALREADY_MEMBER = "already_member"
     STORAGE_UNAVAILABLE = "storage_unavailable"
     INVALID_SCHEDULE = "invalid_schedule"
 
@@ -277,6 +280,15 @@ CODES: dict[ErrorCode, CodeInfo] = {
     ErrorCode.WORKSPACE_EXISTS: CodeInfo(409, False, "Choose another workspace name."),
     ErrorCode.INVALID_WORKSPACE_NAME: CodeInfo(
         400, False, "Give the workspace a name with at least one letter or digit."
+    ),
+    ErrorCode.LAST_OWNER: CodeInfo(
+        400, False, "Make another member an owner first (or transfer ownership), then retry."
+    ),
+    ErrorCode.INVITATION_INVALID: CodeInfo(
+        410, False, "Ask a workspace owner to send you a new invitation."
+    ),
+    ErrorCode.ALREADY_MEMBER: CodeInfo(
+        409, False, "They are in the workspace already; change their role instead."
     ),
     ErrorCode.STORAGE_UNAVAILABLE: CodeInfo(
         None,

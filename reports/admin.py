@@ -16,6 +16,7 @@ from reports.services import (
     template_archive,
     template_job_defaults_check,
     template_record_version,
+    template_saved_elsewhere,
     template_slug_check,
     template_unarchive,
     template_validate,
@@ -132,17 +133,26 @@ class ReportTemplateAdmin(admin.ModelAdmin):
     def save_model(
         self, request: HttpRequest, obj: ReportTemplate, form: Any, change: bool
     ) -> None:
+        before = ReportTemplate.objects.filter(pk=obj.pk).first() if change else None
         super().save_model(request, obj, form, change)
-        template_record_version(template=obj, by=request.user)
+        # The form calls a re-formatted JSON field changed; the audit names real changes.
+        fields = [f for f in form.changed_data if getattr(before, f, None) != getattr(obj, f)]
+        template_saved_elsewhere(template=obj, by=request.user, created=not change, fields=fields)
 
     @admin.action(description="Archive selected templates (they take no new jobs)")
     def archive(self, request: HttpRequest, queryset: QuerySet[ReportTemplate]) -> None:
         allowed = [t for t in queryset if can(request.user, Action.TEMPLATE_EDIT, t)]
-        done = [t for t in allowed if not t.is_archived and template_archive(template=t)]
+        done = [
+            t
+            for t in allowed
+            if not t.is_archived and template_archive(template=t, by=request.user)
+        ]
         self.message_user(request, f"Archived {len(done)}.")
 
     @admin.action(description="Restore selected archived templates")
     def unarchive(self, request: HttpRequest, queryset: QuerySet[ReportTemplate]) -> None:
         allowed = [t for t in queryset if can(request.user, Action.TEMPLATE_EDIT, t)]
-        done = [t for t in allowed if t.is_archived and template_unarchive(template=t)]
+        done = [
+            t for t in allowed if t.is_archived and template_unarchive(template=t, by=request.user)
+        ]
         self.message_user(request, f"Restored {len(done)}.")

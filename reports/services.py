@@ -28,7 +28,9 @@ from reports.validation import (
     schema_check,
     size_check,
 )
+from workspaces.audit import AuditAction, audit_record
 from workspaces.models import Workspace
+from workspaces.permissions import is_api_key
 from workspaces.services import workspace_personal
 
 _VERSIONED = (
@@ -126,14 +128,34 @@ def template_job_defaults_check(
     return kept, steps_seal(normalised)
 
 
+def _person(by: Any) -> Any:
+    """The person behind `by` (a key's creator), None for no one."""
+    person = by.user if is_api_key(by) else by
+    return person if getattr(person, "pk", None) else None
+
+
+def _audit(template: ReportTemplate, by: Any, action: AuditAction, **changes: Any) -> None:
+    if template.workspace_id is not None:  # a built-in sample belongs to no workspace
+        audit_record(
+            workspace=template.workspace_id,
+            actor=by,
+            action=action,
+            target=template,
+            target_id=template.slug,
+            changes=changes,
+        )
+
+
 def _snapshot(template: ReportTemplate, *, by: Any) -> ReportTemplateVersion:
     last = template.versions.order_by("-number").values_list("number", flat=True).first()
-    return ReportTemplateVersion.objects.create(
+    version = ReportTemplateVersion.objects.create(
         template=template,
         number=(last or 0) + 1,
-        created_by=by if getattr(by, "pk", None) else None,
+        created_by=_person(by),
         **{name: getattr(template, name) for name in _VERSIONED},
     )
+    _audit(template, by, AuditAction.TEMPLATE_PUBLISHED, version=version.number)
+    return version
 
 
 @transaction.atomic
@@ -154,7 +176,11 @@ def template_create(
     renderers: list[str] | None = None,
     options: dict[str, Any] | None = None,
     steps: list[Any] | None = None,
+    by: Any = None,
 ) -> ReportTemplate:
+    """A template of `workspace` (by default the owner's own); `by` (the owner unless
+    given: a person or an API key) is who the audit log names."""
+    by = owner if by is None else by
     # Only a missing value defaults to {}: `false` or `[]` must fail validation, not vanish.
     schema = {} if schema is None else schema
     sample_data = {} if sample_data is None else sample_data
@@ -192,7 +218,8 @@ def template_create(
         options=options,
         steps=steps,
     )
-    _snapshot(template, by=owner)
+    _audit(template, by, AuditAction.TEMPLATE_CREATED)
+    _snapshot(template, by=by)
     return template
 
 
@@ -227,8 +254,21 @@ def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any)
         stored=stored_steps,
     )
     template.save()
+    _audit(template, by, AuditAction.TEMPLATE_CHANGED, fields=sorted(changes))
     template_record_version(template=template, by=by)
     return template
+
+
+def template_saved_elsewhere(
+    *, template: ReportTemplate, by: Any, created: bool, fields: list[str]
+) -> ReportTemplateVersion:
+    """A template the admin saved itself (its form writes the row): the audit entry the
+    services write, then its version if what renders changed."""
+    if created:
+        _audit(template, by, AuditAction.TEMPLATE_CREATED)
+    elif fields:
+        _audit(template, by, AuditAction.TEMPLATE_CHANGED, fields=sorted(fields))
+    return template_record_version(template=template, by=by)
 
 
 def template_record_version(*, template: ReportTemplate, by: Any = None) -> ReportTemplateVersion:
@@ -261,15 +301,17 @@ def template_current_version(*, template: ReportTemplate) -> ReportTemplateVersi
         return found
 
 
-def template_archive(*, template: ReportTemplate) -> ReportTemplate:
+def template_archive(*, template: ReportTemplate, by: Any = None) -> ReportTemplate:
     if template.archived_at is None:
         template.archived_at = timezone.now()
         template.save(update_fields=["archived_at", "updated_at"])
+        _audit(template, by, AuditAction.TEMPLATE_ARCHIVED)
     return template
 
 
-def template_unarchive(*, template: ReportTemplate) -> ReportTemplate:
+def template_unarchive(*, template: ReportTemplate, by: Any = None) -> ReportTemplate:
     if template.archived_at is not None:
         template.archived_at = None
         template.save(update_fields=["archived_at", "updated_at"])
+        _audit(template, by, AuditAction.TEMPLATE_RESTORED)
     return template

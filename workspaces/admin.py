@@ -1,10 +1,18 @@
-"""Workspaces in the admin: their members and roles, and their own quota limits."""
+"""Workspaces in the admin: their members and roles, their own quota limits (both saved
+through the services, so the audit log names who changed them), and the audit log."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import Any
 
-from workspaces.models import Membership, Workspace, WorkspaceQuota
+from django.contrib import admin, messages
+from django.forms import BaseInlineFormSet, ModelForm
+from django.http import HttpRequest
+
+from rendering.errors import ApplicationError
+from workspaces.limits import NAMES
+from workspaces.models import AuditEntry, Membership, Workspace, WorkspaceQuota
+from workspaces.services import membership_remove, membership_set, workspace_quota_set
 
 
 class MembershipInline(admin.TabularInline):
@@ -19,6 +27,10 @@ class WorkspaceQuotaInline(admin.StackedInline):
     verbose_name_plural = "quota (empty: the WORKSPACE_* setting; 0: no limit)"
 
 
+def _limits(row: WorkspaceQuota | None) -> dict[str, int | None]:
+    return {name: getattr(row, name) if row is not None else None for name in NAMES}
+
+
 @admin.register(Workspace)
 class WorkspaceAdmin(admin.ModelAdmin):
     list_display = ("name", "slug", "personal", "created_at")
@@ -27,8 +39,54 @@ class WorkspaceAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ("name",)}
     inlines = (MembershipInline, WorkspaceQuotaInline)
 
+    def save_formset(
+        self, request: HttpRequest, form: ModelForm, formset: BaseInlineFormSet, change: bool
+    ) -> None:
+        workspace = form.instance
+        rows: list[Any] = formset.save(commit=False)
+        try:
+            if formset.model is Membership:
+                for gone in formset.deleted_objects:
+                    membership_remove(workspace=workspace, user=gone.user, by=request.user)
+                for row in rows:
+                    membership_set(
+                        workspace=workspace, user=row.user, role=row.role, by=request.user
+                    )
+            elif formset.model is WorkspaceQuota:
+                if formset.deleted_objects:
+                    workspace_quota_set(workspace=workspace, by=request.user, **_limits(None))
+                for row in rows:
+                    workspace_quota_set(workspace=workspace, by=request.user, **_limits(row))
+        except ApplicationError as exc:  # the last owner: refused, said on the page
+            self.message_user(request, exc.message, level=messages.ERROR)
+
 
 @admin.register(WorkspaceQuota)
 class WorkspaceQuotaAdmin(admin.ModelAdmin):
     list_display = ("workspace", "jobs_per_day", "jobs_per_month", "pages_per_day", "updated_at")
     search_fields = ("workspace__name", "workspace__slug")
+
+    def save_model(
+        self, request: HttpRequest, obj: WorkspaceQuota, form: ModelForm, change: bool
+    ) -> None:
+        workspace_quota_set(workspace=obj.workspace, by=request.user, **_limits(obj))
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    """Read-only: the log is append-only from the application, the admin included."""
+
+    list_display = ("at", "workspace", "actor", "action", "target")
+    list_filter = ("action",)
+    search_fields = ("actor", "action", "target", "target_id", "workspace__name")
+    date_hierarchy = "at"
+    list_select_related = ("workspace",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

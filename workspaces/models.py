@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class Role(models.TextChoices):
@@ -67,3 +70,87 @@ class WorkspaceQuota(models.Model):
 
     def __str__(self) -> str:
         return f"quota of {self.workspace}"
+
+
+class AuditQuerySet(models.QuerySet["AuditEntry"]):
+    """The audit log is append-only from the application: a bulk update or delete through
+    the ORM is refused (a workspace's deletion still takes its entries, by cascade)."""
+
+    def update(self, **kwargs: object) -> int:
+        raise TypeError("Audit entries are append-only; they cannot be updated.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise TypeError("Audit entries are append-only; they cannot be deleted.")
+
+
+class AuditEntry(models.Model):
+    """Who did what to which thing of a workspace, and when; written by the services
+    (workspaces.audit.audit_record), never changed afterwards."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="audit")
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    # A person, or an API key (then `actor_key` holds its prefix and `actor_user` the key's
+    # creator); both empty for the service itself (beat re-driving dead letters).
+    actor_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    actor_key = models.CharField(max_length=16, blank=True)
+    # How the actor read when it acted: kept when the user or the key is gone later.
+    actor = models.CharField(max_length=200)
+    action = models.CharField(max_length=64, db_index=True)
+    target_type = models.CharField(max_length=50)
+    target_id = models.CharField(max_length=64, blank=True)
+    target = models.CharField(max_length=300, blank=True)
+    changes = models.JSONField(default=dict, blank=True)
+
+    objects = AuditQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        verbose_name_plural = "audit entries"
+        indexes = [models.Index(fields=["workspace", "-at"], name="audit_workspace_at")]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.actor} {self.action} {self.target}"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        if self.pk is not None:
+            raise TypeError("Audit entries are append-only; they cannot be changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+        raise TypeError("Audit entries are append-only; they cannot be deleted.")
+
+
+class Invitation(models.Model):
+    """An owner's invitation of an email address into a workspace in a role: mailed as a
+    signed link, good until `expires_at` and for one acceptance."""
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField()
+    role = models.CharField(max_length=20, choices=Role.choices)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.email} to {self.workspace} ({self.role})"

@@ -32,11 +32,12 @@ class Action(StrEnum):
     JOB_REDRIVE = "job.redrive"  # dead letters in the admin: re-drive, discard
     KEY_MANAGE = "key.manage"  # create and revoke the workspace's API keys
     CERTIFICATE_MANAGE = "certificate.manage"  # upload the workspace's signing certificates
-    MEMBER_MANAGE = "member.manage"  # add, remove, change roles
+    MEMBER_MANAGE = "member.manage"  # invite, remove, change roles, transfer ownership
     USAGE_VIEW = "usage.view"  # the workspace's quotas and usage
     SCHEDULE_VIEW = "schedule.view"  # list and read schedules and their runs
     # create, edit, pause and resume, delete, run now: each run submits a job as its creator
     SCHEDULE_MANAGE = "schedule.manage"
+    AUDIT_VIEW = "audit.view"  # the workspace's audit log: read, search, export
 
 
 _READ = {Action.TEMPLATE_VIEW, Action.JOB_VIEW, Action.JOB_DOWNLOAD, Action.SCHEDULE_VIEW}

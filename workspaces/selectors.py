@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Q, QuerySet
 
 from rendering.errors import NotFound
-from workspaces.models import Membership, Workspace
+from workspaces.models import AuditEntry, Membership, Workspace
 
 
 def workspace_list_for(*, user: Any) -> QuerySet[Workspace]:
@@ -37,3 +38,43 @@ def workspace_find(*, name: str) -> Workspace:
     if not found:
         raise NotFound(f"No workspace named {name!r} was found.")
     raise NotFound(f"{len(found)} workspaces are named {name!r}; name one by its slug.")
+
+
+def audit_entries(
+    *,
+    workspace: Workspace,
+    action: str = "",
+    actor: str = "",
+    since: datetime | None = None,
+    until: datetime | None = None,
+    search: str = "",
+) -> QuerySet[AuditEntry]:
+    """The workspace's audit log, newest first: `actor` matches a username or a key's
+    prefix, `search` any of actor, action and target; `since` inclusive, `until` not."""
+    entries = AuditEntry.objects.filter(workspace=workspace)
+    if action:
+        entries = entries.filter(action=action)
+    if actor:
+        entries = entries.filter(
+            Q(actor_user__username=actor) | Q(actor_key=actor) | Q(actor__icontains=actor)
+        )
+    if since is not None:
+        entries = entries.filter(at__gte=since)
+    if until is not None:
+        entries = entries.filter(at__lt=until)
+    if search:
+        entries = entries.filter(
+            Q(actor__icontains=search)
+            | Q(action__icontains=search)
+            | Q(target__icontains=search)
+            | Q(target_id__icontains=search)
+        )
+    return entries.order_by("-at", "-pk")
+
+
+def membership_list(*, workspace: Workspace) -> QuerySet[Membership]:
+    return (
+        Membership.objects.filter(workspace=workspace)
+        .select_related("user")
+        .order_by("user__username")
+    )

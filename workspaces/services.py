@@ -9,12 +9,22 @@ from django.utils.text import slugify
 
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
-from workspaces.models import Membership, Role, Workspace
+from workspaces.audit import AuditAction, audit_record
+from workspaces.events import member_removed_publish
+from workspaces.limits import NAMES as QUOTA_NAMES
+from workspaces.models import Membership, Role, Workspace, WorkspaceQuota
 
 
 class WorkspaceNameTaken(ApplicationError):
     http_status = 409
     code = ErrorCode.WORKSPACE_EXISTS
+
+
+class LastOwner(ApplicationError):
+    """A workspace always keeps an owner: whoever manages its members and keys."""
+
+    http_status = 400
+    code = ErrorCode.LAST_OWNER
 
 
 def personal_slug(user: Any) -> str:
@@ -60,9 +70,124 @@ def workspace_create(*, name: str, owner: Any) -> Workspace:
     return workspace
 
 
-def membership_set(*, workspace: Workspace, user: Any, role: str) -> Membership:
-    """Add the user to the workspace in `role`, or change the role they have there."""
+def _member_label(user: Any) -> str:
+    email = getattr(user, "email", "")
+    return f"{user.get_username()} <{email}>" if email else str(user.get_username())
+
+
+def _last_owner_check(*, workspace: Workspace, user: Any, doing: str) -> None:
+    """LastOwner if `user` is the workspace's only owner (rows locked: two owners removing
+    each other at once cannot both succeed)."""
+    owners = list(
+        Membership.objects.select_for_update()
+        .filter(workspace=workspace, role=Role.OWNER)
+        .values_list("user_id", flat=True)
+    )
+    if owners == [user.pk]:
+        raise LastOwner(
+            f"{user.get_username()} is the only owner of {workspace.name}; {doing} would leave "
+            "it without one. Make another member an owner (or transfer ownership) first."
+        )
+
+
+@transaction.atomic
+def membership_set(*, workspace: Workspace, user: Any, role: str, by: Any = None) -> Membership:
+    """Add the user to the workspace in `role`, or change the role they have there;
+    LastOwner if that demotes its only owner. `by` is who the audit log names."""
+    role = Role(role)
+    existing = Membership.objects.select_for_update().filter(user=user, workspace=workspace).first()
+    if existing is not None and existing.role == role:
+        return existing
+    if existing is not None and existing.role == Role.OWNER:
+        _last_owner_check(workspace=workspace, user=user, doing=f"making them {role.value}")
     membership, _ = Membership.objects.update_or_create(
-        user=user, workspace=workspace, defaults={"role": Role(role)}
+        user=user, workspace=workspace, defaults={"role": role}
+    )
+    audit_record(
+        workspace=workspace,
+        actor=by,
+        action=AuditAction.MEMBER_ADDED if existing is None else AuditAction.MEMBER_ROLE_CHANGED,
+        target_type="member",
+        target_id=str(user.pk),
+        target_repr=_member_label(user),
+        changes={"role": [existing.role if existing else None, role.value]},
     )
     return membership
+
+
+@transaction.atomic
+def membership_remove(*, workspace: Workspace, user: Any, by: Any = None) -> bool:
+    """Take the user out of the workspace (False if they were not in it); LastOwner for its
+    only owner. Their live streams there close; their session falls back to their own
+    workspace on its next request. The keys they made stay: keys are the workspace's."""
+    existing = Membership.objects.select_for_update().filter(user=user, workspace=workspace).first()
+    if existing is None:
+        return False
+    if existing.role == Role.OWNER:
+        _last_owner_check(workspace=workspace, user=user, doing="removing them")
+    existing.delete()
+    audit_record(
+        workspace=workspace,
+        actor=by,
+        action=AuditAction.MEMBER_REMOVED,
+        target_type="member",
+        target_id=str(user.pk),
+        target_repr=_member_label(user),
+        changes={"role": [existing.role, None]},
+    )
+    user_id, workspace_id = user.pk, workspace.pk
+    transaction.on_commit(lambda: member_removed_publish(user_id, workspace_id))
+    return True
+
+
+@transaction.atomic
+def ownership_transfer(*, workspace: Workspace, to: Any, by: Any) -> Membership:
+    """Make member `to` an owner and `by` (an owner) an editor: the hand-over of a team."""
+    if not Membership.objects.filter(user=to, workspace=workspace).exists():
+        raise ApplicationError(
+            f"{to.get_username()} is not a member of {workspace.name}; invite them first.",
+            code=ErrorCode.INVALID_DATA,
+            http_status=400,
+        )
+    Membership.objects.filter(user=to, workspace=workspace).update(role=Role.OWNER)
+    Membership.objects.filter(user=by, workspace=workspace).update(role=Role.EDITOR)
+    audit_record(
+        workspace=workspace,
+        actor=by,
+        action=AuditAction.OWNERSHIP_TRANSFERRED,
+        target_type="member",
+        target_id=str(to.pk),
+        target_repr=_member_label(to),
+        changes={"from": by.get_username(), "to": to.get_username()},
+    )
+    return Membership.objects.get(user=to, workspace=workspace)
+
+
+@transaction.atomic
+def workspace_quota_set(*, workspace: Workspace, by: Any = None, **limits: int | None) -> None:
+    """Set the workspace's own limits (None: the WORKSPACE_* setting; 0: no limit)."""
+    unknown = sorted(set(limits) - set(QUOTA_NAMES))
+    if unknown:
+        raise ApplicationError(
+            f"Unknown quota limits: {', '.join(unknown)}; they are {', '.join(QUOTA_NAMES)}.",
+            code=ErrorCode.INVALID_DATA,
+            http_status=400,
+        )
+    row, _ = WorkspaceQuota.objects.select_for_update().get_or_create(workspace=workspace)
+    before = {name: getattr(row, name) for name in limits}
+    for name, value in limits.items():
+        setattr(row, name, value)
+    row.save()
+    changed = {
+        name: [before[name], value] for name, value in limits.items() if before[name] != value
+    }
+    if changed:
+        audit_record(
+            workspace=workspace,
+            actor=by,
+            action=AuditAction.QUOTA_CHANGED,
+            target=row,
+            target_type="quota",
+            target_id=str(workspace.pk),
+            changes=changed,
+        )

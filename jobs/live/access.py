@@ -36,3 +36,9 @@ def follow_authorize(
     job = selectors.job_get(workspace=caller.workspace_id, job_id=job_id)
     authorize(caller.actor, Action.JOB_VIEW, job)
     return caller, str(job.job_id)
+
+
+def stream_member(caller: Caller) -> tuple[int, int] | None:
+    """(user id, workspace id) of a session's stream, which ends when that person leaves
+    the workspace; None for a key's stream (a key is the workspace's, not a person's)."""
+    return None if caller.key_prefix else (int(caller.user.pk), caller.workspace_id)

@@ -14,7 +14,7 @@ from django.conf import settings
 
 from accounts.tenancy import tenant_id_for
 from jobs.links import with_links
-from jobs.live.access import follow_authorize, follower_resolve
+from jobs.live.access import follow_authorize, follower_resolve, stream_member
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
 from jobs.live.subscriptions import job_follow, workspace_follow
 from jobs.metrics import live_stream
@@ -68,7 +68,9 @@ class _FollowingConsumer(AsyncJsonWebsocketConsumer):
             return None
         caller = allowed[0] if isinstance(allowed, tuple) else allowed
         try:
-            self.slot = await stream_slot_acquire(tenant_id=tenant_id_for(user=caller.user))
+            self.slot = await stream_slot_acquire(
+                tenant_id=tenant_id_for(workspace=caller.workspace_id)
+            )
         except StreamLimitReached:
             await self._refuse(CLOSE_TOO_MANY_STREAMS)
             return None
@@ -132,7 +134,10 @@ class JobEventsConsumer(_FollowingConsumer):
         await self.accept()
         self._send_all(
             job_follow(
-                job_id, heartbeat=settings.SSE_HEARTBEAT_SECONDS, key_prefix=caller.key_prefix
+                job_id,
+                heartbeat=settings.SSE_HEARTBEAT_SECONDS,
+                key_prefix=caller.key_prefix,
+                member=stream_member(caller),
             )
         )
 
@@ -150,5 +155,6 @@ class OwnerJobsConsumer(_FollowingConsumer):
                 caller.workspace_id,
                 heartbeat=settings.SSE_HEARTBEAT_SECONDS,
                 key_prefix=caller.key_prefix,
+                member=stream_member(caller),
             )
         )

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET
 from accounts.authentication import API_KEY_HEADER
 from accounts.tenancy import tenant_id_for
 from jobs.links import with_links
-from jobs.live.access import follow_authorize, follower_resolve
+from jobs.live.access import follow_authorize, follower_resolve, stream_member
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
 from jobs.live.subscriptions import job_follow, workspace_follow
 from jobs.metrics import live_stream
@@ -71,7 +71,7 @@ async def _respond(
         return JsonResponse({"error": exc.message, "code": exc.code}, status=exc.http_status)
     caller = allowed[0] if isinstance(allowed, tuple) else allowed
     try:
-        slot = await stream_slot_acquire(tenant_id=tenant_id_for(user=caller.user))
+        slot = await stream_slot_acquire(tenant_id=tenant_id_for(workspace=caller.workspace_id))
     except StreamLimitReached as exc:
         return JsonResponse(
             {"error": exc.message, "code": ErrorCode.TOO_MANY_STREAMS, "limit": exc.limit},
@@ -100,6 +100,7 @@ async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
             heartbeat=settings.SSE_HEARTBEAT_SECONDS,
             after_seq=after,
             key_prefix=found[0].key_prefix,
+            member=stream_member(found[0]),
         ),
         with_ids=True,
         job_id=job_id,
@@ -117,6 +118,7 @@ async def owner_job_events(request: HttpRequest) -> HttpResponseBase:
             caller.workspace_id,
             heartbeat=settings.SSE_HEARTBEAT_SECONDS,
             key_prefix=caller.key_prefix,
+            member=stream_member(caller),
         ),
         with_ids=False,
     )

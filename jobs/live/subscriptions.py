@@ -22,6 +22,12 @@ from accounts.events import KEY_REVOKED_TYPE, key_group
 from accounts.models import ApiKey
 from jobs.live.events import job_event_payload, job_group, workspace_group
 from jobs.models import TERMINAL_STATUSES, PdfJob
+from workspaces.events import MEMBER_REMOVED_TYPE, member_group
+from workspaces.models import Membership
+
+# A session's stream names its person and workspace (user id, workspace id): removing the
+# person from the workspace ends it. A key's stream has none: keys are the workspace's.
+Member = tuple[int, int] | None
 
 logger = logging.getLogger(__name__)
 
@@ -46,27 +52,45 @@ async def _key_active(prefix: str | None) -> bool:
     )
 
 
-async def _subscribe(layer: Any, channel: str, group: str, key_prefix: str | None) -> list[str]:
-    """Join the stream's group, and its API key's: revoking the key ends the stream."""
+async def _still_allowed(prefix: str | None, member: Member) -> bool:
+    if member is not None:
+        user_id, workspace_id = member
+        found = Membership.objects.filter(user_id=user_id, workspace_id=workspace_id)
+        if not await found.aexists():
+            return False
+    return await _key_active(prefix)
+
+
+async def _subscribe(
+    layer: Any, channel: str, group: str, key_prefix: str | None, member: Member
+) -> list[str]:
+    """Join the stream's group, and its API key's (revoking the key ends the stream) or its
+    member's (removing the person from the workspace ends it)."""
     groups = [group] + ([key_group(key_prefix)] if key_prefix else [])
+    groups += [member_group(*member)] if member is not None else []
     for name in groups:
         await layer.group_add(name, channel)
     return groups
 
 
 def _revoked(message: dict[str, Any]) -> bool:
-    return message.get("type") == KEY_REVOKED_TYPE
+    return message.get("type") in (KEY_REVOKED_TYPE, MEMBER_REMOVED_TYPE)
 
 
 async def job_follow(
-    job_id: str, *, heartbeat: float, after_seq: int = -1, key_prefix: str | None = None
+    job_id: str,
+    *,
+    heartbeat: float,
+    after_seq: int = -1,
+    key_prefix: str | None = None,
+    member: Member = None,
 ) -> AsyncIterator[dict[str, Any] | None]:
     """Yield event payloads newer than after_seq; yield None on idle ticks (heartbeats).
     A stream opened with an API key ends when that key is revoked (announced on the key's
     group, and re-checked on every idle tick in case the announcement was lost)."""
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    groups = await _subscribe(layer, channel, job_group(job_id), key_prefix)
+    groups = await _subscribe(layer, channel, job_group(job_id), key_prefix, member)
     last = after_seq
     try:
         candidate: dict[str, Any] | None = await _current(job_id)
@@ -84,7 +108,7 @@ async def job_follow(
                     return
                 candidate = message["event"]
             except TimeoutError:
-                if not await _key_active(key_prefix):
+                if not await _still_allowed(key_prefix, member):
                     return
                 candidate = await _fresher(job_id, last)
             except Exception:
@@ -112,7 +136,11 @@ async def _workspace_jobs(workspace_id: int, *, job_ids: set[str]) -> list[dict[
 
 
 async def workspace_follow(
-    workspace_id: int, *, heartbeat: float, key_prefix: str | None = None
+    workspace_id: int,
+    *,
+    heartbeat: float,
+    key_prefix: str | None = None,
+    member: Member = None,
 ) -> AsyncIterator[dict[str, Any] | None]:
     """Yield the state of the workspace's latest jobs, then every event of any of its jobs
     (new ones included); None on idle ticks. Never ends by itself: the client closes it.
@@ -120,7 +148,7 @@ async def workspace_follow(
     update by one tick."""
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    groups = await _subscribe(layer, channel, workspace_group(workspace_id), key_prefix)
+    groups = await _subscribe(layer, channel, workspace_group(workspace_id), key_prefix, member)
     last: dict[str, int] = {}  # seq sent per job id
     running: set[str] = set()  # ids last sent as unfinished: re-read on idle ticks
 
@@ -150,7 +178,7 @@ async def workspace_follow(
                     return
                 fresh = [message["event"]]
             except TimeoutError:
-                if not await _key_active(key_prefix):
+                if not await _still_allowed(key_prefix, member):
                     return
                 fresh = []
             except Exception:

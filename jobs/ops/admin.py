@@ -312,7 +312,11 @@ class DeadLetterAdmin(admin.ModelAdmin):
     def redrive(self, request: HttpRequest, queryset: QuerySet[DeadLetter]) -> None:
         allowed = _allowed(request, Action.JOB_REDRIVE, queryset, job="job")
         _refused(request, self, len(queryset) - len(allowed), Action.JOB_REDRIVE)
-        done = sum(1 for letter in allowed if dead_letters.dead_letter_redrive(dead_letter=letter))
+        done = sum(
+            1
+            for letter in allowed
+            if dead_letters.dead_letter_redrive(dead_letter=letter, by=request.user)
+        )
         level = messages.SUCCESS if done else messages.WARNING
         self.message_user(request, f"Re-driven {done} job(s).", level=level)
 
@@ -321,7 +325,7 @@ class DeadLetterAdmin(admin.ModelAdmin):
         allowed = _allowed(request, Action.JOB_REDRIVE, queryset, job="job")
         _refused(request, self, len(queryset) - len(allowed), Action.JOB_REDRIVE)
         chosen = queryset.filter(pk__in=[letter.pk for letter in allowed])
-        count = dead_letters.dead_letters_discard(dead_letters=chosen)
+        count = dead_letters.dead_letters_discard(dead_letters=chosen, by=request.user)
         self.message_user(request, f"Discarded {count} dead letter(s).")
 
 

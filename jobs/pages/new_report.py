@@ -122,11 +122,12 @@ def template_thumbnail_png(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("No such renderer.")
     # Each thumbnail may cost a render: the tenant's rate (API_RATE_THUMBNAIL) and its
     # share of the previews queue bound what one user's gallery can ask of it.
-    if not tenant_rate_take(scope="thumbnail", user=request.user):
+    workspace = workspace_current(request)
+    if not tenant_rate_take(scope="thumbnail", workspace=workspace):
         return _not_now("API_RATE_THUMBNAIL")
     try:
         png = template_thumbnail(
-            template=template, renderer=renderer, tenant_id=tenant_id_for(user=request.user)
+            template=template, renderer=renderer, tenant_id=tenant_id_for(workspace=workspace)
         )
     except PreviewsBusy:
         return _not_now("PREVIEW_MAX_IN_FLIGHT_PER_TENANT")

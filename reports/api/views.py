@@ -96,7 +96,10 @@ class TemplateListCreateApi(APIView):
         serializer = TemplateCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         template = template_create(
-            owner=request.user, workspace=workspace, **serializer.validated_data
+            owner=request.user,
+            workspace=workspace,
+            by=actor_of(request),
+            **serializer.validated_data,
         )
         return _answer(template, status.HTTP_201_CREATED)
 
@@ -122,7 +125,7 @@ class TemplateDetailApi(APIView):
         serializer = TemplateUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         changes = {k: v for k, v in serializer.validated_data.items() if k in request.data}
-        return _answer(template_update(template=template, by=request.user, **changes))
+        return _answer(template_update(template=template, by=actor_of(request), **changes))
 
     @extend_schema(
         operation_id="template_archive",
@@ -132,7 +135,9 @@ class TemplateDetailApi(APIView):
     )
     def delete(self, request: Request, slug: str) -> Response:
         """Archive: the template takes no new jobs; its versions stay for old jobs."""
-        return _answer(template_archive(template=_own_template(request, slug)))
+        return _answer(
+            template_archive(template=_own_template(request, slug), by=actor_of(request))
+        )
 
 
 class TemplateRestoreApi(APIView):
@@ -145,7 +150,9 @@ class TemplateRestoreApi(APIView):
         responses=TemplateOutputSerializer,
     )
     def post(self, request: Request, slug: str) -> Response:
-        return _answer(template_unarchive(template=_own_template(request, slug)))
+        return _answer(
+            template_unarchive(template=_own_template(request, slug), by=actor_of(request))
+        )
 
 
 class TemplateVersionListApi(APIView):
@@ -191,6 +198,8 @@ class TemplatePreviewApi(APIView):
         )
         # Rendered on the previews queue, not in this process.
         png = preview_request(
-            work, schema=version.schema, tenant_id=tenant_id_for(user=request.user)
+            work,
+            schema=version.schema,
+            tenant_id=tenant_id_for(workspace=workspace_current(request)),
         )
         return HttpResponse(png, content_type="image/png")

@@ -73,8 +73,10 @@ def test_concurrent_requests_never_take_more_than_the_rate(settings):
     from accounts.throttles import SubmitThrottle
 
     settings.API_RATE_SUBMIT = "10/min"
-    tenant = SimpleNamespace(pk=uuid.uuid4().int % 10**12, is_authenticated=True)
-    request = SimpleNamespace(auth=None, user=tenant)
+    person = SimpleNamespace(pk=1, is_authenticated=True)
+    # The tenant is the workspace the request acts in (workspace_current caches it here).
+    tenant = SimpleNamespace(pk=uuid.uuid4().int % 10**12)
+    request = SimpleNamespace(auth=None, user=person, _workspace=tenant)
     with ThreadPoolExecutor(8) as pool:
         allowed = list(pool.map(lambda _: SubmitThrottle().allow_request(request, None), range(40)))
     assert allowed.count(True) == 10

@@ -100,13 +100,13 @@ def test_reaching_a_final_status_queues_the_callback(
 def test_a_tenant_past_its_share_of_delivery_threads_is_deferred_without_an_attempt(
     receiver, settings
 ):
-    from accounts.tenancy import tenant_id_for
+    from accounts.tenancy import tenant_of_job
     from core.leases import lease_release, lease_take
 
     settings.CALLBACK_MAX_CONCURRENT_PER_TENANT = 1
     hook = receiver()
     job = PdfJobFactory(status=JobStatus.COMPLETED, callback_url=hook.url, pdf_file="x.pdf")
-    name = f"callbacks:tenant:{tenant_id_for(user=job.owner)}"
+    name = f"callbacks:tenant:{tenant_of_job(job)}"
     busy = lease_take(name=name, limit=1, seconds=30)  # another delivery of the tenant runs
     with pytest.raises(callbacks.CallbackDeferred) as deferred:
         callbacks.callback_deliver(job_id=job.job_id)
@@ -121,7 +121,7 @@ def test_a_tenant_past_its_share_of_delivery_threads_is_deferred_without_an_atte
 def test_a_slow_receiver_gets_its_tenant_one_thread_and_a_longer_push_back(receiver, settings):
     import time
 
-    from accounts.tenancy import tenant_id_for
+    from accounts.tenancy import tenant_of_job
     from core.leases import lease_count
 
     settings.CALLBACK_MAX_CONCURRENT_PER_TENANT = 4
@@ -134,7 +134,7 @@ def test_a_slow_receiver_gets_its_tenant_one_thread_and_a_longer_push_back(recei
     with pytest.raises(callbacks.CallbackError, match="no complete answer within 2 s"):
         callbacks.callback_deliver(job_id=job.job_id)
     assert time.monotonic() - started < 3  # the tarpit held the thread for the deadline only
-    tenant = tenant_id_for(user=job.owner)
+    tenant = tenant_of_job(job)
     assert lease_count(name=f"callbacks-slow:tenant:{tenant}") == 1
     assert callbacks._tenant_share(tenant) == 1
     assert callbacks._deferral(tenant) > settings.CALLBACK_TIMEOUT_SECONDS * 1.5 - 0.01

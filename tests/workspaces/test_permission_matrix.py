@@ -43,6 +43,8 @@ MAY = {
     "usage.view": {"owner"},
     "schedule.view": ALL,
     "schedule.manage": {"owner", "editor", "requester"},
+    "audit.view": {"owner"},
+    "member.manage": {"owner"},
 }
 SUBMIT = {"template": "tpl", "data": {"title": "t"}}
 FORM = {"data": '{"title": "t"}', "page_size": "A4", "orientation": "portrait"}
@@ -89,6 +91,8 @@ API = [
     Case("schedule.manage", "patch", "/api/v1/schedules/{schedule}", 200, {"paused": True}),
     Case("schedule.manage", "post", "/api/v1/schedules/{schedule}/run", 202),
     Case("schedule.manage", "delete", "/api/v1/schedules/{schedule}", 204),
+    Case("audit.view", "get", "/api/v1/audit-log", 200),
+    Case("audit.view", "get", "/api/v1/audit-log?format=csv", 200),
 ]
 PAGES = [
     Case("job.view", "get", "/", 200),
@@ -101,6 +105,9 @@ PAGES = [
     Case("job.download", "get", "/jobs/{completed}/download", 302),
     Case("key.manage", "get", "/keys/", 200),
     Case("usage.view", "get", "/usage/", 200),
+    Case("audit.view", "get", "/audit/", 200),
+    Case("member.manage", "get", "/members/", 200),
+    Case("member.manage", "post", "/members/", 302, {"email": "new@example.com", "role": "viewer"}),
 ]
 
 

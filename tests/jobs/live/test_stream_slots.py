@@ -110,4 +110,4 @@ def test_revoking_a_key_closes_the_streams_it_opened():
     closed, took = asyncio.run(_closing(scenario()))
     assert closed["type"] == "websocket.close"
     assert took < 3  # announced on the key's group, not found at the next heartbeat
-    assert streams._redis().zcard(streams._key(user.pk)) == 0  # its slot is free again
+    assert streams._redis().zcard(streams._key(key.workspace_id)) == 0  # its slot is free again

@@ -1,0 +1,80 @@
+"""GET /api/v1/audit-log: the workspace's audit log for its owners, filtered, as JSON or
+a CSV/JSON download."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from rendering.errors import ApplicationError
+from workspaces.api.serializers import AuditEntryOutputSerializer, AuditFilterSerializer
+from workspaces.audit_export import audit_csv, audit_row
+from workspaces.current import actor_of, workspace_current
+from workspaces.permissions import Action, authorize
+from workspaces.selectors import audit_entries
+
+
+class AuditCsvRenderer(BaseRenderer):
+    """`?format=csv` (DRF picks a renderer by `format`): one line per entry."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(
+        self, data: Any, accepted_media_type: Any = None, renderer_context: Any = None
+    ) -> Any:
+        return audit_csv(data)  # errors never come here: handle_exception answers JSON
+
+
+class AuditLogApi(APIView):
+    renderer_classes = [JSONRenderer, AuditCsvRenderer]
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        try:
+            return super().perform_content_negotiation(request, force)
+        except Http404:  # DRF's answer to an unknown ?format=: say what is
+            raise ApplicationError(
+                "Unknown format; use format=csv or format=json.", http_status=400
+            ) from None
+
+    def handle_exception(self, exc: Exception) -> Response:
+        # An error is the API's JSON error, whatever file format was asked for.
+        self.request.accepted_renderer = JSONRenderer()
+        self.request.accepted_media_type = JSONRenderer.media_type
+        return super().handle_exception(exc)
+
+    @extend_schema(
+        operation_id="audit_log",
+        summary="The workspace's audit log (owners), newest first; CSV or JSON export",
+        parameters=[AuditFilterSerializer],
+        responses={
+            200: OpenApiResponse(AuditEntryOutputSerializer(many=True)),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.AUDIT_VIEW, workspace)
+        filters = AuditFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        found = filters.validated_data
+        entries = audit_entries(
+            workspace=workspace,
+            action=found.get("action", ""),
+            actor=found.get("actor", ""),
+            since=found.get("since"),
+            until=found.get("until"),
+            search=found.get("q", ""),
+        )[: found["limit"]]
+        rows = [audit_row(entry) for entry in entries]
+        response = Response(AuditEntryOutputSerializer(rows, many=True).data)
+        if "format" in found:
+            name = f"audit-{workspace.slug}.{found['format']}"
+            response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
