@@ -15,7 +15,6 @@ from reports.models import Renderer, ReportTemplate, ReportTemplateVersion
 from reports.services import (
     template_archive,
     template_job_defaults_check,
-    template_record_version,
     template_saved_elsewhere,
     template_slug_check,
     template_unarchive,
