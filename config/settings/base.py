@@ -9,4 +9,5 @@ from config.settings.ops import *
 from config.settings.pdf import *
 from config.settings.quotas import *
 from config.settings.security import *
+from config.settings.sso import *
 from config.settings.workers import *
