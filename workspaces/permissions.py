@@ -34,6 +34,7 @@ class Action(StrEnum):
     CERTIFICATE_MANAGE = "certificate.manage"  # upload the workspace's signing certificates
     MEMBER_MANAGE = "member.manage"  # add, remove, change roles
     USAGE_VIEW = "usage.view"  # the workspace's quotas and usage
+    SSO_MANAGE = "sso.manage"  # which email domains join the workspace by single sign-on
 
 
 _READ = {Action.TEMPLATE_VIEW, Action.JOB_VIEW, Action.JOB_DOWNLOAD}

@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from rendering.errors import NotFound
-from workspaces.models import Membership, Workspace
+from workspaces.models import Membership, SsoDomain, Workspace
 
 
 def workspace_list_for(*, user: Any) -> QuerySet[Workspace]:
@@ -37,3 +37,9 @@ def workspace_find(*, name: str) -> Workspace:
     if not found:
         raise NotFound(f"No workspace named {name!r} was found.")
     raise NotFound(f"{len(found)} workspaces are named {name!r}; name one by its slug.")
+
+
+def workspace_sso(*, workspace: Workspace) -> dict[str, Any]:
+    """The email domains that join people to the workspace, and the role they join in."""
+    domains = SsoDomain.objects.filter(workspace=workspace).values_list("domain", flat=True)
+    return {"workspace": workspace.slug, "domains": list(domains), "role": workspace.sso_role}

@@ -40,6 +40,7 @@ MAY = {
     "key.manage": {"owner"},
     "certificate.manage": {"owner", "editor"},
     "usage.view": {"owner"},
+    "sso.manage": {"owner"},
 }
 SUBMIT = {"template": "tpl", "data": {"title": "t"}}
 FORM = {"data": '{"title": "t"}', "page_size": "A4", "orientation": "portrait"}
@@ -73,6 +74,8 @@ API = [
     Case("job.cancel", "post", "/api/v1/jobs/{job}/cancel", 200),
     Case("job.retry", "post", "/api/v1/jobs/{failed}/retry", 202),
     Case("usage.view", "get", "/api/v1/usage", 200),
+    Case("sso.manage", "get", "/api/v1/workspace/sso", 200),
+    Case("sso.manage", "put", "/api/v1/workspace/sso", 200, {"domains": [], "role": "viewer"}),
 ]
 PAGES = [
     Case("job.view", "get", "/", 200),
@@ -85,6 +88,8 @@ PAGES = [
     Case("job.download", "get", "/jobs/{completed}/download", 302),
     Case("key.manage", "get", "/keys/", 200),
     Case("usage.view", "get", "/usage/", 200),
+    Case("sso.manage", "get", "/workspace/sso/", 200),
+    Case("sso.manage", "post", "/workspace/sso/", 302, {"domains": "", "role": "viewer"}),
 ]
 
 

@@ -1,0 +1,28 @@
+"""The workspace's single sign-on form: the email domains that join it, and their role."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django import forms
+
+from workspaces.models import Role
+
+
+class WorkspaceSsoForm(forms.Form):
+    domains = forms.CharField(
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="Email domains",
+        help_text="One or more, separated by commas or new lines (example.com); empty: nobody "
+        "joins by domain.",
+    )
+    role = forms.ChoiceField(
+        choices=[(Role.REQUESTER, "Requester"), (Role.VIEWER, "Viewer")], label="They join as"
+    )
+
+    def clean_domains(self) -> list[str]:
+        value: Any = self.cleaned_data["domains"]
+        return [item for item in re.split(r"[\s,;]+", value) if item]
