@@ -27,6 +27,9 @@ class Workspace(models.Model):
         max_length=20,
         choices=[(Role.REQUESTER, "Requester"), (Role.VIEWER, "Viewer")],
         default=Role.REQUESTER,
+        # Also in the database: code of the release before (a rolling deploy) and older
+        # migrations' models insert workspaces without this column.
+        db_default=Role.REQUESTER,
         help_text="The role of someone joined by their email domain (SsoDomain).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
