@@ -1,10 +1,11 @@
-"""Workspaces in the admin: their members and roles, and their own quota limits."""
+"""Workspaces in the admin: their members and roles, their own quota limits, and the email
+domains that join people to them by single sign-on."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from workspaces.models import Membership, Workspace, WorkspaceQuota
+from workspaces.models import Membership, SsoDomain, Workspace, WorkspaceQuota
 
 
 class MembershipInline(admin.TabularInline):
@@ -19,13 +20,22 @@ class WorkspaceQuotaInline(admin.StackedInline):
     verbose_name_plural = "quota (empty: the WORKSPACE_* setting; 0: no limit)"
 
 
+class SsoDomainInline(admin.TabularInline):
+    """Whoever runs the service may set any domain here (the owners' page allows only their
+    own); the database still keeps a domain to one workspace."""
+
+    model = SsoDomain
+    extra = 0
+    verbose_name_plural = "single sign-on domains (people join in the workspace's SSO role)"
+
+
 @admin.register(Workspace)
 class WorkspaceAdmin(admin.ModelAdmin):
     list_display = ("name", "slug", "personal", "created_at")
     list_filter = ("personal",)
     search_fields = ("name", "slug", "memberships__user__username")
     prepopulated_fields = {"slug": ("name",)}
-    inlines = (MembershipInline, WorkspaceQuotaInline)
+    inlines = (MembershipInline, WorkspaceQuotaInline, SsoDomainInline)
 
 
 @admin.register(WorkspaceQuota)

@@ -128,3 +128,13 @@ def test_a_person_joins_once_and_an_existing_membership_is_kept(acme):
     inactive = UserFactory(username="gone", email="gone@example.com", is_active=False)
     assert workspace_join_by_email_domain(user=inactive, email="gone@example.com") is None
     assert workspace_join_by_email_domain(user=ann, email="ann@elsewhere.org") is None
+
+
+def test_the_admin_shows_a_workspaces_domains(acme, admin_client):
+    workspace, owner = acme
+    workspace_sso_set(workspace=workspace, domains=["example.com"], role="viewer", by=owner)
+    page = admin_client.get(f"/admin/workspaces/workspace/{workspace.pk}/change/")
+    assert page.status_code == 200
+    text = page.content.decode().lower()
+    assert "single sign-on domains" in text
+    assert 'value="example.com"' in text
