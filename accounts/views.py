@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import update_session_auth_hash
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import PasswordChangeForm
 from django.contrib.auth.models import User
@@ -18,11 +20,24 @@ from django.views.decorators.http import require_POST
 from accounts.demo import DEMO_PASSWORD, uses_demo_password
 from accounts.forms import ApiKeyCreateForm, EmailChangeForm, NotificationPreferencesForm
 from accounts.notifications import notification_preferences, notification_preferences_set
+from accounts.oidc_provider import sso_enabled
 from accounts.selectors import api_key_list
 from accounts.services import api_key_create, api_key_revoke, user_email_set
 from rendering.errors import ApplicationError
 from workspaces.current import workspace_current
 from workspaces.permissions import Action, authorize_page
+
+
+class SignInView(auth_views.LoginView):
+    """Django's sign-in form, plus the single sign-on button when a provider is configured."""
+
+    template_name = "auth/login.html"
+    redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["sso_provider"] = settings.OIDC_PROVIDER_NAME if sso_enabled() else None
+        return context
 
 
 @never_cache

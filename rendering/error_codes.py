@@ -66,6 +66,8 @@ class ErrorCode(StrEnum):
     LAST_OWNER = "last_owner"
     INVITATION_INVALID = "invitation_invalid"
     ALREADY_MEMBER = "already_member"
+    INVALID_SSO_DOMAIN = "invalid_sso_domain"
+    SSO_DOMAIN_TAKEN = "sso_domain_taken"
     STORAGE_UNAVAILABLE = "storage_unavailable"
     INVALID_SCHEDULE = "invalid_schedule"
 
@@ -278,6 +280,15 @@ CODES: dict[ErrorCode, CodeInfo] = {
         "transparency or encryption in PDF/A), then submit again.",
     ),
     ErrorCode.WORKSPACE_EXISTS: CodeInfo(409, False, "Choose another workspace name."),
+    ErrorCode.INVALID_SSO_DOMAIN: CodeInfo(
+        400,
+        False,
+        "Give bare domain names (example.com) of your own email address, and the role "
+        "requester or viewer.",
+    ),
+    ErrorCode.SSO_DOMAIN_TAKEN: CodeInfo(
+        409, False, "A domain joins one workspace only: remove it from the other one first."
+    ),
     ErrorCode.INVALID_WORKSPACE_NAME: CodeInfo(
         400, False, "Give the workspace a name with at least one letter or digit."
     ),

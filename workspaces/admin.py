@@ -1,5 +1,6 @@
 """Workspaces in the admin: their members and roles, their own quota limits (both saved
-through the services, so the audit log names who changed them), and the audit log."""
+through the services, so the audit log names who changed them), the email domains that join
+people to them by single sign-on, and the audit log."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.http import HttpRequest
 
 from rendering.errors import ApplicationError
 from workspaces.limits import NAMES
-from workspaces.models import AuditEntry, Membership, Workspace, WorkspaceQuota
+from workspaces.models import AuditEntry, Membership, SsoDomain, Workspace, WorkspaceQuota
 from workspaces.services import membership_remove, membership_set, workspace_quota_set
 
 
@@ -31,13 +32,22 @@ def _limits(row: WorkspaceQuota | None) -> dict[str, int | None]:
     return {name: getattr(row, name) if row is not None else None for name in NAMES}
 
 
+class SsoDomainInline(admin.TabularInline):
+    """Whoever runs the service may set any domain here (the owners' page allows only their
+    own); the database still keeps a domain to one workspace."""
+
+    model = SsoDomain
+    extra = 0
+    verbose_name_plural = "single sign-on domains (people join in the workspace's SSO role)"
+
+
 @admin.register(Workspace)
 class WorkspaceAdmin(admin.ModelAdmin):
     list_display = ("name", "slug", "personal", "created_at")
     list_filter = ("personal",)
     search_fields = ("name", "slug", "memberships__user__username")
     prepopulated_fields = {"slug": ("name",)}
-    inlines = (MembershipInline, WorkspaceQuotaInline)
+    inlines = (MembershipInline, WorkspaceQuotaInline, SsoDomainInline)
 
     def save_formset(
         self, request: HttpRequest, form: ModelForm, formset: BaseInlineFormSet, change: bool

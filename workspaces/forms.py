@@ -1,7 +1,9 @@
-"""The members page's forms, and the sign-up form of an invitation."""
+"""The members page's forms, the sign-up form of an invitation, and the workspace's single
+sign-on form (the email domains that join it, and their role)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import forms
@@ -25,3 +27,21 @@ class InvitedSignUpForm(UserCreationForm):
     def __init__(self, *args: Any, email: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.instance.email = email
+
+
+class WorkspaceSsoForm(forms.Form):
+    domains = forms.CharField(
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="Email domains",
+        help_text="One or more, separated by commas or new lines (example.com); empty: nobody "
+        "joins by domain.",
+    )
+    role = forms.ChoiceField(
+        choices=[(Role.REQUESTER, "Requester"), (Role.VIEWER, "Viewer")], label="They join as"
+    )
+
+    def clean_domains(self) -> list[str]:
+        value: Any = self.cleaned_data["domains"]
+        return [item for item in re.split(r"[\s,;]+", value) if item]

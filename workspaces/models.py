@@ -26,6 +26,15 @@ class Workspace(models.Model):
     personal = models.BooleanField(
         default=False, help_text="A user's own workspace, made for them; not a team's."
     )
+    sso_role = models.CharField(
+        max_length=20,
+        choices=[(Role.REQUESTER, "Requester"), (Role.VIEWER, "Viewer")],
+        default=Role.REQUESTER,
+        # Also in the database: code of the release before (a rolling deploy) and older
+        # migrations' models insert workspaces without this column.
+        db_default=Role.REQUESTER,
+        help_text="The role of someone joined by their email domain (SsoDomain).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -154,3 +163,38 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.email} to {self.workspace} ({self.role})"
+
+
+class SsoDomain(models.Model):
+    """An email domain whose people join the workspace when they first sign in by single
+    sign-on with a verified address there; a domain joins one workspace only."""
+
+    domain = models.CharField(max_length=253, unique=True)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="sso_domains")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["domain"]
+
+    def __str__(self) -> str:
+        return f"{self.domain} -> {self.workspace}"
+
+
+class DomainJoin(models.Model):
+    """That a person was joined to a workspace by their domain: it happens once, so a member
+    an owner removed (or whose role an owner changed) is not joined again."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="domain_joins"
+    )
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="domain_joins")
+    email = models.EmailField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "workspace"], name="domain_join_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.email} joined {self.workspace}"

@@ -38,6 +38,7 @@ class Action(StrEnum):
     # create, edit, pause and resume, delete, run now: each run submits a job as its creator
     SCHEDULE_MANAGE = "schedule.manage"
     AUDIT_VIEW = "audit.view"  # the workspace's audit log: read, search, export
+    SSO_MANAGE = "sso.manage"  # which email domains join the workspace by single sign-on
 
 
 _READ = {Action.TEMPLATE_VIEW, Action.JOB_VIEW, Action.JOB_DOWNLOAD, Action.SCHEDULE_VIEW}

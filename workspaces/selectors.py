@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from rendering.errors import NotFound
-from workspaces.models import AuditEntry, Membership, Workspace
+from workspaces.models import AuditEntry, Membership, SsoDomain, Workspace
 
 
 def workspace_list_for(*, user: Any) -> QuerySet[Workspace]:
@@ -78,3 +78,9 @@ def membership_list(*, workspace: Workspace) -> QuerySet[Membership]:
         .select_related("user")
         .order_by("user__username")
     )
+
+
+def workspace_sso(*, workspace: Workspace) -> dict[str, Any]:
+    """The email domains that join people to the workspace, and the role they join in."""
+    domains = SsoDomain.objects.filter(workspace=workspace).values_list("domain", flat=True)
+    return {"workspace": workspace.slug, "domains": list(domains), "role": workspace.sso_role}

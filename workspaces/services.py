@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ValidationError
+from django.core.validators import DomainNameValidator
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
@@ -12,7 +14,7 @@ from rendering.errors import ApplicationError
 from workspaces.audit import AuditAction, audit_record
 from workspaces.events import member_removed_publish
 from workspaces.limits import NAMES as QUOTA_NAMES
-from workspaces.models import Membership, Role, Workspace, WorkspaceQuota
+from workspaces.models import DomainJoin, Membership, Role, SsoDomain, Workspace, WorkspaceQuota
 
 
 class WorkspaceNameTaken(ApplicationError):
@@ -191,3 +193,83 @@ def workspace_quota_set(*, workspace: Workspace, by: Any = None, **limits: int |
             target_id=str(workspace.pk),
             changes=changed,
         )
+
+
+def _domain_of(email: str) -> str:
+    return email.rpartition("@")[2].strip().lower()
+
+
+def workspace_join_by_email_domain(*, user: Any, email: str) -> Membership | None:
+    """Join the person to the workspace that claims their address's domain, in its join
+    role, the first time only (DomainJoin): a later sign-in neither re-adds a member an
+    owner removed nor resets a role an owner changed. An existing membership is kept."""
+    claim = SsoDomain.objects.filter(domain=_domain_of(email)).select_related("workspace").first()
+    if claim is None or not user.is_active:
+        return None
+    workspace = claim.workspace
+    with transaction.atomic():
+        _, first_time = DomainJoin.objects.get_or_create(
+            user=user, workspace=workspace, defaults={"email": email}
+        )
+        if not first_time:
+            return None
+        membership, made = Membership.objects.get_or_create(
+            user=user, workspace=workspace, defaults={"role": workspace.sso_role}
+        )
+    return membership if made else None
+
+
+def _invalid(message: str) -> ApplicationError:
+    return ApplicationError(message, code=ErrorCode.INVALID_SSO_DOMAIN, http_status=400)
+
+
+def _clean_domains(domains: list[str], *, by: Any) -> list[str]:
+    """Bare domain names, lower-cased; each must be the domain of the setter's own email
+    address (superusers excepted), so an owner cannot pull in another company's people."""
+    cleaned = sorted({domain.strip().lower().removeprefix("@") for domain in domains} - {""})
+    validate = DomainNameValidator(accept_idna=False)
+    own = _domain_of(getattr(by, "email", "") or "")
+    for domain in cleaned:
+        try:
+            validate(domain)
+        except ValidationError:
+            raise _invalid(f"{domain!r} is not a domain name (write it as example.com).") from None
+        if not getattr(by, "is_superuser", False) and domain != own:
+            raise _invalid(
+                f"You may offer only your own email address's domain ({own or 'you have none'}),"
+                f" not {domain}."
+            )
+    return cleaned
+
+
+def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by: Any) -> Workspace:
+    """Who joins the workspace by email domain, and in which role (requester or viewer);
+    an empty list stops joining (members joined before stay)."""
+    if role not in (Role.REQUESTER, Role.VIEWER):
+        raise _invalid(f"People joined by domain are requesters or viewers, not {role!r}.")
+    cleaned = _clean_domains(domains, by=by)
+    taken = (
+        SsoDomain.objects.filter(domain__in=cleaned)
+        .exclude(workspace=workspace)
+        .values_list("domain", flat=True)
+    )
+    if taken:
+        raise ApplicationError(
+            f"{', '.join(sorted(taken))} already joins people to another workspace.",
+            code=ErrorCode.SSO_DOMAIN_TAKEN,
+            http_status=409,
+        )
+    try:
+        with transaction.atomic():
+            workspace.sso_role = Role(role)
+            workspace.save(update_fields=["sso_role"])
+            workspace.sso_domains.exclude(domain__in=cleaned).delete()
+            for domain in cleaned:
+                SsoDomain.objects.get_or_create(domain=domain, workspace=workspace)
+    except IntegrityError:  # another workspace claimed it meanwhile
+        raise ApplicationError(
+            "One of these domains was just claimed by another workspace.",
+            code=ErrorCode.SSO_DOMAIN_TAKEN,
+            http_status=409,
+        ) from None
+    return workspace

@@ -1,4 +1,4 @@
-"""The workspace switcher, and the owners' pages of a workspace."""
+"""The workspace switcher, the owners' pages of a workspace, and its single sign-on page."""
 
 from django.urls import path
 
@@ -17,4 +17,5 @@ urlpatterns = [
         name="invitation-withdraw",
     ),
     path("invitations/<str:token>/", member_pages.invitation_accept_view, name="invitation-accept"),
+    path("workspace/sso/", views.workspace_sso_page, name="workspace-sso-page"),
 ]

@@ -25,3 +25,16 @@ class SigningCertificateOutputSerializer(serializers.Serializer):
     name = serializers.CharField()
     subject = serializers.CharField()
     not_after = IsoDateTimeField()
+
+
+class WorkspaceSsoSerializer(serializers.Serializer):
+    """Who joins the workspace by single sign-on: people with a verified address at one of
+    `domains`, in `role`."""
+
+    workspace = serializers.CharField(read_only=True)
+    domains = serializers.ListField(
+        child=serializers.CharField(max_length=253),
+        max_length=20,
+        help_text="Bare domains (example.com), each your own email address's; [] stops joining.",
+    )
+    role = serializers.ChoiceField(choices=["requester", "viewer"])

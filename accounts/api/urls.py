@@ -10,4 +10,5 @@ urlpatterns = [
         views.SigningCertificateCreateApi.as_view(),
         name="signing-certificate-create",
     ),
+    path("workspace/sso", views.WorkspaceSsoApi.as_view(), name="workspace-sso"),
 ]

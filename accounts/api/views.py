@@ -1,4 +1,5 @@
-"""POST /api/v1/signing-certificates: a workspace's PKCS#12 uploaded once for sign steps."""
+"""POST /api/v1/signing-certificates: a workspace's PKCS#12 uploaded once for sign steps;
+GET/PUT /api/v1/workspace/sso: which email domains join the workspace by single sign-on."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rest_framework.views import APIView
 from accounts.api.serializers import (
     SigningCertificateCreateSerializer,
     SigningCertificateOutputSerializer,
+    WorkspaceSsoSerializer,
 )
 from accounts.models import SigningCertificate
 from accounts.signing_certificates import signing_certificate_create
@@ -19,7 +21,9 @@ from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.postprocess.signing import MAX_PKCS12_BYTES
 from workspaces.current import actor_of, workspace_current
-from workspaces.permissions import Action, authorize
+from workspaces.permissions import Action, authorize, is_api_key
+from workspaces.selectors import workspace_sso
+from workspaces.services import workspace_sso_set
 
 
 class SigningCertificateCreateApi(APIView):
@@ -53,3 +57,36 @@ class SigningCertificateCreateApi(APIView):
         return Response(
             SigningCertificateOutputSerializer(certificate).data, status=status.HTTP_201_CREATED
         )
+
+
+class WorkspaceSsoApi(APIView):
+    @extend_schema(
+        operation_id="workspace_sso_get",
+        summary="The email domains that join this workspace by single sign-on (owners)",
+        responses=WorkspaceSsoSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.SSO_MANAGE, workspace)
+        return Response(WorkspaceSsoSerializer(workspace_sso(workspace=workspace)).data)
+
+    @extend_schema(
+        operation_id="workspace_sso_set",
+        summary="Set the email domains that join this workspace by single sign-on (owners)",
+        request=WorkspaceSsoSerializer,
+        responses=WorkspaceSsoSerializer,
+    )
+    def put(self, request: Request) -> Response:
+        workspace = workspace_current(request)
+        actor = actor_of(request)
+        authorize(actor, Action.SSO_MANAGE, workspace)
+        serializer = WorkspaceSsoSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        workspace_sso_set(
+            workspace=workspace,
+            domains=serializer.validated_data["domains"],
+            role=serializer.validated_data["role"],
+            # A key offers the domain of the person who made it.
+            by=actor.user if is_api_key(actor) else actor,
+        )
+        return Response(WorkspaceSsoSerializer(workspace_sso(workspace=workspace)).data)

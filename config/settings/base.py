@@ -10,4 +10,5 @@ from config.settings.pdf import *
 from config.settings.quotas import *
 from config.settings.schedules import *
 from config.settings.security import *
+from config.settings.sso import *
 from config.settings.workers import *

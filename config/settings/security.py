@@ -17,6 +17,8 @@ AUTHENTICATION_BACKENDS = [
     # Password spraying: failures from one address across every username (accounts).
     "accounts.sign_in_guard.SprayGuardBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # Single sign-on (config.settings.sso): answers only the OIDC callback, when configured.
+    "accounts.oidc_backend.OidcBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))

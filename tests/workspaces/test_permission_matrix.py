@@ -45,6 +45,7 @@ MAY = {
     "schedule.manage": {"owner", "editor", "requester"},
     "audit.view": {"owner"},
     "member.manage": {"owner"},
+    "sso.manage": {"owner"},
 }
 SUBMIT = {"template": "tpl", "data": {"title": "t"}}
 FORM = {"data": '{"title": "t"}', "page_size": "A4", "orientation": "portrait"}
@@ -93,6 +94,8 @@ API = [
     Case("schedule.manage", "delete", "/api/v1/schedules/{schedule}", 204),
     Case("audit.view", "get", "/api/v1/audit-log", 200),
     Case("audit.view", "get", "/api/v1/audit-log?format=csv", 200),
+    Case("sso.manage", "get", "/api/v1/workspace/sso", 200),
+    Case("sso.manage", "put", "/api/v1/workspace/sso", 200, {"domains": [], "role": "viewer"}),
 ]
 PAGES = [
     Case("job.view", "get", "/", 200),
@@ -108,6 +111,8 @@ PAGES = [
     Case("audit.view", "get", "/audit/", 200),
     Case("member.manage", "get", "/members/", 200),
     Case("member.manage", "post", "/members/", 302, {"email": "new@example.com", "role": "viewer"}),
+    Case("sso.manage", "get", "/workspace/sso/", 200),
+    Case("sso.manage", "post", "/workspace/sso/", 302, {"domains": "", "role": "viewer"}),
 ]
 
 

@@ -1,0 +1,91 @@
+"""A real OpenID provider for the SSO tests: panva's oidc-provider on node, installed into
+var/ from tests/sso/provider/package-lock.json the first time (npm ci, then cached), started
+on a free loopback port for each test that asks for it."""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.processes import BASE_DIR, free_port, tail
+
+SOURCE = Path(__file__).resolve().parent / "provider"
+INSTALL = BASE_DIR / "var" / "oidc-provider"
+CLIENT_ID, CLIENT_SECRET = "pdf-reports", "test-client-secret"
+
+
+@dataclass
+class Provider:
+    issuer: str
+    process: subprocess.Popen[bytes]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+def _installed() -> Path:
+    """var/oidc-provider with the locked packages; npm runs only when the lock changed."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.fail("the SSO tests need node and npm (Debian: apt-get install nodejs npm)")
+    INSTALL.mkdir(parents=True, exist_ok=True)
+    lock = INSTALL / "package-lock.json"
+    if not (lock.exists() and filecmp.cmp(lock, SOURCE / "package-lock.json", shallow=False)):
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy(SOURCE / name, INSTALL / name)
+        subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=INSTALL,
+            check=True,
+            timeout=300,
+        )
+    shutil.copy(SOURCE / "provider.mjs", INSTALL / "provider.mjs")
+    return INSTALL
+
+
+@pytest.fixture(scope="session")
+def provider_install() -> Path:
+    return _installed()
+
+
+def start_provider(install: Path, *, redirect_uri: str, log: Path) -> Provider:
+    port = free_port()
+    process = subprocess.Popen(
+        ["node", "provider.mjs", str(port), CLIENT_ID, CLIENT_SECRET, redirect_uri],
+        cwd=install,
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
+    provider = Provider(issuer=f"http://127.0.0.1:{port}", process=process)
+    deadline = time.monotonic() + 20
+    while "ready at" not in tail(log):
+        if process.poll() is not None or time.monotonic() > deadline:
+            provider.stop()
+            pytest.fail(f"the OIDC provider did not start:\n{tail(log)}")
+        time.sleep(0.05)
+    return provider
+
+
+@pytest.fixture
+def oidc_provider(provider_install, live_server, settings, tmp_path) -> Iterator[Provider]:
+    """The provider, and the service (the live server) configured as its client."""
+    provider = start_provider(
+        provider_install,
+        redirect_uri=f"{live_server.url}/login/sso/callback/",
+        log=tmp_path / "oidc-provider.log",
+    )
+    settings.OIDC_ISSUER_URL = provider.issuer
+    settings.OIDC_RP_CLIENT_ID = CLIENT_ID
+    settings.OIDC_RP_CLIENT_SECRET = CLIENT_SECRET
+    settings.OIDC_PROVIDER_NAME = "Test OP"
+    yield provider
+    provider.stop()
