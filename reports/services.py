@@ -1,4 +1,9 @@
-"""Writes of the template library: create, update (each save a new version), archive."""
+"""Writes of the template library: create, update (each save a new version), drafts and
+publishing, archive.
+
+The row's versioned fields always mirror its published version, so everything that reads
+the row (jobs, thumbnails, the report form) sees what is published; a draft lives only in
+its version row until template_publish copies it onto the template."""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from django.utils import timezone
 from accounts.sealing import steps_seal, steps_unseal
 from accounts.signing_certificates import signing_certificates_check
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
-from rendering.errors import Conflict, InvalidInput
+from rendering.errors import Conflict, InvalidInput, NotFound
 from rendering.options import parse_options
 from rendering.postprocess.steps import parse_steps
 from rendering.postprocess.submit import document_submit_check
@@ -41,7 +46,8 @@ _VERSIONED = (
     "options",
     "steps",
 )
-UPDATABLE = ("name", "cache_results", "renderers", *_VERSIONED)
+_UNVERSIONED = ("name", "cache_results", "renderers")
+UPDATABLE = (*_UNVERSIONED, *_VERSIONED)
 
 
 def template_slug_check(
@@ -189,19 +195,16 @@ def template_create(
         options=options,
         steps=steps,
     )
-    _snapshot(template, by=owner)
+    _publish(template, _snapshot(template, by=owner), by=owner)
     return template
 
 
 @transaction.atomic
 def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any) -> ReportTemplate:
-    """Apply changes; a change to what renders saves a new immutable version."""
-    unknown = sorted(set(changes) - set(UPDATABLE))
-    if unknown:
-        raise InvalidInput(
-            f"Cannot change: {', '.join(unknown)}; a template's updatable fields are "
-            f"{', '.join(UPDATABLE)}."
-        )
+    """Apply changes and publish them; a change to what renders saves a new immutable
+    version. What operators (the admin) and the built-in samples use; authors' edits go
+    through template_draft_save."""
+    _updatable_check(changes)
     stored_steps = template.steps
     for field, value in changes.items():
         setattr(template, field, value)
@@ -228,16 +231,119 @@ def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any)
     return template
 
 
+def _updatable_check(changes: dict[str, Any]) -> None:
+    unknown = sorted(set(changes) - set(UPDATABLE))
+    if unknown:
+        raise InvalidInput(
+            f"Cannot change: {', '.join(unknown)}; a template's updatable fields are "
+            f"{', '.join(UPDATABLE)}."
+        )
+
+
 def template_record_version(*, template: ReportTemplate, by: Any = None) -> ReportTemplateVersion:
-    """Save the template's current state as a new version unless the latest already is it."""
+    """Save the template's current state as a new version unless the latest already is it,
+    and publish it: the row was changed in place (the admin), so it is what jobs render."""
     latest = template.latest_version
     if latest is not None and all(getattr(latest, f) == getattr(template, f) for f in _VERSIONED):
-        return latest
-    return _snapshot(template, by=by)
+        version = latest
+    else:
+        version = _snapshot(template, by=by)
+    if template.published_version_id != version.pk:
+        _publish(template, version, by=by)
+    return version
+
+
+def _publish(template: ReportTemplate, version: ReportTemplateVersion, *, by: Any) -> None:
+    """Make `version` what jobs render: its fields onto the row, who and when recorded."""
+    for name in _VERSIONED:
+        setattr(template, name, getattr(version, name))
+    template.published_version = version
+    template.published_by = by if getattr(by, "pk", None) else None
+    template.published_at = timezone.now()
+    if template.draft_version_id == version.pk:
+        template.draft_version = None
+    template.save()
+
+
+def template_draft(*, template: ReportTemplate) -> ReportTemplateVersion | None:
+    """The unpublished edit in progress, if any."""
+    return template.draft_version if template.draft_version_id else None
+
+
+@transaction.atomic
+def template_draft_save(
+    *, template: ReportTemplate, by: Any = None, **changes: Any
+) -> ReportTemplate:
+    """An author's edit: the name, cache and renderers list change at once (they do not
+    change what renders); changes to what renders become the draft, a new version built on
+    the current draft (or the published version) that no job renders until it is published.
+    Checked exactly as a published save is, so publishing never meets a broken version."""
+    _updatable_check(changes)
+    base: Any = template_draft(template=template) or template
+    fields = {name: getattr(base, name) for name in _VERSIONED}
+    fields.update({k: v for k, v in changes.items() if k in _VERSIONED})
+    renderers = changes.get("renderers", template.renderers)
+    template_validate(
+        engine=fields["engine"],
+        html=fields["html"],
+        css=fields["css"],
+        schema=fields["schema"],
+        sample_data=fields["sample_data"],
+        renderer=fields["renderer"],
+        helpers=fields["helpers"],
+        renderers=renderers,
+    )
+    raw_steps = changes["steps"] if "steps" in changes else steps_unseal(base.steps)
+    fields["options"], fields["steps"] = template_job_defaults_check(
+        options=fields["options"],
+        steps=raw_steps,
+        renderer=fields["renderer"],
+        workspace=template.workspace,
+        stored=base.steps,
+    )
+    for name in _UNVERSIONED:
+        if name in changes:
+            setattr(template, name, changes[name])
+    published = template.published_version
+    if published is not None and all(getattr(published, f) == fields[f] for f in _VERSIONED):
+        template.draft_version = None  # edited back to what is published: nothing to publish
+    elif any(getattr(base, f) != fields[f] for f in _VERSIONED):
+        last = template.versions.order_by("-number").values_list("number", flat=True).first()
+        template.draft_version = ReportTemplateVersion.objects.create(
+            template=template,
+            number=(last or 0) + 1,
+            created_by=by if getattr(by, "pk", None) else None,
+            **fields,
+        )
+    template.save()
+    return template
+
+
+@transaction.atomic
+def template_publish(*, template: ReportTemplate, by: Any = None) -> ReportTemplate:
+    """The draft becomes what new jobs render; without a draft, nothing changes."""
+    draft = template_draft(template=template)
+    if draft is not None:
+        _publish(template, draft, by=by)
+    return template
+
+
+@transaction.atomic
+def template_rollback(*, template: ReportTemplate, number: int, by: Any = None) -> ReportTemplate:
+    """Publish an earlier (or any) version again; a draft in progress stays a draft."""
+    version = template.versions.filter(number=number).first()
+    if version is None:
+        raise NotFound(f"Template {template.slug!r} has no version {number}.")
+    if template.published_version_id != version.pk:
+        _publish(template, version, by=by)
+    return template
 
 
 def template_current_version(*, template: ReportTemplate) -> ReportTemplateVersion:
-    """The version new jobs render; a row saved before versioning gets its first one now."""
+    """The version new jobs render (the published one); a row saved before versioning gets
+    its first one now."""
+    if template.published_version_id is not None:
+        return template.published_version  # type: ignore[return-value]
     latest = template.latest_version
     if latest is not None:
         return latest

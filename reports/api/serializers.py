@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.sealing import steps_redacted
@@ -19,6 +20,21 @@ from core.api_fields import (
 from rendering.engines import ENGINE_NAMES
 from rendering.renderers import DEFAULT_RENDERER
 from reports.models import ReportTemplate
+
+
+class TemplateDraftSerializer(serializers.Serializer):
+    """A version's source: the draft in a template's JSON."""
+
+    number = serializers.IntegerField()
+    engine = serializers.ChoiceField(choices=ENGINE_NAMES)
+    renderer = renderer_field()
+    html = serializers.CharField()
+    css = serializers.CharField()
+    helpers = serializers.CharField()
+    schema = JsonObjectField()
+    sample_data = JsonObjectField()
+    options = PdfOptionsField()
+    created_at = IsoDateTimeField()
 
 
 class TemplateOutputSerializer(serializers.Serializer):
@@ -39,7 +55,17 @@ class TemplateOutputSerializer(serializers.Serializer):
     steps = serializers.SerializerMethodField(
         help_text="Post-render steps of its jobs (an encrypt step's passwords never shown)."
     )
-    version = serializers.SerializerMethodField(help_text="Number of the version new jobs render.")
+    version = serializers.SerializerMethodField(
+        help_text="Number of the version new jobs render (the published one)."
+    )
+    draft_version = serializers.SerializerMethodField(
+        help_text="Number of the unpublished draft (a PATCH saves one); null: none."
+    )
+    draft = serializers.SerializerMethodField(
+        help_text="The draft's source (what a publish would make live); null: none."
+    )
+    published_at = IsoDateTimeField(allow_null=True)
+    published_by = serializers.SerializerMethodField(help_text="Who published; null: unknown.")
     builtin = serializers.SerializerMethodField()
     archived = serializers.BooleanField(source="is_archived")
     created_at = IsoDateTimeField()
@@ -49,8 +75,19 @@ class TemplateOutputSerializer(serializers.Serializer):
         return steps_redacted(template.steps)
 
     def get_version(self, template: ReportTemplate) -> int | None:
-        version = template.latest_version
+        version = template.published_version or template.latest_version
         return version.number if version else None
+
+    def get_draft_version(self, template: ReportTemplate) -> int | None:
+        return template.draft_version.number if template.draft_version else None
+
+    @extend_schema_field(TemplateDraftSerializer(allow_null=True))
+    def get_draft(self, template: ReportTemplate) -> dict[str, Any] | None:
+        draft = template.draft_version
+        return None if draft is None else dict(TemplateDraftSerializer(draft).data)
+
+    def get_published_by(self, template: ReportTemplate) -> str | None:
+        return template.published_by.get_username() if template.published_by else None
 
     def get_builtin(self, template: ReportTemplate) -> bool:
         return template.workspace_id is None
@@ -101,7 +138,18 @@ class TemplateCreateSerializer(TemplateFieldsSerializer):
 
 
 # Fields a PATCH may not change: the slug is the template's name in every submit.
-TEMPLATE_READ_ONLY = ("slug", "version", "builtin", "archived", "created_at", "updated_at")
+TEMPLATE_READ_ONLY = (
+    "slug",
+    "version",
+    "draft_version",
+    "draft",
+    "published_at",
+    "published_by",
+    "builtin",
+    "archived",
+    "created_at",
+    "updated_at",
+)
 
 
 class TemplateUpdateSerializer(TemplateFieldsSerializer):
@@ -127,6 +175,10 @@ class TemplateUpdateSerializer(TemplateFieldsSerializer):
             if problems:
                 raise serializers.ValidationError(problems)
         return super().to_internal_value(data)
+
+
+class TemplateRollbackSerializer(JsonInput):
+    version = serializers.IntegerField(min_value=1, help_text="The version to publish again.")
 
 
 class TemplateFilterSerializer(QueryFilters):

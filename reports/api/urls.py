@@ -13,6 +13,16 @@ urlpatterns = [
         name="template-restore",
     ),
     path(
+        "templates/<slug:slug>/publish",
+        views.TemplatePublishApi.as_view(),
+        name="template-publish",
+    ),
+    path(
+        "templates/<slug:slug>/rollback",
+        views.TemplateRollbackApi.as_view(),
+        name="template-rollback",
+    ),
+    path(
         "templates/<slug:slug>/versions",
         views.TemplateVersionListApi.as_view(),
         name="template-versions",

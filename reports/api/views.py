@@ -1,4 +1,5 @@
-"""The template library API: list, create, update (new version), archive, versions, preview."""
+"""The template library API: list, create, update (a draft), publish, rollback, archive,
+versions, preview."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from reports.api.serializers import (
     TemplateFilterSerializer,
     TemplateOutputSerializer,
     TemplatePreviewSerializer,
+    TemplateRollbackSerializer,
     TemplateUpdateSerializer,
     TemplateVersionOutputSerializer,
 )
@@ -34,8 +36,10 @@ from reports.services import (
     template_archive,
     template_create,
     template_current_version,
+    template_draft_save,
+    template_publish,
+    template_rollback,
     template_unarchive,
-    template_update,
 )
 from workspaces.current import actor_of, workspace_current
 from workspaces.permissions import Action, authorize
@@ -80,7 +84,7 @@ class TemplateListCreateApi(APIView):
         authorize(actor_of(request), Action.TEMPLATE_VIEW, workspace)
         templates = selectors.template_list_visible(
             workspace=workspace, archived=filters.validated_data["archived"]
-        ).prefetch_related("versions")
+        ).select_related("published_version", "draft_version", "published_by")
         return Response(TemplateOutputSerializer(templates, many=True).data)
 
     @extend_schema(
@@ -112,7 +116,7 @@ class TemplateDetailApi(APIView):
 
     @extend_schema(
         operation_id="template_update",
-        summary="Change a template (saves a new version)",
+        summary="Change a template (saves a draft; jobs render the published version)",
         examples=template_update_examples(),
         request=TemplateUpdateSerializer,
         responses=TemplateOutputSerializer,
@@ -122,7 +126,7 @@ class TemplateDetailApi(APIView):
         serializer = TemplateUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         changes = {k: v for k, v in serializer.validated_data.items() if k in request.data}
-        return _answer(template_update(template=template, by=request.user, **changes))
+        return _answer(template_draft_save(template=template, by=request.user, **changes))
 
     @extend_schema(
         operation_id="template_archive",
@@ -146,6 +150,39 @@ class TemplateRestoreApi(APIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         return _answer(template_unarchive(template=_own_template(request, slug)))
+
+
+class TemplatePublishApi(APIView):
+    throttle_classes = [TemplateWriteThrottle]
+
+    @extend_schema(
+        operation_id="template_publish",
+        summary="Publish the draft (new jobs render it)",
+        request=None,
+        responses=TemplateOutputSerializer,
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        template = _own_template(request, slug)
+        authorize(actor_of(request), Action.TEMPLATE_PUBLISH, template)
+        return _answer(template_publish(template=template, by=request.user))
+
+
+class TemplateRollbackApi(APIView):
+    throttle_classes = [TemplateWriteThrottle]
+
+    @extend_schema(
+        operation_id="template_rollback",
+        summary="Publish an earlier version again",
+        request=TemplateRollbackSerializer,
+        responses=TemplateOutputSerializer,
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        template = _own_template(request, slug)
+        authorize(actor_of(request), Action.TEMPLATE_PUBLISH, template)
+        serializer = TemplateRollbackSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        number = serializer.validated_data["version"]
+        return _answer(template_rollback(template=template, number=number, by=request.user))
 
 
 class TemplateVersionListApi(APIView):

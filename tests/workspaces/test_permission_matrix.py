@@ -32,6 +32,7 @@ ALL = {"owner", "editor", "requester", "viewer", "operator"}
 MAY = {
     "template.view": ALL,
     "template.edit": {"owner", "editor"},
+    "template.publish": {"owner", "editor"},
     "job.submit": {"owner", "editor", "requester"},
     "job.view": ALL,
     "job.download": ALL,
@@ -63,6 +64,8 @@ API = [
         "template.edit", "post", "/api/v1/templates", 201, {"name": "N", "slug": "n", "html": "x"}
     ),
     Case("template.edit", "patch", "/api/v1/templates/{slug}", 200, {"name": "Renamed"}),
+    Case("template.publish", "post", "/api/v1/templates/{slug}/publish", 200),
+    Case("template.publish", "post", "/api/v1/templates/{slug}/rollback", 200, {"version": 1}),
     Case("template.edit", "delete", "/api/v1/templates/{slug}", 200),
     Case("template.edit", "post", "/api/v1/templates/{slug}/restore", 200),
     Case("job.submit", "post", "/api/v1/generate-pdf-async", 202, SUBMIT),
