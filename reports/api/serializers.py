@@ -197,3 +197,32 @@ class TemplatePreviewSerializer(JsonInput):
     renderer = renderer_field(
         required=False, help_text="Preview with another renderer than the template's."
     )
+
+
+class TemplateDiffQuerySerializer(QueryFilters):
+    # `from` is a Python keyword: the field is declared under its query name below.
+    to = serializers.CharField(
+        required=False, help_text="A version number, `draft` or `published` (default: the draft)."
+    )
+
+    def get_fields(self) -> dict[str, Any]:
+        fields = super().get_fields()
+        fields["from"] = serializers.CharField(
+            required=False, help_text="A version number, `draft` or `published` (the default)."
+        )
+        return fields
+
+
+class TemplateDiffPageSerializer(serializers.Serializer):
+    page = serializers.IntegerField(help_text="1-based.")
+    changed_pixels = serializers.IntegerField()
+    before_png_url = serializers.CharField(allow_null=True, help_text="Null: no such page.")
+    after_png_url = serializers.CharField(allow_null=True, help_text="Null: no such page.")
+    overlay_png_url = serializers.CharField(help_text="The newer page, changed pixels marked.")
+
+
+class TemplateDiffOutputSerializer(serializers.Serializer):
+    from_version = serializers.IntegerField()
+    to_version = serializers.IntegerField()
+    pages = TemplateDiffPageSerializer(many=True)
+    source_diff = serializers.CharField(help_text="Unified diff of the source files.")

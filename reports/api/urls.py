@@ -22,6 +22,12 @@ urlpatterns = [
         views.TemplateRollbackApi.as_view(),
         name="template-rollback",
     ),
+    path("templates/<slug:slug>/diff", views.TemplateDiffApi.as_view(), name="template-diff"),
+    path(
+        "templates/<slug:slug>/diff/<str:token>.png",
+        views.TemplateDiffImageApi.as_view(),
+        name="template-diff-image",
+    ),
     path(
         "templates/<slug:slug>/versions",
         views.TemplateVersionListApi.as_view(),

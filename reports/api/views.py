@@ -4,6 +4,7 @@ versions, preview."""
 from __future__ import annotations
 
 from django.http import HttpResponse
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import status
 from rest_framework.request import Request
@@ -23,6 +24,8 @@ from reports.api.examples import (
 )
 from reports.api.serializers import (
     TemplateCreateSerializer,
+    TemplateDiffOutputSerializer,
+    TemplateDiffQuerySerializer,
     TemplateFilterSerializer,
     TemplateOutputSerializer,
     TemplatePreviewSerializer,
@@ -30,6 +33,7 @@ from reports.api.serializers import (
     TemplateUpdateSerializer,
     TemplateVersionOutputSerializer,
 )
+from reports.diff import diff_image_get, template_diff, version_resolve
 from reports.models import ReportTemplate
 from reports.preview_queue import PreviewWork, preview_request
 from reports.services import (
@@ -231,3 +235,74 @@ class TemplatePreviewApi(APIView):
             work, schema=version.schema, tenant_id=tenant_id_for(user=request.user)
         )
         return HttpResponse(png, content_type="image/png")
+
+
+class TemplateDiffApi(APIView):
+    throttle_classes = [PreviewThrottle]
+
+    @extend_schema(
+        operation_id="template_diff",
+        summary="Compare two versions: page images, changed pixels, source diff",
+        parameters=[TemplateDiffQuerySerializer],
+        responses=TemplateDiffOutputSerializer,
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        template = _visible(request, slug)
+        workspace = workspace_current(request)
+        # Both versions render on the previews queue, as a preview does.
+        authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+        query = TemplateDiffQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        has_draft = template.draft_version_id is not None
+        before = version_resolve(
+            template=template, ref=query.validated_data.get("from"), default="published"
+        )
+        after = version_resolve(
+            template=template,
+            ref=query.validated_data.get("to"),
+            default="draft" if has_draft else "published",
+        )
+        pages, source = template_diff(
+            before=before,
+            after=after,
+            tenant_id=tenant_id_for(user=request.user),
+            workspace_id=workspace.pk,
+        )
+
+        def url(token: str | None) -> str | None:
+            if token is None:
+                return None
+            path = reverse("api:template-diff-image", kwargs={"slug": slug, "token": token})
+            return request.build_absolute_uri(path)
+
+        return Response(
+            {
+                "from_version": before.number,
+                "to_version": after.number,
+                "pages": [
+                    {
+                        "page": page.page,
+                        "changed_pixels": page.changed_pixels,
+                        "before_png_url": url(page.before),
+                        "after_png_url": url(page.after),
+                        "overlay_png_url": url(page.overlay),
+                    }
+                    for page in pages
+                ],
+                "source_diff": source,
+            }
+        )
+
+
+class TemplateDiffImageApi(APIView):
+    @extend_schema(
+        operation_id="template_diff_image",
+        summary="A page image of a diff (kept 10 minutes)",
+        responses={(200, "image/png"): inline_serializer("DiffPng", {})},
+    )
+    def get(self, request: Request, slug: str, token: str) -> HttpResponse:
+        _visible(request, slug)
+        png = diff_image_get(workspace_id=workspace_current(request).pk, token=token)
+        response = HttpResponse(png, content_type="image/png")
+        response["Cache-Control"] = "private, max-age=600"
+        return response

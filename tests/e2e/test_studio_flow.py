@@ -26,12 +26,21 @@ def _rendered_text(http: httpx.Client) -> str:
 def test_jobs_render_the_published_version_not_the_draft(http):
     created = http.post(
         "/api/v1/templates",
-        json={"slug": "memo", "name": "Memo", "html": "<p>Published text for {{who}}</p>"},
+        json={
+            "slug": "memo",
+            "name": "Memo",
+            "html": "<p>Published text for {{who}}</p>",
+            "sample_data": {"who": "Ada"},
+        },
     )
     assert created.status_code == 201, created.json()
     draft = http.patch("/api/v1/templates/memo", json={"html": "<p>Draft text for {{who}}</p>"})
     assert draft.json()["draft_version"] == 2
     assert "Published text for Ada" in _rendered_text(http)
+    # The diff renders both on the previews queue's worker and marks the changed line.
+    diff = http.get("/api/v1/templates/memo/diff", params={"from": 1, "to": "draft"}).json()
+    assert diff["pages"][0]["changed_pixels"] > 0, diff
+    assert http.get(diff["pages"][0]["overlay_png_url"]).content.startswith(b"\x89PNG")
     assert http.post("/api/v1/templates/memo/publish").json()["version"] == 2
     text = _rendered_text(http)
     assert "Draft text for Ada" in text

@@ -69,6 +69,8 @@ API = [
     Case("template.edit", "delete", "/api/v1/templates/{slug}", 200),
     Case("template.edit", "post", "/api/v1/templates/{slug}/restore", 200),
     Case("job.submit", "post", "/api/v1/generate-pdf-async", 202, SUBMIT),
+    # The diff renders both versions on the previews queue, as a preview does.
+    Case("job.submit", "get", "/api/v1/templates/{slug}/diff", 200),
     Case("job.submit", "post", "/api/v1/generate-pdf-batch", 200, {"items": [SUBMIT]}),
     Case("job.view", "get", "/api/v1/jobs", 200),
     Case("job.view", "get", "/api/v1/jobs/{job}", 200),
