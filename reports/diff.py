@@ -18,11 +18,12 @@ from PIL import Image, ImageChops
 from rendering.errors import InvalidInput, NotFound
 from rendering.options import parse_options
 from reports.models import ReportTemplate, ReportTemplateVersion
+from reports.preview import PREVIEW_MAX_PAGES
 from reports.preview_queue import PreviewWork, preview_request_pages, previews_redis
 
 # How many pages a diff compares, and how wide it renders them: enough to review a change,
 # bounded like a preview so a 50-page report costs the previews queue what a preview does.
-DIFF_MAX_PAGES = 5
+DIFF_MAX_PAGES = PREVIEW_MAX_PAGES
 DIFF_WIDTH = 700
 # How long the page images stay fetchable after the diff that made them.
 DIFF_IMAGE_SECONDS = 600

@@ -13,6 +13,9 @@ from rendering.report import TemplateSource, report_render
 from reports.limits import limits_from_settings
 from reports.validation import DataValidationError, template_data_check
 
+# Most pages one preview lays out and returns (the studio's scroll, the visual diff).
+PREVIEW_MAX_PAGES = 5
+
 
 def preview_data_check(*, data: Any, schema: dict[str, Any]) -> dict[str, Any]:
     """The same checks a submit makes, so a preview cannot reach further (cheap and linear:

@@ -20,6 +20,7 @@ from core.api_fields import (
 from rendering.engines import ENGINE_NAMES
 from rendering.renderers import DEFAULT_RENDERER
 from reports.models import ReportTemplate
+from reports.preview import PREVIEW_MAX_PAGES
 
 
 class TemplateDraftSerializer(serializers.Serializer):
@@ -197,6 +198,30 @@ class TemplatePreviewSerializer(JsonInput):
     renderer = renderer_field(
         required=False, help_text="Preview with another renderer than the template's."
     )
+    version = serializers.CharField(
+        required=False,
+        help_text="Which version: a number, `draft` or `published` (the default).",
+    )
+    # The studio previews what is in its editors before it is saved: any of these replace
+    # the version's own (checked as a save checks them, errors at their line).
+    engine = serializers.ChoiceField(choices=ENGINE_NAMES, required=False)
+    html = serializers.CharField(required=False, trim_whitespace=False)
+    css = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    helpers = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    schema = JsonObjectField(required=False)
+    pages = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=PREVIEW_MAX_PAGES,
+        help_text="Answer JSON with the first N pages as PNG data URLs instead of one PNG.",
+    )
+
+
+PREVIEW_SOURCE_FIELDS = ("engine", "html", "css", "helpers", "schema")
+
+
+class TemplatePreviewPagesSerializer(serializers.Serializer):
+    pages = serializers.ListField(child=serializers.CharField(), help_text="data:image/png URLs")
 
 
 class TemplateDiffQuerySerializer(QueryFilters):

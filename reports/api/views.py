@@ -3,8 +3,11 @@ versions, preview."""
 
 from __future__ import annotations
 
+import base64
+
 from django.http import HttpResponse
 from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import status
 from rest_framework.request import Request
@@ -23,11 +26,13 @@ from reports.api.examples import (
     template_update_examples,
 )
 from reports.api.serializers import (
+    PREVIEW_SOURCE_FIELDS,
     TemplateCreateSerializer,
     TemplateDiffOutputSerializer,
     TemplateDiffQuerySerializer,
     TemplateFilterSerializer,
     TemplateOutputSerializer,
+    TemplatePreviewPagesSerializer,
     TemplatePreviewSerializer,
     TemplateRollbackSerializer,
     TemplateUpdateSerializer,
@@ -35,7 +40,7 @@ from reports.api.serializers import (
 )
 from reports.diff import diff_image_get, template_diff, version_resolve
 from reports.models import ReportTemplate
-from reports.preview_queue import PreviewWork, preview_request
+from reports.preview_queue import PreviewWork, preview_request_pages
 from reports.services import (
     template_archive,
     template_create,
@@ -44,6 +49,7 @@ from reports.services import (
     template_publish,
     template_rollback,
     template_unarchive,
+    template_validate,
 )
 from workspaces.current import actor_of, workspace_current
 from workspaces.permissions import Action, authorize
@@ -209,7 +215,10 @@ class TemplatePreviewApi(APIView):
         summary="Preview a template's first page as PNG",
         examples=template_preview_examples(),
         request=TemplatePreviewSerializer,
-        responses={(200, "image/png"): inline_serializer("Png", {})},
+        responses={
+            (200, "image/png"): OpenApiTypes.BINARY,
+            (200, "application/json"): TemplatePreviewPagesSerializer,
+        },
     )
     def post(self, request: Request, slug: str) -> HttpResponse:
         template = _visible(request, slug)
@@ -218,23 +227,44 @@ class TemplatePreviewApi(APIView):
         serializer = TemplatePreviewSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         fields = serializer.validated_data
-        version = template_current_version(template=template)
+        if "version" in fields:
+            version = version_resolve(template=template, ref=fields["version"], default="")
+        else:
+            version = template_current_version(template=template)
+        source = {name: getattr(version, name) for name in PREVIEW_SOURCE_FIELDS}
+        source |= {name: fields[name] for name in PREVIEW_SOURCE_FIELDS if name in fields}
+        # A template without sample data has nothing to preview with unless data is sent.
+        data = fields.get("data", version.sample_data or None)
+        renderer = fields.get("renderer", version.renderer)
+        if any(name in fields for name in PREVIEW_SOURCE_FIELDS):
+            template_validate(  # an unsaved edit: the errors a save would answer
+                engine=source["engine"],
+                html=source["html"],
+                css=source["css"],
+                schema=source["schema"],
+                sample_data=data or {},
+                renderer=renderer,
+                helpers=source["helpers"],
+            )
         work = PreviewWork(
-            engine=version.engine,
-            source=version.html,
-            css=version.css,
-            # A template without sample data has nothing to preview with unless data is sent.
-            data=fields.get("data", version.sample_data or None),
+            engine=source["engine"],
+            source=source["html"],
+            css=source["css"],
+            data=data,
             options=parse_options(fields.get("options")).as_dict(),
             width=fields.get("width", 600),
-            renderer=fields.get("renderer", version.renderer),
-            helpers=version.helpers,
+            renderer=renderer,
+            helpers=source["helpers"],
+            pages=fields.get("pages", 1),
         )
         # Rendered on the previews queue, not in this process.
-        png = preview_request(
-            work, schema=version.schema, tenant_id=tenant_id_for(user=request.user)
+        pngs = preview_request_pages(
+            work, schema=source["schema"], tenant_id=tenant_id_for(user=request.user)
         )
-        return HttpResponse(png, content_type="image/png")
+        if "pages" not in fields:
+            return HttpResponse(pngs[0], content_type="image/png")
+        urls = ["data:image/png;base64," + base64.b64encode(png).decode() for png in pngs]
+        return Response({"pages": urls})
 
 
 class TemplateDiffApi(APIView):

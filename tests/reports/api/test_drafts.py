@@ -99,3 +99,20 @@ def test_a_builtin_cannot_be_published(api):
     refused = api.post(f"{URL}/{slug}/publish")
     assert refused.status_code == 403
     assert refused.json()["code"] == "read_only"
+
+
+def test_the_preview_renders_the_draft_or_unsaved_source_and_names_the_line(api, hello):
+    api.patch(hello, {"html": "<h1>v2 {{who}}</h1><pdf:nextpage /><p>two</p>"}, format="json")
+    draft = api.post(f"{hello}/preview", {"version": "draft", "pages": 5}, format="json")
+    assert draft.status_code == 200, draft.content[:300]
+    assert len(draft.json()["pages"]) == 2
+    assert draft.json()["pages"][0].startswith("data:image/png;base64,")
+    png = api.post(f"{hello}/preview", {"html": "<p>unsaved {{who}}</p>"}, format="json")
+    assert (png.status_code, png["Content-Type"]) == (200, "image/png")
+    broken = api.post(f"{hello}/preview", {"html": "<p>\n\n{{#each x}}</p>"}, format="json")
+    assert broken.status_code == 400
+    assert (broken.json()["code"], broken.json()["line"]) == ("template_syntax", 3)
+    schema = {"type": "object", "properties": {"who": {"type": "integer"}}}
+    mismatch = api.post(f"{hello}/preview", {"schema": schema}, format="json")
+    assert mismatch.status_code == 400
+    assert "who: expected integer" in mismatch.json()["error"]
