@@ -265,6 +265,12 @@ def _publish(template: ReportTemplate, version: ReportTemplateVersion, *, by: An
     template.save()
 
 
+def _locked(template: ReportTemplate) -> ReportTemplate:
+    """The template's row, locked until the transaction ends: two saves at once (a double
+    Ctrl-S, two tabs) take turns instead of colliding on the next version number."""
+    return ReportTemplate.objects.select_for_update().get(pk=template.pk)
+
+
 def template_draft(*, template: ReportTemplate) -> ReportTemplateVersion | None:
     """The unpublished edit in progress, if any."""
     return template.draft_version if template.draft_version_id else None
@@ -279,6 +285,7 @@ def template_draft_save(
     the current draft (or the published version) that no job renders until it is published.
     Checked exactly as a published save is, so publishing never meets a broken version."""
     _updatable_check(changes)
+    template = _locked(template)
     base: Any = template_draft(template=template) or template
     fields = {name: getattr(base, name) for name in _VERSIONED}
     fields.update({k: v for k, v in changes.items() if k in _VERSIONED})
@@ -322,6 +329,7 @@ def template_draft_save(
 @transaction.atomic
 def template_publish(*, template: ReportTemplate, by: Any = None) -> ReportTemplate:
     """The draft becomes what new jobs render; without a draft, nothing changes."""
+    template = _locked(template)
     draft = template_draft(template=template)
     if draft is not None:
         _publish(template, draft, by=by)
@@ -331,6 +339,7 @@ def template_publish(*, template: ReportTemplate, by: Any = None) -> ReportTempl
 @transaction.atomic
 def template_rollback(*, template: ReportTemplate, number: int, by: Any = None) -> ReportTemplate:
     """Publish an earlier (or any) version again; a draft in progress stays a draft."""
+    template = _locked(template)
     version = template.versions.filter(number=number).first()
     if version is None:
         raise NotFound(f"Template {template.slug!r} has no version {number}.")

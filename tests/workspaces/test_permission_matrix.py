@@ -84,6 +84,8 @@ PAGES = [
     Case("job.view", "get", "/jobs/{job}/", 200),
     Case("template.view", "get", "/reports/new/", 200),
     Case("template.view", "get", "/reports/new/{slug}/", 200),
+    Case("template.view", "get", "/templates/{slug}/edit", 200),
+    Case("template.edit", "get", "/templates/new", 200),
     Case("job.submit", "post", "/reports/new/{slug}/", 302, FORM),
     Case("job.cancel", "post", "/jobs/{job}/cancel", 302),
     Case("job.retry", "post", "/jobs/{failed}/retry", 302),
