@@ -67,6 +67,30 @@ class ReportTemplate(models.Model):
     # `steps` unless the submit sends steps. Steps are stored sealed (accounts.sealing).
     options = models.JSONField(default=dict, blank=True)
     steps = models.JSONField(default=list, blank=True)
+    # What jobs render (the row's own versioned fields mirror it), and the unpublished edit
+    # in progress: a half-finished edit never reaches a job until it is published.
+    published_version = models.ForeignKey(
+        "ReportTemplateVersion",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    draft_version = models.ForeignKey(
+        "ReportTemplateVersion",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    published_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -13,6 +13,9 @@ from rendering.report import TemplateSource, report_render
 from reports.limits import limits_from_settings
 from reports.validation import DataValidationError, template_data_check
 
+# Most pages one preview lays out and returns (the studio's scroll, the visual diff).
+PREVIEW_MAX_PAGES = 5
+
 
 def preview_data_check(*, data: Any, schema: dict[str, Any]) -> dict[str, Any]:
     """The same checks a submit makes, so a preview cannot reach further (cheap and linear:
@@ -40,6 +43,35 @@ def template_preview_png(
     """The first page of a template rendered with `data`, as PNG, under the tighter
     PDF_PREVIEW_MAX_SECONDS budget and laid out only as far as that page, so an editor's
     preview of a long report stays quick. Runs on a preview worker (reports.preview_queue)."""
+    return template_preview_pngs(
+        engine=engine,
+        source=source,
+        css=css,
+        data=data,
+        schema=schema,
+        options=options,
+        width=width,
+        renderer=renderer,
+        helpers=helpers,
+        pages=1,
+    )[0]
+
+
+def template_preview_pngs(
+    *,
+    engine: str,
+    source: str,
+    css: str,
+    data: Any,
+    schema: dict[str, Any],
+    options: PdfOptions,
+    width: int = 600,
+    renderer: str = DEFAULT_RENDERER,
+    helpers: str = "",
+    pages: int = 1,
+) -> list[bytes]:
+    """The first `pages` pages (all of a shorter document) as PNGs, laid out only that far:
+    the studio's scrollable preview and the visual diff."""
     limits = limits_from_settings(max_render_seconds=settings.PDF_PREVIEW_MAX_SECONDS)
     checked = preview_data_check(data=data, schema=schema)
     rendered = report_render(
@@ -49,8 +81,11 @@ def template_preview_png(
         data=checked,
         options=options,
         limits=limits,
-        max_pages=1,
+        max_pages=pages,
     )
-    return pdf_page_png(
-        rendered.content, page=0, width=width, max_pixels=settings.PDF_PREVIEW_MAX_PIXELS
-    )
+    return [
+        pdf_page_png(
+            rendered.content, page=page, width=width, max_pixels=settings.PDF_PREVIEW_MAX_PIXELS
+        )
+        for page in range(min(pages, rendered.page_count))
+    ]

@@ -31,7 +31,7 @@ from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
 from rendering.options import parse_options
 from rendering.renderers import DEFAULT_RENDERER
-from reports.preview import preview_data_check, template_preview_png
+from reports.preview import preview_data_check, template_preview_pngs
 
 logger = logging.getLogger(__name__)
 PREVIEW_TASK = "jobs.render_preview"
@@ -65,6 +65,11 @@ def _redis() -> redis.Redis:
     )
 
 
+def previews_redis() -> redis.Redis:
+    """The Redis the previews answer on; the diff keeps its page images there too."""
+    return _redis()
+
+
 @dataclass(frozen=True)
 class PreviewWork:
     """What a preview renders; sent to the preview worker as its fields (JSON)."""
@@ -77,9 +82,10 @@ class PreviewWork:
     width: int
     renderer: str = DEFAULT_RENDERER
     helpers: str = ""
+    pages: int = 1  # the first N pages (the studio, the diff); a preview or thumbnail: 1
 
-    def png(self) -> bytes:
-        return template_preview_png(
+    def pngs(self) -> list[bytes]:
+        return template_preview_pngs(
             engine=self.engine,
             source=self.source,
             css=self.css,
@@ -89,16 +95,24 @@ class PreviewWork:
             width=self.width,
             renderer=self.renderer,
             helpers=self.helpers,
+            pages=self.pages,
         )
 
 
 def preview_request(work: PreviewWork, *, schema: dict[str, Any], tenant_id: int) -> bytes:
-    """The PNG of the template's first page; RenderError for bad data or a template
-    problem, PreviewTimeout if no worker answered within PDF_PREVIEW_WAIT_SECONDS,
+    """The PNG of the template's first page; see preview_request_pages."""
+    return preview_request_pages(replace(work, pages=1), schema=schema, tenant_id=tenant_id)[0]
+
+
+def preview_request_pages(
+    work: PreviewWork, *, schema: dict[str, Any], tenant_id: int
+) -> list[bytes]:
+    """PNGs of the template's first `work.pages` pages; RenderError for bad data or a
+    template problem, PreviewTimeout if no worker answered within PDF_PREVIEW_WAIT_SECONDS,
     PreviewsBusy (429) while `tenant_id` has PREVIEW_MAX_IN_FLIGHT_PER_TENANT waiting."""
     work = replace(work, data=preview_data_check(data=work.data, schema=schema))
     if settings.PDF_PREVIEW_IN_PROCESS:  # unit tests: no worker runs
-        return work.png()
+        return work.pngs()
     wait = settings.PDF_PREVIEW_WAIT_SECONDS
     lease = f"previews:tenant:{tenant_id}"
     # Held past the wait for as long as a worker that took the message late may render.
@@ -123,7 +137,7 @@ def preview_request(work: PreviewWork, *, schema: dict[str, Any], tenant_id: int
     return png
 
 
-def _preview_send_and_wait(work: PreviewWork, *, wait: int) -> bytes:
+def _preview_send_and_wait(work: PreviewWork, *, wait: int) -> list[bytes]:
     reply_key = f"{settings.LIMITS_KEY_PREFIX}:preview:{uuid.uuid4().hex}"
     try:
         app.send_task(
@@ -143,7 +157,7 @@ def _preview_send_and_wait(work: PreviewWork, *, wait: int) -> bytes:
         )
     reply = json.loads(answer[1])
     if reply["ok"]:
-        return base64.b64decode(reply["png"])
+        return [base64.b64decode(png) for png in reply["pngs"]]
     # The worker's error kind (template_syntax, limit_exceeded…), answered as it would be.
     raise RenderError(
         reply["message"],
@@ -156,8 +170,8 @@ def _preview_send_and_wait(work: PreviewWork, *, wait: int) -> bytes:
 def preview_render_and_reply(*, reply_key: str, work: dict[str, Any]) -> None:
     """The worker's side: render under the preview time limit, push the answer."""
     try:
-        png = PreviewWork(**work).png()
-        reply: dict[str, Any] = {"ok": True, "png": base64.b64encode(png).decode()}
+        pngs = PreviewWork(**work).pngs()
+        reply: dict[str, Any] = {"ok": True, "pngs": [base64.b64encode(p).decode() for p in pngs]}
     except ApplicationError as exc:
         reply = {
             "ok": False,

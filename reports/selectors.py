@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import F, Q, QuerySet, Subquery
+from django.db.models import BooleanField, ExpressionWrapper, F, Q, QuerySet, Subquery
 
 from rendering.errors import NotFound
 from reports.models import ReportTemplate, ReportTemplateVersion
@@ -40,9 +40,11 @@ def template_get_visible(*, workspace: Any, slug: str) -> ReportTemplate:
 
 
 def template_latest_version_visible(*, workspace: Any, slug: str) -> ReportTemplateVersion | None:
-    """The latest version (its template joined) of the template template_get_visible would
-    choose, in one query: what a submit by slug needs. None when that template has no
-    version yet or nothing visible has the slug (template_get_visible then tells which)."""
+    """The published version (its template joined) of the template template_get_visible
+    would choose, in one query: what a submit by slug needs (a draft, newer, is never it;
+    a template published before drafts existed falls back to its latest). None when that
+    template has no version yet or nothing visible has the slug (template_get_visible then
+    tells which)."""
     chosen = (
         template_list_visible(workspace=workspace)
         .filter(slug=slug)
@@ -52,7 +54,12 @@ def template_latest_version_visible(*, workspace: Any, slug: str) -> ReportTempl
     return (
         ReportTemplateVersion.objects.select_related("template")
         .filter(template_id=Subquery(chosen))
-        .order_by("-number")
+        .annotate(
+            published=ExpressionWrapper(
+                Q(pk=F("template__published_version_id")), output_field=BooleanField()
+            )
+        )
+        .order_by(F("published").desc(nulls_last=True), "-number")
         .first()
     )
 

@@ -1,4 +1,9 @@
-"""Writes of the template library: create, update (each save a new version), archive."""
+"""Writes of the template library: create, update (each save a new version), drafts and
+publishing, archive.
+
+The row's versioned fields always mirror its published version, so everything that reads
+the row (jobs, thumbnails, the report form) sees what is published; a draft lives only in
+its version row until template_publish copies it onto the template."""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from accounts.sealing import steps_restored, steps_seal, steps_unseal
 from accounts.signing_certificates import signing_certificates_check
 from accounts.timestamping import timestamp_urls_check
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
-from rendering.errors import Conflict, InvalidInput
+from rendering.errors import Conflict, InvalidInput, NotFound
 from rendering.options import parse_options
 from rendering.postprocess.steps import parse_steps
 from rendering.postprocess.submit import document_submit_check
@@ -44,7 +49,8 @@ _VERSIONED = (
     "options",
     "steps",
 )
-UPDATABLE = ("name", "cache_results", "renderers", *_VERSIONED)
+_UNVERSIONED = ("name", "cache_results", "renderers")
+UPDATABLE = (*_UNVERSIONED, *_VERSIONED)
 
 
 def template_slug_check(
@@ -154,7 +160,6 @@ def _snapshot(template: ReportTemplate, *, by: Any) -> ReportTemplateVersion:
         created_by=_person(by),
         **{name: getattr(template, name) for name in _VERSIONED},
     )
-    _audit(template, by, AuditAction.TEMPLATE_PUBLISHED, version=version.number)
     return version
 
 
@@ -219,19 +224,16 @@ def template_create(
         steps=steps,
     )
     _audit(template, by, AuditAction.TEMPLATE_CREATED)
-    _snapshot(template, by=by)
+    _publish(template, _snapshot(template, by=by), by=by)
     return template
 
 
 @transaction.atomic
 def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any) -> ReportTemplate:
-    """Apply changes; a change to what renders saves a new immutable version."""
-    unknown = sorted(set(changes) - set(UPDATABLE))
-    if unknown:
-        raise InvalidInput(
-            f"Cannot change: {', '.join(unknown)}; a template's updatable fields are "
-            f"{', '.join(UPDATABLE)}."
-        )
+    """Apply changes and publish them; a change to what renders saves a new immutable
+    version. What operators (the admin) and the built-in samples use; authors' edits go
+    through template_draft_save."""
+    _updatable_check(changes)
     stored_steps = template.steps
     for field, value in changes.items():
         setattr(template, field, value)
@@ -271,16 +273,131 @@ def template_saved_elsewhere(
     return template_record_version(template=template, by=by)
 
 
+def _updatable_check(changes: dict[str, Any]) -> None:
+    unknown = sorted(set(changes) - set(UPDATABLE))
+    if unknown:
+        raise InvalidInput(
+            f"Cannot change: {', '.join(unknown)}; a template's updatable fields are "
+            f"{', '.join(UPDATABLE)}."
+        )
+
+
 def template_record_version(*, template: ReportTemplate, by: Any = None) -> ReportTemplateVersion:
-    """Save the template's current state as a new version unless the latest already is it."""
+    """Save the template's current state as a new version unless the latest already is it,
+    and publish it: the row was changed in place (the admin), so it is what jobs render."""
     latest = template.latest_version
     if latest is not None and all(getattr(latest, f) == getattr(template, f) for f in _VERSIONED):
-        return latest
-    return _snapshot(template, by=by)
+        version = latest
+    else:
+        version = _snapshot(template, by=by)
+    if template.published_version_id != version.pk:
+        _publish(template, version, by=by)
+    return version
+
+
+def _publish(template: ReportTemplate, version: ReportTemplateVersion, *, by: Any) -> None:
+    """Make `version` what jobs render: its fields onto the row, who and when recorded."""
+    for name in _VERSIONED:
+        setattr(template, name, getattr(version, name))
+    template.published_version = version
+    template.published_by = _person(by)
+    template.published_at = timezone.now()
+    if template.draft_version_id == version.pk:
+        template.draft_version = None
+    template.save()
+    _audit(template, by, AuditAction.TEMPLATE_PUBLISHED, version=version.number)
+
+
+def _locked(template: ReportTemplate) -> ReportTemplate:
+    """The template's row, locked until the transaction ends: two saves at once (a double
+    Ctrl-S, two tabs) take turns instead of colliding on the next version number."""
+    return ReportTemplate.objects.select_for_update().get(pk=template.pk)
+
+
+def template_draft(*, template: ReportTemplate) -> ReportTemplateVersion | None:
+    """The unpublished edit in progress, if any."""
+    return template.draft_version if template.draft_version_id else None
+
+
+@transaction.atomic
+def template_draft_save(
+    *, template: ReportTemplate, by: Any = None, **changes: Any
+) -> ReportTemplate:
+    """An author's edit: the name, cache and renderers list change at once (they do not
+    change what renders); changes to what renders become the draft, a new version built on
+    the current draft (or the published version) that no job renders until it is published.
+    Checked exactly as a published save is, so publishing never meets a broken version."""
+    _updatable_check(changes)
+    template = _locked(template)
+    base: Any = template_draft(template=template) or template
+    fields = {name: getattr(base, name) for name in _VERSIONED}
+    fields.update({k: v for k, v in changes.items() if k in _VERSIONED})
+    renderers = changes.get("renderers", template.renderers)
+    template_validate(
+        engine=fields["engine"],
+        html=fields["html"],
+        css=fields["css"],
+        schema=fields["schema"],
+        sample_data=fields["sample_data"],
+        renderer=fields["renderer"],
+        helpers=fields["helpers"],
+        renderers=renderers,
+    )
+    raw_steps = changes["steps"] if "steps" in changes else steps_unseal(base.steps)
+    fields["options"], fields["steps"] = template_job_defaults_check(
+        options=fields["options"],
+        steps=raw_steps,
+        renderer=fields["renderer"],
+        workspace=template.workspace,
+        stored=base.steps,
+    )
+    for name in _UNVERSIONED:
+        if name in changes:
+            setattr(template, name, changes[name])
+    published = template.published_version
+    if published is not None and all(getattr(published, f) == fields[f] for f in _VERSIONED):
+        template.draft_version = None  # edited back to what is published: nothing to publish
+    elif any(getattr(base, f) != fields[f] for f in _VERSIONED):
+        last = template.versions.order_by("-number").values_list("number", flat=True).first()
+        template.draft_version = ReportTemplateVersion.objects.create(
+            template=template,
+            number=(last or 0) + 1,
+            created_by=_person(by),
+            **fields,
+        )
+    template.save()
+    if changes:
+        _audit(template, by, AuditAction.TEMPLATE_CHANGED, fields=sorted(changes), draft=True)
+    return template
+
+
+@transaction.atomic
+def template_publish(*, template: ReportTemplate, by: Any = None) -> ReportTemplate:
+    """The draft becomes what new jobs render; without a draft, nothing changes."""
+    template = _locked(template)
+    draft = template_draft(template=template)
+    if draft is not None:
+        _publish(template, draft, by=by)
+    return template
+
+
+@transaction.atomic
+def template_rollback(*, template: ReportTemplate, number: int, by: Any = None) -> ReportTemplate:
+    """Publish an earlier (or any) version again; a draft in progress stays a draft."""
+    template = _locked(template)
+    version = template.versions.filter(number=number).first()
+    if version is None:
+        raise NotFound(f"Template {template.slug!r} has no version {number}.")
+    if template.published_version_id != version.pk:
+        _publish(template, version, by=by)
+    return template
 
 
 def template_current_version(*, template: ReportTemplate) -> ReportTemplateVersion:
-    """The version new jobs render; a row saved before versioning gets its first one now."""
+    """The version new jobs render (the published one); a row saved before versioning gets
+    its first one now."""
+    if template.published_version_id is not None:
+        return template.published_version  # type: ignore[return-value]
     latest = template.latest_version
     if latest is not None:
         return latest

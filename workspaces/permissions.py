@@ -23,7 +23,8 @@ from workspaces.selectors import membership_role
 
 class Action(StrEnum):
     TEMPLATE_VIEW = "template.view"  # list, read, versions, thumbnails
-    TEMPLATE_EDIT = "template.edit"  # create, change (a new version), archive, restore
+    TEMPLATE_EDIT = "template.edit"  # create, change (a draft), archive, restore
+    TEMPLATE_PUBLISH = "template.publish"  # publish a draft, roll back to a version
     JOB_SUBMIT = "job.submit"  # submit, batch submit, preview a template
     JOB_VIEW = "job.view"  # list, status, events (SSE, WebSocket), webhook deliveries
     JOB_DOWNLOAD = "job.download"  # the PDF, and the signed link to it
@@ -53,7 +54,9 @@ _REQUEST = _READ | {
 ROLE_ACTIONS: dict[Role, frozenset[Action]] = {
     Role.OWNER: frozenset(Action),
     # An editor builds the templates whose sign steps name the workspace's certificates.
-    Role.EDITOR: frozenset(_REQUEST | {Action.TEMPLATE_EDIT, Action.CERTIFICATE_MANAGE}),
+    Role.EDITOR: frozenset(
+        _REQUEST | {Action.TEMPLATE_EDIT, Action.TEMPLATE_PUBLISH, Action.CERTIFICATE_MANAGE}
+    ),
     Role.REQUESTER: frozenset(_REQUEST),
     Role.VIEWER: frozenset(_READ),
     Role.OPERATOR: frozenset(_READ | {Action.JOB_CANCEL, Action.JOB_RETRY, Action.JOB_REDRIVE}),

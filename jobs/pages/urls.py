@@ -1,8 +1,9 @@
-"""The browser pages: my jobs, new report (gallery, data form), a job's page."""
+"""The browser pages: my jobs, new report (gallery, data form), the template studio, a
+job's page."""
 
 from django.urls import path
 
-from jobs.pages import dashboard, job_page, new_report, schedules, usage
+from jobs.pages import dashboard, job_page, new_report, schedules, studio, usage
 
 urlpatterns = [
     path("", dashboard.dashboard, name="home"),
@@ -22,6 +23,8 @@ urlpatterns = [
         new_report.template_thumbnail_png,
         name="template-thumbnail",
     ),
+    path("templates/new", studio.template_studio_new, name="template-studio-new"),
+    path("templates/<slug:slug>/edit", studio.template_studio, name="template-studio"),
     path("jobs/<uuid:job_id>/", job_page.job_page, name="job-page"),
     path("jobs/<uuid:job_id>/retry", job_page.job_retry_post, name="job-retry"),
     path("jobs/<uuid:job_id>/cancel", job_page.job_cancel_post, name="job-cancel-page"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.sealing import steps_redacted
@@ -19,6 +20,22 @@ from core.api_fields import (
 from rendering.engines import ENGINE_NAMES, UNKNOWN_ENGINE_MESSAGE
 from rendering.renderers import DEFAULT_RENDERER
 from reports.models import ReportTemplate
+from reports.preview import PREVIEW_MAX_PAGES
+
+
+class TemplateDraftSerializer(serializers.Serializer):
+    """A version's source: the draft in a template's JSON."""
+
+    number = serializers.IntegerField()
+    engine = serializers.ChoiceField(choices=ENGINE_NAMES)
+    renderer = renderer_field()
+    html = serializers.CharField()
+    css = serializers.CharField()
+    helpers = serializers.CharField()
+    schema = JsonObjectField()
+    sample_data = JsonObjectField()
+    options = PdfOptionsField()
+    created_at = IsoDateTimeField()
 
 
 class TemplateOutputSerializer(serializers.Serializer):
@@ -42,7 +59,17 @@ class TemplateOutputSerializer(serializers.Serializer):
             "which a save sends back to keep them."
         ),
     )
-    version = serializers.SerializerMethodField(help_text="Number of the version new jobs render.")
+    version = serializers.SerializerMethodField(
+        help_text="Number of the version new jobs render (the published one)."
+    )
+    draft_version = serializers.SerializerMethodField(
+        help_text="Number of the unpublished draft (a PATCH saves one); null: none."
+    )
+    draft = serializers.SerializerMethodField(
+        help_text="The draft's source (what a publish would make live); null: none."
+    )
+    published_at = IsoDateTimeField(allow_null=True)
+    published_by = serializers.SerializerMethodField(help_text="Who published; null: unknown.")
     builtin = serializers.SerializerMethodField()
     archived = serializers.BooleanField(source="is_archived")
     created_at = IsoDateTimeField()
@@ -52,8 +79,19 @@ class TemplateOutputSerializer(serializers.Serializer):
         return steps_redacted(template.steps)
 
     def get_version(self, template: ReportTemplate) -> int | None:
-        version = template.latest_version
+        version = template.published_version or template.latest_version
         return version.number if version else None
+
+    def get_draft_version(self, template: ReportTemplate) -> int | None:
+        return template.draft_version.number if template.draft_version else None
+
+    @extend_schema_field(TemplateDraftSerializer(allow_null=True))
+    def get_draft(self, template: ReportTemplate) -> dict[str, Any] | None:
+        draft = template.draft_version
+        return None if draft is None else dict(TemplateDraftSerializer(draft).data)
+
+    def get_published_by(self, template: ReportTemplate) -> str | None:
+        return template.published_by.get_username() if template.published_by else None
 
     def get_builtin(self, template: ReportTemplate) -> bool:
         return template.workspace_id is None
@@ -108,7 +146,18 @@ class TemplateCreateSerializer(TemplateFieldsSerializer):
 
 
 # Fields a PATCH may not change: the slug is the template's name in every submit.
-TEMPLATE_READ_ONLY = ("slug", "version", "builtin", "archived", "created_at", "updated_at")
+TEMPLATE_READ_ONLY = (
+    "slug",
+    "version",
+    "draft_version",
+    "draft",
+    "published_at",
+    "published_by",
+    "builtin",
+    "archived",
+    "created_at",
+    "updated_at",
+)
 
 
 class TemplateUpdateSerializer(TemplateFieldsSerializer):
@@ -136,6 +185,10 @@ class TemplateUpdateSerializer(TemplateFieldsSerializer):
         return super().to_internal_value(data)
 
 
+class TemplateRollbackSerializer(JsonInput):
+    version = serializers.IntegerField(min_value=1, help_text="The version to publish again.")
+
+
 class TemplateFilterSerializer(QueryFilters):
     archived = serializers.BooleanField(
         required=False, default=False, help_text="include archived ones"
@@ -152,3 +205,56 @@ class TemplatePreviewSerializer(JsonInput):
     renderer = renderer_field(
         required=False, help_text="Preview with another renderer than the template's."
     )
+    version = serializers.CharField(
+        required=False,
+        help_text="Which version: a number, `draft` or `published` (the default).",
+    )
+    # The studio previews what is in its editors before it is saved: any of these replace
+    # the version's own (checked as a save checks them, errors at their line).
+    engine = serializers.ChoiceField(choices=ENGINE_NAMES, required=False)
+    html = serializers.CharField(required=False, trim_whitespace=False)
+    css = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    helpers = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    schema = JsonObjectField(required=False)
+    pages = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=PREVIEW_MAX_PAGES,
+        help_text="Answer JSON with the first N pages as PNG data URLs instead of one PNG.",
+    )
+
+
+PREVIEW_SOURCE_FIELDS = ("engine", "html", "css", "helpers", "schema")
+
+
+class TemplatePreviewPagesSerializer(serializers.Serializer):
+    pages = serializers.ListField(child=serializers.CharField(), help_text="data:image/png URLs")
+
+
+class TemplateDiffQuerySerializer(QueryFilters):
+    # `from` is a Python keyword: the field is declared under its query name below.
+    to = serializers.CharField(
+        required=False, help_text="A version number, `draft` or `published` (default: the draft)."
+    )
+
+    def get_fields(self) -> dict[str, Any]:
+        fields = super().get_fields()
+        fields["from"] = serializers.CharField(
+            required=False, help_text="A version number, `draft` or `published` (the default)."
+        )
+        return fields
+
+
+class TemplateDiffPageSerializer(serializers.Serializer):
+    page = serializers.IntegerField(help_text="1-based.")
+    changed_pixels = serializers.IntegerField()
+    before_png_url = serializers.CharField(allow_null=True, help_text="Null: no such page.")
+    after_png_url = serializers.CharField(allow_null=True, help_text="Null: no such page.")
+    overlay_png_url = serializers.CharField(help_text="The newer page, changed pixels marked.")
+
+
+class TemplateDiffOutputSerializer(serializers.Serializer):
+    from_version = serializers.IntegerField()
+    to_version = serializers.IntegerField()
+    pages = TemplateDiffPageSerializer(many=True)
+    source_diff = serializers.CharField(help_text="Unified diff of the source files.")

@@ -13,6 +13,22 @@ urlpatterns = [
         name="template-restore",
     ),
     path(
+        "templates/<slug:slug>/publish",
+        views.TemplatePublishApi.as_view(),
+        name="template-publish",
+    ),
+    path(
+        "templates/<slug:slug>/rollback",
+        views.TemplateRollbackApi.as_view(),
+        name="template-rollback",
+    ),
+    path("templates/<slug:slug>/diff", views.TemplateDiffApi.as_view(), name="template-diff"),
+    path(
+        "templates/<slug:slug>/diff/<str:token>.png",
+        views.TemplateDiffImageApi.as_view(),
+        name="template-diff-image",
+    ),
+    path(
         "templates/<slug:slug>/versions",
         views.TemplateVersionListApi.as_view(),
         name="template-versions",

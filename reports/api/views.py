@@ -1,8 +1,13 @@
-"""The template library API: list, create, update (new version), archive, versions, preview."""
+"""The template library API: list, create, update (a draft), publish, rollback, archive,
+versions, preview."""
 
 from __future__ import annotations
 
+import base64
+
 from django.http import HttpResponse
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import status
 from rest_framework.request import Request
@@ -21,21 +26,30 @@ from reports.api.examples import (
     template_update_examples,
 )
 from reports.api.serializers import (
+    PREVIEW_SOURCE_FIELDS,
     TemplateCreateSerializer,
+    TemplateDiffOutputSerializer,
+    TemplateDiffQuerySerializer,
     TemplateFilterSerializer,
     TemplateOutputSerializer,
+    TemplatePreviewPagesSerializer,
     TemplatePreviewSerializer,
+    TemplateRollbackSerializer,
     TemplateUpdateSerializer,
     TemplateVersionOutputSerializer,
 )
+from reports.diff import diff_image_get, template_diff, version_resolve
 from reports.models import ReportTemplate
-from reports.preview_queue import PreviewWork, preview_request
+from reports.preview_queue import PreviewWork, preview_request_pages
 from reports.services import (
     template_archive,
     template_create,
     template_current_version,
+    template_draft_save,
+    template_publish,
+    template_rollback,
     template_unarchive,
-    template_update,
+    template_validate,
 )
 from workspaces.current import actor_of, workspace_current
 from workspaces.permissions import Action, authorize
@@ -80,7 +94,7 @@ class TemplateListCreateApi(APIView):
         authorize(actor_of(request), Action.TEMPLATE_VIEW, workspace)
         templates = selectors.template_list_visible(
             workspace=workspace, archived=filters.validated_data["archived"]
-        ).prefetch_related("versions")
+        ).select_related("published_version", "draft_version", "published_by")
         return Response(TemplateOutputSerializer(templates, many=True).data)
 
     @extend_schema(
@@ -115,7 +129,7 @@ class TemplateDetailApi(APIView):
 
     @extend_schema(
         operation_id="template_update",
-        summary="Change a template (saves a new version)",
+        summary="Change a template (saves a draft; jobs render the published version)",
         examples=template_update_examples(),
         request=TemplateUpdateSerializer,
         responses=TemplateOutputSerializer,
@@ -125,7 +139,7 @@ class TemplateDetailApi(APIView):
         serializer = TemplateUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         changes = {k: v for k, v in serializer.validated_data.items() if k in request.data}
-        return _answer(template_update(template=template, by=actor_of(request), **changes))
+        return _answer(template_draft_save(template=template, by=actor_of(request), **changes))
 
     @extend_schema(
         operation_id="template_archive",
@@ -155,6 +169,39 @@ class TemplateRestoreApi(APIView):
         )
 
 
+class TemplatePublishApi(APIView):
+    throttle_classes = [TemplateWriteThrottle]
+
+    @extend_schema(
+        operation_id="template_publish",
+        summary="Publish the draft (new jobs render it)",
+        request=None,
+        responses=TemplateOutputSerializer,
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        template = _own_template(request, slug)
+        authorize(actor_of(request), Action.TEMPLATE_PUBLISH, template)
+        return _answer(template_publish(template=template, by=actor_of(request)))
+
+
+class TemplateRollbackApi(APIView):
+    throttle_classes = [TemplateWriteThrottle]
+
+    @extend_schema(
+        operation_id="template_rollback",
+        summary="Publish an earlier version again",
+        request=TemplateRollbackSerializer,
+        responses=TemplateOutputSerializer,
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        template = _own_template(request, slug)
+        authorize(actor_of(request), Action.TEMPLATE_PUBLISH, template)
+        serializer = TemplateRollbackSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        number = serializer.validated_data["version"]
+        return _answer(template_rollback(template=template, number=number, by=actor_of(request)))
+
+
 class TemplateVersionListApi(APIView):
     @extend_schema(
         operation_id="template_versions",
@@ -175,7 +222,10 @@ class TemplatePreviewApi(APIView):
         summary="Preview a template's first page as PNG",
         examples=template_preview_examples(),
         request=TemplatePreviewSerializer,
-        responses={(200, "image/png"): inline_serializer("Png", {})},
+        responses={
+            (200, "image/png"): OpenApiTypes.BINARY,
+            (200, "application/json"): TemplatePreviewPagesSerializer,
+        },
     )
     def post(self, request: Request, slug: str) -> HttpResponse:
         template = _visible(request, slug)
@@ -184,22 +234,114 @@ class TemplatePreviewApi(APIView):
         serializer = TemplatePreviewSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         fields = serializer.validated_data
-        version = template_current_version(template=template)
+        if "version" in fields:
+            version = version_resolve(template=template, ref=fields["version"], default="")
+        else:
+            version = template_current_version(template=template)
+        source = {name: getattr(version, name) for name in PREVIEW_SOURCE_FIELDS}
+        source |= {name: fields[name] for name in PREVIEW_SOURCE_FIELDS if name in fields}
+        # A template without sample data has nothing to preview with unless data is sent.
+        data = fields.get("data", version.sample_data or None)
+        renderer = fields.get("renderer", version.renderer)
+        if any(name in fields for name in PREVIEW_SOURCE_FIELDS):
+            template_validate(  # an unsaved edit: the errors a save would answer
+                engine=source["engine"],
+                html=source["html"],
+                css=source["css"],
+                schema=source["schema"],
+                sample_data=data or {},
+                renderer=renderer,
+                helpers=source["helpers"],
+            )
         work = PreviewWork(
-            engine=version.engine,
-            source=version.html,
-            css=version.css,
-            # A template without sample data has nothing to preview with unless data is sent.
-            data=fields.get("data", version.sample_data or None),
+            engine=source["engine"],
+            source=source["html"],
+            css=source["css"],
+            data=data,
             options=parse_options(fields.get("options")).as_dict(),
             width=fields.get("width", 600),
-            renderer=fields.get("renderer", version.renderer),
-            helpers=version.helpers,
+            renderer=renderer,
+            helpers=source["helpers"],
+            pages=fields.get("pages", 1),
         )
         # Rendered on the previews queue, not in this process.
-        png = preview_request(
+        pngs = preview_request_pages(
             work,
-            schema=version.schema,
+            schema=source["schema"],
             tenant_id=tenant_id_for(workspace=workspace_current(request)),
         )
-        return HttpResponse(png, content_type="image/png")
+        if "pages" not in fields:
+            return HttpResponse(pngs[0], content_type="image/png")
+        urls = ["data:image/png;base64," + base64.b64encode(png).decode() for png in pngs]
+        return Response({"pages": urls})
+
+
+class TemplateDiffApi(APIView):
+    throttle_classes = [PreviewThrottle]
+
+    @extend_schema(
+        operation_id="template_diff",
+        summary="Compare two versions: page images, changed pixels, source diff",
+        parameters=[TemplateDiffQuerySerializer],
+        responses=TemplateDiffOutputSerializer,
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        template = _visible(request, slug)
+        workspace = workspace_current(request)
+        # Both versions render on the previews queue, as a preview does.
+        authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+        query = TemplateDiffQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        has_draft = template.draft_version_id is not None
+        before = version_resolve(
+            template=template, ref=query.validated_data.get("from"), default="published"
+        )
+        after = version_resolve(
+            template=template,
+            ref=query.validated_data.get("to"),
+            default="draft" if has_draft else "published",
+        )
+        pages, source = template_diff(
+            before=before,
+            after=after,
+            tenant_id=tenant_id_for(workspace=workspace),
+            workspace_id=workspace.pk,
+        )
+
+        def url(token: str | None) -> str | None:
+            if token is None:
+                return None
+            path = reverse("api:template-diff-image", kwargs={"slug": slug, "token": token})
+            return request.build_absolute_uri(path)
+
+        return Response(
+            {
+                "from_version": before.number,
+                "to_version": after.number,
+                "pages": [
+                    {
+                        "page": page.page,
+                        "changed_pixels": page.changed_pixels,
+                        "before_png_url": url(page.before),
+                        "after_png_url": url(page.after),
+                        "overlay_png_url": url(page.overlay),
+                    }
+                    for page in pages
+                ],
+                "source_diff": source,
+            }
+        )
+
+
+class TemplateDiffImageApi(APIView):
+    @extend_schema(
+        operation_id="template_diff_image",
+        summary="A page image of a diff (kept 10 minutes)",
+        responses={(200, "image/png"): inline_serializer("DiffPng", {})},
+    )
+    def get(self, request: Request, slug: str, token: str) -> HttpResponse:
+        _visible(request, slug)
+        png = diff_image_get(workspace_id=workspace_current(request).pk, token=token)
+        response = HttpResponse(png, content_type="image/png")
+        response["Cache-Control"] = "private, max-age=600"
+        return response

@@ -150,7 +150,9 @@ def test_templates_push_list_preview_and_submit_by_slug(run, tmp_path):
     assert "Created letter, version 1" in created.stderr
     (tmp_path / "letter.hbs").write_text("<h1>Dearest {{to}}</h1>")
     updated = run("templates", "push", "letter.hbs")
-    assert "Updated letter, version 2" in updated.stderr
+    assert "Saved draft 2 of letter; version 1 stays published" in updated.stderr
+    published = run("templates", "push", "letter.hbs", "--publish")
+    assert "Published letter, version 2 (was draft 2)" in published.stderr
 
     listed = json.loads(run("templates", "list", "--json").stdout)
     mine = next(t for t in listed if t["slug"] == "letter")

@@ -108,6 +108,7 @@ def test_a_templates_default_caches_until_a_submit_says_no_or_it_changes(api, us
     assert api.post(SUBMIT, {**body, "cache": False}, format="json").json()["status"] == "queued"
     # A new version of the template renders something else: no reuse.
     api.patch("/api/v1/templates/cached", {"html": "<p>v2 {{n}}</p>"}, format="json")
+    api.post("/api/v1/templates/cached/publish")
     assert api.post(SUBMIT, body, format="json").json()["status"] == "queued"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rendering.errors import Conflict, LimitExceeded, RenderError, TemplateSyntaxError
-from reports.models import ReportTemplateVersion
+from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.services import (
     template_archive,
     template_create,
@@ -134,3 +134,17 @@ def test_concurrent_first_uses_of_an_unversioned_template_share_version_one():
         assert errors == []
         assert found == [1] * 6
         assert ReportTemplateVersion.objects.filter(template=template).count() == 1
+
+
+def test_the_migration_rule_a_template_without_a_published_version_renders_its_latest(user):
+    """Rows saved before drafts (no published_version) keep rendering their latest."""
+    from reports import selectors as template_selectors
+
+    template = template_create(owner=user, name="Old", slug="old", html="<p>1</p>")
+    template_update(template=template, by=user, html="<p>2</p>")
+    ReportTemplate.objects.filter(pk=template.pk).update(published_version=None)
+    found = template_selectors.template_latest_version_visible(
+        workspace=template.workspace, slug="old"
+    )
+    assert found is not None
+    assert found.number == 2

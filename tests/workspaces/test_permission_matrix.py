@@ -33,6 +33,7 @@ ALL = {"owner", "editor", "requester", "viewer", "operator"}
 MAY = {
     "template.view": ALL,
     "template.edit": {"owner", "editor"},
+    "template.publish": {"owner", "editor"},
     "job.submit": {"owner", "editor", "requester"},
     "job.view": ALL,
     "job.download": ALL,
@@ -69,9 +70,13 @@ API = [
         "template.edit", "post", "/api/v1/templates", 201, {"name": "N", "slug": "n", "html": "x"}
     ),
     Case("template.edit", "patch", "/api/v1/templates/{slug}", 200, {"name": "Renamed"}),
+    Case("template.publish", "post", "/api/v1/templates/{slug}/publish", 200),
+    Case("template.publish", "post", "/api/v1/templates/{slug}/rollback", 200, {"version": 1}),
     Case("template.edit", "delete", "/api/v1/templates/{slug}", 200),
     Case("template.edit", "post", "/api/v1/templates/{slug}/restore", 200),
     Case("job.submit", "post", "/api/v1/generate-pdf-async", 202, SUBMIT),
+    # The diff renders both versions on the previews queue, as a preview does.
+    Case("job.submit", "get", "/api/v1/templates/{slug}/diff", 200),
     Case("job.submit", "post", "/api/v1/generate-pdf-batch", 200, {"items": [SUBMIT]}),
     Case("job.view", "get", "/api/v1/jobs", 200),
     Case("job.view", "get", "/api/v1/jobs/{job}", 200),
@@ -102,6 +107,8 @@ PAGES = [
     Case("job.view", "get", "/jobs/{job}/", 200),
     Case("template.view", "get", "/reports/new/", 200),
     Case("template.view", "get", "/reports/new/{slug}/", 200),
+    Case("template.view", "get", "/templates/{slug}/edit", 200),
+    Case("template.edit", "get", "/templates/new", 200),
     Case("job.submit", "post", "/reports/new/{slug}/", 302, FORM),
     Case("job.cancel", "post", "/jobs/{job}/cancel", 302),
     Case("job.retry", "post", "/jobs/{failed}/retry", 302),

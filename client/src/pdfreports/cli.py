@@ -15,12 +15,20 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
+import watchfiles
 from rich.console import Console
 from rich.table import Table
 
 from pdfreports.client import Client, Job
 from pdfreports.errors import ApiError, JobFailed, PdfReportsError, WaitTimeout
-from pdfreports.models import JobState
+from pdfreports.folder import (
+    WATCHED,
+    FolderError,
+    folder_read,
+    folder_write,
+    template_with_draft,
+)
+from pdfreports.models import JobState, Template
 from pdfreports.progress import JobProgress, describe, pages_text
 from pdfreports.retry import RetryEvent
 
@@ -321,7 +329,7 @@ def download(
 
 @cli.group()
 def templates() -> None:
-    """List, push and preview stored templates."""
+    """List, pull, push, watch, publish, diff and preview stored templates."""
 
 
 @templates.command("list")
@@ -348,14 +356,69 @@ def _sibling(source: Path, suffix: str) -> Path | None:
     return path if path.is_file() else None
 
 
+def _fields_from_file(
+    source: Path,
+    *,
+    slug: str | None,
+    engine: str | None,
+    css: Path | None,
+    schema: Path | None,
+    sample_data: Path | None,
+) -> tuple[str, dict[str, Any]]:
+    slug = slug or source.stem
+    fields: dict[str, Any] = {"html": _read_text(str(source), "SOURCE")}
+    engine = engine or ENGINE_BY_SUFFIX.get(source.suffix.lower())
+    if engine:
+        fields["engine"] = engine
+    if css := css or _sibling(source, ".css"):
+        fields["css"] = _read_text(str(css), "--css")
+    if schema := schema or _sibling(source, ".schema.json"):
+        fields["schema"] = _read_json_object(str(schema), "--schema")
+    if sample_data := sample_data or _sibling(source, ".json"):
+        fields["sample_data"] = _read_json_object(str(sample_data), "--sample-data")
+    return slug, fields
+
+
+def _fields_from_folder(directory: Path, *, slug: str | None) -> tuple[str, dict[str, Any]]:
+    try:
+        found, fields = folder_read(directory)
+    except FolderError as exc:
+        raise click.BadParameter(str(exc), param_hint="SOURCE") from exc
+    return slug or found, fields
+
+
+def _push(client: Client, slug: str, fields: dict[str, Any], *, publish: bool) -> Template:
+    """Send the fields; say what became of them (created, a draft, published, unchanged)."""
+    template, created = client.push_template(slug, **fields)
+    if created:
+        err.print(f"Created {slug}, version {template.version}", highlight=False)
+        return template
+    if publish and template.draft_version is not None:
+        draft = template.draft_version
+        template = client.publish_template(slug)
+        err.print(
+            f"Published {slug}, version {template.version} (was draft {draft})", highlight=False
+        )
+    elif template.draft_version is not None:
+        err.print(
+            f"Saved draft {template.draft_version} of {slug}; version {template.version} "
+            f"stays published (push --publish, or `pdfreports templates publish {slug}`)",
+            highlight=False,
+        )
+    else:
+        err.print(f"Updated {slug}, version {template.version} (no draft)", highlight=False)
+    return template
+
+
 @templates.command("push")
-@click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--slug", help="Defaults to the file's name without its suffix.")
+@click.argument("source", type=click.Path(exists=True, path_type=Path))
+@click.option("--slug", help="Defaults to template.toml's slug, or the file's stem.")
 @click.option("--name", help="Display name (defaults to the slug when creating).")
 @click.option("--engine", type=click.Choice(ENGINES))
 @click.option("--css", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--schema", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--sample-data", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--publish", is_flag=True, help="Publish the change (default: save a draft).")
 @click.pass_obj
 def templates_push(
     settings: Settings,
@@ -366,28 +429,144 @@ def templates_push(
     css: Path | None,
     schema: Path | None,
     sample_data: Path | None,
+    publish: bool,
 ) -> None:
-    """Create or update a template from SOURCE. Files beside it with the same stem are
-    sent too unless named: STEM.css, STEM.schema.json, STEM.json (sample data)."""
-    slug = slug or source.stem
+    """Create or update a template from SOURCE: a template folder (template.toml,
+    template.html, style.css, helpers.js, schema.json, sample.json; see `templates pull`)
+    or a single file, with the files beside it of the same stem unless named: STEM.css,
+    STEM.schema.json, STEM.json (sample data). A change to an existing template is saved
+    as a draft; jobs render it once it is published (--publish)."""
+    if source.is_dir():
+        slug, fields = _fields_from_folder(source, slug=slug)
+    else:
+        slug, fields = _fields_from_file(
+            source, slug=slug, engine=engine, css=css, schema=schema, sample_data=sample_data
+        )
     if not SLUG.match(slug):
         raise click.BadParameter(f"{slug!r} is not a valid slug; pass --slug", param_hint="--slug")
-    fields: dict[str, Any] = {"html": _read_text(str(source), "SOURCE")}
-    engine = engine or ENGINE_BY_SUFFIX.get(source.suffix.lower())
-    if engine:
-        fields["engine"] = engine
     if name:
         fields["name"] = name
-    if css := css or _sibling(source, ".css"):
-        fields["css"] = _read_text(str(css), "--css")
-    if schema := schema or _sibling(source, ".schema.json"):
-        fields["schema"] = _read_json_object(str(schema), "--schema")
-    if sample_data := sample_data or _sibling(source, ".json"):
-        fields["sample_data"] = _read_json_object(str(sample_data), "--sample-data")
     with settings.client() as client, _service_errors():
-        template, created = client.push_template(slug, **fields)
-    verb = "Created" if created else "Updated"
-    err.print(f"{verb} {template.slug}, version {template.version}", highlight=False)
+        _push(client, slug, fields, publish=publish)
+
+
+@templates.command("pull")
+@click.argument("slug")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--draft", is_flag=True, help="Write the draft (default: the published version).")
+@click.pass_obj
+def templates_pull(settings: Settings, slug: str, directory: Path, draft: bool) -> None:
+    """Write a template as a folder DIRECTORY to keep in git (push sends it back)."""
+    with settings.client() as client, _service_errors():
+        body = client.get_template(slug).raw
+    if draft and not body.get("draft"):
+        err.print(f"{slug} has no draft; writing the published version", highlight=False)
+    written = folder_write(directory, template_with_draft(body) if draft else body)
+    version = body.get("draft_version") if draft and body.get("draft") else body.get("version")
+    names = ", ".join(path.name for path in written)
+    err.print(f"Wrote {slug} version {version} to {directory}: {names}", highlight=False)
+
+
+@templates.command("watch")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--publish", is_flag=True, help="Publish every save (default: save drafts).")
+@click.option(
+    "--preview-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="After each push, save the draft's first page here as PNG.",
+)
+@click.pass_obj
+def templates_watch(
+    settings: Settings, directory: Path, publish: bool, preview_out: Path | None
+) -> None:
+    """Push the template folder DIRECTORY on every save (as a draft unless --publish) and
+    print where to see it: the studio page, and --preview-out's PNG. Ctrl-C stops."""
+    with settings.client() as client:
+
+        def push_once() -> None:
+            try:
+                slug, fields = folder_read(directory)
+            except FolderError as exc:
+                err.print(f"[red]not pushed:[/] {exc}", highlight=False)
+                return
+            try:
+                template = _push(client, slug, fields, publish=publish)
+                # Flushed at once: whoever reads a watcher's output reads it live.
+                click.echo(f"Studio: {settings.url.rstrip('/')}/templates/{slug}/edit")
+                sys.stdout.flush()
+                if preview_out is not None:
+                    version = "draft" if template.draft_version else None
+                    preview_out.write_bytes(client.preview_template(slug, version=version))
+                    click.echo(f"Preview: {preview_out}")
+                    sys.stdout.flush()
+            except (ApiError, PdfReportsError) as exc:
+                message = exc.message if isinstance(exc, ApiError) else str(exc)
+                err.print(f"[red]not pushed:[/] {message}", highlight=False)
+
+        push_once()
+        watching = False
+        try:
+            # An empty set each second says the watcher is running: "Watching" is printed
+            # only then, so a save right after it is never missed.
+            for changes in watchfiles.watch(
+                directory,
+                debounce=200,
+                rust_timeout=1000,
+                yield_on_timeout=True,
+                raise_interrupt=False,
+            ):
+                if not watching:
+                    watching = True
+                    err.print(f"Watching {directory} (Ctrl-C stops)", highlight=False)
+                if any(Path(path).name in WATCHED for _, path in changes):
+                    push_once()
+        except KeyboardInterrupt:
+            pass
+
+
+@templates.command("publish")
+@click.argument("slug")
+@click.pass_obj
+def templates_publish(settings: Settings, slug: str) -> None:
+    """Publish the template's draft: new jobs render it."""
+    with settings.client() as client, _service_errors():
+        template = client.publish_template(slug)
+    err.print(f"{slug}: version {template.version} is published", highlight=False)
+
+
+@templates.command("rollback")
+@click.argument("slug")
+@click.argument("version", type=click.IntRange(min=1))
+@click.pass_obj
+def templates_rollback(settings: Settings, slug: str, version: int) -> None:
+    """Publish an earlier VERSION of the template again."""
+    with settings.client() as client, _service_errors():
+        template = client.rollback_template(slug, version)
+    err.print(f"{slug}: version {template.version} is published", highlight=False)
+
+
+@templates.command("diff")
+@click.argument("slug")
+@click.option("--from", "from_version", help="A version, draft or published (default).")
+@click.option("--to", "to_version", help="A version, draft or published (default: the draft).")
+@json_option
+@click.pass_obj
+def templates_diff(
+    settings: Settings, slug: str, from_version: str | None, to_version: str | None, as_json: bool
+) -> None:
+    """Compare two versions: changed pixels per page and the source diff."""
+    with settings.client() as client, _service_errors():
+        diff = client.diff_template(slug, from_version=from_version, to_version=to_version)
+    if as_json:
+        _print_json(diff)
+        return
+    err.print(f"v{diff['from_version']} -> v{diff['to_version']}", highlight=False)
+    for page in diff["pages"]:
+        mark = "changed" if page["changed_pixels"] else "same"
+        click.echo(
+            f"page {page['page']}: {mark} ({page['changed_pixels']} px) {page['overlay_png_url']}"
+        )
+    click.echo(diff["source_diff"], nl=False)
 
 
 @templates.command("preview")

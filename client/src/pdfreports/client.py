@@ -206,8 +206,9 @@ class Client:
         return Template.from_json(self._json("GET", protocol.template_path(slug), idempotent=True))
 
     def push_template(self, slug: str, **fields: Any) -> tuple[Template, bool]:
-        """Create the template, or update the caller's own one with the given fields (a
-        change to what renders makes a new version). Returns (template, created)."""
+        """Create the template (published as version 1), or update the caller's own one
+        with the given fields (a change to what renders saves a draft, which jobs render
+        only once it is published). Returns (template, created)."""
         try:
             self.get_template(slug)
         except ApiError as exc:
@@ -219,6 +220,28 @@ class Client:
         answer = self._json("PATCH", protocol.template_path(slug), json=fields, idempotent=True)
         return Template.from_json(answer), False
 
+    def publish_template(self, slug: str) -> Template:
+        """Publish the template's draft: new jobs render it."""
+        path = protocol.template_path(slug, "/publish")
+        return Template.from_json(self._json("POST", path, idempotent=True))
+
+    def rollback_template(self, slug: str, version: int) -> Template:
+        """Publish an earlier version again."""
+        path = protocol.template_path(slug, "/rollback")
+        body = {"version": version}
+        return Template.from_json(self._json("POST", path, json=body, idempotent=True))
+
+    def diff_template(
+        self, slug: str, *, from_version: str | None = None, to_version: str | None = None
+    ) -> dict[str, Any]:
+        """Compare two versions (numbers, "draft" or "published"): per page changed pixels
+        and image URLs, and the source diff."""
+        params = {"from": from_version, "to": to_version}
+        path = protocol.template_path(slug, "/diff")
+        kept = {k: v for k, v in params.items() if v is not None}
+        answer: dict[str, Any] = self._json("GET", path, params=kept, idempotent=True)
+        return answer
+
     def preview_template(
         self,
         slug: str,
@@ -226,9 +249,13 @@ class Client:
         data: dict[str, Any] | None = None,
         options: dict[str, Any] | None = None,
         width: int | None = None,
+        version: str | None = None,
     ) -> bytes:
-        """The template's first page as PNG bytes (with its sample data unless given)."""
+        """The template's first page as PNG bytes (with its sample data unless given), of
+        the published version unless `version` ("draft", a number) names another."""
         body: dict[str, Any] = {"options": options or {}}
+        if version is not None:
+            body["version"] = version
         if data is not None:
             body["data"] = data
         if width is not None:

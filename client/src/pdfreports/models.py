@@ -78,6 +78,7 @@ class Template:
     builtin: bool
     archived: bool
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    draft_version: int | None = None  # an unpublished edit; jobs render `version`
 
     @classmethod
     def from_json(cls, body: dict[str, Any]) -> Template:
@@ -89,4 +90,5 @@ class Template:
             builtin=bool(body.get("builtin")),
             archived=bool(body.get("archived")),
             raw=dict(body),
+            draft_version=body.get("draft_version"),
         )

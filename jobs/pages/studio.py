@@ -1,0 +1,118 @@
+"""The template studio: code editors, live preview, drafts, publish, rollback and diff for
+one template (all through the template API), and a new template started from a sample."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.text import slugify
+
+from core.disclosure import public_text
+from rendering.engines import ENGINE_NAMES
+from rendering.errors import ApplicationError, NotFound
+from reports import selectors
+from reports.models import Renderer, ReportTemplate
+from reports.services import template_create
+from workspaces.current import workspace_current
+from workspaces.permissions import Action, authorize_page, can
+
+# What a version's editors show (the draft's if there is one, else the published one's).
+_SOURCE = ("engine", "renderer", "html", "css", "helpers", "schema", "sample_data", "options")
+PAGE_SIZES = ("A4", "Letter", "Legal", "A5", "A3")
+
+
+def _own(request: HttpRequest, slug: str) -> ReportTemplate:
+    try:
+        template = selectors.template_get_visible(workspace=workspace_current(request), slug=slug)
+    except NotFound:
+        raise Http404("No such template.") from None
+    authorize_page(request.user, Action.TEMPLATE_VIEW, template)
+    return template
+
+
+def _studio_state(request: HttpRequest, template: ReportTemplate) -> dict[str, Any]:
+    """Everything the page script starts from, as one JSON object."""
+    draft = template.draft_version
+    live = template.published_version or template.latest_version
+    shown: Any = draft or template
+    versions = [
+        {
+            "number": version.number,
+            "created_at": version.created_at.isoformat(),
+            "by": version.created_by.get_username() if version.created_by else None,
+        }
+        for version in selectors.template_version_list(template=template).select_related(
+            "created_by"
+        )[:50]
+    ]
+    editable = template.workspace_id is not None and can(
+        request.user, Action.TEMPLATE_EDIT, template
+    )
+    return {
+        "slug": template.slug,
+        "name": template.name,
+        "source": {name: getattr(shown, name) for name in _SOURCE},
+        "published_version": live.number if live else None,
+        "draft_version": draft.number if draft else None,
+        "published_at": template.published_at.isoformat() if template.published_at else None,
+        "published_by": template.published_by.get_username() if template.published_by else None,
+        "versions": versions,
+        "editable": editable,
+        "can_publish": editable and can(request.user, Action.TEMPLATE_PUBLISH, template),
+        "renderers": list(Renderer.values),
+        "engines": list(ENGINE_NAMES),
+        "page_sizes": list(PAGE_SIZES),
+    }
+
+
+@login_required
+def template_studio(request: HttpRequest, slug: str) -> HttpResponse:
+    template = _own(request, slug)
+    return render(
+        request,
+        "jobs/studio.html",
+        {"template": template, "studio": _studio_state(request, template)},
+    )
+
+
+@login_required
+def template_studio_new(request: HttpRequest) -> HttpResponse:
+    """A new template of the workspace's, started from a built-in sample's source."""
+    workspace = workspace_current(request)
+    authorize_page(request.user, Action.TEMPLATE_EDIT, workspace)
+    samples = [
+        t
+        for t in selectors.template_list_for_gallery(workspace=workspace)
+        if t.workspace_id is None
+    ]
+    error = ""
+    if request.method == "POST":
+        name = (request.POST.get("name") or "").strip()
+        slug = slugify(request.POST.get("slug") or name)
+        sample = next((t for t in samples if t.slug == request.POST.get("sample")), None)
+        if not name or not slug:
+            error = "Give the template a name."
+        elif sample is None:
+            error = "Choose a sample to start from."
+        else:
+            try:
+                template = template_create(
+                    owner=request.user,
+                    workspace=workspace,
+                    name=name,
+                    slug=slug,
+                    **{field: getattr(sample, field) for field in _SOURCE},
+                )
+            except ApplicationError as exc:
+                error = public_text(exc.message)
+            else:
+                return redirect("template-studio", slug=template.slug)
+    return render(
+        request,
+        "jobs/studio_new.html",
+        {"samples": samples, "error": error, "form": request.POST},
+        status=400 if error else 200,
+    )

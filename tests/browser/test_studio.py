@@ -1,0 +1,154 @@
+"""The template studio in real Chromium on the live stack: typing updates the preview, a
+syntax error shows at its line, saving makes a draft no job renders, publishing makes a new
+job render the new text, the diff marks the changed page. Screenshots at 1366x768 and
+1920x1080 go to docs/img for the studio guide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from accounts.services import api_key_create
+from reports.models import ReportTemplate
+from reports.samples import template_sync_samples
+from reports.services import template_create
+from tests.browser.conftest import sign_in
+from tests.browser.test_csp import RECORD_VIOLATIONS
+from tests.conftest import pdf_text
+from tests.e2e.conftest import wait_for_status
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+HTML = """<h1>Invoice {{number}}</h1>
+<p>Bill to {{customer}}</p>
+<p>Total due: {{total}} EUR</p>"""
+CSS = "h1 { color: #1d4ed8; font-family: sans-serif; } p { font-family: sans-serif; }"
+SAMPLE = {"number": "2026-0042", "customer": "Zephyr Widgets", "total": "1,250.00"}
+
+
+def _rendered_count(page) -> int:
+    return int(page.locator("[data-pages]").get_attribute("data-rendered") or 0)
+
+
+def _wait_rendered_after(page, count: int) -> None:
+    # Selectors, not wait_for_function: the page's CSP forbids evaluating strings.
+    page.wait_for_selector(f"[data-pages][data-rendered]:not([data-rendered='{count}'])")
+
+
+def _screenshot(page, name: str) -> None:
+    for close in page.locator(".toast-close").all():  # job notices are not the studio's
+        close.click()
+    page.screenshot(path=str(DOCS_IMG / name))
+
+
+def _wait_pill(page, text: str) -> None:
+    page.locator("[data-version-pill]", has_text=text).wait_for()
+
+
+def _job_text(live_stack, key: str) -> str:
+    with httpx.Client(base_url=live_stack.base_url, headers={"X-API-Key": key}, timeout=30) as http:
+        submitted = http.post(
+            "/api/v1/generate-pdf-async", json={"template": "studio-invoice", "data": SAMPLE}
+        )
+        assert submitted.status_code == 202, submitted.json()
+        job = wait_for_status(http, submitted.json()["status_url"], until={"completed", "failed"})
+        assert job["status"] == "completed", job
+        return pdf_text(httpx.get(job["pdf_url"], timeout=30).content)[1]
+
+
+def test_typing_previews_errors_show_at_their_line_and_publish_goes_live(page, person, live_stack):
+    template = template_create(
+        owner=person,
+        name="Studio invoice",
+        slug="studio-invoice",
+        html=HTML,
+        css=CSS,
+        sample_data=SAMPLE,
+        renderer="weasyprint",
+    )
+    _, key = api_key_create(user=person, workspace=template.workspace, name="studio")
+    page.add_init_script(RECORD_VIOLATIONS)
+    sign_in(page)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto("/templates/studio-invoice/edit")
+    page.wait_for_selector("[data-studio][data-ready]")
+    _wait_rendered_after(page, 0)
+    first = page.locator("[data-preview-page='1']").get_attribute("src")
+    assert page.locator("[data-version-pill]").inner_text() == "Published v1"
+
+    # CodeMirror's styles live in shadow roots' adopted sheets: no CSP violation.
+    assert page.evaluate("window.__cspViolations") == []
+
+    # Typing: the preview renders again, and differs.
+    before = _rendered_count(page)
+    editor = page.locator("[data-editor='html'] .cm-content")
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\n<p>Payable within 30 days.")  # the editor closes the tag
+    _wait_rendered_after(page, before)
+    assert page.locator("[data-preview-page='1']").get_attribute("src") != first
+    assert page.locator("[data-save-state]").inner_text() == "Unsaved changes"
+    assert (
+        "Payable within 30 days.</p>"
+        in page.locator("[data-editor='html'] .cm-content").inner_text()
+    )
+
+    # A syntax error: shown in the problem bar with its line, and marked in the editor.
+    page.keyboard.type("\n{{#if paid}}")
+    page.wait_for_selector("[data-problem]:not([hidden])")
+    assert "Template, line 5" in page.locator("[data-problem]").inner_text()
+    page.wait_for_selector("[data-editor='html'] .cm-lintRange-error")
+    for _ in range(len("\n{{#if paid}}")):
+        page.keyboard.press("Backspace")
+    page.wait_for_selector("[data-problem]", state="hidden")
+
+    # Ctrl-S saves a draft: jobs still render the published text.
+    page.keyboard.press("Control+s")
+    _wait_pill(page, "Draft v2")
+    template.refresh_from_db()
+    assert (template.published_version.number, template.draft_version.number) == (1, 2)
+    assert "Payable within 30 days" not in _job_text(live_stack, key)
+    _screenshot(page, "studio-1366.png")
+
+    # The diff of published and draft marks the changed page.
+    page.locator("[data-diff]").click()
+    page.wait_for_selector(".studio-diff-row")
+    assert int(page.locator(".studio-diff-row").first.get_attribute("data-changed-pixels")) > 0
+    assert "+<p>Payable within 30 days.</p>" in page.locator("[data-source-diff]").inner_text()
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.wait_for_timeout(300)
+    _screenshot(page, "studio-diff-1920.png")
+    page.locator("[data-diff-close]").click()
+
+    # Publish: a new job renders the new text.
+    page.locator("[data-publish]").click()
+    _wait_pill(page, "Published v2")
+    assert "Payable within 30 days" in _job_text(live_stack, key)
+    _screenshot(page, "studio-1920.png")
+
+    # Roll back to v1: new jobs render the old text again.
+    page.locator("[data-rollback-version]").select_option("1")
+    page.locator("[data-rollback]").click()
+    _wait_pill(page, "Published v1")
+    assert "Payable within 30 days" not in _job_text(live_stack, key)
+    assert ReportTemplate.objects.get(pk=template.pk).published_version.number == 1
+
+
+def test_a_new_template_from_a_sample_opens_in_the_studio(page, person, live_stack):
+    template_sync_samples()
+    sign_in(page)
+    page.goto("/reports/new/")
+    page.get_by_role("link", name="New template").click()
+    page.get_by_label("Name", exact=True).fill("My invoice")
+    page.locator("input[name=sample][value=invoice]").check()
+    page.get_by_role("button", name="Create and open the studio").click()
+    page.wait_for_url("**/templates/my-invoice/edit")
+    page.wait_for_selector("[data-studio][data-ready]")
+    assert page.locator("[data-version-pill]").inner_text() == "Published v1"
+    mine = ReportTemplate.objects.get(slug="my-invoice", workspace__isnull=False)
+    builtin = ReportTemplate.objects.get(slug="invoice", workspace__isnull=True)
+    assert (mine.html, mine.sample_data) == (builtin.html, builtin.sample_data)
+    _wait_rendered_after(page, 0)
+    assert page.locator("[data-preview-page='1']").count() == 1
