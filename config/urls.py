@@ -15,6 +15,7 @@ from drf_spectacular.views import (
 # One "api" namespace for the whole /api/v1/, whichever app owns the route.
 api_v1 = [
     path("", include("jobs.api.urls")),
+    path("", include("jobs.runs.urls")),
     path("", include("reports.api.urls")),
     path("", include("accounts.api.urls")),
 ]

@@ -62,6 +62,8 @@ class ErrorCode(StrEnum):
     WORKSPACE_EXISTS = "workspace_exists"
     INVALID_WORKSPACE_NAME = "invalid_workspace_name"
     STORAGE_UNAVAILABLE = "storage_unavailable"
+    # Bulk runs (issue 22).
+    RUN_RECORDS_INVALID = "run_records_invalid"
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,10 @@ CODES: dict[ErrorCode, CodeInfo] = {
         400, False, f"The data is nested too deeply: flatten it, {_RESUBMIT}"
     ),
     ErrorCode.TOO_MANY_ITEMS: CodeInfo(
-        400, False, "Send the batch in several requests of at most PDF_MAX_BATCH items."
+        400,
+        False,
+        "Send the batch in several requests of at most PDF_MAX_BATCH items (a run: at most "
+        "RUN_MAX_RECORDS records).",
     ),
     ErrorCode.IDEMPOTENCY_KEY_REUSED: CodeInfo(
         422,
@@ -268,6 +273,12 @@ CODES: dict[ErrorCode, CodeInfo] = {
         True,
         "The PDF store was unreachable; the worker retries for PDF_STORAGE_OUTAGE_SECONDS"
         " by itself, then retry the job.",
+    ),
+    ErrorCode.RUN_RECORDS_INVALID: CodeInfo(
+        422,
+        False,
+        "Correct the records the answer's `records` list names (each with its row and "
+        "field), then start the run again.",
     ),
 }
 

@@ -35,7 +35,7 @@ async def _fresher(job_id: str, last: int) -> dict[str, Any] | None:
     return fresh if fresh["seq"] > last else None
 
 
-async def _key_active(prefix: str | None) -> bool:
+async def key_active(prefix: str | None) -> bool:
     if prefix is None:
         return True
     # Revoked or expired (an expiry passes without any announcement).
@@ -46,7 +46,7 @@ async def _key_active(prefix: str | None) -> bool:
     )
 
 
-async def _subscribe(layer: Any, channel: str, group: str, key_prefix: str | None) -> list[str]:
+async def subscribe(layer: Any, channel: str, group: str, key_prefix: str | None) -> list[str]:
     """Join the stream's group, and its API key's: revoking the key ends the stream."""
     groups = [group] + ([key_group(key_prefix)] if key_prefix else [])
     for name in groups:
@@ -54,7 +54,12 @@ async def _subscribe(layer: Any, channel: str, group: str, key_prefix: str | Non
     return groups
 
 
-def _revoked(message: dict[str, Any]) -> bool:
+async def unsubscribe(layer: Any, channel: str, groups: list[str]) -> None:
+    for name in groups:
+        await layer.group_discard(name, channel)
+
+
+def revoked(message: dict[str, Any]) -> bool:
     return message.get("type") == KEY_REVOKED_TYPE
 
 
@@ -66,7 +71,7 @@ async def job_follow(
     group, and re-checked on every idle tick in case the announcement was lost)."""
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    groups = await _subscribe(layer, channel, job_group(job_id), key_prefix)
+    groups = await subscribe(layer, channel, job_group(job_id), key_prefix)
     last = after_seq
     try:
         candidate: dict[str, Any] | None = await _current(job_id)
@@ -80,11 +85,11 @@ async def job_follow(
                 yield None
             try:
                 message = await asyncio.wait_for(layer.receive(channel), timeout=heartbeat)
-                if _revoked(message):
+                if revoked(message):
                     return
                 candidate = message["event"]
             except TimeoutError:
-                if not await _key_active(key_prefix):
+                if not await key_active(key_prefix):
                     return
                 candidate = await _fresher(job_id, last)
             except Exception:
@@ -120,7 +125,7 @@ async def workspace_follow(
     update by one tick."""
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    groups = await _subscribe(layer, channel, workspace_group(workspace_id), key_prefix)
+    groups = await subscribe(layer, channel, workspace_group(workspace_id), key_prefix)
     last: dict[str, int] = {}  # seq sent per job id
     running: set[str] = set()  # ids last sent as unfinished: re-read on idle ticks
 
@@ -146,11 +151,11 @@ async def workspace_follow(
         while True:
             try:
                 message = await asyncio.wait_for(layer.receive(channel), timeout=heartbeat)
-                if _revoked(message):
+                if revoked(message):
                     return
                 fresh = [message["event"]]
             except TimeoutError:
-                if not await _key_active(key_prefix):
+                if not await key_active(key_prefix):
                     return
                 fresh = []
             except Exception:
