@@ -8,6 +8,7 @@ import os
 import struct
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,35 @@ def test_inline_file_without_data_sends_an_empty_object(run, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "sample data" not in done.stderr
     assert "plain" in pdf_text((tmp_path / "plain.pdf").read_bytes())[1]
+
+
+def test_run_renders_a_csv_into_a_zip_with_progress_in_records(run, integrator, tmp_path):
+    from reports.services import template_create
+
+    template_create(
+        owner=integrator[0],
+        name="CLI invoice",
+        slug="cli-invoice",
+        html="<h1>Invoice {{number}}</h1>",
+        schema={"type": "object", "properties": {"number": {"type": "integer"}}},
+    )
+    (tmp_path / "records.csv").write_text("number\n1\n2\nthree\n4\n")
+
+    done = run(
+        "run",
+        "cli-invoice",
+        "records.csv",
+        "--zip",
+        "out.zip",
+        "--filename-pattern",
+        "inv-{number}",
+    )
+
+    assert done.returncode == 1, done.stderr  # one record could not render
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("Started run ")
+    assert any(line.endswith("4/4 records, 1 failed") for line in lines), lines
+    assert "record 2: row 4: number: expected integer" in done.stderr
+    names = zipfile.ZipFile(tmp_path / "out.zip").namelist()
+    assert names == ["inv-1.pdf", "inv-2.pdf", "inv-4.pdf", "failures.csv"]
+    assert done.stdout.strip() in lines[0]

@@ -11,13 +11,15 @@ import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from pypdf import PdfReader, PdfWriter
+from rest_framework.test import APIClient
 
+from accounts.services import api_key_create
 from jobs import transitions
 from jobs.models import JobStatus, PdfJob, Run, RunStatus
 from jobs.runs.records import records_from_list
 from jobs.runs.services import run_create
-from reports.services import template_create
 from rendering.error_codes import ErrorCode
+from reports.services import template_create
 from tests.factories import UserFactory
 from workspaces.services import workspace_personal
 
@@ -131,9 +133,6 @@ def test_ndjson_upload_with_a_broken_line(api, invoice):
 def test_another_workspaces_run_is_a_404(api, invoice):
     run_id = _post(api, {"template": "invoice", "records": [{"number": 1, "customer": "A"}]})
     stranger = UserFactory()
-    from accounts.services import api_key_create
-    from rest_framework.test import APIClient
-
     other = APIClient()
     other.credentials(HTTP_X_API_KEY=api_key_create(user=stranger, name="x")[1])
     assert other.get(f"{RUNS}/{run_id.json()['run_id']}").status_code == 404
