@@ -224,6 +224,30 @@ def run_create(
     return run
 
 
+def run_for_batch_create(*, owner: Any, workspace: Workspace, total: int) -> Run:
+    """The run a generate-pdf-batch submit is (its items may name different templates, so
+    it has none): batch_id is its run_id, and GET runs/{batch_id} follows the batch."""
+    return Run.objects.create(
+        workspace=workspace, owner=owner, output=RunOutput.SEPARATE, total=total
+    )
+
+
+def run_for_batch_record(*, run: Run, answers: list[dict[str, Any]]) -> None:
+    """One record per batch item: its job, or why the item was refused."""
+    ids = [answer["job_id"] for answer in answers if answer.get("job_id")]
+    jobs = {str(job.job_id): job for job in PdfJob.objects.filter(job_id__in=ids)}
+    RunRecord.objects.bulk_create(
+        RunRecord(
+            run=run,
+            index=answer["index"],
+            job=jobs.get(str(answer["job_id"])) if answer.get("job_id") else None,
+            error=answer.get("error") or "",
+        )
+        for answer in answers
+    )
+    run_recount(run_id=run.run_id)
+
+
 def _enqueue_all(job_ids: list[Any]) -> None:
     for job_id in job_ids:
         dispatch.job_enqueue(job_id=job_id, note_time=False)

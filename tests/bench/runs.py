@@ -174,7 +174,8 @@ def main() -> int:
                 submitted, separate = _separate(a)
                 run = _run(a, b)
                 first, whole, size, rss_before, rss_most = _zip(
-                    str(run["download_url"]), web.pid  # type: ignore[attr-defined]
+                    str(run["download_url"]),
+                    web.pid,  # type: ignore[attr-defined]
                 )
         finally:
             stop(worker)
@@ -194,8 +195,8 @@ def main() -> int:
     print(f"  = run / separate: {run_rate / separate_rate:4.2f}x records/s;")
     print(f"    the POST of the run takes {run['accepted'] / submitted:4.2f}x the 1,000 submits")
     print(f"  ZIP: first byte {first * 1000:5.0f} ms after asking, {size / 1e6:5.1f} MB in")
-    print(f"    {whole:5.2f} s; web RSS {rss_before / 1e6:5.1f} MB before, {rss_most / 1e6:5.1f} MB")
-    print(f"    at most while streaming ({rss_most / rss_before:4.2f}x)")
+    print(f"    {whole:5.2f} s; web RSS {rss_before / 1e6:5.1f} MB before,")
+    print(f"    {rss_most / 1e6:5.1f} MB at most while streaming ({rss_most / rss_before:4.2f}x)")
     print(
         f"  tenant B's one job: {alone:5.2f} s alone, {run['behind']:5.2f} s behind A's run"
         f" ({run['behind'] / alone:4.1f}x)"
