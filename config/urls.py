@@ -30,6 +30,7 @@ redoc_csp = csp_update(
 
 urlpatterns = [
     path("", include("jobs.pages.urls")),
+    path("", include("jobs.runs.page_urls")),
     path("", include("accounts.urls")),
     path("", include("workspaces.urls")),
     path("", include("jobs.ops.urls")),
