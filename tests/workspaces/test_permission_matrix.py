@@ -17,7 +17,11 @@ from accounts.models import SigningCertificate
 from accounts.services import api_key_create
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.models import JobStatus, PdfJob
+from jobs.run_progress import run_recount
+from jobs.runs.records import records_from_list
+from jobs.runs.services import run_create
 from jobs.services import job_create
+from rendering.error_codes import ErrorCode
 from rendering.errors import NotFound
 from reports.services import template_create
 from tests.accounts.pkcs12_factory import make_pkcs12
@@ -73,6 +77,9 @@ API = [
     Case("job.cancel", "post", "/api/v1/jobs/{job}/cancel", 200),
     Case("job.retry", "post", "/api/v1/jobs/{failed}/retry", 202),
     Case("usage.view", "get", "/api/v1/usage", 200),
+    Case("job.submit", "post", "/api/v1/runs", 202, {"template": "tpl", "records": [{}]}),
+    Case("job.view", "get", "/api/v1/runs/{run}", 200),
+    Case("job.retry", "post", "/api/v1/runs/{failed_run}/retry-failed", 202),
 ]
 PAGES = [
     Case("job.view", "get", "/", 200),
@@ -85,11 +92,16 @@ PAGES = [
     Case("job.download", "get", "/jobs/{completed}/download", 302),
     Case("key.manage", "get", "/keys/", 200),
     Case("usage.view", "get", "/usage/", 200),
+    Case("job.submit", "get", "/runs/new/", 200),
+    Case("job.view", "get", "/runs/{run}/", 200),
+    Case("job.retry", "post", "/runs/{failed_run}/retry", 302),
+    Case("job.download", "get", "/runs/{completed_run}/download", 302),
 ]
 
 
 def _fill(workspace: Workspace, owner: Any) -> dict[str, str]:
-    """A template, a queued, a failed and a completed job of the workspace."""
+    """A template, a queued, a failed and a completed job of the workspace, and a running,
+    a failed and a completed run."""
     template_create(owner=owner, workspace=workspace, name="T", slug="tpl", html="<p>{{title}}</p>")
     queued, _ = job_create(owner=owner, workspace=workspace, template_slug="tpl", data={})
     failed, _ = job_create(owner=owner, workspace=workspace, template_slug="tpl", data={})
@@ -98,7 +110,23 @@ def _fill(workspace: Workspace, owner: Any) -> dict[str, str]:
     PdfJob.objects.filter(pk=completed.pk).update(
         status=JobStatus.COMPLETED, pdf_file="x.pdf", page_count=1
     )
+    runs = {}
+    for name, status, code in (
+        ("run", None, ""),
+        ("failed_run", JobStatus.FAILED, ErrorCode.WORKER_LOST),
+        ("completed_run", JobStatus.COMPLETED, ""),
+    ):
+        run = run_create(
+            owner=owner, workspace=workspace, template_slug="tpl", records=records_from_list([{}])
+        )
+        if status:
+            PdfJob.objects.filter(batch_id=run.run_id).update(
+                status=status, error_code=code, pdf_file="x.pdf"
+            )
+            run_recount(run_id=run.run_id)
+        runs[name] = str(run.run_id)
     return {
+        **runs,
         "slug": "tpl",
         "job": str(queued.job_id),
         "failed": str(failed.job_id),
