@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.files.storage import storages
+from django.core.handlers.asgi import ASGIRequest
 from django.http import FileResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
@@ -274,6 +275,10 @@ class RunDownloadApi(APIView):
                 as_attachment=True,
                 filename=output.run_combined_name(run),
             )
-        response = StreamingHttpResponse(output.run_zip_stream(run), content_type="application/zip")
+        # Streamed as written: an async iterator on an ASGI server, where a sync one is read
+        # whole before the first byte; a sync one under WSGI (and the test client).
+        asgi = isinstance(request._request, ASGIRequest)
+        chunks = output.run_zip_stream_async(run) if asgi else output.run_zip_stream(run)
+        response = StreamingHttpResponse(chunks, content_type="application/zip")
         response["Content-Disposition"] = f'attachment; filename="{output.run_zip_name(run)}"'
         return response

@@ -7,14 +7,17 @@ from __future__ import annotations
 import csv
 import io
 import zipfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from typing import IO
+from uuid import UUID
 
+from asgiref.sync import sync_to_async
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from pypdf import PdfWriter
 
-from jobs.models import JobStatus, Run, RunRecord
+from jobs.models import JobStatus, Run
 
 CHUNK_BYTES = 256 * 1024
 FAILURES_NAME = "failures.csv"
@@ -45,58 +48,73 @@ class _Sink(io.RawIOBase):
         return taken
 
 
-def _records(run: Run) -> list[RunRecord]:
-    return list(run.records.select_related("job").order_by("index"))
+@dataclass(frozen=True)
+class _Row:
+    index: int
+    error: str
+    job_id: UUID | None
+    status: str  # the job's, or "invalid": refused at submit
+    job_error: str
+    pdf_file: str
+    name: str
+
+    @property
+    def has_pdf(self) -> bool:
+        return self.status == JobStatus.COMPLETED and bool(self.pdf_file)
 
 
-def _record_name(record: RunRecord) -> str:
-    return record.job.filename if record.job else f"record-{record.index + 1}.pdf"
+def _rows(run: Run) -> Iterator[_Row]:
+    """The run's records in order, only the columns a download needs, read in chunks:
+    1,000 records never sit in memory as model instances at once."""
+    columns = ("index", "error", "job__job_id", "job__status", "job__error", "job__pdf_file")
+    rows = run.records.order_by("index").values_list(*columns, "job__options")
+    for index, error, job_id, status, job_error, pdf_file, options in rows.iterator(500):
+        name = (options or {}).get("filename") or f"record-{index + 1}.pdf"
+        yield _Row(index, error, job_id, status or "invalid", job_error or "", pdf_file or "", name)
 
 
-def _failures_csv(records: list[RunRecord]) -> bytes:
+def _failures_csv(rows: list[_Row]) -> bytes:
     """One line per record without a PDF: what a browser user needs to fix and resend."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["index", "job_id", "status", "error"])
-    for record in records:
-        job = record.job
-        if job is not None and job.status == JobStatus.COMPLETED:
-            continue
-        writer.writerow(
-            [
-                record.index,
-                job.job_id if job else "",
-                job.status if job else "invalid",
-                record.error or (job.error if job else ""),
-            ]
-        )
+    for row in rows:
+        writer.writerow([row.index, row.job_id or "", row.status, row.error or row.job_error])
     return out.getvalue().encode("utf-8")
 
 
 def run_zip_stream(run: Run) -> Iterator[bytes]:
     """The ZIP's bytes, in chunks: each completed record's PDF under its name, then
     failures.csv when some record has no PDF. PDFs are compressed already: stored."""
-    records = _records(run)
     storage = storages["reports"]
     sink = _Sink()
+    failures: list[_Row] = []
     with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
-        for record in records:
-            job = record.job
-            if job is None or job.status != JobStatus.COMPLETED or not job.pdf_file:
+        for row in _rows(run):
+            if not row.has_pdf:
+                failures.append(row)
                 continue
             handle: IO[bytes]
-            with (
-                storage.open(job.pdf_file, "rb") as handle,
-                archive.open(
-                    _record_name(record), "w", force_zip64=(job.size_bytes or 0) > 1 << 31
-                ) as entry,
-            ):
+            with storage.open(row.pdf_file, "rb") as handle, archive.open(row.name, "w") as entry:
                 while chunk := handle.read(CHUNK_BYTES):
                     entry.write(chunk)
                     yield sink.take()
-        if any(r.job is None or r.job.status != JobStatus.COMPLETED for r in records):
-            archive.writestr(FAILURES_NAME, _failures_csv(records))
+        if failures:
+            archive.writestr(FAILURES_NAME, _failures_csv(failures))
     yield sink.take()
+
+
+_DONE = object()
+
+
+async def run_zip_stream_async(run: Run) -> AsyncIterator[bytes]:
+    """run_zip_stream for an ASGI server, a chunk at a time: Django would otherwise read a
+    sync iterator whole into memory before sending its first byte. Each step runs on the
+    one thread that serves sync code (thread_sensitive), where the database cursor is."""
+    chunks = run_zip_stream(run)
+    step = sync_to_async(lambda: next(chunks, _DONE))
+    while (chunk := await step()) is not _DONE:
+        yield chunk  # type: ignore[misc]
 
 
 def run_zip_name(run: Run) -> str:
@@ -112,12 +130,11 @@ def run_combined_file(run: Run) -> str:
         return run.combined_file
     storage = storages["reports"]
     writer = PdfWriter()
-    for record in _records(run):
-        job = record.job
-        if job is None or job.status != JobStatus.COMPLETED or not job.pdf_file:
+    for row in _rows(run):
+        if not row.has_pdf:
             continue
-        with storage.open(job.pdf_file, "rb") as handle:
-            writer.append(io.BytesIO(handle.read()), outline_item=_record_name(record)[:-4])
+        with storage.open(row.pdf_file, "rb") as handle:
+            writer.append(io.BytesIO(handle.read()), outline_item=row.name[:-4])
     out = io.BytesIO()
     writer.write(out)
     key = storage.save(f"runs/{run.run_id}/combined.pdf", ContentFile(out.getvalue()))
