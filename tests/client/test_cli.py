@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from reports.samples import sample_files, template_sync_samples
+from reports.services import template_create
 from tests.conftest import pdf_text
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -191,8 +192,6 @@ def test_inline_file_without_data_sends_an_empty_object(run, tmp_path):
 
 
 def test_run_renders_a_csv_into_a_zip_with_progress_in_records(run, integrator, tmp_path):
-    from reports.services import template_create
-
     template_create(
         owner=integrator[0],
         name="CLI invoice",
