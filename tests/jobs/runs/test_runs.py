@@ -245,3 +245,25 @@ def test_combined_pdf_has_every_page_and_a_bookmark_per_record(
     assert [item.title for item in reader.outline] == ["inv-1", "inv-2"]
     run.refresh_from_db()
     assert run.combined_file  # kept for the next download
+
+
+def test_a_run_past_the_in_flight_quota_is_a_429_and_makes_nothing(api, invoice, settings):
+    settings.PDF_MAX_JOBS_IN_FLIGHT = 2
+    records = [{"number": n, "customer": "x"} for n in range(3)]
+    answer = _post(api, {"template": "invoice", "records": records})
+    assert answer.status_code == 429
+    assert answer.json()["limit"] == "PDF_MAX_JOBS_IN_FLIGHT"
+    assert "this run adds 3" in answer.json()["error"]
+    assert not Run.objects.exists()
+
+
+def test_a_large_runs_records_are_paged(api, invoice, settings):
+    settings.RUN_STATUS_MAX_RECORDS = 10
+    records = [{"number": n, "customer": "x"} for n in range(12)]
+    url = _post(api, {"template": "invoice", "records": records}).json()["status_url"]
+    first = api.get(url).json()
+    assert [r["index"] for r in first["records"]] == list(range(10))
+    rest = api.get(first["records_next"]).json()
+    assert [r["index"] for r in rest["records"]] == [10, 11]
+    assert rest["records_next"] is None
+    assert api.get(f"{url}?records_offset=x").status_code == 400
