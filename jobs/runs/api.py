@@ -137,7 +137,11 @@ def _answer(request: Request, run: Run, *, status: int = 200) -> Response:
     if not raw.isdigit():
         raise ApplicationError("records_offset must be a whole number of records.")
     offset, limit = int(raw), settings.RUN_STATUS_MAX_RECORDS
-    rows = list(run.records.select_related("job").order_by("index")[offset : offset + limit + 1])
+    # Only what a record's answer shows: a status poll of a 1,000-record run reads no data.
+    records = run.records.select_related("job").only(
+        "index", "error", "run_id", "job__job_id", "job__status", "job__error", "job__expired_at"
+    )
+    rows = list(records.order_by("index")[offset : offset + limit + 1])
     context = {
         "absolute": request.build_absolute_uri,
         "may_download": can(actor_of(request), Action.JOB_DOWNLOAD, run),

@@ -199,7 +199,8 @@ def run_create(
             RunRecord(
                 run=run,
                 index=item.index,
-                data=item.data if isinstance(item.data, dict | list) else {},
+                # A valid record's data is its job's; a refused one's is kept to show.
+                data=item.data if item.error and isinstance(item.data, dict | list) else {},
                 job=jobs.get(item.index),
                 error=item.error,
             )

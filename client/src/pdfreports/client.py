@@ -372,7 +372,7 @@ class Run:
         *,
         timeout: float | None = None,
         on_update: Callable[[RunState], None] | None = None,
-        poll_interval: float = 0.5,
+        poll_interval: float = 1.0,
     ) -> RunState:
         """Poll until the run finished (whatever its records' outcome); `on_update` gets
         each state whose counts changed. PdfReportsError after `timeout` seconds."""
