@@ -59,10 +59,12 @@ clean:
 	rm -rf $(VENV) var
 
 ## bench: submit latency vs the bare /livez baseline, render time vs bare xhtml2pdf, and
-## tenant B's job latency behind tenant A's 500-job burst (fair dispatch on and off)
+## tenant B's job latency behind tenant A's 500-job burst (fair dispatch on and off), and
+## 1,000 records as one run vs 1,000 separate submits (records/s, ZIP first byte, web memory)
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m tests.bench.run
 	$(BIN)/python -m tests.bench.fairness
+	$(BIN)/python -m tests.bench.runs
 
 ## chaos: soak test, 500 jobs while worker children are SIGKILLed (not in CI)
 chaos: $(VENV)/.installed-test

@@ -1,4 +1,5 @@
-"""Public URLs of a job: its status URL and a signed, expiring PDF download link."""
+"""Public URLs of a job (its status URL and a signed, expiring PDF download link) and of a
+run (its status URL and its one signed download)."""
 
 from __future__ import annotations
 
@@ -15,19 +16,34 @@ from django.utils.http import content_disposition_header
 from jobs.models import JobStatus, PdfJob
 
 _SALT = "jobs.pdf-download"
+_RUN_SALT = "jobs.run-download"  # a run's token never opens a job's PDF, nor the reverse
 UrlBuilder = Callable[[str], str]
 
 
-def pdf_download_token(job_id: UUID | str) -> str:
-    return signing.dumps(str(job_id), salt=_SALT)
+def pdf_download_token(job_id: UUID | str, *, salt: str = _SALT) -> str:
+    return signing.dumps(str(job_id), salt=salt)
 
 
-def pdf_download_token_valid(token: str, job_id: UUID | str) -> bool:
+def pdf_download_token_valid(token: str, job_id: UUID | str, *, salt: str = _SALT) -> bool:
     try:
-        signed = signing.loads(token, salt=_SALT, max_age=settings.PDF_URL_TTL_SECONDS)
+        signed = signing.loads(token, salt=salt, max_age=settings.PDF_URL_TTL_SECONDS)
     except signing.BadSignature:  # includes SignatureExpired
         return False
     return signed == str(job_id)
+
+
+def run_download_path(run_id: UUID | str) -> str:
+    """A run's one download (its ZIP or combined PDF), signed and expiring like a PDF's."""
+    base = reverse("api:run-download", kwargs={"run_id": str(run_id)})
+    return f"{base}?token={pdf_download_token(run_id, salt=_RUN_SALT)}"
+
+
+def run_download_token_valid(token: str, run_id: UUID | str) -> bool:
+    return pdf_download_token_valid(token, run_id, salt=_RUN_SALT)
+
+
+def run_status_path(run_id: UUID | str) -> str:
+    return reverse("api:run-detail", kwargs={"run_id": str(run_id)})
 
 
 def status_path(job_id: UUID | str) -> str:

@@ -25,7 +25,7 @@ from django.utils import timezone
 from accounts.notifications import job_mail_recipient, notification_send_once
 from jobs import dispatch
 from jobs.links import pdf_path
-from jobs.models import JobStatus, PdfJob
+from jobs.models import JobStatus, PdfJob, Run, RunOutput
 from jobs.retry_rule import failure_advice
 from jobs.selectors import dead_letter_redrive_expected
 
@@ -46,6 +46,10 @@ def job_notify_enqueue(*, job: PdfJob) -> None:
         return
     if job_mail_recipient(user_id=job.owner_id) is None:
         return
+    if job.batch_id is not None and (
+        Run.objects.filter(run_id=job.batch_id).exclude(output=RunOutput.SEPARATE).exists()
+    ):
+        return  # a record of a ZIP or combined run: a thousand invoices are not 1,000 mails
     dispatch.notify_enqueue(job_id=job.job_id)
 
 

@@ -65,16 +65,18 @@ def jobs_in_flight_count(*, owner: Any) -> int:
     )
 
 
-def job_slot_reserve(*, owner: Any) -> None:
-    """Inside the transaction that creates the job: raise QuotaExceeded if the tenant
-    already has PDF_MAX_JOBS_IN_FLIGHT jobs queued or processing."""
+def job_slot_reserve(*, owner: Any, count: int = 1) -> None:
+    """Inside the transaction that creates the job (or a run's `count` jobs): raise
+    QuotaExceeded if the tenant would have more than PDF_MAX_JOBS_IN_FLIGHT jobs queued or
+    processing."""
     limit = settings.PDF_MAX_JOBS_IN_FLIGHT
     # The lock is held until the job row commits, so the next submit counts it.
     get_user_model().objects.select_for_update().filter(pk=owner.pk).values_list("pk").first()
-    count = jobs_in_flight_count(owner=owner)
-    if count >= limit:
+    in_flight = jobs_in_flight_count(owner=owner)
+    if in_flight + count > limit:
+        adding = f" and this run adds {count}" if count > 1 else ""
         raise QuotaExceeded(
-            f"You have {count} jobs queued or processing; the limit is {limit} "
+            f"You have {in_flight} jobs queued or processing{adding}; the limit is {limit} "
             "(PDF_MAX_JOBS_IN_FLIGHT). Submit again when some have finished.",
             limit="PDF_MAX_JOBS_IN_FLIGHT",
             value=limit,
@@ -112,9 +114,10 @@ def workspace_usage(*, workspace: Any, now: datetime | None = None) -> dict[str,
     return used
 
 
-def workspace_quota_reserve(*, workspace: Any) -> None:
-    """Inside the transaction that creates the job: raise QuotaExceeded (429, Retry-After
-    the start of the next day or month) if the workspace used up a limit of this period."""
+def workspace_quota_reserve(*, workspace: Any, count: int = 1) -> None:
+    """Inside the transaction that creates the job (or a run's `count` jobs): raise
+    QuotaExceeded (429, Retry-After the start of the next day or month) if the workspace
+    used up a limit of this period, or its jobs would go past one."""
     limits = workspace_limits(workspace=workspace)
     if not any(limits.values()):
         return
@@ -124,7 +127,9 @@ def workspace_quota_reserve(*, workspace: Any) -> None:
     used = workspace_usage(workspace=workspace, now=now)
     for name in NAMES:
         limit = limits[name]
-        if limit and used[name] >= limit:
+        # Pages and bytes are known only once rendered; jobs are counted as they come.
+        adding = count - 1 if name.startswith("jobs_") else 0
+        if limit and used[name] + adding >= limit:
             metric, period = name.split("_per_")
             resets = period_end(now, period)
             raise QuotaExceeded(

@@ -62,7 +62,7 @@ def _replay(*, workspace: Any, idempotency_key: str, digest: str) -> PdfJob | No
 
 
 @dataclass(frozen=True)
-class _Source:
+class Source:
     template: ReportTemplate | None
     version: ReportTemplateVersion | None
     engine: str
@@ -77,7 +77,7 @@ def _resolve_source(
     engine: str | None,
     data: dict[str, Any],
     limits: Limits,
-) -> _Source:
+) -> Source:
     """The template text to render: inline, or the current version of a stored template
     (whose JSON Schema the data must satisfy)."""
     if bool(html_template) == bool(template_slug):
@@ -93,7 +93,22 @@ def _resolve_source(
     if not template_slug:
         source = str(html_template)
         size_check("html_template", source, limits.max_template_bytes)
-        return _Source(template=None, version=None, engine=engine or "handlebars", html=source)
+        return Source(template=None, version=None, engine=engine or "handlebars", html=source)
+    template, version = stored_source(
+        workspace=workspace, template_slug=template_slug, engine=engine
+    )
+    data_validate(
+        schema=version.schema, data=data, limits=limits
+    )  # 400 naming the path, nothing queued
+    return Source(template=template, version=version, engine=version.engine, html=version.html)
+
+
+def stored_source(
+    *, workspace: Any, template_slug: str, engine: str | None = None
+) -> tuple[ReportTemplate, ReportTemplateVersion]:
+    """The current version of a stored template the workspace may use (a 400 naming why
+    not); the data is checked against its schema by the caller (one submit, or each record
+    of a run)."""
     latest = template_selectors.template_latest_version_visible(
         workspace=workspace, slug=template_slug
     )
@@ -117,11 +132,7 @@ def _resolve_source(
             f"Template {template_slug!r} is archived; restore it to use it.",
             code=ErrorCode.TEMPLATE_ARCHIVED,
         )
-    version = latest or template_current_version(template=template)
-    data_validate(
-        schema=version.schema, data=data, limits=limits
-    )  # 400 naming the path, nothing queued
-    return _Source(template=template, version=version, engine=version.engine, html=version.html)
+    return template, latest or template_current_version(template=template)
 
 
 def job_create(

@@ -23,6 +23,7 @@ from jobs.metrics import job_transition_observe
 from jobs.models import JobStatus, PdfJob
 from jobs.owner_mail import job_notify_enqueue
 from jobs.returning import update_returning
+from jobs.run_progress import run_recount_on_commit
 from jobs.schedule_hooks import schedule_job_finished
 
 QUEUED, PROCESSING, COMPLETED, FAILED, CANCELLED = (
@@ -54,6 +55,9 @@ def _transition(
         _reuse_related(job, like)
     job_announce_on_commit(job)
     transaction.on_commit(lambda: job_transition_observe(job))
+    if job.batch_id is not None and job.status != PROCESSING:
+        # A record of a run finished (or was sent again): the run's counters follow.
+        run_recount_on_commit(run_id=job.batch_id)
     return job
 
 

@@ -70,6 +70,8 @@ class ErrorCode(StrEnum):
     SSO_DOMAIN_TAKEN = "sso_domain_taken"
     STORAGE_UNAVAILABLE = "storage_unavailable"
     INVALID_SCHEDULE = "invalid_schedule"
+    # Bulk runs (issue 22).
+    RUN_RECORDS_INVALID = "run_records_invalid"
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,10 @@ CODES: dict[ErrorCode, CodeInfo] = {
         400, False, f"The data is nested too deeply: flatten it, {_RESUBMIT}"
     ),
     ErrorCode.TOO_MANY_ITEMS: CodeInfo(
-        400, False, "Send the batch in several requests of at most PDF_MAX_BATCH items."
+        400,
+        False,
+        "Send the batch in several requests of at most PDF_MAX_BATCH items (a run: at most "
+        "RUN_MAX_RECORDS records).",
     ),
     ErrorCode.IDEMPOTENCY_KEY_REUSED: CodeInfo(
         422,
@@ -312,6 +317,12 @@ CODES: dict[ErrorCode, CodeInfo] = {
         False,
         "Correct the schedule's field the message names (cron, timezone, data_url, "
         "deliveries), then save it again.",
+    ),
+    ErrorCode.RUN_RECORDS_INVALID: CodeInfo(
+        422,
+        False,
+        "Correct the records the answer's `records` list names (each with its row and "
+        "field), then start the run again.",
     ),
 }
 

@@ -41,6 +41,10 @@ DLQ_MAX_RETRIES = env_int("DLQ_MAX_RETRIES", 3, minimum=0)
 DLQ_REDRIVE_INTERVAL_SECONDS = env_int("DLQ_REDRIVE_INTERVAL", 3600, minimum=1)
 # Most items one POST generate-pdf-batch may carry.
 PDF_MAX_BATCH = env_int("PDF_MAX_BATCH", 100, minimum=1)
+# Most records one run (POST /api/v1/runs) may carry, and the most of its records its
+# status answer lists (the rest are paged with ?records_offset=).
+RUN_MAX_RECORDS = env_int("RUN_MAX_RECORDS", 5000, minimum=1)
+RUN_STATUS_MAX_RECORDS = env_int("RUN_STATUS_MAX_RECORDS", 1000, minimum=10)
 # ---------------------------------------------------------------- Retention
 # A job's PDF is deleted this many days after the job completed (0 keeps PDFs forever);
 # the job stays, reporting expired: true. A stored object shared by result-cache hits goes

@@ -134,7 +134,10 @@ class JobBatchItemSerializer(serializers.Serializer):
 
 
 class JobBatchOutputSerializer(serializers.Serializer):
-    batch_id = serializers.UUIDField(help_text="Filter the jobs list with ?batch_id=.")
+    batch_id = serializers.UUIDField(
+        help_text="Filter the jobs list with ?batch_id=; the batch's run id as well."
+    )
+    run_url = serializers.URLField(help_text="GET it to follow the batch as one run.")
     jobs = JobBatchItemSerializer(many=True)
 
 

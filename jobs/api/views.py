@@ -38,9 +38,10 @@ from jobs.api.serializers import (
     UsageOutputSerializer,
     WebhookDeliverySerializer,
 )
-from jobs.links import pdf_download_token_valid, pdf_presigned_url, status_path
+from jobs.links import pdf_download_token_valid, pdf_presigned_url, run_status_path, status_path
 from jobs.models import PdfJob
 from jobs.quotas import workspace_usage_report
+from jobs.runs import services as run_services
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
 from workspaces.current import actor_of, workspace_current
@@ -178,10 +179,21 @@ class JobBatchCreateApi(APIView):
                 f"this one has {len(items)}.",
                 code=ErrorCode.TOO_MANY_ITEMS,  # a schema (maxItems) violation: 400, like others
             )
-        authorize(actor_of(request), Action.JOB_SUBMIT, workspace_current(request))
-        batch_id = uuid.uuid4()
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+        # A batch is a run of separate jobs: GET runs/{batch_id} follows it as one.
+        run = run_services.run_for_batch_create(
+            owner=request.user, workspace=workspace, total=len(items)
+        )
+        batch_id = run.run_id
         jobs = [_batch_item(request, i, item, batch_id=batch_id) for i, item in enumerate(items)]
-        return Response(JobBatchOutputSerializer({"batch_id": batch_id, "jobs": jobs}).data)
+        run_services.run_for_batch_record(run=run, answers=jobs)
+        answer = {
+            "batch_id": batch_id,
+            "run_url": request.build_absolute_uri(run_status_path(batch_id)),
+            "jobs": jobs,
+        }
+        return Response(JobBatchOutputSerializer(answer).data)
 
 
 class JobListApi(APIView):

@@ -14,7 +14,14 @@ from django.conf import settings
 
 from accounts.tenancy import tenant_id_for
 from jobs.links import with_links
-from jobs.live.access import follow_authorize, follower_resolve, stream_member
+from jobs.live.access import (
+    follow_authorize,
+    follower_resolve,
+    run_follow_authorize,
+    stream_member,
+)
+from jobs.live.run_follow import run_follow
+from jobs.live.run_sse import run_links
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
 from jobs.live.subscriptions import job_follow, workspace_follow
 from jobs.metrics import live_stream
@@ -45,6 +52,7 @@ class _FollowingConsumer(AsyncJsonWebsocketConsumer):
     channel_layer_alias = "__job_events_consumer_needs_none__"
     follower: asyncio.Task[None] | None = None
     slot: StreamSlot | None = None
+    links = staticmethod(with_links)  # the event's URLs: a job's, or a run's
 
     async def _authorize(self, check: Callable[..., Any], **arguments: Any) -> Any | None:
         """Run the shared access check (as SSE does); on its 401 or 404, close the socket
@@ -98,7 +106,7 @@ class _FollowingConsumer(AsyncJsonWebsocketConsumer):
                     if self.slot is not None:
                         await self.slot.renew_if_due()
                     if event is not None:
-                        await self.send_json(with_links(event, self._absolute))
+                        await self.send_json(self.links(event, self._absolute))
                 if self.slot is not None:
                     await self.slot.release()  # free now, not when the client acknowledges
                 await self.close()
@@ -153,6 +161,29 @@ class OwnerJobsConsumer(_FollowingConsumer):
         self._send_all(
             workspace_follow(
                 caller.workspace_id,
+                heartbeat=settings.SSE_HEARTBEAT_SECONDS,
+                key_prefix=caller.key_prefix,
+                member=stream_member(caller),
+            )
+        )
+
+
+class RunEventsConsumer(_FollowingConsumer):
+    """ws/runs/{id}/: a run's states (counts in records) until it finishes."""
+
+    links = staticmethod(run_links)
+
+    async def connect(self) -> None:
+        allowed = await self._authorize(
+            run_follow_authorize, run_id=self.scope["url_route"]["kwargs"]["run_id"]
+        )
+        if allowed is None:
+            return
+        caller, run_id = allowed
+        await self.accept()
+        self._send_all(
+            run_follow(
+                run_id,
                 heartbeat=settings.SSE_HEARTBEAT_SECONDS,
                 key_prefix=caller.key_prefix,
                 member=stream_member(caller),

@@ -73,3 +73,22 @@ def job_event_publish(
         sent.result(timeout=PUBLISH_TIMEOUT_SECONDS)
     except Exception:
         logger.warning("could not publish event for job %s", payload["job_id"], exc_info=True)
+
+
+def group_publish(groups: list[str], message: dict[str, Any], *, what: str) -> None:
+    """Send one channel-layer message to each group, in order (a run's events use it).
+    Best effort like job_event_publish: `what` names the sender in the warning."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+
+    async def send() -> None:
+        for group in groups:
+            await layer.group_send(group, message)
+
+    try:
+        asyncio.run_coroutine_threadsafe(send(), _publisher_loop()).result(
+            timeout=PUBLISH_TIMEOUT_SECONDS
+        )
+    except Exception:
+        logger.warning("could not publish event for %s", what, exc_info=True)

@@ -32,8 +32,16 @@ def _last_event_id(request: HttpRequest) -> int:
     return int(raw) if raw.isdigit() else -1
 
 
+Links = Callable[[dict[str, Any], Callable[[str], str]], dict[str, Any]]
+
+
 async def _stream(
-    request: HttpRequest, events: Events, slot: StreamSlot, *, with_ids: bool
+    request: HttpRequest,
+    events: Events,
+    slot: StreamSlot,
+    *,
+    with_ids: bool,
+    links: Links = with_links,
 ) -> AsyncIterator[str]:
     try:
         with live_stream("sse"):
@@ -43,7 +51,7 @@ async def _stream(
                 if event is None:
                     yield ": keep-alive\n\n"
                     continue
-                payload: dict[str, Any] = with_links(event, request.build_absolute_uri)
+                payload: dict[str, Any] = links(event, request.build_absolute_uri)
                 # An owner's stream has no id: seq counts per job, not per stream.
                 event_id = f"id: {payload['seq']}\n" if with_ids else ""
                 yield f"{event_id}data: {json.dumps(payload)}\n\n"
@@ -51,15 +59,17 @@ async def _stream(
         await slot.release()
 
 
-async def _respond(
+async def respond(
     request: HttpRequest,
     check: Callable[..., Any],
     follow: Callable[[Any], Events],
     *,
     with_ids: bool,
+    links: Links = with_links,
     **arguments: Any,
 ) -> HttpResponseBase:
-    """Run the shared access check (as the WebSocket consumers do), then stream."""
+    """Run the shared access check (as the WebSocket consumers do), then stream (a run's
+    stream too: jobs.live.run_sse)."""
     try:
         allowed = await sync_to_async(check)(
             api_key=request.headers.get(API_KEY_HEADER),
@@ -78,7 +88,7 @@ async def _respond(
             status=429,
             headers={"Retry-After": str(settings.SSE_HEARTBEAT_SECONDS)},
         )
-    stream = _stream(request, follow(allowed), slot, with_ids=with_ids)
+    stream = _stream(request, follow(allowed), slot, with_ids=with_ids, links=links)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx must not buffer the stream
@@ -92,7 +102,7 @@ async def _respond(
 async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
     """One job's events until it ends; `Last-Event-ID` resumes after that event."""
     after = _last_event_id(request)
-    return await _respond(
+    return await respond(
         request,
         follow_authorize,
         lambda found: job_follow(
@@ -111,7 +121,7 @@ async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
 @require_GET
 async def owner_job_events(request: HttpRequest) -> HttpResponseBase:
     """Every event of the caller's workspace's jobs; a reconnect starts with their state."""
-    return await _respond(
+    return await respond(
         request,
         follower_resolve,
         lambda caller: workspace_follow(

@@ -41,7 +41,7 @@ async def _fresher(job_id: str, last: int) -> dict[str, Any] | None:
     return fresh if fresh["seq"] > last else None
 
 
-async def _key_active(prefix: str | None) -> bool:
+async def key_active(prefix: str | None) -> bool:
     if prefix is None:
         return True
     # Revoked or expired (an expiry passes without any announcement).
@@ -52,17 +52,17 @@ async def _key_active(prefix: str | None) -> bool:
     )
 
 
-async def _still_allowed(prefix: str | None, member: Member) -> bool:
+async def still_allowed(prefix: str | None, member: Member) -> bool:
     if member is not None:
         user_id, workspace_id = member
         found = Membership.objects.filter(user_id=user_id, workspace_id=workspace_id)
         if not await found.aexists():
             return False
-    return await _key_active(prefix)
+    return await key_active(prefix)
 
 
-async def _subscribe(
-    layer: Any, channel: str, group: str, key_prefix: str | None, member: Member
+async def subscribe(
+    layer: Any, channel: str, group: str, key_prefix: str | None, member: Member = None
 ) -> list[str]:
     """Join the stream's group, and its API key's (revoking the key ends the stream) or its
     member's (removing the person from the workspace ends it)."""
@@ -73,7 +73,12 @@ async def _subscribe(
     return groups
 
 
-def _revoked(message: dict[str, Any]) -> bool:
+async def unsubscribe(layer: Any, channel: str, groups: list[str]) -> None:
+    for name in groups:
+        await layer.group_discard(name, channel)
+
+
+def revoked(message: dict[str, Any]) -> bool:
     return message.get("type") in (KEY_REVOKED_TYPE, MEMBER_REMOVED_TYPE)
 
 
@@ -90,7 +95,7 @@ async def job_follow(
     group, and re-checked on every idle tick in case the announcement was lost)."""
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    groups = await _subscribe(layer, channel, job_group(job_id), key_prefix, member)
+    groups = await subscribe(layer, channel, job_group(job_id), key_prefix, member)
     last = after_seq
     try:
         candidate: dict[str, Any] | None = await _current(job_id)
@@ -104,11 +109,11 @@ async def job_follow(
                 yield None
             try:
                 message = await asyncio.wait_for(layer.receive(channel), timeout=heartbeat)
-                if _revoked(message):
+                if revoked(message):
                     return
                 candidate = message["event"]
             except TimeoutError:
-                if not await _still_allowed(key_prefix, member):
+                if not await still_allowed(key_prefix, member):
                     return
                 candidate = await _fresher(job_id, last)
             except Exception:
@@ -119,8 +124,7 @@ async def job_follow(
                 await asyncio.sleep(min(1.0, heartbeat))
                 candidate = await _fresher(job_id, last)
     finally:
-        for name in groups:
-            await layer.group_discard(name, channel)
+        await unsubscribe(layer, channel, groups)
 
 
 # The dashboard shows this many of the workspace's latest jobs; a (re)connect sends their state.
@@ -148,7 +152,7 @@ async def workspace_follow(
     update by one tick."""
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    groups = await _subscribe(layer, channel, workspace_group(workspace_id), key_prefix, member)
+    groups = await subscribe(layer, channel, workspace_group(workspace_id), key_prefix, member)
     last: dict[str, int] = {}  # seq sent per job id
     running: set[str] = set()  # ids last sent as unfinished: re-read on idle ticks
 
@@ -174,11 +178,11 @@ async def workspace_follow(
         while True:
             try:
                 message = await asyncio.wait_for(layer.receive(channel), timeout=heartbeat)
-                if _revoked(message):
+                if revoked(message):
                     return
                 fresh = [message["event"]]
             except TimeoutError:
-                if not await _still_allowed(key_prefix, member):
+                if not await still_allowed(key_prefix, member):
                     return
                 fresh = []
             except Exception:
@@ -195,5 +199,4 @@ async def workspace_follow(
             if not sent:
                 yield None
     finally:
-        for name in groups:
-            await layer.group_discard(name, channel)
+        await unsubscribe(layer, channel, groups)

@@ -8,6 +8,7 @@ import os
 import struct
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -236,3 +237,33 @@ def test_schedule_commands_create_list_pause_run_now_and_runs(run, integrator):
 
 def test_the_clients_engine_choices_are_the_services_engines():
     assert sorted(ENGINES) == sorted(ENGINE_NAMES)
+
+
+def test_run_renders_a_csv_into_a_zip_with_progress_in_records(run, integrator, tmp_path):
+    template_create(
+        owner=integrator[0],
+        name="CLI invoice",
+        slug="cli-invoice",
+        html="<h1>Invoice {{number}}</h1>",
+        schema={"type": "object", "properties": {"number": {"type": "integer"}}},
+    )
+    (tmp_path / "records.csv").write_text("number\n1\n2\nthree\n4\n")
+
+    done = run(
+        "run",
+        "cli-invoice",
+        "records.csv",
+        "--zip",
+        "out.zip",
+        "--filename-pattern",
+        "inv-{number}",
+    )
+
+    assert done.returncode == 1, done.stderr  # one record could not render
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("Started run ")
+    assert any(line.endswith("4/4 records, 1 failed") for line in lines), lines
+    assert "record 2: row 4: number: expected integer" in done.stderr
+    names = zipfile.ZipFile(tmp_path / "out.zip").namelist()
+    assert names == ["inv-1.pdf", "inv-2.pdf", "inv-4.pdf", "failures.csv"]
+    assert done.stdout.strip() in lines[0]

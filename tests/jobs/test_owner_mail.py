@@ -13,13 +13,14 @@ from django.utils import timezone
 
 from accounts.models import SentNotification
 from accounts.notifications import notification_preferences_set
-from jobs import transitions
+from jobs import dispatch, transitions
 from jobs.links import pdf_download_token_valid
-from jobs.models import DeadLetter, JobStatus
-from jobs.owner_mail import MailNotSent, failure_advice, job_notify_owner
+from jobs.models import DeadLetter, JobStatus, Run
+from jobs.owner_mail import MailNotSent, failure_advice, job_notify_enqueue, job_notify_owner
 from tests.factories import PdfJobFactory, ReportTemplateFactory, UserFactory
 from tests.mail_files import body_of, mails_in, subject_of
 from tests.processes import free_port
+from workspaces.services import workspace_personal
 
 BASE = "https://reports.example.com"
 
@@ -181,3 +182,14 @@ def test_only_completed_and_failed_jobs_are_mailed(mail_dir, owner):
     transitions.job_mark_cancelled(job_id=job.job_id)
     assert job_notify_owner(job_id=job.job_id) == "not_final"
     assert mails_in(mail_dir) == []
+
+
+def test_a_record_of_a_zip_run_sends_no_mail_of_its_own(owner, monkeypatch):
+    queued = []
+    monkeypatch.setattr(dispatch, "notify_enqueue", lambda *, job_id: queued.append(job_id))
+    run = Run.objects.create(workspace=workspace_personal(user=owner), owner=owner, total=1)
+    in_run = PdfJobFactory(owner=owner, status=JobStatus.COMPLETED, batch_id=run.run_id)
+    alone = PdfJobFactory(owner=owner, status=JobStatus.COMPLETED)
+    job_notify_enqueue(job=in_run)
+    job_notify_enqueue(job=alone)
+    assert queued == [alone.job_id]

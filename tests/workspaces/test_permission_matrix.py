@@ -17,8 +17,12 @@ from accounts.models import SigningCertificate
 from accounts.services import api_key_create
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.models import JobStatus, PdfJob
+from jobs.run_progress import run_recount
+from jobs.runs.records import records_from_list
+from jobs.runs.services import run_create
 from jobs.schedules.services import schedule_create
 from jobs.services import job_create
+from rendering.error_codes import ErrorCode
 from rendering.errors import NotFound
 from reports.services import template_create
 from tests.accounts.pkcs12_factory import make_pkcs12
@@ -101,6 +105,9 @@ API = [
     Case("audit.view", "get", "/api/v1/audit-log?format=csv", 200),
     Case("sso.manage", "get", "/api/v1/workspace/sso", 200),
     Case("sso.manage", "put", "/api/v1/workspace/sso", 200, {"domains": [], "role": "viewer"}),
+    Case("job.submit", "post", "/api/v1/runs", 202, {"template": "tpl", "records": [{}]}),
+    Case("job.view", "get", "/api/v1/runs/{run}", 200),
+    Case("job.retry", "post", "/api/v1/runs/{failed_run}/retry-failed", 202),
 ]
 PAGES = [
     Case("job.view", "get", "/", 200),
@@ -120,11 +127,16 @@ PAGES = [
     Case("member.manage", "post", "/members/", 302, {"email": "new@example.com", "role": "viewer"}),
     Case("sso.manage", "get", "/workspace/sso/", 200),
     Case("sso.manage", "post", "/workspace/sso/", 302, {"domains": "", "role": "viewer"}),
+    Case("job.submit", "get", "/runs/new/", 200),
+    Case("job.view", "get", "/runs/{run}/", 200),
+    Case("job.retry", "post", "/runs/{failed_run}/retry", 302),
+    Case("job.download", "get", "/runs/{completed_run}/download", 302),
 ]
 
 
 def _fill(workspace: Workspace, owner: Any) -> dict[str, str]:
-    """A template, a queued, a failed and a completed job of the workspace."""
+    """A template, a queued, a failed and a completed job of the workspace, and a running,
+    a failed and a completed run."""
     template_create(owner=owner, workspace=workspace, name="T", slug="tpl", html="<p>{{title}}</p>")
     queued, _ = job_create(owner=owner, workspace=workspace, template_slug="tpl", data={})
     failed, _ = job_create(owner=owner, workspace=workspace, template_slug="tpl", data={})
@@ -136,7 +148,23 @@ def _fill(workspace: Workspace, owner: Any) -> dict[str, str]:
     schedule = schedule_create(
         workspace=workspace, created_by=owner, fields={"template": "tpl", "cron": "0 9 * * *"}
     )
+    runs = {}
+    for name, status, code in (
+        ("run", None, ""),
+        ("failed_run", JobStatus.FAILED, ErrorCode.WORKER_LOST),
+        ("completed_run", JobStatus.COMPLETED, ""),
+    ):
+        run = run_create(
+            owner=owner, workspace=workspace, template_slug="tpl", records=records_from_list([{}])
+        )
+        if status:
+            PdfJob.objects.filter(batch_id=run.run_id).update(
+                status=status, error_code=code, pdf_file="x.pdf"
+            )
+            run_recount(run_id=run.run_id)
+        runs[name] = str(run.run_id)
     return {
+        **runs,
         "slug": "tpl",
         "schedule": str(schedule.schedule_id),
         "job": str(queued.job_id),

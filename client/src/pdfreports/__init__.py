@@ -1,7 +1,7 @@
 """Python client for the PDF report service: `Client(base_url, api_key).submit(...).wait()`."""
 
 from pdfreports.aio import AsyncClient, AsyncJob
-from pdfreports.client import Client, Job
+from pdfreports.client import Client, Job, Run
 from pdfreports.errors import (
     ApiError,
     JobFailed,
@@ -9,7 +9,7 @@ from pdfreports.errors import (
     ServiceUnavailable,
     WaitTimeout,
 )
-from pdfreports.models import JobState, Template
+from pdfreports.models import JobState, RunState, Template
 from pdfreports.retry import RetryEvent, RetryPolicy
 
 __all__ = [
@@ -23,6 +23,8 @@ __all__ = [
     "PdfReportsError",
     "RetryEvent",
     "RetryPolicy",
+    "Run",
+    "RunState",
     "ServiceUnavailable",
     "Template",
     "WaitTimeout",

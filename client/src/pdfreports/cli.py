@@ -29,7 +29,7 @@ from pdfreports.folder import (
     template_with_draft,
 )
 from pdfreports.models import JobState, Template
-from pdfreports.progress import JobProgress, describe, pages_text
+from pdfreports.progress import JobProgress, RunProgress, describe, pages_text
 from pdfreports.retry import RetryEvent
 
 EXIT_JOB_FAILED, EXIT_SERVICE, EXIT_TIMEOUT, EXIT_INTERRUPTED = 1, 3, 4, 130
@@ -325,6 +325,70 @@ def download(
         if wait:
             _follow(job, timeout=wait_timeout, poll=poll)
         _save(job, out)
+
+
+@cli.command("run")
+@click.argument("template")
+@click.argument("records", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--zip", "zip_out", type=click.Path(dir_okay=False, path_type=Path), help="Save the ZIP here."
+)
+@click.option(
+    "--combined",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Save one combined PDF (a bookmark per record) here instead.",
+)
+@click.option("--filename-pattern", default="", help="Each PDF's name, e.g. 'invoice-{number}'.")
+@click.option(
+    "--retry-failed", is_flag=True, help="Once done, render the failed records again once."
+)
+@wait_timeout
+@json_option
+@click.pass_obj
+def run_command(
+    settings: Settings,
+    template: str,
+    records: Path,
+    zip_out: Path | None,
+    combined: Path | None,
+    filename_pattern: str,
+    retry_failed: bool,
+    wait_timeout: float | None,
+    as_json: bool,
+) -> None:
+    """Render TEMPLATE once per record of RECORDS (a CSV with a header row, a JSON array
+    or NDJSON), with a progress bar counted in records; save the ZIP (--zip) or combined
+    PDF (--combined). Exit 1 if some record failed (each is listed)."""
+    if zip_out and combined:
+        raise click.UsageError("choose one of --zip and --combined")
+    output = "combined" if combined else "zip" if zip_out else "separate"
+    with settings.client() as client, _service_errors():
+        run = client.start_run(
+            template, file=records, output=output, filename_pattern=filename_pattern
+        )
+        err.print(f"Started run {run.run_id}", highlight=False)
+        with RunProgress(err, run.run_id) as progress:
+            state = run.wait(timeout=wait_timeout, on_update=progress.update)
+            if retry_failed and state.failed and state.status != "completed":
+                err.print(f"Retrying {state.failed} failed records", highlight=False)
+                run.retry_failed()
+                state = run.wait(timeout=wait_timeout, on_update=progress.update)
+        for record in state.records:
+            if record.status != "completed":
+                err.print(
+                    f"[red]record {record.index}:[/] {record.error or record.status}",
+                    highlight=False,
+                )
+        target = zip_out or combined
+        if target and state.download_url:
+            path = run.download(target)
+            err.print(f"Saved {path} ({path.stat().st_size:,} bytes)", highlight=False)
+        if as_json:
+            _print_json(state.raw)
+        else:
+            click.echo(run.run_id)
+        if state.status != "completed":
+            sys.exit(EXIT_JOB_FAILED)
 
 
 @cli.group()

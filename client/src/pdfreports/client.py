@@ -15,7 +15,7 @@ from httpx_sse import SSEError, connect_sse
 from pdfreports import protocol
 from pdfreports.errors import ApiError, JobFailed, PdfReportsError, ServiceUnavailable
 from pdfreports.follow import SSE_MAX_FAILURES, OnUpdate, Tracker, Transport
-from pdfreports.models import JobState, Template
+from pdfreports.models import JobState, RunState, Template
 from pdfreports.retry import RetryEvent, RetryPolicy
 
 OnRetry = Callable[[RetryEvent], None]
@@ -195,6 +195,46 @@ class Client:
         path = f"{protocol.API}/schedules/{schedule_id}/runs"
         return list(self._json("GET", path, params={"limit": limit}, idempotent=True)["results"])
 
+    # -- runs --------------------------------------------------------------------------
+
+    def start_run(
+        self,
+        template: str,
+        *,
+        records: list[dict[str, Any]] | None = None,
+        file: str | os.PathLike[str] | None = None,
+        output: str = "zip",
+        filename_pattern: str = "",
+    ) -> Run:
+        """Render `template` once per record: `records` as a list, or `file` (a CSV with
+        a header row, a JSON array or NDJSON) uploaded as it is. Not retried once sent: a
+        second POST would make a second run."""
+        fields = {"template": template, "output": output, "filename_pattern": filename_pattern}
+        if file is not None:
+            path = Path(file)
+            with path.open("rb") as handle:
+                answer = self._json(
+                    "POST",
+                    protocol.run_path(),
+                    data=fields,
+                    files={"file": (path.name, handle.read())},
+                    idempotent=False,
+                )
+        else:
+            answer = self._json(
+                "POST",
+                protocol.run_path(),
+                json={**fields, "records": records or []},
+                idempotent=False,
+            )
+        return Run(self, str(answer["run_id"]))
+
+    def run(self, run_id: str) -> Run:
+        return Run(self, run_id)
+
+    def get_run(self, run_id: str) -> RunState:
+        return RunState.from_json(self._json("GET", protocol.run_path(run_id), idempotent=True))
+
     # -- templates ---------------------------------------------------------------------
 
     def list_templates(self, *, include_archived: bool = False) -> list[Template]:
@@ -361,6 +401,77 @@ class Job:
                     received += len(chunk)
                     if on_bytes:
                         on_bytes(received, total)
+        finally:
+            response.close()
+        os.replace(partial, target)
+        return target
+
+
+class Run:
+    """A started run. `wait()` follows it until every record rendered or failed."""
+
+    def __init__(self, client: Client, run_id: str) -> None:
+        self.client = client
+        self.run_id = run_id
+        self.state: RunState | None = None
+
+    def __repr__(self) -> str:
+        return f"<Run {self.run_id} {self.state.status if self.state else '?'}>"
+
+    def refresh(self) -> RunState:
+        self.state = self.client.get_run(self.run_id)
+        return self.state
+
+    def wait(
+        self,
+        *,
+        timeout: float | None = None,
+        on_update: Callable[[RunState], None] | None = None,
+        poll_interval: float = 1.0,
+    ) -> RunState:
+        """Poll until the run finished (whatever its records' outcome); `on_update` gets
+        each state whose counts changed. PdfReportsError after `timeout` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        last = None
+        while True:
+            state = self.refresh()
+            if on_update and (state.completed, state.failed) != last:
+                on_update(state)
+                last = (state.completed, state.failed)
+            if state.finished:
+                return state
+            if deadline is not None and time.monotonic() > deadline:
+                raise PdfReportsError(f"run {self.run_id} is still running after {timeout:g} s")
+            time.sleep(poll_interval)
+
+    def retry_failed(self) -> RunState:
+        answer = self.client._json(
+            "POST", protocol.run_path(self.run_id, "/retry-failed"), idempotent=False
+        )
+        self.state = RunState.from_json(answer)
+        return self.state
+
+    def download(self, dest: str | os.PathLike[str]) -> Path:
+        """Write the run's ZIP or combined PDF to `dest` (`.part` first, then renamed)."""
+        state = self.state if self.state and self.state.finished else self.refresh()
+        if not state.download_url:
+            raise PdfReportsError(
+                f"run {self.run_id} is {state.status}: nothing to download"
+                + (
+                    " (output separate: download each job)"
+                    if state.raw.get("output") == "separate"
+                    else ""
+                )
+            )
+        target = Path(dest)
+        partial = target.with_name(target.name + ".part")
+        response = self.client._send(
+            "GET", state.download_url, idempotent=True, http=self.client._links, stream=True
+        )
+        try:
+            with partial.open("wb") as out:
+                for chunk in response.iter_bytes():
+                    out.write(chunk)
         finally:
             response.close()
         os.replace(partial, target)

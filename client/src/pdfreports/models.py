@@ -92,3 +92,58 @@ class Template:
             raw=dict(body),
             draft_version=body.get("draft_version"),
         )
+
+
+@dataclass(frozen=True)
+class RunRecordState:
+    index: int
+    job_id: str | None
+    status: str  # the job's status, or "invalid": refused at submit (see error)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class RunState:
+    """One snapshot of a run (many records of one template), counted in records."""
+
+    run_id: str
+    status: str  # running, completed, partial (some failed) or failed (none rendered)
+    total: int = 0
+    completed: int = 0
+    failed: int = 0
+    progress: int = 0
+    seq: int = 0
+    download_url: str | None = None
+    records: list[RunRecordState] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "running"
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status == "completed"
+
+    @classmethod
+    def from_json(cls, body: dict[str, Any]) -> RunState:
+        return cls(
+            run_id=str(body["run_id"]),
+            status=str(body["status"]),
+            total=int(body.get("total") or 0),
+            completed=int(body.get("completed") or 0),
+            failed=int(body.get("failed") or 0),
+            progress=int(body.get("progress") or 0),
+            seq=int(body.get("seq") or 0),
+            download_url=body.get("download_url"),
+            records=[
+                RunRecordState(
+                    index=int(r["index"]),
+                    job_id=r.get("job_id"),
+                    status=str(r.get("status") or ""),
+                    error=r.get("error"),
+                )
+                for r in body.get("records") or []
+            ],
+            raw=dict(body),
+        )

@@ -15,7 +15,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from pdfreports.models import JobState
+from pdfreports.models import JobState, RunState
 
 # The worker's stage names in words, as the browser UI shows them.
 STAGE_LABELS = {
@@ -95,3 +95,53 @@ class JobProgress:
         if line != self._last_line:
             self.console.print(line, highlight=False)
             self._last_line = line
+
+
+class RunProgress:
+    """A run's bar counted in records (rendered + failed of total); one line per change
+    when not on a terminal."""
+
+    def __init__(self, console: Console, run_id: str) -> None:
+        self.console = console
+        self.run_id = run_id
+        self.live = console.is_terminal
+        self._progress = Progress(
+            TextColumn("[bold]{task.fields[short_id]}[/]"),
+            BarColumn(bar_width=40),
+            TextColumn("{task.completed}/{task.total} records"),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=console,
+        )
+        self._task: TaskID | None = None
+
+    def __enter__(self) -> RunProgress:
+        if self.live:
+            self._progress.start()
+            self._task = self._progress.add_task("", total=None, short_id=self.run_id[:8])
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.live:
+            self._progress.stop()
+
+    def update(self, state: RunState) -> None:
+        failed = f"{state.failed} failed" if state.failed else ""
+        if self.live and self._task is not None:
+            self._progress.update(
+                self._task,
+                total=state.total,
+                completed=state.completed + state.failed,
+                description=failed,
+            )
+            return
+        self.console.print(
+            f"{self.run_id} {state.status} {state.completed + state.failed}/{state.total} records"
+            + (f", {failed}" if failed else ""),
+            highlight=False,
+        )

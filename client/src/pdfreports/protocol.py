@@ -25,6 +25,10 @@ def job_path(job_id: str, suffix: str = "") -> str:
     return f"{API}/jobs/{quote(job_id, safe='')}{suffix}"
 
 
+def run_path(run_id: str = "", suffix: str = "") -> str:
+    return f"{API}/runs/{run_id}{suffix}" if run_id else f"{API}/runs"
+
+
 def template_path(slug: str = "", suffix: str = "") -> str:
     return f"{API}/templates/{quote(slug, safe='')}{suffix}" if slug else f"{API}/templates"
 

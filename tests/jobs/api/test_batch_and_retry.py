@@ -152,3 +152,15 @@ def test_a_retry_counts_the_earlier_attempts(api, user):
     assert (state["attempts"], state["total_attempts"]) == (1, 4)
     assert state["retryable"] is False  # processing: nothing to retry
     assert state["advice"] is None
+
+
+def test_a_batch_is_a_run_followed_as_one(api, django_capture_on_commit_callbacks):
+    items = [{"html_template": "<p>one</p>"}, {"html_template": "<p>{{#if}}</p>"}]
+    with django_capture_on_commit_callbacks(execute=True):
+        body = api.post(BATCH, {"items": items}, format="json").json()
+    run = api.get(body["run_url"]).json()
+    assert run["run_id"] == body["batch_id"]
+    assert run["output"] == "separate"
+    assert (run["total"], run["failed"], run["status"]) == (2, 1, "running")
+    assert [r["job_id"] for r in run["records"]] == [body["jobs"][0]["job_id"], None]
+    assert run["records"][1]["error"] == body["jobs"][1]["error"]

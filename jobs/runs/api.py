@@ -1,0 +1,288 @@
+"""The runs API: start a run (JSON records or an uploaded file), follow it, retry its
+failed records, and download its ZIP or combined PDF by a signed link."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.files.storage import storages
+from django.core.handlers.asgi import ASGIRequest
+from django.http import FileResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import serializers
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import ApiKey
+from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from jobs.links import pdf_path, run_download_path, run_download_token_valid, run_status_path
+from jobs.models import JobStatus, Run, RunOutput, RunRecord, RunStatus
+from jobs.runs import output, selectors, services
+from jobs.runs.records import Record, records_from_list, records_from_upload
+from rendering.errors import ApplicationError, NotFound
+from reports import selectors as template_selectors
+from workspaces.current import actor_of, workspace_current
+from workspaces.permissions import Action, authorize, can
+
+
+class RunCreateInputSerializer(serializers.Serializer):
+    template = serializers.SlugField(help_text="The stored template every record renders.")
+    records = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="The records (JSON objects), each the data of one PDF; or upload `file`.",
+    )
+    file = serializers.FileField(
+        required=False, help_text="multipart: a CSV with a header row, a JSON array or NDJSON."
+    )
+    output = serializers.ChoiceField(choices=RunOutput.values, default=RunOutput.ZIP)
+    filename_pattern = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=300,
+        help_text="Each PDF's name from its record's fields, e.g. `invoice-{number}` "
+        "(`{index}` counts from 1); made safe and unique in the run.",
+    )
+
+    class Meta:
+        ref_name = "RunCreate"
+
+
+class RunAcceptedSerializer(serializers.Serializer):
+    run_id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=RunStatus.choices)
+    status_url = serializers.URLField()
+    total = serializers.IntegerField()
+    failed = serializers.IntegerField(help_text="Records refused at once (see the status).")
+
+
+class RunRecordSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    job_id = serializers.UUIDField(allow_null=True, source="job.job_id", default=None)
+    status = serializers.SerializerMethodField(help_text="The job's status; `invalid`: no job.")
+    error = serializers.SerializerMethodField(help_text="Why it was refused, or its job failed.")
+    pdf_url = serializers.SerializerMethodField()
+
+    def get_status(self, record: RunRecord) -> str:
+        return record.job.status if record.job else "invalid"
+
+    def get_error(self, record: RunRecord) -> str | None:
+        return record.error or (record.job.error if record.job else "") or None
+
+    def get_pdf_url(self, record: RunRecord) -> str | None:
+        job = record.job
+        if job is None or job.status != JobStatus.COMPLETED or job.is_expired:
+            return None
+        if not self.context["may_download"]:
+            return None
+        return str(self.context["absolute"](pdf_path(job.job_id)))
+
+
+class RunOutputSerializer(serializers.Serializer):
+    run_id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=RunStatus.choices)
+    status_url = serializers.SerializerMethodField()
+    template = serializers.SlugField(source="template.slug", allow_null=True, default=None)
+    output = serializers.ChoiceField(choices=RunOutput.values)
+    total = serializers.IntegerField()
+    completed = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    progress = serializers.IntegerField(help_text="Percent of the records finished.")
+    seq = serializers.IntegerField(source="event_seq")
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    download_url = serializers.SerializerMethodField(
+        help_text="Signed link to the ZIP or combined PDF, once the run finished with a PDF."
+    )
+    records = serializers.SerializerMethodField()
+    records_next = serializers.SerializerMethodField(
+        help_text="The next page of records, when the run has more than one answer lists."
+    )
+
+    def get_status_url(self, run: Run) -> str:
+        return str(self.context["absolute"](run_status_path(run.run_id)))
+
+    def get_download_url(self, run: Run) -> str | None:
+        if run.output == RunOutput.SEPARATE or not run.is_finished or not run.completed:
+            return None
+        if not self.context["may_download"]:
+            return None
+        return str(self.context["absolute"](run_download_path(run.run_id)))
+
+    @extend_schema_field(RunRecordSerializer(many=True))
+    def get_records(self, run: Run) -> list[dict[str, Any]]:
+        rows = self.context["records"]
+        return list(RunRecordSerializer(rows, many=True, context=self.context).data)
+
+    def get_records_next(self, run: Run) -> str | None:
+        if not self.context["more_records"]:
+            return None
+        offset = self.context["records_offset"] + settings.RUN_STATUS_MAX_RECORDS
+        return f"{self.get_status_url(run)}?records_offset={offset}"
+
+
+def _answer(request: Request, run: Run, *, status: int = 200) -> Response:
+    raw = request.query_params.get("records_offset", "0")
+    if not raw.isdigit():
+        raise ApplicationError("records_offset must be a whole number of records.")
+    offset, limit = int(raw), settings.RUN_STATUS_MAX_RECORDS
+    # Only what a record's answer shows: a status poll of a 1,000-record run reads no data.
+    records = run.records.select_related("job").only(
+        "index", "error", "run_id", "job__job_id", "job__status", "job__error", "job__expired_at"
+    )
+    rows = list(records.order_by("index")[offset : offset + limit + 1])
+    context = {
+        "absolute": request.build_absolute_uri,
+        "may_download": can(actor_of(request), Action.JOB_DOWNLOAD, run),
+        "records": rows[:limit],
+        "more_records": len(rows) > limit,
+        "records_offset": offset,
+    }
+    return Response(RunOutputSerializer(run, context=context).data, status=status)
+
+
+def _run(request: Request, run_id: str, action: Action) -> Run:
+    run = selectors.run_get(workspace=workspace_current(request), run_id=run_id)
+    authorize(actor_of(request), action, run)
+    return run
+
+
+def _records(request: Request, fields: dict[str, Any], template_slug: str) -> list[Record]:
+    upload = fields.get("file")
+    if upload is not None and fields.get("records") is not None:
+        raise ApplicationError("Send the records as `records` or as an uploaded `file`, not both.")
+    if upload is None:
+        records = fields.get("records")
+        if records is None:
+            raise ApplicationError("Send the records: a `records` list, or a multipart `file`.")
+        return records_from_list(records)
+    if upload.size > settings.REQUEST_MAX_BODY_BYTES:
+        raise ApplicationError("The records file is too large.", http_status=413)
+    # The schema types the CSV's cells ("12.5" becomes a number where it wants one).
+    try:
+        template = template_selectors.template_latest_version_visible(
+            workspace=workspace_current(request), slug=template_slug
+        )
+    except NotFound:
+        template = None
+    schema = template.schema if template is not None else {}
+    return records_from_upload(name=upload.name or "", content=upload.read(), schema=schema)
+
+
+class RunCreateApi(APIView):
+    throttle_classes = [SubmitThrottle]
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    @extend_schema(
+        operation_id="run_create",
+        summary="Start a run: one stored template, one PDF per record",
+        request={
+            "application/json": RunCreateInputSerializer,
+            "multipart/form-data": RunCreateInputSerializer,
+        },
+        responses={202: RunAcceptedSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        """Each record is checked against the template's schema: a bad one is that
+        record's error (naming its row and field) and the others render; none valid is a
+        422 `run_records_invalid` listing each. More than RUN_MAX_RECORDS is a 400."""
+        serializer = RunCreateInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        fields = serializer.validated_data
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+        run = services.run_create(
+            owner=request.user,
+            workspace=workspace,
+            template_slug=fields["template"],
+            records=_records(request, fields, fields["template"]),
+            output=fields["output"],
+            filename_pattern=fields["filename_pattern"],
+            api_key=request.auth if isinstance(request.auth, ApiKey) else None,
+        )
+        status_url = request.build_absolute_uri(run_status_path(run.run_id))
+        accepted = {
+            "run_id": run.run_id,
+            "status": run.status,
+            "status_url": status_url,
+            "total": run.total,
+            "failed": run.failed,
+        }
+        return Response(
+            RunAcceptedSerializer(accepted).data, status=202, headers={"Location": status_url}
+        )
+
+
+class RunDetailApi(APIView):
+    throttle_classes = [StatusReadThrottle]
+
+    @extend_schema(
+        operation_id="run_get",
+        summary="Get a run's progress (in records), its records and its download link",
+        parameters=[OpenApiParameter("records_offset", int, required=False)],
+        responses=RunOutputSerializer,
+    )
+    def get(self, request: Request, run_id: str) -> Response:
+        return _answer(request, _run(request, run_id, Action.JOB_VIEW))
+
+
+class RunRetryFailedApi(APIView):
+    throttle_classes = [SubmitThrottle]
+
+    @extend_schema(
+        operation_id="run_retry_failed",
+        summary="Render the run's failed records again",
+        request=None,
+        responses={202: RunOutputSerializer},
+    )
+    def post(self, request: Request, run_id: str) -> Response:
+        """Only the records whose job failed for a reason a retry can fix; 409 if none."""
+        run = services.run_retry_failed(run=_run(request, run_id, Action.JOB_RETRY))
+        return _answer(request, run, status=202)
+
+
+class RunDownloadApi(APIView):
+    """Download by signed link: the token in the URL is the credential, so no API key."""
+
+    authentication_classes: list[type] = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="run_download",
+        summary="Download a run's ZIP or combined PDF by its signed link",
+        parameters=[OpenApiParameter("token", str, required=True)],
+        responses={
+            (200, "application/zip"): OpenApiTypes.BINARY,
+            (200, "application/pdf"): OpenApiTypes.BINARY,
+        },
+    )
+    def get(self, request: Request, run_id: str) -> HttpResponseBase:
+        if not run_download_token_valid(request.query_params.get("token", ""), run_id):
+            raise NotFound("This download link is invalid or has expired; ask for the run again.")
+        run = selectors.run_get_finished(run_id=run_id)
+        if run.output == RunOutput.COMBINED:
+            handle = storages["reports"].open(output.run_combined_file(run), "rb")
+            return FileResponse(
+                handle,
+                content_type="application/pdf",
+                as_attachment=True,
+                filename=output.run_combined_name(run),
+            )
+        # Streamed as written: an async iterator on an ASGI server, where a sync one is read
+        # whole before the first byte; a sync one under WSGI (and the test client).
+        asgi = isinstance(request._request, ASGIRequest)
+        chunks = output.run_zip_stream_async(run) if asgi else output.run_zip_stream(run)
+        response = StreamingHttpResponse(chunks, content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="{output.run_zip_name(run)}"'
+        return response

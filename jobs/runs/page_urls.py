@@ -1,0 +1,12 @@
+"""URLs of the run pages, included at the root by config.urls."""
+
+from django.urls import path
+
+from jobs.runs import pages
+
+urlpatterns = [
+    path("runs/new/", pages.run_new, name="run-new"),
+    path("runs/<uuid:run_id>/", pages.run_page, name="run-page"),
+    path("runs/<uuid:run_id>/retry", pages.run_retry_post, name="run-retry-page"),
+    path("runs/<uuid:run_id>/download", pages.run_download, name="run-download-page"),
+]

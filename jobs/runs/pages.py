@@ -1,0 +1,125 @@
+"""The run pages: start a run from an uploaded CSV or JSON file, and a run's page (live
+progress counted in records, failed records, retry, download)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from core.disclosure import public_text
+from jobs.links import run_download_path
+from jobs.models import Run, RunOutput
+from jobs.runs import selectors, services
+from jobs.runs.records import records_from_upload
+from rendering.errors import ApplicationError, Conflict, NotFound
+from reports import selectors as template_selectors
+from workspaces.current import workspace_current
+from workspaces.permissions import Action, authorize_page, can
+
+SHOWN_FAILURES = 50
+
+
+def _own_run(request: HttpRequest, run_id: str, action: Action = Action.JOB_VIEW) -> Run:
+    try:
+        run = selectors.run_get(workspace=workspace_current(request), run_id=run_id)
+    except NotFound:
+        raise Http404("No such run.") from None
+    authorize_page(request.user, action, run)
+    return run
+
+
+def _error_text(exc: ApplicationError) -> str:
+    details = getattr(exc, "details", {}).get("records") or []
+    listed = "; ".join(str(item["error"]) for item in details[:5])
+    return public_text(listed or exc.message)
+
+
+@login_required
+def run_new(request: HttpRequest) -> HttpResponse:
+    workspace = workspace_current(request)
+    authorize_page(request.user, Action.JOB_SUBMIT, workspace)
+    templates = template_selectors.template_list_visible(workspace=workspace, archived=False)
+    form = {"template": request.GET.get("template", ""), "output": RunOutput.ZIP, "pattern": ""}
+    if request.method == "POST":
+        form = {
+            "template": request.POST.get("template", ""),
+            "output": request.POST.get("output", RunOutput.ZIP),
+            "pattern": request.POST.get("filename_pattern", ""),
+        }
+        upload = request.FILES.get("file")
+        try:
+            if upload is None:
+                raise ApplicationError("Choose a CSV or JSON file of records.")
+            version = template_selectors.template_latest_version_visible(
+                workspace=workspace, slug=form["template"]
+            )
+            records = records_from_upload(
+                name=upload.name or "",
+                content=upload.read(),
+                schema=version.schema if version else {},
+            )
+            run = services.run_create(
+                owner=request.user,
+                workspace=workspace,
+                template_slug=form["template"],
+                records=records,
+                output=form["output"],
+                filename_pattern=form["pattern"],
+            )
+        except ApplicationError as exc:
+            messages.error(request, _error_text(exc))
+        else:
+            return redirect("run-page", run_id=run.run_id)
+    context = {"templates": templates.order_by("name"), "form": form, "outputs": RunOutput.choices}
+    return render(request, "jobs/run_new.html", context)
+
+
+@login_required
+def run_page(request: HttpRequest, run_id: str) -> HttpResponse:
+    run = _own_run(request, run_id)
+    failures = run.records.select_related("job").exclude(job__status="completed")
+    context = {
+        "run": run,
+        "failures": [
+            {"index": r.index, "error": r.error or (r.job.error if r.job else "")}
+            for r in failures.order_by("index")[:SHOWN_FAILURES]
+        ],
+        "may": {
+            "retry": can(request.user, Action.JOB_RETRY, run),
+            "download": can(request.user, Action.JOB_DOWNLOAD, run),
+        },
+        "state": {
+            "run_id": str(run.run_id),
+            "status": run.status,
+            "total": run.total,
+            "completed": run.completed,
+            "failed": run.failed,
+            "progress": run.progress,
+        },
+    }
+    return render(request, "jobs/run.html", context)
+
+
+@login_required
+@require_POST
+def run_retry_post(request: HttpRequest, run_id: str) -> HttpResponse:
+    run = _own_run(request, run_id, Action.JOB_RETRY)
+    try:
+        services.run_retry_failed(run=run)
+    except (Conflict, ApplicationError) as exc:
+        messages.warning(request, public_text(exc.message))
+    else:
+        messages.success(request, "The failed records are queued again.")
+    return redirect("run-page", run_id=run.run_id)
+
+
+@login_required
+def run_download(request: HttpRequest, run_id: str) -> HttpResponse:
+    """A stable link for the page; hands out a fresh signed link so it never goes stale."""
+    run = _own_run(request, run_id, Action.JOB_DOWNLOAD)
+    if not run.is_finished or not run.completed or run.output == RunOutput.SEPARATE:
+        raise Http404("This run has nothing to download yet.")
+    return HttpResponseRedirect(run_download_path(run.run_id))

@@ -1,0 +1,38 @@
+"""Reads of runs: a workspace's own (another's is a 404 like a missing one)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from jobs.models import Run
+from rendering.errors import NotFound
+
+
+def _parsed(run_id: str | uuid.UUID) -> uuid.UUID | None:
+    try:
+        return run_id if isinstance(run_id, uuid.UUID) else uuid.UUID(str(run_id))
+    except ValueError:
+        return None
+
+
+def run_get(*, workspace: Any, run_id: str | uuid.UUID) -> Run:
+    parsed = _parsed(run_id)
+    run = (
+        Run.objects.filter(workspace=workspace, run_id=parsed).select_related("template").first()
+        if parsed
+        else None
+    )
+    if run is None:
+        raise NotFound(f"No run {run_id} was found.")
+    return run
+
+
+def run_get_finished(*, run_id: str | uuid.UUID) -> Run:
+    """A finished run with at least one PDF, for its signed download (the link is the
+    credential, so no workspace)."""
+    parsed = _parsed(run_id)
+    run = Run.objects.filter(run_id=parsed).select_related("template").first() if parsed else None
+    if run is None or not run.is_finished or not run.completed:
+        raise NotFound(f"Run {run_id} has nothing to download yet.")
+    return run
