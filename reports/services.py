@@ -354,6 +354,7 @@ def template_draft_save(
     for name in _UNVERSIONED:
         if name in changes:
             setattr(template, name, changes[name])
+    drafted: dict[str, int] = {}  # the audit entry names the draft a change made
     published = template.published_version
     if published is not None and all(getattr(published, f) == fields[f] for f in _VERSIONED):
         template.draft_version = None  # edited back to what is published: nothing to publish
@@ -365,9 +366,10 @@ def template_draft_save(
             created_by=_person(by),
             **fields,
         )
+        drafted = {"draft": template.draft_version.number}
     template.save()
     if changes:
-        _audit(template, by, AuditAction.TEMPLATE_CHANGED, fields=sorted(changes), draft=True)
+        _audit(template, by, AuditAction.TEMPLATE_CHANGED, fields=sorted(changes), **drafted)
     return template
 
 

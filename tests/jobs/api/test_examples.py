@@ -38,7 +38,8 @@ def test_every_operation_has_a_summary_and_a_readable_id(schema):
         # Named for the thing and the verb, not drf-spectacular's path-derived ids
         # (`jobs_retrieve_2`, `templates_partial_update`).
         assert re.fullmatch(
-            r"(job|template|signing_certificate|usage|schedule)_[a-z_]+", operation["operationId"]
+            r"(job|template|signing_certificate|usage|schedule|run|audit|workspace|gotenberg|jsreport|docraptor)_[a-z_]+",
+            operation["operationId"],
         ), path
         assert not re.search(r"retrieve|partial_update|destroy|_\d", operation["operationId"])
     assert len(ids) == len(set(ids))

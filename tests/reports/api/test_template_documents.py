@@ -149,7 +149,8 @@ def test_a_get_then_patch_of_the_steps_keeps_the_sealed_passwords(api):
     # One password changed, the other kept as shown: the job opens with both as meant.
     changed = [read["steps"][0] | {"user_password": "new-reader"}, *read["steps"][1:]]
     patched = api.patch(f"{URL}/payslip", {"steps": changed}, format="json")
-    assert patched.json()["version"] == 2
+    assert patched.json()["draft_version"] == 2  # a draft until published (the studio)
+    assert api.post(f"{URL}/payslip/publish").json()["version"] == 2
     done = execution.job_execute(job_id=_submit(api).json()["job_id"])
     assert done.status == JobStatus.COMPLETED, done.error
     content = storages["reports"].open(done.pdf_file).read()
