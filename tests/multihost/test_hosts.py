@@ -41,7 +41,9 @@ def _count(hosts: Hosts, recorder: EventRecorder, jobs: list[PdfJob], what: str,
     if receiver is not None:
         hooks = [body["data"]["job_id"] for _, body in receiver.received]
         duplicates += sum(max(0, hooks.count(str(job.job_id)) - 1) for job in jobs)
-    objects = hosts.s3.keys("reports/")
+    # A readiness probe's object (reports/_health/...) lives for a moment between its write
+    # and its delete; one caught in between is no stray PDF.
+    objects = [key for key in hosts.s3.keys("reports/") if not key.startswith("reports/_health/")]
     stray = [key for key in objects if key not in {f"reports/{j.pdf_file}" for j in jobs}]
     print(
         f"{what}: jobs={len(jobs)} completed={completed} duplicates={duplicates} "
