@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from channels.layers import get_channel_layer
@@ -34,11 +34,6 @@ logger = logging.getLogger(__name__)
 
 async def _current(job_id: str) -> dict[str, Any]:
     return job_event_payload(await PdfJob.objects.select_related("template").aget(job_id=job_id))
-
-
-async def _fresher(job_id: str, last: int) -> dict[str, Any] | None:
-    fresh = await _current(job_id)
-    return fresh if fresh["seq"] > last else None
 
 
 async def key_active(prefix: str | None) -> bool:
@@ -82,28 +77,37 @@ def revoked(message: dict[str, Any]) -> bool:
     return message.get("type") in (KEY_REVOKED_TYPE, MEMBER_REMOVED_TYPE)
 
 
-async def job_follow(
-    job_id: str,
+async def row_follow(
+    group: str,
     *,
+    read: Callable[[], Awaitable[dict[str, Any]]],
+    finished: Callable[[dict[str, Any]], bool],
+    label: str,
     heartbeat: float,
     after_seq: int = -1,
     key_prefix: str | None = None,
     member: Member = None,
 ) -> AsyncIterator[dict[str, Any] | None]:
-    """Yield event payloads newer than after_seq; yield None on idle ticks (heartbeats).
-    A stream opened with an API key ends when that key is revoked (announced on the key's
-    group, and re-checked on every idle tick in case the announcement was lost)."""
+    """Follow one row's events (a job's, a run's): its state from `read`, then every newer
+    one announced on `group`, until `finished`; None on idle ticks (heartbeats). The stream
+    ends when its API key is revoked or its member leaves the workspace (announced on their
+    groups, and re-checked on every idle tick in case the announcement was lost)."""
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    groups = await subscribe(layer, channel, job_group(job_id), key_prefix, member)
+    groups = await subscribe(layer, channel, group, key_prefix, member)
     last = after_seq
+
+    async def fresher() -> dict[str, Any] | None:
+        fresh = await read()
+        return fresh if fresh["seq"] > last else None
+
     try:
-        candidate: dict[str, Any] | None = await _current(job_id)
+        candidate: dict[str, Any] | None = await read()
         while True:
             if candidate is not None and candidate["seq"] > last:
                 last = candidate["seq"]
                 yield candidate
-                if candidate["status"] in TERMINAL_STATUSES:
+                if finished(candidate):
                     return
             elif candidate is None:
                 yield None
@@ -115,16 +119,37 @@ async def job_follow(
             except TimeoutError:
                 if not await still_allowed(key_prefix, member):
                     return
-                candidate = await _fresher(job_id, last)
+                candidate = await fresher()
             except Exception:
                 # A channel-layer failure must not end the stream: cancelling a blocking
                 # Redis read at the heartbeat can surface as redis' own TimeoutError (seen
                 # ~1 in 1,000 ticks under `make bench-push`). The row stays the truth.
-                logger.warning("channel layer receive failed for job %s", job_id, exc_info=True)
+                logger.warning("channel layer receive failed for %s", label, exc_info=True)
                 await asyncio.sleep(min(1.0, heartbeat))
-                candidate = await _fresher(job_id, last)
+                candidate = await fresher()
     finally:
         await unsubscribe(layer, channel, groups)
+
+
+def job_follow(
+    job_id: str,
+    *,
+    heartbeat: float,
+    after_seq: int = -1,
+    key_prefix: str | None = None,
+    member: Member = None,
+) -> AsyncIterator[dict[str, Any] | None]:
+    """Yield the job's event payloads newer than after_seq, until it ends."""
+    return row_follow(
+        job_group(job_id),
+        read=lambda: _current(job_id),
+        finished=lambda event: event["status"] in TERMINAL_STATUSES,
+        label=f"job {job_id}",
+        heartbeat=heartbeat,
+        after_seq=after_seq,
+        key_prefix=key_prefix,
+        member=member,
+    )
 
 
 # The dashboard shows this many of the workspace's latest jobs; a (re)connect sends their state.
