@@ -16,13 +16,11 @@ from rest_framework.views import APIView
 
 from accounts.authentication import DocRaptorKeyAuthentication
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
-from jobs import selectors
-from jobs.adapters.common import adapter_submit, job_wait, page_fetch, pdf_response
+from jobs.adapters.common import adapter_job, adapter_submit, job_wait, page_fetch, pdf_response
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
 from rendering.errors import InvalidInput
-from workspaces.current import actor_of, workspace_current
-from workspaces.permissions import Action, authorize
+from workspaces.permissions import Action
 
 _TAGS = ["drop-in: DocRaptor"]
 # Options of DocRaptor's that change nothing here; anything else unknown is refused.
@@ -141,12 +139,6 @@ class DocraptorAsyncDocCreateApi(DocraptorDocCreateApi):
         return super().post(request)
 
 
-def _job(request: Request, job_id: str, action: Action) -> PdfJob:
-    job = selectors.job_get(workspace=workspace_current(request), job_id=job_id)
-    authorize(actor_of(request), action, job)
-    return job
-
-
 class DocraptorStatusApi(APIView):
     authentication_classes = [DocRaptorKeyAuthentication]
     throttle_classes = [StatusReadThrottle]
@@ -167,7 +159,7 @@ class DocraptorStatusApi(APIView):
         tags=_TAGS,
     )
     def get(self, request: Request, status_id: str) -> Response:
-        return Response(_status_answer(request, _job(request, status_id, Action.JOB_VIEW)))
+        return Response(_status_answer(request, adapter_job(request, status_id, Action.JOB_VIEW)))
 
 
 class DocraptorDownloadApi(APIView):
@@ -181,4 +173,4 @@ class DocraptorDownloadApi(APIView):
         tags=_TAGS,
     )
     def get(self, request: Request, download_id: str) -> HttpResponse:
-        return pdf_response(_job(request, download_id, Action.JOB_DOWNLOAD))
+        return pdf_response(adapter_job(request, download_id, Action.JOB_DOWNLOAD))

@@ -14,8 +14,8 @@ from rest_framework.views import APIView
 
 from accounts.authentication import DropInKeyAuthentication
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
-from jobs import selectors
 from jobs.adapters.common import (
+    adapter_job,
     adapter_submit,
     job_failure,
     job_wait,
@@ -25,8 +25,7 @@ from jobs.adapters.common import (
 from jobs.adapters.gotenberg_form import running_text
 from jobs.models import JobStatus, PdfJob
 from rendering.errors import InvalidInput
-from workspaces.current import actor_of, workspace_current
-from workspaces.permissions import Action, authorize
+from workspaces.permissions import Action
 
 RECIPES = ("chrome-pdf",)
 _ENGINE_NAMES = {"none": "raw"}  # jsreport's name for "no templating"
@@ -142,12 +141,6 @@ class JsreportReportApi(APIView):
         return pdf_response(job, headers={"X-Job-Id": str(job.job_id)})
 
 
-def _job(request: Request, report_id: str, action: Action) -> PdfJob:
-    job = selectors.job_get(workspace=workspace_current(request), job_id=report_id)
-    authorize(actor_of(request), action, job)
-    return job
-
-
 class JsreportStatusApi(APIView):
     authentication_classes = [DropInKeyAuthentication]
     throttle_classes = [StatusReadThrottle]
@@ -164,7 +157,7 @@ class JsreportStatusApi(APIView):
         tags=_TAGS,
     )
     def get(self, request: Request, report_id: str) -> HttpResponse:
-        job = _job(request, report_id, Action.JOB_VIEW)
+        job = adapter_job(request, report_id, Action.JOB_VIEW)
         if job.status == JobStatus.COMPLETED:
             content = request.build_absolute_uri(f"/jsreport/reports/{job.job_id}/content")
             return HttpResponse(
@@ -189,4 +182,4 @@ class JsreportContentApi(APIView):
         tags=_TAGS,
     )
     def get(self, request: Request, report_id: str) -> HttpResponse:
-        return pdf_response(_job(request, report_id, Action.JOB_DOWNLOAD))
+        return pdf_response(adapter_job(request, report_id, Action.JOB_DOWNLOAD))
