@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 
 from rendering.errors import LimitExceeded, RenderError
-from rendering.limits import size_text
+from rendering.limits import Limits, size_text
 
 _CHUNK = 1 << 20
 _EXIT_OUT_OF_MEMORY = 71
@@ -79,16 +79,13 @@ def _read_all(fd: int, pid: int, *, seconds: float, max_bytes: int) -> bytes | N
         chunks.append(chunk)
 
 
-def run_isolated(
-    work: Callable[[], str],
-    *,
-    seconds: float,
-    memory_bytes: int,
-    max_bytes: int,
-    timeout_message: str,
-) -> str:
-    """Return `work()` computed in a forked child; raise LimitExceeded if it passes the
-    memory ceiling or the deadline, and re-raise the RenderError it raised."""
+def run_isolated(work: Callable[[], str], limits: Limits) -> str:
+    """Return `work()` computed in a forked child under the template limits (time, memory,
+    output size); raise LimitExceeded past one of them, and re-raise its RenderError."""
+    seconds = limits.template_timeout_ms / 1000
+    memory_bytes = limits.template_max_memory_mb << 20
+    max_bytes = limits.max_html_bytes
+    timeout_message = f"The template took longer than {limits.template_timeout_ms} ms to render."
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child never returns

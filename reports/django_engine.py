@@ -175,15 +175,7 @@ class DjangoTemplateEngine:
 
     def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
         compiled = self._compile(source)
-        return run_isolated(
-            lambda: _render(compiled, data, limits.max_html_bytes),
-            seconds=limits.template_timeout_ms / 1000,
-            memory_bytes=limits.template_max_memory_mb << 20,
-            max_bytes=limits.max_html_bytes,
-            timeout_message=(
-                f"The template took longer than {limits.template_timeout_ms} ms to render."
-            ),
-        )
+        return run_isolated(lambda: _render(compiled, data, limits.max_html_bytes), limits)
 
 
 def _count_output(compiled: Template, limit: int) -> None:

@@ -213,15 +213,7 @@ class JinjaEngine:
         self.check(source)
         template = _environment(limits).from_string(source)  # compiled here, run in the child
         limit = limits.max_html_bytes
-        return run_isolated(
-            lambda: self._generate(template, data, limit),
-            seconds=limits.template_timeout_ms / 1000,
-            memory_bytes=limits.template_max_memory_mb << 20,
-            max_bytes=limit,
-            timeout_message=(
-                f"The template took longer than {limits.template_timeout_ms} ms to render."
-            ),
-        )
+        return run_isolated(lambda: self._generate(template, data, limit), limits)
 
     def _generate(self, template: jinja2.Template, data: dict[str, Any], limit: int) -> str:
         try:

@@ -121,15 +121,7 @@ class LiquidEngine:
     def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
         self.check(source)
         template = _environment(limits).from_string(source)
-        return run_isolated(
-            lambda: _render(template, data, limits.max_html_bytes),
-            seconds=limits.template_timeout_ms / 1000,
-            memory_bytes=limits.template_max_memory_mb << 20,
-            max_bytes=limits.max_html_bytes,
-            timeout_message=(
-                f"The template took longer than {limits.template_timeout_ms} ms to render."
-            ),
-        )
+        return run_isolated(lambda: _render(template, data, limits.max_html_bytes), limits)
 
 
 def _render(template: liquid.BoundTemplate, data: dict[str, Any], limit: int) -> str:
