@@ -6,7 +6,7 @@ DOCS_PORT ?= 8001
 # Material for MkDocs prints a banner about its future on every build; it says nothing here.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: run test lint format clean chaos bench bench-push docs docs-check
+.PHONY: run test test-fast lint format clean chaos bench bench-push docs docs-check
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,9 +27,17 @@ run: $(VENV)/.installed-local
 	Install it with: apt-get install chromium (or set CHROMIUM_PATH to its binary)."
 	DJANGO_SETTINGS_MODULE=$${DJANGO_SETTINGS_MODULE:-config.settings.local} $(BIN)/python -m config.devstack
 
-## test: the whole suite on embedded defaults (or DATABASE_URL / REDIS_URL when set)
+## test: the whole suite on embedded defaults (or DATABASE_URL / REDIS_URL when set), in
+## PYTEST_WORKERS processes side by side (pytest-xdist; default 2, 0 for one process)
+PYTEST_WORKERS ?= 2
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+
+## test-fast: the everyday tier: every test that starts no process, browser, container or
+## network namespace and is not heavy (tests/markers.py); under two minutes on two cores
+test-fast: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --reuse-db \
+	  -m "$$($(BIN)/python -c 'from tests.markers import FAST_TIER; print(FAST_TIER)')" $(PYTEST_ARGS)
 
 ## bench-push: 1,000 WebSocket then 1,000 SSE followers of one job on one web process (not in CI)
 bench-push: $(VENV)/.installed-test

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from accounts.services import api_key_create
 from tests.factories import UserFactory
 from tests.livestack import live_stack, stack_env  # noqa: F401 - session fixtures for e2e and browser tests
+from tests.markers import marks_from_fixtures
 
 
 @pytest.fixture(autouse=True)
@@ -52,6 +53,9 @@ def pdf_text(content: bytes) -> tuple[int, str]:
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Run tests that start worker processes last, so no live worker consumes messages that
-    unit tests put on the shared queue."""
+    """Mark what the fixtures imply (tests/markers.py); run tests that start worker
+    processes last, so no live worker consumes messages that unit tests put on the shared
+    queue."""
+    for item in items:
+        marks_from_fixtures(item)
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)

@@ -1,11 +1,10 @@
 """The template studio in real Chromium on the live stack: typing updates the preview, a
 syntax error shows at its line, saving makes a draft no job renders, publishing makes a new
 job render the new text, the diff marks the changed page. Screenshots at 1366x768 and
-1920x1080 go to docs/img for the studio guide."""
+1920x1080 go to UI_SHOTS_DIR; the studio guide's pictures in docs/img are copies of them
+(a test never writes into the working copy)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import httpx
 import pytest
@@ -14,13 +13,12 @@ from accounts.services import api_key_create
 from reports.models import ReportTemplate
 from reports.samples import template_sync_samples
 from reports.services import template_create
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import SHOTS, sign_in
 from tests.browser.test_csp import RECORD_VIOLATIONS
 from tests.conftest import pdf_text
 from tests.e2e.conftest import wait_for_status
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 HTML = """<h1>Invoice {{number}}</h1>
 <p>Bill to {{customer}}</p>
 <p>Total due: {{total}} EUR</p>"""
@@ -40,7 +38,8 @@ def _wait_rendered_after(page, count: int) -> None:
 def _screenshot(page, name: str) -> None:
     for close in page.locator(".toast-close").all():  # job notices are not the studio's
         close.click()
-    page.screenshot(path=str(DOCS_IMG / name))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / name))
 
 
 def _wait_pill(page, text: str) -> None:

@@ -6,7 +6,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from config import devstack
+
+pytestmark = pytest.mark.process
 
 
 def test_render_workers_start_at_worker_nice_and_the_web_does_not(monkeypatch):

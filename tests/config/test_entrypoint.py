@@ -14,6 +14,9 @@ import pytest
 
 from config.entrypoint import ROLES, procfile_roles
 
+pytestmark = pytest.mark.process
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.process
+
+
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = {
     "DJANGO_SETTINGS_MODULE": "config.settings.production",

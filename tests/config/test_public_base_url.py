@@ -16,6 +16,9 @@ from tests.processes import BASE_DIR
 
 # Everything else production needs (tests/config/test_production_checks.py), but no
 # PUBLIC_BASE_URL.
+pytestmark = pytest.mark.process
+
+
 PRODUCTION = {k: v for k, v in GOOD.items() if k != "PUBLIC_BASE_URL"}
 
 

@@ -12,6 +12,9 @@ import pytest
 from config.safety import DEV_SECRET_KEY, deployment_problems
 from tests.processes import BASE_DIR
 
+pytestmark = pytest.mark.process
+
+
 GOOD_KEY = "k" * 50
 
 

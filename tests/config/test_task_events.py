@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.process
+
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 _PRINT = (
     "import django; django.setup(); from config.celery_app import app; import json; "

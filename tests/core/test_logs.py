@@ -14,6 +14,9 @@ from config.env import env_choice
 from core.logs import redact
 from tests.processes import BASE_DIR
 
+pytestmark = pytest.mark.process
+
+
 EMIT = (
     "import django; django.setup()\n"
     "import logging\n"

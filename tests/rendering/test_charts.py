@@ -175,6 +175,7 @@ def _image_xobjects(content: bytes) -> set[int]:
     return found
 
 
+@pytest.mark.heavy
 def test_a_chart_repeated_500_times_stands_once_in_the_html_and_the_pdf(renderer):
     cell = f"<div>{_placeholder(BAR)}</div>"
     documents = {

@@ -22,7 +22,10 @@ from reports.limits import limits_from_settings
 from tests.rendering.conftest import CHROMIUM
 from tests.rendering.probe_server import recording_server
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="apt-get install chromium")
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="apt-get install chromium"),
+]
 SECRETS = {
     "DJANGO_SECRET_KEY": "s3cret-django",
     "DATABASE_URL": "postgres://u:pw@db/x",

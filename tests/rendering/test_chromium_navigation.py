@@ -12,7 +12,10 @@ from reports.limits import limits_from_settings
 from tests.conftest import pdf_text
 from tests.rendering.conftest import CHROMIUM
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="apt-get install chromium")
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="apt-get install chromium"),
+]
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,10 @@ from rendering.errors import RenderError
 from rendering.renderers.chromium_browser import BrowserUnavailable, ChromiumService
 from tests.rendering.conftest import CHROMIUM
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="apt-get install chromium")
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="apt-get install chromium"),
+]
 
 
 @pytest.fixture

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from rendering.font_fallback import css_font_fallback, html_font_fallback
 from tests.conftest import pdf_text
 from tests.rendering.conftest import render
+
+pytestmark = pytest.mark.process
+
 
 STACK = "'Report Sans', 'Report CJK', 'Report Hangul'"
 

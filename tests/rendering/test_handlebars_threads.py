@@ -8,7 +8,12 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from config.settings.base import BASE_DIR
+
+pytestmark = pytest.mark.process
+
 
 SCRIPT = textwrap.dedent(
     """

@@ -107,6 +107,7 @@ def test_local_files_and_network_are_not_read_but_the_job_renders(tmp_path):
     assert "127.0.0.1" in joined or "remote resources are not allowed" in joined
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.slug)
 def test_shipped_samples_render_with_their_sample_data(sample):
     html, css, data = sample_files(sample.slug)

@@ -15,6 +15,9 @@ from rendering.engines.handlebars import HandlebarsEngine
 from rendering.errors import LimitExceeded, TemplateSyntaxError
 from rendering.limits import Limits
 
+pytestmark = pytest.mark.process
+
+
 LIMITS = Limits(template_timeout_ms=3000, template_max_memory_mb=256)
 ARRAY_BUFFERS_390_MB = """
 function grab() {

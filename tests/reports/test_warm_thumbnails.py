@@ -15,7 +15,7 @@ from reports.models import ReportTemplate
 from reports.samples import SAMPLES, template_sync_samples
 from tests.factories import ReportTemplateFactory
 
-pytestmark = [pytest.mark.django_db, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.heavy, pytest.mark.django_db, pytest.mark.timeout(240)]
 
 
 def test_every_builtin_sample_is_rendered_and_then_read_from_the_cache(settings, tmp_path):

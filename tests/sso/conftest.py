@@ -4,6 +4,7 @@ on a free loopback port for each test that asks for it."""
 
 from __future__ import annotations
 
+import fcntl
 import filecmp
 import shutil
 import subprocess
@@ -38,17 +39,24 @@ def _installed() -> Path:
     if node is None or npm is None:
         pytest.fail("the SSO tests need node and npm (Debian: apt-get install nodejs npm)")
     INSTALL.mkdir(parents=True, exist_ok=True)
-    lock = INSTALL / "package-lock.json"
-    if not (lock.exists() and filecmp.cmp(lock, SOURCE / "package-lock.json", shallow=False)):
-        for name in ("package.json", "package-lock.json"):
-            shutil.copy(SOURCE / name, INSTALL / name)
-        subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=INSTALL,
-            check=True,
-            timeout=300,
-        )
-    shutil.copy(SOURCE / "provider.mjs", INSTALL / "provider.mjs")
+    # Test processes side by side (pytest-xdist) install one at a time: the second finds the
+    # first one's work done. The copy of the lock is written last, once `npm ci` succeeded.
+    installed = INSTALL / "installed-package-lock.json"
+    with (INSTALL.parent / "oidc-provider.lock").open("w") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)
+        wanted = SOURCE / "package-lock.json"
+        if not (installed.exists() and filecmp.cmp(installed, wanted, shallow=False)):
+            installed.unlink(missing_ok=True)
+            for name in ("package.json", "package-lock.json"):
+                shutil.copy(SOURCE / name, INSTALL / name)
+            subprocess.run(
+                [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                cwd=INSTALL,
+                check=True,
+                timeout=300,
+            )
+            shutil.copy(wanted, installed)
+        shutil.copy(SOURCE / "provider.mjs", INSTALL / "provider.mjs")
     return INSTALL
 
 

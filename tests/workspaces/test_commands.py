@@ -15,6 +15,9 @@ from accounts.services import api_key_resolve
 from tests.factories import UserFactory
 from workspaces.models import Membership, Workspace
 
+pytestmark = pytest.mark.process
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -62,6 +62,7 @@ def _fill_with_old_models(apps: Any) -> dict[str, Any]:
     return ids
 
 
+@pytest.mark.heavy
 @pytest.mark.django_db(transaction=True)
 def test_migration_moves_every_row_into_its_owners_personal_workspace_and_back() -> None:
     old = _migrate(BEFORE)

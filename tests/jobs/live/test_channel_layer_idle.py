@@ -12,7 +12,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from config.settings.workers import CHANNEL_LAYER_SOCKET_TIMEOUT
 
-pytestmark = pytest.mark.timeout(30)
+pytestmark = [pytest.mark.process, pytest.mark.timeout(30)]
 
 
 def test_an_idle_receive_outlasts_the_layers_block_without_a_redis_timeout():

@@ -24,7 +24,7 @@ from tests.factories import UserFactory
 from tests.http_receiver import Receiver
 from tests.processes import start, stop, wait_for_worker, worker_args
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 TWO_PAGES = "<p>one</p><pdf:nextpage /><p>two</p>"
 
 

@@ -14,6 +14,8 @@ from jobs.ops.beat import beat_turn_take
 from tests.chaos.conftest import PrivateRedis
 from tests.processes import database_url_for_tests, start, stop, tail
 
+pytestmark = pytest.mark.process
+
 
 @pytest.fixture
 def private_redis(tmp_path):

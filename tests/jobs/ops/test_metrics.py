@@ -23,7 +23,7 @@ from jobs.worker.execution import job_handle_transient_error
 from tests.factories import PdfJobFactory, ReportTemplateFactory
 from tests.prometheus_text import Samples, parse, value
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.process, pytest.mark.django_db]
 
 
 def scrape() -> Samples:

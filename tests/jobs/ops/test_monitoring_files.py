@@ -17,6 +17,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 import jobs.metrics  # noqa: F401 - registers the instruments
 
+pytestmark = pytest.mark.process
+
+
 MONITORING = Path(__file__).resolve().parents[3] / "jobs" / "ops" / "monitoring"
 RULES = MONITORING / "prometheus-alerts.yml"
 DASHBOARD = MONITORING / "grafana-dashboard.json"
