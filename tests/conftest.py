@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import io
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import redis
+from django.conf import settings as django_settings
 from pypdf import PdfReader
 from rest_framework.test import APIClient
 
 from accounts.services import api_key_create
+from jobs import dispatch
 from tests.factories import UserFactory
 from tests.livestack import live_stack, stack_env  # noqa: F401 - session fixtures for e2e and browser tests
-from tests.markers import marks_from_fixtures
+
+# Marks implied by fixtures and the xdist groups (tests/markers.py).
+pytest_plugins = ["tests.markers"]
 
 
 @pytest.fixture(autouse=True)
@@ -27,6 +36,53 @@ def report_storage(settings, tmp_path: Path) -> Path:
         },
     }
     return location
+
+
+@pytest.fixture(scope="session")
+def _redis() -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(django_settings.REDIS_URL, socket_timeout=5)
+    yield client
+    client.close()
+
+
+@pytest.fixture(autouse=True)
+def limits_forgotten(_redis: redis.Redis) -> Iterator[None]:
+    """A test leaves no rate, quota, stream or lease counter behind: on SQLite the next
+    test's user and workspace get the same ids again, and would start out throttled."""
+    yield
+    keys = list(_redis.scan_iter(f"{django_settings.LIMITS_KEY_PREFIX}*", count=1000))
+    if keys:
+        _redis.delete(*keys)
+
+
+class SentTasks:
+    """What the code under test sent to the workers, by dispatch function, instead of
+    sending it: `sent_tasks.ids("job_enqueue")` are the job ids, in order."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self._lock = threading.Lock()  # some tests send from several threads at once
+
+    def recorder(self, name: str) -> Callable[..., bool]:
+        def record(**kwargs: Any) -> bool:
+            with self._lock:
+                self.calls[name].append(kwargs)
+            return True  # "published", for the functions that say
+
+        return record
+
+    def ids(self, name: str, key: str = "job_id") -> list[Any]:
+        return [call[key] for call in self.calls[name]]
+
+
+@pytest.fixture
+def sent_tasks(monkeypatch: pytest.MonkeyPatch) -> SentTasks:
+    """Every `jobs.dispatch.*_enqueue` recorded (SentTasks) rather than published."""
+    sent = SentTasks()
+    for name, function in vars(dispatch).items():
+        if name.endswith("_enqueue") and callable(function):
+            monkeypatch.setattr(dispatch, name, sent.recorder(name))
+    return sent
 
 
 @pytest.fixture
@@ -53,9 +109,6 @@ def pdf_text(content: bytes) -> tuple[int, str]:
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Mark what the fixtures imply (tests/markers.py); run tests that start worker
-    processes last, so no live worker consumes messages that unit tests put on the shared
-    queue."""
-    for item in items:
-        marks_from_fixtures(item)
+    """Run tests that start worker processes last, so no live worker consumes messages that
+    unit tests put on the shared queue."""
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)

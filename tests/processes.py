@@ -4,26 +4,34 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from typing import Any, NoReturn
 
+import pytest
 import redis
 from celery import Celery
 from kombu import Connection
 
 from config import devstack
+from tests.redis_plugin import amqp_url_with_vhost_suffix
 
 BASE_DIR = Path(__file__).resolve().parents[1]
 # Test workers serve every queue; production runs callbacks and mail on processes of
 # their own.
 ALL_QUEUES = "pdf,maintenance,callbacks,mail,previews"
+
+
+def service_missing(message: str) -> NoReturn:
+    """A test that needs what this machine lacks: in CI (`CI` set) a failure, since CI has
+    everything; elsewhere a skip whose reason says what is missing and how to get it."""
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 def free_port() -> int:
@@ -129,16 +137,7 @@ def broker_url_for_tests(redis_url: str) -> str:
     url = os.environ.get("CELERY_BROKER_URL") or ""
     if not url or url.startswith("redis"):
         return redis_url
-    parts = urlsplit(url)
-    vhost = f"{unquote(parts.path.lstrip('/')) or 'default'}_own"
-    if shutil.which("rabbitmqctl"):  # made here when missing; CI's .ci/run makes it too
-        subprocess.run(["rabbitmqctl", "-q", "add_vhost", vhost], capture_output=True)
-        subprocess.run(
-            ["rabbitmqctl", "-q", "set_permissions", "-p", vhost, parts.username or "guest"]
-            + [".*"] * 3,
-            capture_output=True,
-        )
-    return urlunsplit(parts._replace(path=f"/{quote(vhost, safe='')}"))
+    return amqp_url_with_vhost_suffix(url, "own")
 
 
 def messages_waiting(broker_url: str, queue: str) -> list[dict[str, Any]]:

@@ -46,11 +46,11 @@ def redis_url_for_worker(url: str, number: int) -> str:
     return urlunsplit(parts._replace(path=f"/{database}"))
 
 
-def amqp_url_for_worker(url: str, number: int) -> str:
-    """A vhost of the test process's own (made here when missing, as .ci/run makes the
-    session's): `<vhost>_gw0`, `<vhost>_gw1`, ..."""
+def amqp_url_with_vhost_suffix(url: str, suffix: str) -> str:
+    """The AMQP URL of a vhost apart, `<vhost>_<suffix>`, made here when missing (as .ci/run
+    makes the session's)."""
     parts = urlsplit(url)
-    vhost = f"{unquote(parts.path.lstrip('/')) or 'default'}_gw{number}"
+    vhost = f"{unquote(parts.path.lstrip('/')) or 'default'}_{suffix}"
     if shutil.which("rabbitmqctl"):
         subprocess.run(["rabbitmqctl", "-q", "add_vhost", vhost], capture_output=True)
         subprocess.run(
@@ -78,7 +78,7 @@ def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> 
         if broker.startswith("redis"):
             os.environ["CELERY_BROKER_URL"] = redis_url_for_worker(broker, number)
         elif broker:
-            os.environ["CELERY_BROKER_URL"] = amqp_url_for_worker(broker, number)
+            os.environ["CELERY_BROKER_URL"] = amqp_url_with_vhost_suffix(broker, f"gw{number}")
         if os.environ.get(VARIABLE, "").startswith(str(TEST_VAR)):
             del os.environ[VARIABLE]  # the controller's: metrics of its own for each process
     # prometheus_client's multiprocess mode, before anything imports it: a directory of this

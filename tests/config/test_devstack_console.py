@@ -26,9 +26,12 @@ import websockets
 
 from config.devconsole import port_taken
 from tests.mail_files import body_of, mails_in
+from tests.markers import HARNESS_GROUP
 from tests.processes import BASE_DIR, free_port
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+# One make run for the module (its fixture), not one per test process, and never beside
+# another harness (tests/markers.py).
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300), pytest.mark.xdist_group(HARNESS_GROUP)]
 
 # What the test run sets that a person's `make run` would not have.
 _NOT_FROM_A_SHELL = (
@@ -99,8 +102,14 @@ def devstack(tmp_path_factory) -> Iterator[Devstack]:
         time.sleep(0.5)
     yield stack
     if process.poll() is None:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        # Ctrl-C, as a person stops it: make run then stops its embedded Redis too, which
+        # lives in a process group of its own and would outlive a SIGKILL of this one.
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 def test_a_taken_port_says_which_variable_to_set(tmp_path):

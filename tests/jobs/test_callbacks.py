@@ -83,18 +83,16 @@ def test_private_callback_urls_are_refused_unless_allowed(settings, user):
 
 
 def test_reaching_a_final_status_queues_the_callback(
-    django_capture_on_commit_callbacks, monkeypatch
+    django_capture_on_commit_callbacks, sent_tasks
 ):
-    from jobs import dispatch, transitions
+    from jobs import transitions
 
-    queued = []
-    monkeypatch.setattr(dispatch, "callback_enqueue", lambda *, job_id: queued.append(job_id))
     with_hook = PdfJobFactory(callback_url="http://127.0.0.1:9/hook")
     without = PdfJobFactory()
     with django_capture_on_commit_callbacks(execute=True):
         transitions.job_mark_cancelled(job_id=with_hook.job_id)
         transitions.job_mark_cancelled(job_id=without.job_id)
-    assert [str(j) for j in queued] == [str(with_hook.job_id)]
+    assert [str(j) for j in sent_tasks.ids("callback_enqueue")] == [str(with_hook.job_id)]
 
 
 def test_a_tenant_past_its_share_of_delivery_threads_is_deferred_without_an_attempt(

@@ -13,14 +13,12 @@ pytestmark = pytest.mark.django_db
 
 
 def test_create_queues_and_enqueues_only_after_commit(
-    user, django_capture_on_commit_callbacks, monkeypatch
+    user, django_capture_on_commit_callbacks, sent_tasks
 ):
-    sent = []
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id, **_: sent.append(job_id))
     with django_capture_on_commit_callbacks(execute=True):
         job, created = services.job_create(owner=user, html_template="<p>{{x}}</p>", data={"x": 1})
-        assert sent == []
-    assert sent == [job.job_id]
+        assert sent_tasks.ids("job_enqueue") == []
+    assert sent_tasks.ids("job_enqueue") == [job.job_id]
     assert created is True
     assert job.status == JobStatus.QUEUED
     assert job.engine == "handlebars"
@@ -29,11 +27,9 @@ def test_create_queues_and_enqueues_only_after_commit(
     assert job.enqueued_at is not None
 
 
-def test_rolled_back_submit_enqueues_nothing(user, django_capture_on_commit_callbacks, monkeypatch):
+def test_rolled_back_submit_enqueues_nothing(user, django_capture_on_commit_callbacks, sent_tasks):
     from django.db import transaction
 
-    sent = []
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id, **_: sent.append(job_id))
     with django_capture_on_commit_callbacks(execute=True):
         try:
             with transaction.atomic():
@@ -41,7 +37,7 @@ def test_rolled_back_submit_enqueues_nothing(user, django_capture_on_commit_call
                 raise RuntimeError("caller failed after submitting")
         except RuntimeError:
             pass
-    assert sent == []
+    assert sent_tasks.ids("job_enqueue") == []
     assert not PdfJob.objects.exists()
 
 
@@ -63,10 +59,8 @@ def test_syntax_error_is_refused_at_submit(user):
 
 
 def test_dead_letter_redrive_requeues_and_counts(
-    user, django_capture_on_commit_callbacks, monkeypatch
+    user, django_capture_on_commit_callbacks, sent_tasks
 ):
-    sent = []
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id, **_: sent.append(job_id))
     job = PdfJobFactory(owner=user, status=JobStatus.FAILED)
     letter = DeadLetter.objects.create(job=job, error="x")
     with django_capture_on_commit_callbacks(execute=True):
@@ -74,7 +68,7 @@ def test_dead_letter_redrive_requeues_and_counts(
     letter.refresh_from_db()
     assert letter.retry_count == 1
     assert letter.last_retry_at is not None
-    assert sent == [job.job_id]
+    assert sent_tasks.ids("job_enqueue") == [job.job_id]
 
 
 def test_same_idempotency_key_and_body_returns_the_same_job(user):

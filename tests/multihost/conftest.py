@@ -28,7 +28,14 @@ from tests.chaos.conftest import (
     PrivateRedis,
     chaos,  # noqa: F401 - a Redis and workers of a test's own
 )
-from tests.processes import BASE_DIR, free_port, tail, wait_for_worker, worker_args
+from tests.processes import (
+    BASE_DIR,
+    free_port,
+    service_missing,
+    tail,
+    wait_for_worker,
+    worker_args,
+)
 from tests.s3server import S3Server
 
 PREFIX = "pdfm-"  # every namespace and interface this harness makes starts with it
@@ -200,8 +207,12 @@ class Hosts:
 @pytest.fixture
 def hosts(transactional_db, tmp_path: Path) -> Iterator[Hosts]:
     if os.geteuid() != 0:
-        pytest.fail(
-            "multihost tests need root (ip netns); run them as root or deselect -m multihost"
+        service_missing("the multi-host tests need root (ip netns): run them as root")
+    if connection.vendor != "postgresql":
+        service_missing(
+            "the multi-host tests need PostgreSQL, which each host reaches over its own link: "
+            "set DATABASE_URL=postgres://postgres@127.0.0.1:5432/pdfreports (Debian: apt-get "
+            "install postgresql; .ci/run starts it)"
         )
     namespaces_make()
     logs = tmp_path / "logs"

@@ -8,20 +8,12 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
 
-from jobs import dispatch
 from jobs.models import DeadLetter, JobStatus, PdfJob
 from reports.models import ReportTemplate
 from tests.factories import PdfJobFactory, ReportTemplateFactory, UserFactory
 from workspaces.services import membership_set, workspace_create
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def sent(monkeypatch) -> list:
-    calls: list = []
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id: calls.append(job_id))
-    return calls
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sent_tasks")]
 
 
 def _staff(username: str, role: str) -> Client:
@@ -39,7 +31,7 @@ def _staff(username: str, role: str) -> Client:
 
 
 def test_an_operator_redrives_dead_letters_of_any_workspace(
-    sent, django_capture_on_commit_callbacks
+    sent_tasks, django_capture_on_commit_callbacks
 ):
     letter = DeadLetter.objects.create(job=PdfJobFactory(status=JobStatus.FAILED), error="boom")
     operator = _staff("olga", "operator")
@@ -51,10 +43,10 @@ def test_an_operator_redrives_dead_letters_of_any_workspace(
         )
     assert "Re-driven 1 job(s)." in page.content.decode()
     assert PdfJob.objects.get(pk=letter.job.pk).status == JobStatus.QUEUED
-    assert sent == [letter.job.job_id]
+    assert sent_tasks.ids("job_enqueue") == [letter.job.job_id]
 
 
-def test_staff_who_is_only_a_viewer_cannot_redrive_or_discard(sent):
+def test_staff_who_is_only_a_viewer_cannot_redrive_or_discard(sent_tasks):
     letter = DeadLetter.objects.create(job=PdfJobFactory(status=JobStatus.FAILED), error="boom")
     viewer = _staff("vera", "viewer")
     page = viewer.post(
@@ -66,7 +58,7 @@ def test_staff_who_is_only_a_viewer_cannot_redrive_or_discard(sent):
     viewer.post("/admin/jobs/deadletter/", {"action": "discard", "_selected_action": [letter.pk]})
     assert DeadLetter.objects.filter(pk=letter.pk).exists()
     assert PdfJob.objects.get(pk=letter.job.pk).status == JobStatus.FAILED
-    assert sent == []
+    assert sent_tasks.ids("job_enqueue") == []
 
 
 def test_an_operator_archives_no_template():

@@ -16,7 +16,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.services import api_key_create, api_key_revoke
-from jobs import dead_letters, dispatch
+from jobs import dead_letters
 from jobs.models import DeadLetter, JobStatus
 from reports.models import ReportTemplate
 from tests.factories import PdfJobFactory, UserFactory
@@ -91,7 +91,7 @@ def test_template_changes_through_the_api_are_logged_with_the_key_as_actor(team)
     assert {e.target_id for e in entries} == {"invoice"}
 
 
-def test_keys_members_quota_and_dead_letters_are_logged(team, monkeypatch):
+def test_keys_members_quota_and_dead_letters_are_logged(team, sent_tasks):
     owner, workspace = team["owner"], team["workspace"]
     viv = UserFactory(username="viv", email="viv@example.com")
     membership_set(workspace=workspace, user=viv, role="viewer", by=owner)
@@ -101,7 +101,6 @@ def test_keys_members_quota_and_dead_letters_are_logged(team, monkeypatch):
     api_key_revoke(user=owner, key_id=team["key"].pk)
     workspace_quota_set(workspace=workspace, by=owner, jobs_per_day=10)
     workspace_quota_set(workspace=workspace, by=owner, jobs_per_day=10)  # same: no entry
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda **_: None)
     failed = PdfJobFactory(owner=owner, workspace=workspace, status=JobStatus.FAILED)
     letter = DeadLetter.objects.create(job=failed, error="x", error_code="timeout")
     assert dead_letters.dead_letter_redrive(dead_letter=letter, by=owner) is not None
@@ -130,8 +129,7 @@ def test_keys_members_quota_and_dead_letters_are_logged(team, monkeypatch):
     assert redriven.target_id == str(failed.job_id)
 
 
-def test_beat_redriving_is_logged_as_the_system(team, monkeypatch):
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda **_: None)
+def test_beat_redriving_is_logged_as_the_system(team, sent_tasks):
     failed = PdfJobFactory(
         owner=team["owner"], workspace=team["workspace"], status=JobStatus.FAILED
     )

@@ -6,7 +6,6 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from jobs import dispatch
 from jobs.models import DeadLetter, JobStatus, PdfJob
 from tests.factories import PdfJobFactory, UserFactory
 
@@ -18,13 +17,6 @@ def operator() -> Client:
     client = Client()
     client.force_login(UserFactory(username="ops", is_staff=True, is_superuser=True))
     return client
-
-
-@pytest.fixture
-def sent(monkeypatch) -> list:
-    calls: list = []
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id: calls.append(job_id))
-    return calls
 
 
 def test_job_pages_show_state_error_and_download(operator):
@@ -57,7 +49,7 @@ def test_an_expired_jobs_page_says_retention_deleted_its_pdf(operator):
 
 
 def test_redrive_action_requeues_only_failed_jobs(
-    operator, sent, django_capture_on_commit_callbacks
+    operator, sent_tasks, django_capture_on_commit_callbacks
 ):
     failed = PdfJobFactory(status=JobStatus.FAILED)
     completed = PdfJobFactory(status=JobStatus.COMPLETED)
@@ -73,10 +65,10 @@ def test_redrive_action_requeues_only_failed_jobs(
     assert "Re-driven 1 job(s). 1 skipped: not failed." in response.content.decode()
     assert PdfJob.objects.get(pk=failed.pk).status == JobStatus.QUEUED
     assert PdfJob.objects.get(pk=completed.pk).status == JobStatus.COMPLETED
-    assert sent == [failed.job_id]
+    assert sent_tasks.ids("job_enqueue") == [failed.job_id]
 
 
-def test_dead_letter_redrive_and_discard(operator, sent, django_capture_on_commit_callbacks):
+def test_dead_letter_redrive_and_discard(operator, sent_tasks, django_capture_on_commit_callbacks):
     letter = DeadLetter.objects.create(job=PdfJobFactory(status=JobStatus.FAILED), error="boom")
     assert "boom" in operator.get("/admin/jobs/deadletter/").content.decode()
     with django_capture_on_commit_callbacks(execute=True):

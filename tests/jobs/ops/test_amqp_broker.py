@@ -10,6 +10,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from amqp.exceptions import AccessRefused
 from django.test import Client
 from django.utils import timezone
 from kombu import Connection, Exchange, Queue
@@ -22,16 +23,39 @@ from jobs.ops.history import queue_history, queue_history_record
 from jobs.ops.queues import broker_stats
 from jobs.worker.presence import presence_leave, presence_stamp
 from tests.factories import PdfJobFactory
+from tests.processes import service_missing
 from tests.prometheus_text import parse, value
+from tests.redis_plugin import amqp_url_with_vhost_suffix, xdist_worker_number
 
 # .ci/run creates this vhost; a helper's own run sets RABBITMQ_URL to a vhost of its own.
 RABBITMQ_URL = os.environ.get("RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672/pdfreports_ci")
 
 
+@pytest.fixture(scope="module")
+def rabbitmq_url() -> str:
+    """The run's vhost, or under pytest-xdist one per test process (they purge its queues).
+    RabbitMQ missing fails in CI; elsewhere the tests skip, saying how to start it."""
+    number = xdist_worker_number()
+    url = (
+        RABBITMQ_URL if number is None else amqp_url_with_vhost_suffix(RABBITMQ_URL, f"gw{number}")
+    )
+    try:
+        with Connection(url, connect_timeout=2) as connection:
+            connection.connect()
+    except (OSError, AccessRefused) as exc:
+        missing = (
+            f"RabbitMQ is not reachable at {url} ({exc}): start it with "
+            "`rabbitmq-server -detached` (Debian: apt-get install rabbitmq-server) and make the "
+            "vhost (`rabbitmqctl add_vhost`, `set_permissions`), or set RABBITMQ_URL"
+        )
+        service_missing(missing)
+    return url
+
+
 @pytest.fixture
-def amqp(settings):
-    settings.CELERY_BROKER_URL = RABBITMQ_URL
-    with Connection(RABBITMQ_URL, connect_timeout=2) as connection:
+def amqp(settings, rabbitmq_url):
+    settings.CELERY_BROKER_URL = rabbitmq_url
+    with Connection(rabbitmq_url, connect_timeout=2) as connection:
         channel = connection.channel()
         for name in ("pdf", "maintenance", "callbacks", "previews"):
             Queue(name, Exchange(name), routing_key=name, channel=channel).declare()

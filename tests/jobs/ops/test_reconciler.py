@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from config.celery_app import app
-from jobs import dead_letters, dispatch
+from jobs import dead_letters
 from jobs.models import DeadLetter, JobStatus, PdfJob
 from jobs.ops import reconciler
 from jobs.ops.broker import job_ids_in_broker
@@ -73,10 +73,8 @@ def _dead_letter(**fields) -> DeadLetter:
 
 @pytest.mark.django_db
 def test_only_young_transient_dead_letters_under_the_retry_cap_are_redriven(
-    monkeypatch, settings, django_capture_on_commit_callbacks
+    sent_tasks, settings, django_capture_on_commit_callbacks
 ):
-    sent = []
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda *, job_id: sent.append(job_id))
     due = _dead_letter()
     permanent = _dead_letter(permanent=True)
     capped = _dead_letter(retry_count=settings.DLQ_MAX_RETRIES)
@@ -86,7 +84,7 @@ def test_only_young_transient_dead_letters_under_the_retry_cap_are_redriven(
     )
     with django_capture_on_commit_callbacks(execute=True):
         assert dead_letters.dead_letters_redrive_due() == 1
-    assert sent == [due.job.job_id]
+    assert sent_tasks.ids("job_enqueue") == [due.job.job_id]
     for letter, status in (
         (due, JobStatus.QUEUED),
         (permanent, JobStatus.FAILED),
@@ -100,16 +98,9 @@ def test_only_young_transient_dead_letters_under_the_retry_cap_are_redriven(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_concurrent_redrives_enqueue_each_job_once(monkeypatch):
+def test_two_concurrent_redrives_enqueue_each_job_once(sent_tasks):
     from django.db import connection
 
-    sent, lock = [], threading.Lock()
-
-    def record(*, job_id):
-        with lock:
-            sent.append(str(job_id))
-
-    monkeypatch.setattr(dispatch, "job_enqueue", record)
     letters = [_dead_letter() for _ in range(20)]
     start = threading.Barrier(2)
     counts = []
@@ -126,7 +117,8 @@ def test_two_concurrent_redrives_enqueue_each_job_once(monkeypatch):
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
-    assert sorted(sent) == sorted(str(letter.job.job_id) for letter in letters)
+    sent = sorted(map(str, sent_tasks.ids("job_enqueue")))
+    assert sent == sorted(str(letter.job.job_id) for letter in letters)
     assert sum(counts) == 20
     assert set(DeadLetter.objects.values_list("retry_count", flat=True)) == {1}
 

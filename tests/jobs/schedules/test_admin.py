@@ -6,18 +6,12 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from jobs import dispatch
 from jobs.schedule_models import Schedule, ScheduleRun
 from jobs.schedules import services
 from tests.factories import ReportTemplateFactory, UserFactory
 from workspaces.services import membership_set, workspace_create
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def quiet(monkeypatch) -> None:
-    monkeypatch.setattr(dispatch, "schedule_run_start_enqueue", lambda **_: None)
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sent_tasks")]
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
 from accounts.services import api_key_create, webhook_signing_secrets
-from jobs import dispatch
 from jobs.models import JobStatus, PdfJob
 from jobs.schedule_models import RunOutcome, ScheduleRun
 from jobs.schedules import services
@@ -26,16 +25,8 @@ from tests.http_receiver import Receiver
 from tests.moto_s3 import moto_s3, s3_client
 from workspaces.services import workspace_personal
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sent_tasks")]
 PDF = b"%PDF-1.4 scheduled report"
-
-
-@pytest.fixture(autouse=True)
-def quiet_broker(monkeypatch) -> None:
-    monkeypatch.setattr(dispatch, "schedule_run_start_enqueue", lambda **_: None)
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda **_: True)
-    monkeypatch.setattr(dispatch, "schedule_deliver_enqueue", lambda **_: None)
-    monkeypatch.setattr(dispatch, "notify_enqueue", lambda **_: None)
 
 
 @pytest.fixture

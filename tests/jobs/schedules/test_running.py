@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from jobs import dispatch
 from jobs.models import PdfJob
 from jobs.schedule_hooks import schedule_job_finished
 from jobs.schedule_models import RunOutcome, ScheduleRun
@@ -37,14 +36,8 @@ def owner():
 
 
 @pytest.fixture(autouse=True)
-def quiet_broker(monkeypatch) -> list[str]:
-    sent: list[str] = []
-    monkeypatch.setattr(dispatch, "schedule_run_start_enqueue", lambda **_: None)
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda **_: True)
-    monkeypatch.setattr(
-        dispatch, "schedule_deliver_enqueue", lambda *, run_id, **_: sent.append(str(run_id))
-    )
-    return sent
+def quiet_broker(sent_tasks):
+    return sent_tasks
 
 
 @pytest.fixture
@@ -133,6 +126,6 @@ def test_the_jobs_final_transition_queues_the_runs_deliveries(owner, quiet_broke
     job = PdfJob.objects.get(pk=run.job_id)
     other = PdfJob.objects.create(owner=owner, engine="handlebars", html_template="x")
     schedule_job_finished(job=other)
-    assert quiet_broker == []
+    assert quiet_broker.ids("schedule_deliver_enqueue", "run_id") == []
     schedule_job_finished(job=job)
-    assert quiet_broker == [str(run.run_id)]
+    assert quiet_broker.ids("schedule_deliver_enqueue", "run_id") == [run.run_id]

@@ -8,7 +8,6 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from jobs import dispatch
 from jobs.models import JobStatus, PdfJob
 from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
 from jobs.schedules import services
@@ -20,22 +19,7 @@ from workspaces.services import workspace_personal
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def sent(monkeypatch) -> dict[str, list[str]]:
-    calls: dict[str, list[str]] = {"start": [], "deliver": []}
-    monkeypatch.setattr(
-        dispatch, "schedule_run_start_enqueue", lambda *, run_id: calls["start"].append(str(run_id))
-    )
-    monkeypatch.setattr(
-        dispatch,
-        "schedule_deliver_enqueue",
-        lambda *, run_id, **_: calls["deliver"].append(str(run_id)),
-    )
-    monkeypatch.setattr(dispatch, "job_enqueue", lambda **_: True)
-    return calls
-
-
-def test_the_pass_claims_resends_and_settles(sent, django_capture_on_commit_callbacks):
+def test_the_pass_claims_resends_and_settles(sent_tasks, django_capture_on_commit_callbacks):
     owner = UserFactory(username="sweeper")
     ReportTemplateFactory(owner=owner, slug="swept")
     make = lambda cron: services.schedule_create(  # noqa: E731
@@ -56,6 +40,7 @@ def test_the_pass_claims_resends_and_settles(sent, django_capture_on_commit_call
         counts = schedules_due_run()
     assert counts == {"claimed": 1, "restarted": 1, "settled": 1}
     claimed = ScheduleRun.objects.get(schedule=due)
-    assert sorted(sent["start"]) == sorted([str(claimed.run_id), str(stuck.run_id)])
-    assert sent["deliver"] == [str(rendering.run_id)]
+    started = sent_tasks.ids("schedule_run_start_enqueue", "run_id")
+    assert sorted(map(str, started)) == sorted([str(claimed.run_id), str(stuck.run_id)])
+    assert sent_tasks.ids("schedule_deliver_enqueue", "run_id") == [rendering.run_id]
     assert ScheduleRun.objects.get(pk=rendering.pk).outcome == RunOutcome.RENDERING
