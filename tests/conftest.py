@@ -19,6 +19,7 @@ from accounts.services import api_key_create
 from jobs import dispatch
 from tests.factories import UserFactory
 from tests.livestack import live_stack, stack_env  # noqa: F401 - session fixtures for e2e and browser tests
+from tests.markers import in_harness_group
 
 # Marks implied by fixtures and the xdist groups (tests/markers.py).
 pytest_plugins = ["tests.markers"]
@@ -109,6 +110,14 @@ def pdf_text(content: bytes) -> tuple[int, str]:
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Run tests that start worker processes last, so no live worker consumes messages that
-    unit tests put on the shared queue."""
-    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+    """Run tests that start live-stack workers last, so no live worker consumes messages that
+    unit tests put on the shared queue. The harness group (tests/markers.py: its own Redis
+    and workers) goes first: it runs one test after another in one process, so started
+    first it runs beside everything else instead of alone at the end."""
+
+    def order(item: pytest.Item) -> int:
+        if in_harness_group(item):
+            return 0
+        return 2 if item.get_closest_marker("e2e") is not None else 1
+
+    items.sort(key=order)

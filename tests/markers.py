@@ -37,3 +37,7 @@ def marks_from_fixtures(item: Any) -> None:
         item.add_marker(pytest.mark.process)
     if "chaos" in item.fixturenames or item.get_closest_marker("multihost") is not None:
         item.add_marker(pytest.mark.xdist_group(HARNESS_GROUP))
+
+
+def in_harness_group(item: Any) -> bool:
+    return any(mark.args[:1] == (HARNESS_GROUP,) for mark in item.iter_markers("xdist_group"))
