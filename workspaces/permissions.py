@@ -33,6 +33,8 @@ class Action(StrEnum):
     JOB_REDRIVE = "job.redrive"  # dead letters in the admin: re-drive, discard
     KEY_MANAGE = "key.manage"  # create and revoke the workspace's API keys
     CERTIFICATE_MANAGE = "certificate.manage"  # upload the workspace's signing certificates
+    # name a certificate in a sign step: a template's steps, or a submit's own steps
+    CERTIFICATE_USE = "certificate.use"
     MEMBER_MANAGE = "member.manage"  # invite, remove, change roles, transfer ownership
     USAGE_VIEW = "usage.view"  # the workspace's quotas and usage
     SCHEDULE_VIEW = "schedule.view"  # list and read schedules and their runs
@@ -55,7 +57,13 @@ ROLE_ACTIONS: dict[Role, frozenset[Action]] = {
     Role.OWNER: frozenset(Action),
     # An editor builds the templates whose sign steps name the workspace's certificates.
     Role.EDITOR: frozenset(
-        _REQUEST | {Action.TEMPLATE_EDIT, Action.TEMPLATE_PUBLISH, Action.CERTIFICATE_MANAGE}
+        _REQUEST
+        | {
+            Action.TEMPLATE_EDIT,
+            Action.TEMPLATE_PUBLISH,
+            Action.CERTIFICATE_MANAGE,
+            Action.CERTIFICATE_USE,
+        }
     ),
     Role.REQUESTER: frozenset(_REQUEST),
     Role.VIEWER: frozenset(_READ),
