@@ -40,6 +40,9 @@ class Action(StrEnum):
     SCHEDULE_VIEW = "schedule.view"  # list and read schedules and their runs
     # create, edit, pause and resume, delete, run now: each run submits a job as its creator
     SCHEDULE_MANAGE = "schedule.manage"
+    # a schedule's S3 destinations (among the operator's list for the workspace): the worker
+    # writes there with the service's own credentials
+    SCHEDULE_S3_SET = "schedule.s3"
     AUDIT_VIEW = "audit.view"  # the workspace's audit log: read, search, export
     SSO_MANAGE = "sso.manage"  # which email domains join the workspace by single sign-on
 

@@ -51,6 +51,7 @@ MAY = {
     "usage.view": {"owner"},
     "schedule.view": ALL,
     "schedule.manage": {"owner", "editor", "requester"},
+    "schedule.s3": {"owner"},
     "audit.view": {"owner"},
     "member.manage": {"owner"},
     "sso.manage": {"owner"},
@@ -372,3 +373,28 @@ def test_only_an_owner_or_editor_signs_with_a_submits_own_sign_step(
         assert set(body["roles_allowed"]) == MAY["certificate.use"]
         assert "certificate.use" in body["error"]
         assert role in body["error"]
+
+
+@pytest.mark.parametrize("role", sorted(ALL))
+def test_only_an_owner_adds_an_s3_destination_to_a_schedule(
+    team: dict[str, Any], role: str
+) -> None:
+    workspace = team["workspace"]
+    workspace.schedule_s3_destinations = "team-reports"  # the operator's list
+    workspace.save()
+    _, raw = api_key_create(user=team["owner"], workspace=workspace, role=role)
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=raw)
+    body = {
+        "template": "tpl",
+        "data": {"title": "t"},
+        "cron": "0 6 * * *",
+        "deliveries": [{"type": "s3", "bucket": "team-reports", "prefix": "daily/"}],
+    }
+    response = client.post("/api/v1/schedules", body, format="json")
+    if role in MAY["schedule.s3"]:
+        assert response.status_code == 201, response.content[:300]
+        return
+    assert response.status_code == 403, response.content[:300]
+    if role in MAY["schedule.manage"]:
+        assert set(response.json()["roles_allowed"]) == MAY["schedule.s3"]
