@@ -142,6 +142,20 @@ def test_two_accounts_with_one_address_do_not_lock_the_person_out(oidc_provider,
     assert session_user(browser) == dana
 
 
+def test_without_account_creation_only_an_operators_link_signs_in(
+    oidc_provider, live_server, acme, settings
+):
+    settings.OIDC_CREATE_USER = False
+    gil = User.objects.create_user("gil", email="gil@example.com", password="pw")
+    browser, page = sign_in(live_server.url, "gil@example.com")
+    assert page.status_code == 403
+    assert "no account here for you yet" in page.text
+    assert session_user(browser) is None  # not the account that merely has the address
+    SsoIdentity.objects.create(user=gil, issuer=oidc_provider.issuer, subject="gil@example.com")
+    browser, _ = sign_in(live_server.url, "gil@example.com")
+    assert session_user(browser) == gil
+
+
 def test_a_person_whose_address_changed_at_the_provider_keeps_their_account(
     oidc_provider, live_server, acme
 ):
