@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from accounts.models import ApiKey, NotificationSettings, SentNotification
+from accounts.models import ApiKey, NotificationSettings, SentNotification, SsoIdentity
 from accounts.services import api_key_revoke
 
 
@@ -75,3 +75,14 @@ class SentNotificationAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+@admin.register(SsoIdentity)
+class SsoIdentityAdmin(admin.ModelAdmin):
+    """Who signs in to which account by single sign-on. An operator links an account made
+    before these links existed (issuer and subject from the provider), or unlinks one."""
+
+    list_display = ("subject", "issuer", "user", "email", "created_at", "last_sign_in_at")
+    search_fields = ("subject", "email", "user__username")
+    raw_id_fields = ("user",)
+    readonly_fields = ("email", "created_at", "last_sign_in_at")

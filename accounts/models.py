@@ -131,3 +131,29 @@ class SigningCertificate(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.subject})"
+
+
+class SsoIdentity(models.Model):
+    """A person at an OpenID provider, `(issuer, subject)`, and the account it signs in to.
+    Made on the first single sign-on; later sign-ins find the account by this link only,
+    never by an email address (an account's address can be edited, unverified)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sso_identities"
+    )
+    issuer = models.CharField(max_length=500)
+    subject = models.CharField(max_length=255)
+    # The provider's address at the last sign-in: for people reading the admin, not identity.
+    email = models.CharField(max_length=254, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_sign_in_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "SSO identity"
+        verbose_name_plural = "SSO identities"
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "subject"], name="sso_identity_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer} → {self.user}"

@@ -1,5 +1,7 @@
-"""Who an OpenID Connect sign-in is: the person with that verified email address, or a new
-one; then the workspaces their address's domain joins them to (workspaces.services)."""
+"""Who an OpenID Connect sign-in is: the account linked to the provider's `(issuer, subject)`,
+or a new one linked on the first sign-in (accounts.sso_identities), never an account found by
+its email address; then the workspaces their address's domain joins them to
+(workspaces.services)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from django.core.exceptions import SuspiciousOperation
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 
 from accounts.oidc_provider import oidc_setting, provider_metadata, sso_enabled
+from accounts.sso_identities import sso_identity_first_sign_in, sso_identity_user
 from workspaces.services import workspace_join_by_email_domain
 
 
@@ -69,6 +72,27 @@ class OidcBackend(OIDCAuthenticationBackend):
         if payload.get("iss") != provider_metadata()["issuer"]:
             raise SuspiciousOperation("The ID token comes from another issuer.")
         return payload
+
+    def get_or_create_user(self, access_token: Any, id_token: Any, payload: dict[str, Any]) -> Any:
+        """The library's, but by the ID token's `(iss, sub)` instead of by email address."""
+        claims = self.get_userinfo(access_token, id_token, payload)
+        if not self.verify_claims(claims):
+            raise SuspiciousOperation("Claims verification failed")
+        issuer, subject = str(payload.get("iss") or ""), str(payload.get("sub") or "")
+        # OpenID Connect Core 1.0, 5.3.2: the userinfo's sub must be the ID token's.
+        if not subject or str(claims.get("sub", subject)) != subject:
+            self._refuse("The sign-in provider sent no subject, or two different ones.")
+            raise SuspiciousOperation("The userinfo subject is not the ID token's.")
+        email = str(claims["email"])
+        user = sso_identity_user(issuer=issuer, subject=subject, email=email)
+        if user is not None:
+            return self.update_user(user, claims)
+        if not self.get_settings("OIDC_CREATE_USER", True):
+            self._refuse("There is no account here for you yet; ask an administrator.")
+            return None
+        return sso_identity_first_sign_in(
+            issuer=issuer, subject=subject, email=email, make_user=lambda: self.create_user(claims)
+        )
 
     def _free_username(self, email: str) -> str:
         """The address itself (people recognise it), suffixed if a username has it."""

@@ -23,7 +23,7 @@ from jobs.models import JobStatus, PdfJob
 from jobs.quotas import callback_slot_reserve, job_slot_reserve, workspace_quota_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
 from jobs.retry_rule import failure_advice, job_retry_helps
-from jobs.steps import steps_submit_check
+from jobs.steps import steps_submit_check, submitted_steps_allow
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, Conflict, NotFound
@@ -205,8 +205,19 @@ def job_create(
     if source.version is not None and source.version.options and isinstance(options, dict | None):
         # The template's options, each one the submit sends replacing the template's.
         options = source.version.options | (options or {})
-    if steps is None and source.version is not None and source.version.steps:
-        steps = steps_unseal(source.version.steps)  # checked again: merge sources, certificates
+    template_steps = (
+        steps_unseal(source.version.steps)
+        if source.version is not None and source.version.steps
+        else None
+    )
+    submitted_steps_allow(
+        actor=owner if api_key is None else api_key,
+        workspace=workspace,
+        submitted=steps,
+        template_steps=template_steps,
+    )
+    if steps is None and template_steps:
+        steps = template_steps  # checked again: merge sources, certificates
     parsed_options = parse_options(options)
     if source.version is None:  # a stored version's source was checked when it was saved
         get_engine(source.engine).check(source.html)  # a syntax error is a 400 now, not later

@@ -1,6 +1,7 @@
-"""A job's post-render steps on the jobs side: merge sources checked to be the tenant's
-own completed jobs at submit, read from storage and run in the worker; a sign step's
-timestamp authority resolved and checked before the worker connects to it."""
+"""A job's post-render steps on the jobs side: who may send which steps with a submit, merge
+sources checked to be the tenant's own completed jobs at submit, read from storage and run
+in the worker; a sign step's timestamp authority resolved and checked before the worker
+connects to it."""
 
 from __future__ import annotations
 
@@ -36,6 +37,10 @@ from rendering.postprocess.steps import (
 from rendering.postprocess.timestamps import CheckedTimeStamper, timestamp_failed
 from rendering.renderers.base import RenderedPdf
 from reports.limits import limits_from_settings
+from workspaces.permissions import Action, PermissionDenied, can, role_in, roles_allowed
+
+# Steps that attest or protect a template's PDF: a submit never drops or replaces them.
+TEMPLATE_LOCKED_STEPS = ("sign", "encrypt", "stamp")
 
 
 def _merge_source(*, workspace: Any, job_id: str) -> PdfJob:
@@ -47,6 +52,38 @@ def _merge_source(*, workspace: Any, job_id: str) -> PdfJob:
             code=ErrorCode.MERGE_SOURCE_UNAVAILABLE,
         )
     return job
+
+
+def submitted_steps_allow(
+    *, actor: Any, workspace: Any, submitted: Any, template_steps: list[dict[str, Any]] | None
+) -> None:
+    """May `actor` send these steps with a submit? Steps a submit sends replace the
+    template's, so a template with sign, encrypt or stamp steps takes none (400); a sign
+    step of the submit's own needs certificate.use (403), or anyone who may submit could
+    sign any HTML with the workspace's certificate."""
+    if submitted is None:
+        return
+    locked = [s["type"] for s in template_steps or [] if s.get("type") in TEMPLATE_LOCKED_STEPS]
+    if locked:
+        raise ApplicationError(
+            f"steps: this template's published steps include {', '.join(locked)}, which a "
+            "submit cannot drop or replace; submit without steps to use the template's.",
+            code=ErrorCode.INVALID_DATA,
+        )
+    kinds = (
+        [step.get("type") for step in submitted if isinstance(step, dict)]
+        if isinstance(submitted, list)
+        else []
+    )
+    if "sign" in kinds and not can(actor, Action.CERTIFICATE_USE, workspace):
+        role = role_in(actor, workspace.pk)
+        needed = ", ".join(may.value for may in roles_allowed(Action.CERTIFICATE_USE))
+        raise PermissionDenied(
+            f"Your role here is {role.value if role else 'none'}; a sign step sent with a "
+            f"submit needs {Action.CERTIFICATE_USE.value} ({needed}). Sign through a "
+            "published template whose steps sign.",
+            action=Action.CERTIFICATE_USE,
+        )
 
 
 def steps_submit_check(

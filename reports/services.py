@@ -35,7 +35,7 @@ from reports.validation import (
 )
 from workspaces.audit import AuditAction, audit_record
 from workspaces.models import Workspace
-from workspaces.permissions import is_api_key
+from workspaces.permissions import Action, authorize, is_api_key
 from workspaces.services import workspace_personal
 
 _VERSIONED = (
@@ -112,19 +112,31 @@ def template_validate(
 
 
 def template_job_defaults_check(
-    *, options: Any, steps: Any, renderer: str, workspace: Any, stored: Any = None
+    *,
+    options: Any,
+    steps: Any,
+    renderer: str,
+    workspace: Any,
+    stored: Any = None,
+    by: Any = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A template's job `options` and `steps`, checked as a submit checks them (a profile
     its renderer cannot produce is a 400 now, at save, not at the first submit); returns
     them normalised, the steps sealed. `stored` (the row's sealed steps) is kept when the
     steps did not change, so a save that changes nothing makes no new version, and a
     password sent back as the placeholder a read shows keeps the stored one. Merge
-    sources are checked per submit: a completed job is not the template's to pin."""
+    sources are checked per submit: a completed job is not the template's to pin. A sign
+    step that `by` (a person or key; None: an operator or the samples) adds needs
+    certificate.use."""
     options = {} if options is None else options
     parsed = parse_options(options)
     document_submit_check(parsed.pdf, renderer)
     normalised = parse_steps(steps_restored([] if steps is None else steps, stored), parsed.pdf)
     signing_certificates_check(workspace=workspace, steps=normalised)
+    signs = [step for step in normalised if step["type"] == "sign"]
+    before = [step for step in steps_unseal(stored or []) if step["type"] == "sign"]
+    if by is not None and signs and signs != before and workspace is not None:
+        authorize(by, Action.CERTIFICATE_USE, workspace)
     timestamp_urls_check(steps=normalised)
     # Stored as sent (checked): a job parses them again under its submit's own, and a
     # normalised copy would pin defaults (page_size) and lose intents (test_mode).
@@ -202,7 +214,7 @@ def template_create(
     if workspace is None and owner is not None:
         workspace = workspace_personal(user=owner)
     options, steps = template_job_defaults_check(
-        options=options, steps=steps, renderer=renderer, workspace=workspace
+        options=options, steps=steps, renderer=renderer, workspace=workspace, by=by
     )
     # owner=None and no workspace: a built-in sample (reports.samples).
     template_slug_check(workspace=workspace, slug=slug)
@@ -254,6 +266,7 @@ def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any)
         renderer=template.renderer,
         workspace=template.workspace,
         stored=stored_steps,
+        by=by,
     )
     template.save()
     _audit(template, by, AuditAction.TEMPLATE_CHANGED, fields=sorted(changes))
@@ -350,6 +363,7 @@ def template_draft_save(
         renderer=fields["renderer"],
         workspace=template.workspace,
         stored=base.steps,
+        by=by,
     )
     for name in _UNVERSIONED:
         if name in changes:

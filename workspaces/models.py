@@ -35,6 +35,16 @@ class Workspace(models.Model):
         db_default=Role.REQUESTER,
         help_text="The role of someone joined by their email domain (SsoDomain).",
     )
+    # Set only by an operator (the admin): schedules write there with the service's own AWS
+    # credentials, so a tenant must never choose a bucket outside this list (issue 42).
+    schedule_s3_destinations = models.TextField(
+        blank=True,
+        default="",
+        db_default="",
+        help_text="Where this workspace's schedules may deliver to S3 with the service's own "
+        "AWS credentials, one a line: a bucket (any key in it) or bucket/prefix (only keys "
+        "under that prefix). Empty: no S3 delivery. A workspace owner chooses among these.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -33,11 +33,16 @@ class Action(StrEnum):
     JOB_REDRIVE = "job.redrive"  # dead letters in the admin: re-drive, discard
     KEY_MANAGE = "key.manage"  # create and revoke the workspace's API keys
     CERTIFICATE_MANAGE = "certificate.manage"  # upload the workspace's signing certificates
+    # name a certificate in a sign step: a template's steps, or a submit's own steps
+    CERTIFICATE_USE = "certificate.use"
     MEMBER_MANAGE = "member.manage"  # invite, remove, change roles, transfer ownership
     USAGE_VIEW = "usage.view"  # the workspace's quotas and usage
     SCHEDULE_VIEW = "schedule.view"  # list and read schedules and their runs
     # create, edit, pause and resume, delete, run now: each run submits a job as its creator
     SCHEDULE_MANAGE = "schedule.manage"
+    # a schedule's S3 destinations (among the operator's list for the workspace): the worker
+    # writes there with the service's own credentials
+    SCHEDULE_S3_SET = "schedule.s3"
     AUDIT_VIEW = "audit.view"  # the workspace's audit log: read, search, export
     SSO_MANAGE = "sso.manage"  # which email domains join the workspace by single sign-on
 
@@ -55,7 +60,13 @@ ROLE_ACTIONS: dict[Role, frozenset[Action]] = {
     Role.OWNER: frozenset(Action),
     # An editor builds the templates whose sign steps name the workspace's certificates.
     Role.EDITOR: frozenset(
-        _REQUEST | {Action.TEMPLATE_EDIT, Action.TEMPLATE_PUBLISH, Action.CERTIFICATE_MANAGE}
+        _REQUEST
+        | {
+            Action.TEMPLATE_EDIT,
+            Action.TEMPLATE_PUBLISH,
+            Action.CERTIFICATE_MANAGE,
+            Action.CERTIFICATE_USE,
+        }
     ),
     Role.REQUESTER: frozenset(_REQUEST),
     Role.VIEWER: frozenset(_READ),

@@ -60,6 +60,12 @@ def template_slug_visible(request: Request, *, slug: str = "", name: str = "") -
     return found
 
 
+def adapter_authorize(request: Request) -> None:
+    """May the calling key submit in its workspace? Asked before a drop-in route parses
+    anything of the body (issue 42): a key that may not submit costs no parsing."""
+    authorize(actor_of(request), Action.JOB_SUBMIT, workspace_current(request))
+
+
 def adapter_submit(
     request: Request, *, result_webhook: dict[str, Any] | None = None, **fields: Any
 ) -> PdfJob:

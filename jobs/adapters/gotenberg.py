@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 from accounts.authentication import DropInKeyAuthentication
 from accounts.throttles import SubmitThrottle
 from jobs.adapters.common import (
+    adapter_authorize,
     adapter_submit,
     body_size_check,
     job_wait,
@@ -39,6 +40,7 @@ from jobs.adapters.gotenberg_form import (
 from jobs.callbacks import callback_url_check
 from jobs.result_webhook import headers_seal
 from rendering.errors import InvalidInput
+from reports.limits import limits_from_settings
 
 _FILENAME = re.compile(r"[^A-Za-z0-9._ -]+")
 
@@ -94,6 +96,7 @@ class _GotenbergApi(APIView):
         raise NotImplementedError
 
     def post(self, request: Request) -> HttpResponse:
+        adapter_authorize(request)  # before anything of the body is read or parsed
         body_size_check(request)  # before the multipart parser reads the body
         uploads = {
             str(upload.name).rsplit("/", 1)[-1]: upload.read()
@@ -117,7 +120,9 @@ class _GotenbergApi(APIView):
             request,
             result_webhook=None if webhook is None else {**webhook[1], "trace": trace},
             callback_url=webhook[0] if webhook else "",
-            html_template=assets_inline(source, assets),
+            html_template=assets_inline(
+                source, assets, max_bytes=limits_from_settings().max_template_bytes
+            ),
             engine="raw",  # Gotenberg's HTML is a finished page, not a template
             data={},
             options=options,

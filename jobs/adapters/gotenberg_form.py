@@ -13,7 +13,9 @@ from typing import Any
 
 import markdown
 
-from rendering.errors import InvalidInput
+from rendering.error_codes import ErrorCode
+from rendering.errors import InvalidInput, LimitExceeded
+from rendering.limits import size_text
 
 # Gotenberg's paper sizes are inches; ours are names. (width, height) in inches, portrait.
 _PAPER_INCHES = {
@@ -45,7 +47,12 @@ _REFUSED_UNLESS = {
 }
 SPECIAL_FILES = ("index.html", "header.html", "footer.html")
 _RUNNING_CLASSES = {"pageNumber": "{page}", "totalPages": "{pages}"}
-_TAG = re.compile(r"<[^>]+>")
+# A running header or footer is a line of text and its styles: anything larger is refused
+# before it is parsed (issue 42: 48 KB of `<style` took 2.5 s in a backtracking regex).
+RUNNING_SOURCE_MAX_CHARS = 32 * 1024
+_LEFT_OUT = ("style", "script", "head")
+_TAG_NAME = re.compile(r"([A-Za-z][A-Za-z0-9-]*)")
+_CLASS_ATTR = re.compile(r"""\bclass\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
 _TO_HTML = re.compile(r"""\{\{\s*toHTML\s+(?:"([^"]+)"|'([^']+)'|`([^`]+)`)\s*\}\}""")
 
 
@@ -87,17 +94,61 @@ def _margin(fields: Mapping[str, str]) -> str:
     return " ".join(sides)
 
 
+def _tag_end(source: str, lower: str, start: int, name: str, missing: set[str]) -> int:
+    """Where the text after `</name ...>` starts, from `start`; len(source) if it is not
+    closed. A name found missing once is never searched again (positions only grow), so
+    many unclosed `<style` cost one scan, not one each."""
+    if name in missing:
+        return -1
+    found = lower.find(f"</{name}", start)
+    if found < 0:
+        missing.add(name)
+        return -1
+    close = source.find(">", found)
+    return len(source) if close < 0 else close + 1
+
+
 def running_text(source: str) -> str:
-    """A Gotenberg header.html/footer.html as our running text: its words, with the
-    pageNumber and totalPages spans as {page} and {pages} (other classes are dropped)."""
-    for css_class, placeholder in _RUNNING_CLASSES.items():
-        source = re.sub(
-            rf"<(\w+)[^>]*class=[\"'][^\"']*\b{css_class}\b[^\"']*[\"'][^>]*>\s*</\1>",
-            placeholder,
-            source,
+    """A Gotenberg header.html/footer.html (or jsreport's headerTemplate) as our running
+    text: its words, with the pageNumber and totalPages elements as {page} and {pages}
+    (other classes are dropped), style, script and head left out. Capped before parsing
+    and read in one pass (str.find moving forward only): linear in its size."""
+    if len(source) > RUNNING_SOURCE_MAX_CHARS:
+        raise InvalidInput(
+            f"header.html/footer.html: {len(source):,} characters; a running header or "
+            f"footer is at most {RUNNING_SOURCE_MAX_CHARS:,} (its text at most 300)."
         )
-    body = re.sub(r"(?is)<(style|script|head)\b.*?</\1>", " ", source)
-    text = " ".join(html.unescape(_TAG.sub(" ", body)).split())
+    lower, end = source.lower(), len(source)
+    words: list[str] = []
+    missing: set[str] = set()
+    position = 0
+    while position < end:
+        opening = source.find("<", position)
+        if opening < 0:
+            words.append(source[position:])
+            break
+        words.append(source[position:opening])
+        closing = source.find(">", opening + 1)
+        if closing < 0:  # an unclosed tag: nothing after it is text
+            break
+        tag, position = source[opening + 1 : closing], closing + 1
+        words.append(" ")
+        name_match = _TAG_NAME.match(tag)
+        if name_match is None:  # a closing tag, a comment, a doctype
+            continue
+        name = name_match.group(1).lower()
+        class_match = _CLASS_ATTR.search(tag)
+        classes = "".join(class_match.groups("")).split() if class_match else []
+        placeholder = next((p for c, p in _RUNNING_CLASSES.items() if c in classes), None)
+        if placeholder is not None or name in _LEFT_OUT:
+            words.append(placeholder or " ")
+            after = (
+                -1
+                if tag.rstrip().endswith("/")
+                else _tag_end(source, lower, position, name, missing)
+            )
+            position = after if after >= 0 else position
+    text = " ".join(html.unescape("".join(words)).split())
     if len(text) > 300:
         raise InvalidInput("header.html/footer.html: the running text is over 300 characters.")
     return text
@@ -158,14 +209,33 @@ def data_uri(name: str, content: bytes) -> str:
     return f"data:{mime};base64,{base64.b64encode(content).decode('ascii')}"
 
 
-def assets_inline(source: str, assets: Mapping[str, bytes]) -> str:
+def assets_inline(source: str, assets: Mapping[str, bytes], *, max_bytes: int) -> str:
     """The page with each reference to an uploaded file (src, href, CSS url()) replaced by
-    its data: URI: our renderers do not serve files, and their network is closed."""
-    for name, content in assets.items():
-        uri = data_uri(name, content)
-        quoted = re.escape(name)
-        source = re.sub(rf"""(["'(])(?:\./)?{quoted}(["')])""", rf"\g<1>{uri}\g<2>", source)
-    return source
+    its data: URI: our renderers do not serve files, and their network is closed. One pass
+    over the page, stopped with a 413 as soon as the result would pass `max_bytes` (the
+    template limit the submit applies anyway): an asset referenced a thousand times is
+    not built a thousand times first."""
+    if not assets:
+        return source
+    uris = {name: data_uri(name, content) for name, content in assets.items()}
+    names = "|".join(re.escape(name) for name in sorted(uris, key=len, reverse=True))
+    reference = re.compile(rf"""(["'(])(?:\./)?({names})(["')])""")
+    budget = max_bytes - len(source.encode("utf-8"))
+
+    def inlined(match: re.Match[str]) -> str:
+        nonlocal budget
+        uri = uris[match.group(2)]
+        budget -= len(uri) - len(match.group(0)) + 2
+        if budget < 0:
+            raise LimitExceeded(
+                f"index.html with its assets inlined is over the {size_text(max_bytes)} a "
+                "template may be; reference each large asset once, or send smaller ones.",
+                code=ErrorCode.TOO_LARGE,
+                http_status=413,
+            )
+        return f"{match.group(1)}{uri}{match.group(3)}"
+
+    return reference.sub(inlined, source)
 
 
 def markdown_inline(source: str, files: Mapping[str, bytes]) -> str:

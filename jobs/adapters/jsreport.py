@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from accounts.authentication import DropInKeyAuthentication
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
 from jobs.adapters.common import (
+    adapter_authorize,
     adapter_job,
     adapter_submit,
     job_failure,
@@ -74,6 +75,7 @@ def chrome_options(chrome: Any) -> dict[str, Any]:
 
 
 def _submit(request: Request) -> PdfJob:
+    adapter_authorize(request)  # before the body is parsed or its header template read
     body: dict[str, Any] = request.data if isinstance(request.data, dict) else {}
     template = body.get("template")
     if not isinstance(template, dict):

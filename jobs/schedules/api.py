@@ -115,7 +115,7 @@ class ScheduleDetailApi(APIView):
     def patch(self, request: Request, schedule_id: str) -> Response:
         fields = _input(request)
         schedule = _schedule(request, schedule_id, Action.SCHEDULE_MANAGE)
-        schedule = services.schedule_update(schedule=schedule, fields=fields)
+        schedule = services.schedule_update(schedule=schedule, fields=fields, by=actor_of(request))
         return Response(ScheduleOutputSerializer(schedule).data)
 
     @extend_schema(

@@ -28,6 +28,7 @@ from jobs.links import pdf_path
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
 from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
 from jobs.schedules.cron import zone_parse
+from jobs.schedules.validation import s3_destination_allowed
 from jobs.webhook_transport import WebhookRefused, webhook_post
 
 logger = logging.getLogger(__name__)
@@ -127,15 +128,27 @@ def _webhook(schedule: Schedule, run: ScheduleRun, job: PdfJob, url: str, index:
         raise WebhookRefused(f"HTTP {response.status_code}")
 
 
+class DestinationRefused(Exception):
+    """A delivery's destination is no longer allowed; the run records why."""
+
+
 def _s3(schedule: Schedule, run: ScheduleRun, delivery: dict[str, Any], pdf: bytes) -> None:
     prefix = delivery["prefix"]
+    bucket = delivery["bucket"]
+    # Checked again at each delivery: the operator may have taken it off the list since,
+    # and a schedule saved before the list existed may name any bucket.
+    if not s3_destination_allowed(schedule.workspace, bucket=bucket, prefix=prefix):
+        raise DestinationRefused(
+            f"s3://{bucket}/{prefix} is not one of this workspace's S3 destinations "
+            "(set by an operator); nothing was written."
+        )
     key = (
         f"{prefix.rstrip('/')}/{object_name(schedule, run)}"
         if prefix
         else object_name(schedule, run)
     )
     client = boto3.client("s3", endpoint_url=settings.SCHEDULE_S3_ENDPOINT_URL or None)
-    client.put_object(Bucket=delivery["bucket"], Key=key, Body=pdf, ContentType="application/pdf")
+    client.put_object(Bucket=bucket, Key=key, Body=pdf, ContentType="application/pdf")
 
 
 def _deliver_one(
@@ -155,6 +168,7 @@ def _deliver_one(
         return f"no complete answer within {settings.CALLBACK_TIMEOUT_SECONDS} s"
     except (
         WebhookRefused,
+        DestinationRefused,
         httpx.HTTPError,
         smtplib.SMTPException,
         BotoCoreError,

@@ -22,6 +22,7 @@ from reports.models import ReportTemplate
 from reports.services import template_current_version
 from reports.validation import data_check, data_validate
 from workspaces.models import Workspace
+from workspaces.permissions import Action, authorize
 
 EDITABLE = ("name", "template", "data", "data_url", "cron", "timezone", "deliveries", "paused")
 
@@ -60,8 +61,13 @@ def _next(schedule: Schedule, *, now: datetime) -> datetime | None:
     return None if schedule.paused else next_tick(schedule.cron, schedule.timezone, after=now)
 
 
-def _apply(schedule: Schedule, fields: dict[str, Any], *, signed: bool) -> None:
-    """Check `fields` and set them on the schedule (not saved)."""
+def _s3_destinations(deliveries: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    return {(d["bucket"], d["prefix"]) for d in deliveries if d.get("type") == "s3"}
+
+
+def _apply(schedule: Schedule, fields: dict[str, Any], *, signed: bool, by: Any = None) -> None:
+    """Check `fields` and set them on the schedule (not saved). `by` (a person or key;
+    None: an operator in the admin) must have schedule.s3 to add an S3 destination."""
     if unknown := sorted(set(fields) - set(EDITABLE)):
         raise ScheduleInvalid(unknown[0], "is not a field of a schedule.")
     if "template" in fields:
@@ -72,7 +78,13 @@ def _apply(schedule: Schedule, fields: dict[str, Any], *, signed: bool) -> None:
         zone_parse(fields["timezone"])
         schedule.timezone = fields["timezone"]
     if "deliveries" in fields:
-        schedule.deliveries = deliveries_check(fields["deliveries"], signed=signed)
+        deliveries = deliveries_check(
+            fields["deliveries"], signed=signed, workspace=schedule.workspace
+        )
+        added = _s3_destinations(deliveries) - _s3_destinations(schedule.deliveries or [])
+        if added and by is not None:
+            authorize(by, Action.SCHEDULE_S3_SET, schedule.workspace)
+        schedule.deliveries = deliveries
     if "name" in fields:
         schedule.name = str(fields["name"] or "")[:200]
     if "paused" in fields:
@@ -100,7 +112,8 @@ def schedule_create(
         if not fields.get(required):
             raise ScheduleInvalid(required, "is required.")
     schedule = Schedule(workspace=workspace, created_by=created_by, api_key=api_key)
-    _apply(schedule, {"timezone": "UTC", **fields}, signed=api_key is not None)
+    by = created_by if api_key is None else api_key
+    _apply(schedule, {"timezone": "UTC", **fields}, signed=api_key is not None, by=by)
     schedule.next_run_at = _next(schedule, now=timezone.now())
     schedule.save()
     return schedule
@@ -112,11 +125,12 @@ def schedule_check(*, schedule: Schedule, fields: dict[str, Any]) -> None:
     _apply(copy, fields, signed=copy.api_key_id is not None)
 
 
-def schedule_update(*, schedule: Schedule, fields: dict[str, Any]) -> Schedule:
+def schedule_update(*, schedule: Schedule, fields: dict[str, Any], by: Any = None) -> Schedule:
     """Edit, pause (`paused: true`) or resume. A changed cron or zone, or a resume, counts
-    the next tick from now: ticks missed while paused do not run."""
+    the next tick from now: ticks missed while paused do not run. `by`: who edits (a
+    person or key), None for an operator."""
     before = (schedule.cron, schedule.timezone, schedule.paused)
-    _apply(schedule, fields, signed=schedule.api_key_id is not None)
+    _apply(schedule, fields, signed=schedule.api_key_id is not None, by=by)
     if (schedule.cron, schedule.timezone, schedule.paused) != before:
         schedule.next_run_at = _next(schedule, now=timezone.now())
     schedule.save()

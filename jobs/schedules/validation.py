@@ -84,19 +84,42 @@ def _webhook(field: str, item: dict[str, Any], *, signed: bool) -> dict[str, Any
     return {"type": "webhook", "url": url}
 
 
-def _s3(field: str, item: dict[str, Any]) -> dict[str, Any]:
+def s3_destination_allowed(workspace: Any, *, bucket: str, prefix: str) -> bool:
+    """Is s3://bucket/prefix on the operator's list for the workspace (a line `bucket`, or
+    `bucket/prefix` covering keys under that prefix only)? The worker writes with the
+    service's own credentials, so nothing a tenant names is trusted beyond this list."""
+    under = f"{prefix.strip('/')}/"
+    for line in (getattr(workspace, "schedule_s3_destinations", "") or "").splitlines():
+        allowed_bucket, _, allowed_prefix = line.strip().partition("/")
+        if not allowed_bucket or allowed_bucket != bucket:
+            continue
+        allowed_prefix = allowed_prefix.strip("/")
+        if not allowed_prefix or under.startswith(f"{allowed_prefix}/"):
+            return True
+    return False
+
+
+def _s3(field: str, item: dict[str, Any], *, workspace: Any) -> dict[str, Any]:
     bucket = item.get("bucket")
     if not isinstance(bucket, str) or not _BUCKET.match(bucket):
         raise ScheduleInvalid(f"{field}.bucket", f"{bucket!r} is not an S3 bucket name.")
     prefix = item.get("prefix", "")
     if not isinstance(prefix, str) or len(prefix) > 500:
         raise ScheduleInvalid(f"{field}.prefix", "must be text of at most 500 characters.")
-    return {"type": "s3", "bucket": bucket, "prefix": prefix.lstrip("/")}
+    prefix = prefix.lstrip("/")
+    if not s3_destination_allowed(workspace, bucket=bucket, prefix=prefix):
+        raise ScheduleInvalid(
+            f"{field}.bucket",
+            f"s3://{bucket}/{prefix} is not one of this workspace's S3 destinations; an "
+            "operator of the service sets those (the workspace's S3 destinations in the admin).",
+        )
+    return {"type": "s3", "bucket": bucket, "prefix": prefix}
 
 
-def deliveries_check(raw: Any, *, signed: bool) -> list[dict[str, Any]]:
+def deliveries_check(raw: Any, *, signed: bool, workspace: Any) -> list[dict[str, Any]]:
     """The deliveries, normalised: each {type: email, to: [...]}, {type: webhook, url} or
-    {type: s3, bucket, prefix}. `signed`: the schedule has a key to sign webhooks."""
+    {type: s3, bucket, prefix}, the last only to a destination on the workspace's list.
+    `signed`: the schedule has a key to sign webhooks."""
     if raw is None:
         return []
     if not isinstance(raw, list) or len(raw) > MAX_DELIVERIES:
@@ -112,5 +135,5 @@ def deliveries_check(raw: Any, *, signed: bool) -> list[dict[str, Any]]:
         elif kind == "webhook":
             checked.append(_webhook(field, item, signed=signed))
         else:
-            checked.append(_s3(field, item))
+            checked.append(_s3(field, item, workspace=workspace))
     return checked

@@ -132,7 +132,9 @@ def test_a_certificate_belongs_to_its_workspace_not_to_its_uploader(user):
     owner_key = APIClient()
     owner_key.credentials(HTTP_X_API_KEY=api_key_create(user=user, workspace=team, role="owner")[1])
     certificate = _upload(owner_key, make_pkcs12()).json()["id"]
-    requester = APIClient()  # a teammate's key in the same workspace may sign with it
+    editor = APIClient()  # a teammate's key in the same workspace may sign with it
+    editor.credentials(HTTP_X_API_KEY=api_key_create(user=user, workspace=team, role="editor")[1])
+    requester = APIClient()  # in its own steps only with certificate.use (issue 42)
     requester.credentials(
         HTTP_X_API_KEY=api_key_create(user=user, workspace=team, role="requester")[1]
     )
@@ -140,7 +142,8 @@ def test_a_certificate_belongs_to_its_workspace_not_to_its_uploader(user):
     personal.credentials(HTTP_X_API_KEY=api_key_create(user=user, name="mine")[1])
     sign = {"html_template": "<p>x</p>", "steps": [{"type": "sign", "certificate": certificate}]}
     with mock.patch("jobs.dispatch.job_enqueue"):
-        assert requester.post("/api/v1/generate-pdf-async", sign, format="json").status_code == 202
+        assert editor.post("/api/v1/generate-pdf-async", sign, format="json").status_code == 202
+        assert requester.post("/api/v1/generate-pdf-async", sign, format="json").status_code == 403
         refused = personal.post("/api/v1/generate-pdf-async", sign, format="json")
         template = personal.post(
             "/api/v1/templates",

@@ -1,5 +1,6 @@
 """Steps through the API and the worker: merge sources are the tenant's own completed
-jobs, the steps run in the job as stages, their checks land in compliance."""
+jobs, the steps run in the job as stages, their checks land in compliance; a sign step of a
+submit's own needs certificate.use, and a submit keeps a template's sign step."""
 
 from __future__ import annotations
 
@@ -9,13 +10,23 @@ from unittest import mock
 import pikepdf
 import pytest
 from django.core.files.storage import storages
+from pyhanko.pdf_utils.reader import PdfFileReader
+from rest_framework.test import APIClient
 
+from accounts.models import ApiKey
+from accounts.services import api_key_create
+from accounts.signing_certificates import signing_certificate_create
 from jobs.models import JobStatus, PdfJob
 from jobs.steps import job_steps_apply
 from jobs.worker import execution
 from rendering.renderers.base import RenderedPdf
+from reports.models import ReportTemplate
+from reports.services import template_create
+from tests.accounts.pkcs12_factory import make_pkcs12
 from tests.conftest import pdf_text
 from tests.factories import UserFactory
+from workspaces.permissions import PermissionDenied
+from workspaces.services import workspace_create
 
 pytestmark = pytest.mark.django_db
 SUBMIT = "/api/v1/generate-pdf-async"
@@ -131,3 +142,77 @@ def test_a_step_that_breaks_the_profile_fails_the_job(api):
     assert failed.status == JobStatus.FAILED
     assert failed.error_code == "compliance_failed"
     assert "After its steps the PDF fails: fonts_embedded: not embedded:" in failed.error
+
+
+@pytest.fixture
+def signing_team(user):
+    """A workspace with a certificate and a published template whose steps sign with it;
+    an editor's key and a requester's key in it."""
+    workspace = workspace_create(name="Signers", owner=user)
+    certificate = signing_certificate_create(
+        owner=user, workspace=workspace, name="S", pkcs12=make_pkcs12(), password="p12-pass"
+    )
+    keys = {}
+    for role in ("editor", "requester"):
+        keys[role] = APIClient()
+        keys[role].credentials(
+            HTTP_X_API_KEY=api_key_create(user=user, workspace=workspace, role=role)[1]
+        )
+    sign = [{"type": "sign", "certificate": str(certificate.public_id)}]
+    created = keys["editor"].post(
+        "/api/v1/templates",
+        {"slug": "signed", "name": "Signed", "html": "<p>Signed {{n}}</p>", "steps": sign},
+        format="json",
+    )
+    assert created.status_code == 201, created.json()
+    return {"workspace": workspace, "sign": sign, **keys}
+
+
+def test_a_requesters_own_sign_step_is_refused(signing_team):
+    response = _submit(signing_team["requester"], "forged", steps=signing_team["sign"])
+    assert response.status_code == 403, response.json()
+    assert "certificate.use" in response.json()["error"]
+    assert not PdfJob.objects.filter(workspace=signing_team["workspace"]).exists()
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [[], [{"type": "optimize"}], [{"type": "stamp", "text": "COPY"}]],
+    ids=["dropped", "replaced", "restamped"],
+)
+def test_a_submit_cannot_drop_or_replace_a_templates_sign_step(signing_team, steps):
+    with mock.patch("jobs.dispatch.job_enqueue"):
+        response = signing_team["requester"].post(
+            SUBMIT, {"template": "signed", "data": {"n": 1}, "steps": steps}, format="json"
+        )
+    assert response.status_code == 400, response.json()
+    assert "cannot drop or replace" in response.json()["error"]
+    assert not PdfJob.objects.filter(workspace=signing_team["workspace"]).exists()
+
+
+def test_a_published_templates_sign_step_signs_for_a_requester_and_an_editor(signing_team):
+    for role in ("requester", "editor"):
+        with mock.patch("jobs.dispatch.job_enqueue"):
+            response = signing_team[role].post(
+                SUBMIT, {"template": "signed", "data": {"n": 1}}, format="json"
+            )
+        assert response.status_code == 202, response.json()
+        done = execution.job_execute(job_id=response.json()["job_id"])
+        assert done.status == JobStatus.COMPLETED, done.error
+        reader = PdfFileReader(io.BytesIO(storages["reports"].open(done.pdf_file).read()))
+        assert len(reader.embedded_signatures) == 1
+
+
+def test_a_template_save_that_adds_a_sign_step_needs_certificate_use(signing_team):
+    template = ReportTemplate.objects.get(slug="signed")
+    requester_key = ApiKey.objects.get(workspace=signing_team["workspace"], role="requester")
+    with pytest.raises(PermissionDenied, match=r"certificate\.use"):
+        template_create(
+            owner=template.owner,
+            workspace=signing_team["workspace"],
+            name="Other",
+            slug="other",
+            html="<p>x</p>",
+            steps=signing_team["sign"],
+            by=requester_key,
+        )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fcntl
 import filecmp
+import json
 import shutil
 import subprocess
 import time
@@ -26,6 +27,12 @@ CLIENT_ID, CLIENT_SECRET = "pdf-reports", "test-client-secret"
 class Provider:
     issuer: str
     process: subprocess.Popen[bytes]
+    emails: Path
+
+    def change_email(self, login: str, email: str) -> None:
+        """From the next sign-in, the subject `login` has this (verified) address."""
+        found = json.loads(self.emails.read_text()) if self.emails.exists() else {}
+        self.emails.write_text(json.dumps({**found, login: email}))
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -67,13 +74,14 @@ def provider_install() -> Path:
 
 def start_provider(install: Path, *, redirect_uri: str, log: Path) -> Provider:
     port = free_port()
+    emails = log.with_name("oidc-provider-emails.json")
     process = subprocess.Popen(
-        ["node", "provider.mjs", str(port), CLIENT_ID, CLIENT_SECRET, redirect_uri],
+        ["node", "provider.mjs", str(port), CLIENT_ID, CLIENT_SECRET, redirect_uri, str(emails)],
         cwd=install,
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
     )
-    provider = Provider(issuer=f"http://127.0.0.1:{port}", process=process)
+    provider = Provider(issuer=f"http://127.0.0.1:{port}", process=process, emails=emails)
     deadline = time.monotonic() + 20
     while "ready at" not in tail(log):
         if process.poll() is not None or time.monotonic() > deadline:

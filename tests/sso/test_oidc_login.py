@@ -12,7 +12,9 @@ import httpx
 import pytest
 from django.contrib.auth.models import User
 from django.contrib.sessions.backends.db import SessionStore
+from django.test import Client
 
+from accounts.models import SsoIdentity
 from tests.factories import UserFactory
 from tests.processes import free_port
 from workspaces.models import DomainJoin, Membership, Role
@@ -85,11 +87,12 @@ def test_a_new_person_signs_in_and_joins_their_domains_workspace(oidc_provider, 
     assert urlsplit(str(page.url)).path == "/usage/"
 
 
-def test_an_existing_account_is_matched_by_email_and_joined_once(oidc_provider, live_server, acme):
-    bob = UserFactory(username="bob", email="Bob@Example.com")
+def test_a_returning_person_is_found_by_subject_and_joined_once(oidc_provider, live_server, acme):
     browser, _ = sign_in(live_server.url, "bob@example.com")
-    assert session_user(browser) == bob
-    assert User.objects.filter(email__iexact="bob@example.com").count() == 1
+    bob = session_user(browser)
+    assert bob is not None
+    identity = SsoIdentity.objects.get(user=bob)
+    assert (identity.issuer, identity.subject) == (oidc_provider.issuer, "bob@example.com")
     membership = Membership.objects.get(user=bob, workspace=acme)
     assert membership.role == Role.VIEWER
     membership.delete()  # an owner removes him: his next sign-in does not bring him back
@@ -97,6 +100,74 @@ def test_an_existing_account_is_matched_by_email_and_joined_once(oidc_provider, 
     assert session_user(browser) == bob
     assert not Membership.objects.filter(user=bob, workspace=acme).exists()
     assert DomainJoin.objects.filter(user=bob, workspace=acme).count() == 1
+    assert SsoIdentity.objects.count() == 1
+
+
+def test_an_account_that_set_a_colleagues_address_does_not_receive_their_sign_in(
+    oidc_provider, live_server, acme
+):
+    # The attack: a password account sets its address to a colleague's (unverified), then
+    # waits for the colleague's first single sign-on to land in it.
+    mallory = User.objects.create_user("mallory", email="mallory@elsewhere.org", password="pw")
+    attacker = Client()
+    attacker.force_login(mallory)
+    answer = attacker.post("/account/email", {"email": "Victim@Example.com"})
+    assert answer.status_code in (200, 302)
+    mallory.refresh_from_db()
+    assert mallory.email == "Victim@Example.com"
+
+    browser, page = sign_in(live_server.url, "victim@example.com")
+    victim = session_user(browser)
+    assert victim is not None, page.text[:500]
+    assert victim != mallory
+    assert victim.email == "victim@example.com"
+    assert not victim.has_usable_password()
+    assert SsoIdentity.objects.get(subject="victim@example.com").user == victim
+    # The domain's workspace joined the colleague, not the attacker.
+    assert Membership.objects.filter(user=victim, workspace=acme).exists()
+    assert not Membership.objects.filter(user=mallory, workspace=acme).exists()
+    # And the next sign-in is the colleague's own account again.
+    browser, _ = sign_in(live_server.url, "victim@example.com")
+    assert session_user(browser) == victim
+
+
+def test_two_accounts_with_one_address_do_not_lock_the_person_out(oidc_provider, live_server, acme):
+    first = User.objects.create_user("first", email="dana@example.com", password="pw")
+    second = User.objects.create_user("second", email="DANA@example.com", password="pw")
+    browser, page = sign_in(live_server.url, "dana@example.com")
+    dana = session_user(browser)
+    assert dana is not None, page.text[:500]
+    assert dana not in (first, second)
+    browser, _ = sign_in(live_server.url, "dana@example.com")
+    assert session_user(browser) == dana
+
+
+def test_without_account_creation_only_an_operators_link_signs_in(
+    oidc_provider, live_server, acme, settings
+):
+    settings.OIDC_CREATE_USER = False
+    gil = User.objects.create_user("gil", email="gil@example.com", password="pw")
+    browser, page = sign_in(live_server.url, "gil@example.com")
+    assert page.status_code == 403
+    assert "no account here for you yet" in page.text
+    assert session_user(browser) is None  # not the account that merely has the address
+    SsoIdentity.objects.create(user=gil, issuer=oidc_provider.issuer, subject="gil@example.com")
+    browser, _ = sign_in(live_server.url, "gil@example.com")
+    assert session_user(browser) == gil
+
+
+def test_a_person_whose_address_changed_at_the_provider_keeps_their_account(
+    oidc_provider, live_server, acme
+):
+    browser, _ = sign_in(live_server.url, "fay@example.com")
+    fay = session_user(browser)
+    assert fay is not None
+    # Someone else takes over the old address here; the provider renames Fay's address.
+    User.objects.create_user("squatter", email="fay.new@example.com", password="pw")
+    oidc_provider.change_email("fay@example.com", "fay.new@example.com")
+    browser, page = sign_in(live_server.url, "fay@example.com")
+    assert session_user(browser) == fay, page.text[:500]
+    assert SsoIdentity.objects.get(user=fay).email == "fay.new@example.com"
 
 
 def test_a_person_of_another_domain_signs_in_without_joining(oidc_provider, live_server, acme):

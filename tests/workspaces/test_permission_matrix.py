@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -15,6 +16,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import SigningCertificate
 from accounts.services import api_key_create
+from accounts.signing_certificates import signing_certificate_create
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.models import JobStatus, PdfJob
 from jobs.run_progress import run_recount
@@ -45,9 +47,11 @@ MAY = {
     "job.retry": {"owner", "editor", "requester", "operator"},
     "key.manage": {"owner"},
     "certificate.manage": {"owner", "editor"},
+    "certificate.use": {"owner", "editor"},
     "usage.view": {"owner"},
     "schedule.view": ALL,
     "schedule.manage": {"owner", "editor", "requester"},
+    "schedule.s3": {"owner"},
     "audit.view": {"owner"},
     "member.manage": {"owner"},
     "sso.manage": {"owner"},
@@ -337,3 +341,60 @@ def test_only_an_owner_or_editor_uploads_the_workspaces_signing_certificate(
         return
     assert response.status_code == 403
     assert set(response.json()["roles_allowed"]) == MAY["certificate.manage"]
+
+
+@pytest.mark.parametrize("role", sorted(ALL))
+def test_only_an_owner_or_editor_signs_with_a_submits_own_sign_step(
+    team: dict[str, Any], role: str
+) -> None:
+    certificate = signing_certificate_create(
+        owner=team["owner"],
+        workspace=team["workspace"],
+        name="S",
+        pkcs12=make_pkcs12(),
+        password="p12-pass",
+    )
+    _, raw = api_key_create(user=team["owner"], workspace=team["workspace"], role=role)
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=raw)
+    sign = [{"type": "sign", "certificate": str(certificate.public_id)}]
+    with mock.patch("jobs.dispatch.job_enqueue"):
+        response = client.post(
+            "/api/v1/generate-pdf-async",
+            {"html_template": "<p>x</p>", "steps": sign},
+            format="json",
+        )
+    if role in MAY["certificate.use"]:
+        assert response.status_code == 202, response.content[:300]
+        return
+    assert response.status_code == 403, response.content[:300]
+    body = response.json()
+    if role in MAY["job.submit"]:  # may submit, may not sign: the answer says which action
+        assert set(body["roles_allowed"]) == MAY["certificate.use"]
+        assert "certificate.use" in body["error"]
+        assert role in body["error"]
+
+
+@pytest.mark.parametrize("role", sorted(ALL))
+def test_only_an_owner_adds_an_s3_destination_to_a_schedule(
+    team: dict[str, Any], role: str
+) -> None:
+    workspace = team["workspace"]
+    workspace.schedule_s3_destinations = "team-reports"  # the operator's list
+    workspace.save()
+    _, raw = api_key_create(user=team["owner"], workspace=workspace, role=role)
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=raw)
+    body = {
+        "template": "tpl",
+        "data": {"title": "t"},
+        "cron": "0 6 * * *",
+        "deliveries": [{"type": "s3", "bucket": "team-reports", "prefix": "daily/"}],
+    }
+    response = client.post("/api/v1/schedules", body, format="json")
+    if role in MAY["schedule.s3"]:
+        assert response.status_code == 201, response.content[:300]
+        return
+    assert response.status_code == 403, response.content[:300]
+    if role in MAY["schedule.manage"]:
+        assert set(response.json()["roles_allowed"]) == MAY["schedule.s3"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from unittest import mock
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -70,3 +71,26 @@ def test_another_workspaces_job_is_a_404_on_every_status_route(key):
         f"/jsreport/reports/{foreign.job_id}/content",
     ):
         assert client.get(path).status_code == 404, path
+
+
+def test_a_key_that_may_not_submit_is_refused_before_its_header_is_parsed(user):
+    viewer_key = api_key_create(user=user, name="viewer", role="viewer")[1]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Basic " + _b64(f"{viewer_key}:"))
+    heavy = "<style" * 8192
+    template = {
+        "content": "<p>x</p>",
+        "recipe": "chrome-pdf",
+        "chrome": {"displayHeaderFooter": True, "headerTemplate": heavy},
+    }
+    with mock.patch("jobs.adapters.jsreport.running_text") as parse:
+        answer = client.post("/jsreport/api/report", {"template": template}, format="json")
+    assert answer.status_code == 403, answer.content[:300]
+    parse.assert_not_called()
+    header = SimpleUploadedFile("header.html", heavy.encode())
+    page = SimpleUploadedFile("index.html", b"<p>x</p>")
+    with mock.patch("jobs.adapters.gotenberg.running_text") as parse:
+        answer = client.post("/gotenberg/forms/chromium/convert/html", {"files": [page, header]})
+    assert answer.status_code == 403, answer.content[:300]
+    parse.assert_not_called()
+    assert not PdfJob.objects.exists()

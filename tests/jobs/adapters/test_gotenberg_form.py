@@ -1,6 +1,9 @@
-"""Gotenberg's form fields in our options' terms, and what is refused."""
+"""Gotenberg's form fields in our options' terms, and what is refused; a header, footer or
+asset that would cost more than its size to read is refused before it is read."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 
@@ -10,7 +13,7 @@ from jobs.adapters.gotenberg_form import (
     markdown_inline,
     running_text,
 )
-from rendering.errors import InvalidInput
+from rendering.errors import InvalidInput, LimitExceeded
 from rendering.options import parse_options
 
 
@@ -61,10 +64,49 @@ def test_header_html_becomes_running_text_with_page_counters():
 
 def test_assets_become_data_uris_and_markdown_becomes_html():
     page = '<link href="style.css"><img src="./a.png"><div style="background:url(a.png)">'
-    inlined = assets_inline(page, {"style.css": b"p{}", "a.png": b"\x89PNG"})
+    inlined = assets_inline(page, {"style.css": b"p{}", "a.png": b"\x89PNG"}, max_bytes=10_000)
     assert 'href="data:text/css;base64,' in inlined
     assert inlined.count("data:image/png;base64,") == 2
     html = markdown_inline('<body>{{ toHTML "a.md" }}</body>', {"a.md": b"# Title"})
     assert html == "<body><h1>Title</h1></body>"
     with pytest.raises(InvalidInput, match=r"b\.md"):
         markdown_inline('{{ toHTML "b.md" }}', {})
+
+
+def test_48_kb_of_style_openings_is_refused_before_it_is_parsed():
+    started = time.perf_counter()
+    with pytest.raises(InvalidInput, match="at most 32,768"):
+        running_text("<style" * 8192)  # 48 KB: 2.5 s in the backtracking regex it replaces
+    assert time.perf_counter() - started < 0.1
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "<style" * 5000 + ">",  # one tag, its style never closed
+        "<style>" * 4600,  # each opening a style that never closes
+        "<a<a" * 8000,  # tags that never end
+        '<span class="pageNumber' * 1300 + ">",  # a class attribute never closed
+        "<head></he" * 3200,  # a closing tag that never completes
+    ],
+    ids=["style-one-tag", "style-opened", "unended", "class-unclosed", "head-unclosed"],
+)
+def test_a_header_under_the_cap_is_read_in_one_pass(payload):
+    assert len(payload) <= 32 * 1024
+    started = time.perf_counter()
+    try:
+        running_text(payload)
+    except InvalidInput:
+        pass  # too much running text is a fine answer; a slow one is not
+    # The regex this replaces took about a second on 32 KB of `<style>`; one pass, ms.
+    assert time.perf_counter() - started < 0.25
+
+
+def test_an_asset_referenced_many_times_is_refused_before_it_is_built():
+    page = '<img src="a.png">' * 800  # 14 KB in, 17 MB out if each reference is inlined
+    started = time.perf_counter()
+    with pytest.raises(LimitExceeded) as refused:
+        assets_inline(page, {"a.png": b"\x89PNG" * 4000}, max_bytes=512 * 1024)
+    assert refused.value.http_status == 413
+    assert "with its assets inlined is over the 0.5 MB" in refused.value.message
+    assert time.perf_counter() - started < 0.25

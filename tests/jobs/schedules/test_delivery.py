@@ -12,6 +12,7 @@ from django.core import mail
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.utils import timezone
+from rest_framework.test import APIClient
 from standardwebhooks.webhooks import Webhook
 
 from accounts.services import api_key_create, webhook_signing_secrets
@@ -20,10 +21,12 @@ from jobs.schedule_models import RunOutcome, ScheduleRun
 from jobs.schedules import services
 from jobs.schedules.delivery import DeliveriesPending, schedule_run_deliver
 from jobs.schedules.running import schedule_run_start
+from jobs.schedules.validation import s3_destination_allowed
+from reports.services import template_create
 from tests.factories import ReportTemplateFactory, UserFactory
 from tests.http_receiver import Receiver
 from tests.moto_s3 import moto_s3, s3_client
-from workspaces.services import workspace_personal
+from workspaces.services import workspace_create, workspace_personal
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sent_tasks")]
 PDF = b"%PDF-1.4 scheduled report"
@@ -33,6 +36,10 @@ PDF = b"%PDF-1.4 scheduled report"
 def owner():
     user = UserFactory(username="deliverer")
     ReportTemplateFactory(owner=user, slug="ledger", name="Ledger")
+    workspace = workspace_personal(user=user)
+    # The operator's list for this workspace (the admin): only these, with our credentials.
+    workspace.schedule_s3_destinations = "ledgers/monthly\nno-such-bucket"
+    workspace.save()
     return user
 
 
@@ -159,3 +166,102 @@ def test_the_pdf_lands_in_the_s3_bucket_under_the_prefix(owner, settings, tmp_pa
         missing.refresh_from_db()
         assert "NoSuchBucket" in missing.error
     assert json.loads(json.dumps(run.schedule.deliveries))[0]["bucket"] == "ledgers"
+
+
+@pytest.fixture
+def team(db):
+    """A team workspace whose operator allowed one bucket prefix; a key of each role."""
+    boss = UserFactory(username="team-boss")
+    workspace = workspace_create(name="Ledgers", owner=boss)
+    workspace.schedule_s3_destinations = "shared-reports/ledgers-team/"
+    workspace.save()
+    template_create(owner=boss, workspace=workspace, name="Ledger", slug="ledger", html="<p/>")
+    keys = {}
+    for role in ("owner", "editor", "requester"):
+        keys[role] = APIClient()
+        keys[role].credentials(
+            HTTP_X_API_KEY=api_key_create(user=boss, workspace=workspace, role=role)[1]
+        )
+    return {"workspace": workspace, **keys}
+
+
+def _schedule_body(bucket: str, prefix: str) -> dict:
+    return {
+        "template": "ledger",
+        "cron": "0 6 1 * *",
+        "deliveries": [{"type": "s3", "bucket": bucket, "prefix": prefix}],
+    }
+
+
+@pytest.mark.parametrize("role", ["editor", "requester"])
+def test_only_an_owner_sets_an_s3_destination(team, role):
+    body = _schedule_body("shared-reports", "ledgers-team/monthly")
+    refused = team[role].post("/api/v1/schedules", body, format="json")
+    assert refused.status_code == 403, refused.json()
+    assert refused.json()["roles_allowed"] == ["owner"]
+    assert "schedule.s3" in refused.json()["error"]
+    # Nor by editing a schedule without one: adding the destination is what needs it.
+    made = team[role].post(
+        "/api/v1/schedules", _schedule_body("x", "y") | {"deliveries": []}, format="json"
+    )
+    assert made.status_code == 201, made.json()
+    edited = team[role].patch(
+        f"/api/v1/schedules/{made.json()['schedule_id']}",
+        {"deliveries": body["deliveries"]},
+        format="json",
+    )
+    assert edited.status_code == 403, edited.json()
+
+
+@pytest.mark.parametrize(
+    ("bucket", "prefix"),
+    [
+        ("service-own-bucket", ""),  # the service's bucket, or anyone else's
+        ("shared-reports", ""),  # the shared bucket, outside the workspace's prefix
+        ("shared-reports", "other-team/"),  # another workspace's deliveries
+        ("shared-reports", "ledgers-teamster/"),  # a prefix that only starts the same
+    ],
+)
+def test_an_owner_cannot_name_a_bucket_off_the_operators_list(team, bucket, prefix):
+    refused = team["owner"].post("/api/v1/schedules", _schedule_body(bucket, prefix), format="json")
+    assert refused.status_code == 400, refused.json()
+    assert "is not one of this workspace's S3 destinations" in refused.json()["error"]
+    assert refused.json()["field"] == "deliveries[0].bucket"
+
+
+def test_an_owner_sets_a_destination_on_the_list(team):
+    body = _schedule_body("shared-reports", "/ledgers-team/2026/")
+    made = team["owner"].post("/api/v1/schedules", body, format="json")
+    assert made.status_code == 201, made.json()
+    assert made.json()["deliveries"][0]["prefix"] == "ledgers-team/2026/"
+    # A requester may still edit the schedule's other fields, and keep its destination.
+    kept = team["requester"].patch(
+        f"/api/v1/schedules/{made.json()['schedule_id']}",
+        {"name": "Monthly", "deliveries": made.json()["deliveries"]},
+        format="json",
+    )
+    assert kept.status_code == 200, kept.json()
+
+
+def test_a_destination_taken_off_the_list_is_refused_at_delivery(owner, settings):
+    settings.SCHEDULE_DELIVERY_MAX_ATTEMPTS = 1
+    run = _completed_run(owner, [{"type": "s3", "bucket": "ledgers", "prefix": "monthly/"}])
+    workspace = run.schedule.workspace
+    workspace.schedule_s3_destinations = ""  # the operator withdrew it after the save
+    workspace.save()
+    # A schedule saved before the list existed names any bucket: refused at delivery too.
+    run.schedule.deliveries = [{"type": "s3", "bucket": "anyone-else", "prefix": ""}]
+    run.schedule.save()
+    run.schedule.workspace.refresh_from_db()
+    assert not s3_destination_allowed(workspace, bucket="ledgers", prefix="monthly/")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("jobs.schedules.delivery.boto3.client", _no_client)
+        outcome = schedule_run_deliver(run_id=run.run_id)
+    run.refresh_from_db()
+    assert outcome == RunOutcome.DELIVERY_FAILED
+    assert "is not one of this workspace's S3 destinations" in run.error
+    assert "nothing was written" in run.error
+
+
+def _no_client(*args, **kwargs):
+    raise AssertionError("no S3 client may be made for a refused destination")

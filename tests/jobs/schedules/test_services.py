@@ -118,7 +118,10 @@ def test_an_unknown_template_is_a_400(owner, template):
 
 
 def test_a_key_made_schedule_may_deliver_by_webhook(owner, template):
-    key, _ = api_key_create(user=owner, name="k")
+    key, _ = api_key_create(user=owner, name="k", role="owner")
+    workspace = workspace_personal(user=owner)
+    workspace.schedule_s3_destinations = "reports-bucket/monthly"  # the operator's list
+    workspace.save()
     schedule = services.schedule_create(
         workspace=workspace_personal(user=owner),
         created_by=owner,

@@ -116,12 +116,20 @@ def test_a_templates_profile_and_encrypt_step_make_its_jobs_pdf(api):
 
 
 def test_a_submits_steps_and_options_override_the_templates(api):
-    assert _create(api, renderer="weasyprint", options=UA, steps=[ENCRYPT]).status_code == 201
+    optimize = {"type": "optimize"}
+    assert _create(api, renderer="weasyprint", options=UA, steps=[optimize]).status_code == 201
     submitted = _submit(api, steps=[], options={"pdf": {"profile": "pdf/a-3b"}})
     assert submitted.status_code == 202, submitted.json()
     job = PdfJob.objects.get(job_id=submitted.json()["job_id"])
     assert job.steps == []
     assert job.options["pdf"] == {"profile": "pdf/a-3b"}
+
+
+def test_a_submit_cannot_drop_a_templates_encrypt_step(api):
+    assert _create(api, renderer="weasyprint", options=UA, steps=[ENCRYPT]).status_code == 201
+    refused = _submit(api, steps=[])
+    assert refused.status_code == 400
+    assert "include encrypt, which a submit cannot drop or replace" in refused.json()["error"]
 
 
 def test_an_unchanged_save_keeps_the_sealed_steps_and_makes_no_version(api):
