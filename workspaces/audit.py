@@ -28,6 +28,14 @@ class AuditAction(StrEnum):
     DEAD_LETTER_REDRIVEN = "dead_letter.redriven"
     DEAD_LETTER_DISCARDED = "dead_letter.discarded"
     QUOTA_CHANGED = "quota.changed"
+    MEMBER_JOINED_BY_DOMAIN = "member.joined_by_domain"
+    INVITATION_WITHDRAWN = "invitation.withdrawn"
+    SSO_CHANGED = "sso.changed"
+    CERTIFICATE_UPLOADED = "certificate.uploaded"
+    SCHEDULE_CREATED = "schedule.created"
+    SCHEDULE_CHANGED = "schedule.changed"
+    SCHEDULE_DELETED = "schedule.deleted"
+    SCHEDULE_RUN_NOW = "schedule.run_now"
 
 
 def actor_label(actor: Any) -> str:

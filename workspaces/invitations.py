@@ -99,12 +99,30 @@ def invitation_create(*, workspace: Workspace, email: str, role: str, by: Any) -
     return invitation
 
 
-def invitation_withdraw(*, workspace: Workspace, invitation_id: int) -> bool:
-    return bool(
-        Invitation.objects.filter(
-            pk=invitation_id, workspace=workspace, accepted_at__isnull=True
-        ).update(withdrawn_at=timezone.now())
+@transaction.atomic
+def invitation_withdraw(*, workspace: Workspace, invitation_id: int, by: Any = None) -> bool:
+    """Withdraw an open invitation (its link stops working); False if there is none. `by`
+    is who the audit log names; withdrawing one already withdrawn logs nothing."""
+    invitation = (
+        Invitation.objects.select_for_update()
+        .filter(pk=invitation_id, workspace=workspace, accepted_at__isnull=True)
+        .first()
     )
+    if invitation is None:
+        return False
+    if invitation.withdrawn_at is None:
+        invitation.withdrawn_at = timezone.now()
+        invitation.save(update_fields=["withdrawn_at"])
+        audit_record(
+            workspace=workspace,
+            actor=by,
+            action=AuditAction.INVITATION_WITHDRAWN,
+            target=invitation,
+            target_type="invitation",
+            target_repr=invitation.email,
+            changes={"role": invitation.role},
+        )
+    return True
 
 
 def invitation_read(token: str) -> Invitation:

@@ -141,7 +141,7 @@ def member_transfer(request: HttpRequest, user_id: int) -> HttpResponse:
 @require_POST
 def invitation_withdraw_view(request: HttpRequest, invitation_id: int) -> HttpResponse:
     workspace = _managed(request)
-    if not invitation_withdraw(workspace=workspace, invitation_id=invitation_id):
+    if not invitation_withdraw(workspace=workspace, invitation_id=invitation_id, by=request.user):
         raise Http404("No such invitation.")
     messages.success(request, "The invitation is withdrawn; its link no longer works.")
     return redirect("members")

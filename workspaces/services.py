@@ -216,6 +216,16 @@ def workspace_join_by_email_domain(*, user: Any, email: str) -> Membership | Non
         membership, made = Membership.objects.get_or_create(
             user=user, workspace=workspace, defaults={"role": workspace.sso_role}
         )
+        if made:
+            audit_record(
+                workspace=workspace,
+                actor=user,
+                action=AuditAction.MEMBER_JOINED_BY_DOMAIN,
+                target_type="member",
+                target_id=str(user.pk),
+                target_repr=_member_label(user),
+                changes={"role": membership.role, "domain": claim.domain},
+            )
     return membership if made else None
 
 
@@ -259,6 +269,8 @@ def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by
             code=ErrorCode.SSO_DOMAIN_TAKEN,
             http_status=409,
         )
+    before_domains = sorted(workspace.sso_domains.values_list("domain", flat=True))
+    before_role = workspace.sso_role
     try:
         with transaction.atomic():
             workspace.sso_role = Role(role)
@@ -266,6 +278,20 @@ def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by
             workspace.sso_domains.exclude(domain__in=cleaned).delete()
             for domain in cleaned:
                 SsoDomain.objects.get_or_create(domain=domain, workspace=workspace)
+            changes: dict[str, Any] = {}
+            if before_domains != cleaned:
+                changes["domains"] = [before_domains, cleaned]
+            if before_role != workspace.sso_role:
+                changes["role"] = [before_role, workspace.sso_role]
+            if changes:
+                audit_record(
+                    workspace=workspace,
+                    actor=by,
+                    action=AuditAction.SSO_CHANGED,
+                    target=workspace,
+                    target_type="sso",
+                    changes=changes,
+                )
     except IntegrityError:  # another workspace claimed it meanwhile
         raise ApplicationError(
             "One of these domains was just claimed by another workspace.",

@@ -13,6 +13,7 @@ from accounts.models import ApiKey
 from jobs import dispatch
 from jobs.schedule_models import RunTrigger, Schedule, ScheduleRun
 from jobs.schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
+from jobs.schedules.delivery import delivery_target
 from jobs.schedules.validation import data_url_check, deliveries_check
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
@@ -21,6 +22,7 @@ from reports.limits import limits_from_settings
 from reports.models import ReportTemplate
 from reports.services import template_current_version
 from reports.validation import data_check, data_validate
+from workspaces.audit import AuditAction, audit_record
 from workspaces.models import Workspace
 from workspaces.permissions import Action, authorize
 
@@ -99,6 +101,24 @@ def _apply(schedule: Schedule, fields: dict[str, Any], *, signed: bool, by: Any 
         schedule.data, schedule.data_url = _data(schedule.template, data, url)
 
 
+def _audit(schedule: Schedule, by: Any, action: AuditAction, **changes: Any) -> None:
+    """One entry per change of a schedule: what runs, when, and where its PDFs go (every
+    delivery leaves the service: addresses, URLs, buckets)."""
+    audit_record(
+        workspace=schedule.workspace_id,
+        actor=by,
+        action=action,
+        target_type="schedule",
+        target_id=str(schedule.schedule_id),
+        target_repr=str(schedule),
+        changes=changes,
+    )
+
+
+def _deliveries(schedule: Schedule) -> list[str]:
+    return [f"{d['type']}: {delivery_target(d)}" for d in schedule.deliveries or []]
+
+
 def schedule_create(
     *,
     workspace: Workspace,
@@ -115,7 +135,17 @@ def schedule_create(
     by = created_by if api_key is None else api_key
     _apply(schedule, {"timezone": "UTC", **fields}, signed=api_key is not None, by=by)
     schedule.next_run_at = _next(schedule, now=timezone.now())
-    schedule.save()
+    with transaction.atomic():
+        schedule.save()
+        _audit(
+            schedule,
+            by,
+            AuditAction.SCHEDULE_CREATED,
+            template=schedule.template.slug,
+            cron=schedule.cron,
+            timezone=schedule.timezone,
+            deliveries=_deliveries(schedule),
+        )
     return schedule
 
 
@@ -128,18 +158,26 @@ def schedule_check(*, schedule: Schedule, fields: dict[str, Any]) -> None:
 def schedule_update(*, schedule: Schedule, fields: dict[str, Any], by: Any = None) -> Schedule:
     """Edit, pause (`paused: true`) or resume. A changed cron or zone, or a resume, counts
     the next tick from now: ticks missed while paused do not run. `by`: who edits (a
-    person or key), None for an operator."""
+    person or key), None for an operator (the audit log's `system`)."""
     before = (schedule.cron, schedule.timezone, schedule.paused)
+    deliveries_before = _deliveries(schedule)
     _apply(schedule, fields, signed=schedule.api_key_id is not None, by=by)
     if (schedule.cron, schedule.timezone, schedule.paused) != before:
         schedule.next_run_at = _next(schedule, now=timezone.now())
-    schedule.save()
+    changes: dict[str, Any] = {"fields": sorted(fields)}
+    if _deliveries(schedule) != deliveries_before:
+        changes["deliveries"] = [deliveries_before, _deliveries(schedule)]
+    with transaction.atomic():
+        schedule.save()
+        _audit(schedule, by, AuditAction.SCHEDULE_CHANGED, **changes)
     return schedule
 
 
-def schedule_delete(*, schedule: Schedule) -> None:
+def schedule_delete(*, schedule: Schedule, by: Any = None) -> None:
     """The schedule and its runs go; the jobs its runs made stay (their own retention)."""
-    schedule.delete()
+    with transaction.atomic():
+        _audit(schedule, by, AuditAction.SCHEDULE_DELETED, deliveries=_deliveries(schedule))
+        schedule.delete()
 
 
 def _run_begin(schedule: Schedule, *, trigger: str, scheduled_for: datetime) -> ScheduleRun:
@@ -150,10 +188,18 @@ def _run_begin(schedule: Schedule, *, trigger: str, scheduled_for: datetime) -> 
     return run
 
 
-def schedule_run_now(*, schedule: Schedule) -> ScheduleRun:
+def schedule_run_now(*, schedule: Schedule, by: Any = None) -> ScheduleRun:
     """A run outside the cron (paused schedules too); the next tick stays where it was."""
     with transaction.atomic():
-        return _run_begin(schedule, trigger=RunTrigger.MANUAL, scheduled_for=timezone.now())
+        run = _run_begin(schedule, trigger=RunTrigger.MANUAL, scheduled_for=timezone.now())
+        _audit(
+            schedule,
+            by,
+            AuditAction.SCHEDULE_RUN_NOW,
+            run=str(run.run_id),
+            deliveries=_deliveries(schedule),
+        )
+    return run
 
 
 def schedule_tick_claim(*, schedule: Schedule, now: datetime) -> ScheduleRun | None:
