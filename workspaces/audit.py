@@ -31,6 +31,7 @@ class AuditAction(StrEnum):
     MEMBER_JOINED_BY_DOMAIN = "member.joined_by_domain"
     INVITATION_WITHDRAWN = "invitation.withdrawn"
     SSO_CHANGED = "sso.changed"
+    SSO_DOMAIN_VERIFIED = "sso.domain_verified"  # an operator's approval, or its withdrawal
     CERTIFICATE_UPLOADED = "certificate.uploaded"
     SCHEDULE_CREATED = "schedule.created"
     SCHEDULE_CHANGED = "schedule.changed"

@@ -14,6 +14,7 @@ from rendering.errors import ApplicationError
 from workspaces.audit import AuditAction, audit_record
 from workspaces.events import member_removed_publish
 from workspaces.limits import NAMES as QUOTA_NAMES
+from workspaces.mail_domains import public_mail_domain
 from workspaces.models import DomainJoin, Membership, Role, SsoDomain, Workspace, WorkspaceQuota
 
 
@@ -203,8 +204,12 @@ def workspace_join_by_email_domain(*, user: Any, email: str) -> Membership | Non
     """Join the person to the workspace that claims their address's domain, in its join
     role, the first time only (DomainJoin): a later sign-in neither re-adds a member an
     owner removed nor resets a role an owner changed. An existing membership is kept."""
-    claim = SsoDomain.objects.filter(domain=_domain_of(email)).select_related("workspace").first()
-    if claim is None or not user.is_active:
+    claim = (
+        SsoDomain.objects.filter(domain=_domain_of(email), verified=True)
+        .select_related("workspace")
+        .first()
+    )
+    if claim is None or not user.is_active or claim.workspace.personal:
         return None
     workspace = claim.workspace
     with transaction.atomic():
@@ -233,17 +238,33 @@ def _invalid(message: str) -> ApplicationError:
     return ApplicationError(message, code=ErrorCode.INVALID_SSO_DOMAIN, http_status=400)
 
 
-def _clean_domains(domains: list[str], *, by: Any) -> list[str]:
-    """Bare domain names, lower-cased; each must be the domain of the setter's own email
-    address (superusers excepted), so an owner cannot pull in another company's people."""
+def sso_domain_claimable(*, workspace: Workspace, domain: str) -> None:
+    """A domain any workspace may claim for joining: a domain name, not a public mail
+    domain (anyone has an address there), and never for a personal workspace."""
+    try:
+        DomainNameValidator(accept_idna=False)(domain)
+    except ValidationError:
+        raise _invalid(f"{domain!r} is not a domain name (write it as example.com).") from None
+    if workspace.personal:
+        raise _invalid(
+            f"A personal workspace does not take people in by email domain ({domain}); "
+            "make a team workspace for them."
+        )
+    if public_mail_domain(domain):
+        raise _invalid(
+            f"{domain} is a public mail domain: anyone can have an address there, so it "
+            "cannot join people to a workspace."
+        )
+
+
+def _clean_domains(domains: list[str], *, workspace: Workspace, by: Any) -> list[str]:
+    """Bare domain names, lower-cased, each claimable; each must also be the domain of the
+    setter's own email address (superusers excepted). That is no proof (an address is set
+    without one): a domain joins nobody until an operator verifies it."""
     cleaned = sorted({domain.strip().lower().removeprefix("@") for domain in domains} - {""})
-    validate = DomainNameValidator(accept_idna=False)
     own = _domain_of(getattr(by, "email", "") or "")
     for domain in cleaned:
-        try:
-            validate(domain)
-        except ValidationError:
-            raise _invalid(f"{domain!r} is not a domain name (write it as example.com).") from None
+        sso_domain_claimable(workspace=workspace, domain=domain)
         if not getattr(by, "is_superuser", False) and domain != own:
             raise _invalid(
                 f"You may offer only your own email address's domain ({own or 'you have none'}),"
@@ -257,7 +278,7 @@ def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by
     an empty list stops joining (members joined before stay)."""
     if role not in (Role.REQUESTER, Role.VIEWER):
         raise _invalid(f"People joined by domain are requesters or viewers, not {role!r}.")
-    cleaned = _clean_domains(domains, by=by)
+    cleaned = _clean_domains(domains, workspace=workspace, by=by)
     taken = (
         SsoDomain.objects.filter(domain__in=cleaned)
         .exclude(workspace=workspace)
@@ -299,3 +320,46 @@ def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by
             http_status=409,
         ) from None
     return workspace
+
+
+@transaction.atomic
+def sso_domain_operator_save(*, row: SsoDomain, by: Any) -> SsoDomain:
+    """An operator's domain row (the admin): any claimable domain, on any team workspace;
+    `verified` is the operator's approval that the workspace's organisation owns it, the
+    one proof joining by domain accepts. Each change is audited."""
+    row.domain = row.domain.strip().lower().removeprefix("@")
+    sso_domain_claimable(workspace=row.workspace, domain=row.domain)
+    before = SsoDomain.objects.filter(pk=row.pk).first() if row.pk else None
+    row.save()
+    changes: dict[str, Any] = {}
+    if before is None or before.domain != row.domain:
+        changes["domains"] = [[before.domain] if before else [], [row.domain]]
+    if (before.verified if before else False) != row.verified:
+        changes["verified"] = [before.verified if before else False, row.verified]
+    if changes:
+        audit_record(
+            workspace=row.workspace,
+            actor=by,
+            action=AuditAction.SSO_DOMAIN_VERIFIED
+            if "verified" in changes
+            else AuditAction.SSO_CHANGED,
+            target=row.workspace,
+            target_type="sso",
+            target_repr=row.domain,
+            changes=changes,
+        )
+    return row
+
+
+@transaction.atomic
+def sso_domain_operator_remove(*, row: SsoDomain, by: Any) -> None:
+    audit_record(
+        workspace=row.workspace,
+        actor=by,
+        action=AuditAction.SSO_CHANGED,
+        target=row.workspace,
+        target_type="sso",
+        target_repr=row.domain,
+        changes={"domains": [[row.domain], []]},
+    )
+    row.delete()

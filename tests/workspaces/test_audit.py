@@ -24,7 +24,7 @@ from tests.accounts.pkcs12_factory import make_pkcs12
 from tests.factories import PdfJobFactory, UserFactory
 from workspaces.current import SESSION_KEY
 from workspaces.invitations import invitation_create
-from workspaces.models import AuditEntry, Role
+from workspaces.models import AuditEntry, Role, SsoDomain
 from workspaces.services import (
     LastOwner,
     membership_remove,
@@ -386,6 +386,7 @@ def test_sso_settings_and_a_domain_join_are_logged(team):
         str(workspace.pk),
     )
     assert changed.changes == {"domains": [[], ["finance.test"]], "role": ["requester", "viewer"]}
+    SsoDomain.objects.filter(workspace=workspace).update(verified=True)
     ann = UserFactory(username="ann", email="ann@finance.test")
     assert workspace_join_by_email_domain(user=ann, email="ann@finance.test") is not None
     joined = _entry(workspace, "member.joined_by_domain")
