@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -119,6 +120,20 @@ def _deliveries(schedule: Schedule) -> list[str]:
     return [f"{d['type']}: {delivery_target(d)}" for d in schedule.deliveries or []]
 
 
+def _schedule_slot_check(*, workspace: Workspace) -> None:
+    """400 too_many_schedules once the workspace keeps SCHEDULE_MAX_PER_WORKSPACE. The
+    workspace row is locked: two creates at once cannot both take the last slot."""
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+    cap = settings.SCHEDULE_MAX_PER_WORKSPACE
+    if Schedule.objects.filter(workspace=workspace).count() >= cap:
+        raise ApplicationError(
+            f"{workspace.name} has {cap} schedules, the most a workspace may keep "
+            f"(SCHEDULE_MAX_PER_WORKSPACE={cap}); delete one first.",
+            code=ErrorCode.TOO_MANY_SCHEDULES,
+            http_status=400,
+        )
+
+
 def schedule_create(
     *,
     workspace: Workspace,
@@ -136,6 +151,7 @@ def schedule_create(
     _apply(schedule, {"timezone": "UTC", **fields}, signed=api_key is not None, by=by)
     schedule.next_run_at = _next(schedule, now=timezone.now())
     with transaction.atomic():
+        _schedule_slot_check(workspace=workspace)
         schedule.save()
         _audit(
             schedule,
