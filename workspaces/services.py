@@ -11,6 +11,7 @@ from django.utils.text import slugify
 
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
+from workspaces.access import access_lost
 from workspaces.audit import AuditAction, audit_record
 from workspaces.events import member_removed_publish
 from workspaces.limits import NAMES as QUOTA_NAMES
@@ -139,6 +140,12 @@ def membership_remove(*, workspace: Workspace, user: Any, by: Any = None) -> boo
         changes={"role": [existing.role, None]},
     )
     user_id, workspace_id = user.pk, workspace.pk
+    access_lost.send(
+        sender=Membership,
+        workspace_id=workspace_id,
+        user_id=user_id,
+        reason=f"its creator {user.get_username()} was removed from the workspace",
+    )
     transaction.on_commit(lambda: member_removed_publish(user_id, workspace_id))
     return True
 

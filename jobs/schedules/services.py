@@ -13,6 +13,7 @@ from django.utils import timezone
 from accounts.models import ApiKey
 from jobs import dispatch
 from jobs.schedule_models import RunTrigger, Schedule, ScheduleRun
+from jobs.schedules.access import schedule_access_lost
 from jobs.schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
 from jobs.schedules.delivery import delivery_target
 from jobs.schedules.validation import data_url_check, deliveries_check
@@ -94,6 +95,7 @@ def _apply(schedule: Schedule, fields: dict[str, Any], *, signed: bool, by: Any 
         if not isinstance(fields["paused"], bool):
             raise ScheduleInvalid("paused", "must be true or false.")
         schedule.paused = fields["paused"]
+        schedule.paused_reason = ""
     if {"data", "data_url", "template"} & set(fields):
         data = fields.get("data", None if "data_url" in fields else schedule.data)
         url = fields.get("data_url", "" if "data" in fields else schedule.data_url) or ""
@@ -225,6 +227,13 @@ def schedule_tick_claim(*, schedule: Schedule, now: datetime) -> ScheduleRun | N
     due = schedule.next_run_at
     if due is None or due > now or schedule.paused:
         return None
+    if reason := schedule_access_lost(schedule=schedule):
+        # Its creator lost access by a path that announced nothing (an operator
+        # deactivating the account in the admin): paused here, saying why.
+        Schedule.objects.filter(pk=schedule.pk, paused=False).update(
+            paused=True, next_run_at=None, paused_reason=reason
+        )
+        return None
     following = next_tick(schedule.cron, schedule.timezone, after=now)
     with transaction.atomic():
         moved = Schedule.objects.filter(pk=schedule.pk, next_run_at=due, paused=False).update(
@@ -238,7 +247,11 @@ def schedule_tick_claim(*, schedule: Schedule, now: datetime) -> ScheduleRun | N
 def schedules_claim_due(*, now: datetime | None = None, limit: int = 500) -> list[ScheduleRun]:
     """Every due tick claimed (each once, whoever else claims at the same time)."""
     now = now or timezone.now()
-    due = Schedule.objects.filter(paused=False, next_run_at__lte=now).order_by("next_run_at")
+    due = (
+        Schedule.objects.filter(paused=False, next_run_at__lte=now)
+        .select_related("created_by", "api_key")
+        .order_by("next_run_at")
+    )
     runs = []
     for schedule in due[:limit]:
         try:
