@@ -152,7 +152,15 @@ def membership_remove(*, workspace: Workspace, user: Any, by: Any = None) -> boo
 
 @transaction.atomic
 def ownership_transfer(*, workspace: Workspace, to: Any, by: Any) -> Membership:
-    """Make member `to` an owner and `by` (an owner) an editor: the hand-over of a team."""
+    """Make member `to` an owner and `by` (an owner) an editor: the hand-over of a team.
+    To yourself it is a 400: the demotion would leave the workspace with no owner."""
+    if to.pk == by.pk:
+        raise ApplicationError(
+            f"{by.get_username()} cannot transfer the ownership of {workspace.name} to "
+            "themselves; pick another member.",
+            code=ErrorCode.INVALID_DATA,
+            http_status=400,
+        )
     if not Membership.objects.filter(user=to, workspace=workspace).exists():
         raise ApplicationError(
             f"{to.get_username()} is not a member of {workspace.name}; invite them first.",

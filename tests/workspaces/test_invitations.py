@@ -152,6 +152,10 @@ def test_the_last_owner_cannot_be_removed_and_ownership_moves(team):
     assert "only owner of Finance" in refused.content.decode()
     demoted = client.post(f"/members/{owner.pk}/role", {"role": "viewer"})
     assert demoted.status_code == 400
+    to_self = client.post(f"/members/{owner.pk}/transfer")
+    assert to_self.status_code == 400
+    assert "to themselves" in to_self.content.decode()
+    assert Membership.objects.get(workspace=workspace, user=owner).role == "owner"
     viv = UserFactory(username="viv")
     membership_set(workspace=workspace, user=viv, role="editor")
     assert client.post(f"/members/{viv.pk}/transfer").status_code == 302
