@@ -90,7 +90,11 @@ def _apply(schedule: Schedule, fields: dict[str, Any], *, signed: bool, by: Any 
             authorize(by, Action.SCHEDULE_S3_SET, schedule.workspace)
         schedule.deliveries = deliveries
     if "name" in fields:
-        schedule.name = str(fields["name"] or "")[:200]
+        name = str(fields["name"] or "")
+        if any(ch < " " or ch == "\x7f" for ch in name):
+            # It becomes a mail subject: a header cannot hold a line break.
+            raise ScheduleInvalid("name", "must be one line, without control characters.")
+        schedule.name = name[:200]
     if "paused" in fields:
         if not isinstance(fields["paused"], bool):
             raise ScheduleInvalid("paused", "must be true or false.")
