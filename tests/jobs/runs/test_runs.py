@@ -3,6 +3,7 @@ follow the jobs' transitions, retry-failed, and the ZIP and combined downloads."
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import time
@@ -280,6 +281,14 @@ def test_zip_streams_the_pdfs_under_their_names_with_a_failures_list(
     assert len(PdfReader(io.BytesIO(archive.read("Same-3.pdf"))).pages) == 3  # the third job
     assert "render_error" not in archive.read("failures.csv").decode()  # the message, not code
     assert "worker lost" in archive.read("failures.csv").decode()
+    # An error echoing a formula stays text in a spreadsheet, like the audit export's cells.
+    PdfJob.objects.filter(batch_id=run.run_id, status=JobStatus.FAILED).update(
+        error='=HYPERLINK("https://evil.test","x")'
+    )
+    again = api.get(state["download_url"])
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(again.streaming_content)))
+    failures = list(csv.reader(io.StringIO(archive.read("failures.csv").decode())))
+    assert failures[1][3] == '\'=HYPERLINK("https://evil.test","x")'
     # The token is the run's own: it opens no other run, and a bad one is a 404.
     assert api.get(state["download_url"].replace("token=", "token=x")).status_code == 404
 
