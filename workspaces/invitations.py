@@ -35,6 +35,12 @@ class InvitationInvalid(ApplicationError):
     code = ErrorCode.INVITATION_INVALID
 
 
+class InvitationForSomeoneElse(InvitationInvalid):
+    """The signed-in person's address is not the invited one: the link stays unused."""
+
+    http_status = 403
+
+
 def invitation_token(invitation: Invitation) -> str:
     return signing.dumps(str(invitation.public_id), salt=_SALT)
 
@@ -149,11 +155,25 @@ def invitation_read(token: str) -> Invitation:
     return invitation
 
 
+def invitation_recipient_check(*, invitation: Invitation, user: Any) -> None:
+    """InvitationForSomeoneElse unless the person's address is the invited one: a
+    forwarded or leaked link makes no one else a member."""
+    if (getattr(user, "email", "") or "").strip().lower() != invitation.email:
+        raise InvitationForSomeoneElse(
+            f"This invitation to {invitation.workspace.name} is for {invitation.email}; you "
+            f"are signed in as {user.get_username()}, with another address. Sign in as the "
+            "invited person (or sign out to make an account for that address) and open the "
+            "link again."
+        )
+
+
 @transaction.atomic
 def invitation_accept(*, token: str, user: Any) -> Membership:
     """Make `user` a member in the invitation's role (one who is a member already keeps
-    their role); once only: a second acceptance is InvitationInvalid."""
+    their role); once only: a second acceptance is InvitationInvalid. Only the invited
+    address accepts: InvitationForSomeoneElse (403) for anyone else, the link unused."""
     invitation = invitation_read(token)
+    invitation_recipient_check(invitation=invitation, user=user)
     taken = Invitation.objects.filter(
         pk=invitation.pk,
         accepted_at__isnull=True,

@@ -109,6 +109,31 @@ def test_a_signed_in_person_accepts_with_one_button(team):
     assert Membership.objects.get(user=vic, workspace=team["workspace"]).role == "viewer"
 
 
+def test_only_the_invited_address_accepts_a_link(team):
+    invitation = invitation_create(
+        workspace=team["workspace"], email="vic@example.com", role="editor", by=team["owner"]
+    )
+    path = f"/invitations/{invitation_token(invitation)}/"
+    mallory = Client()
+    mallory.force_login(UserFactory(username="mallory", email="mallory@example.com"))
+    page = mallory.get(path)
+    assert page.status_code == 403
+    assert "is for vic@example.com" in page.content.decode()
+    refused = mallory.post(path)
+    assert refused.status_code == 403
+    assert not Membership.objects.filter(
+        user__username="mallory", workspace=team["workspace"]
+    ).exists()
+    invitation.refresh_from_db()
+    assert invitation.accepted_at is None  # the link still works for the invited person
+    vic = Client()
+    vic.force_login(UserFactory(username="vic", email="Vic@Example.com"))
+    assert vic.post(path).status_code == 302
+    assert (
+        Membership.objects.get(user__username="vic", workspace=team["workspace"]).role == "editor"
+    )
+
+
 def test_expired_withdrawn_and_altered_links_say_why(team):
     invitation = invitation_create(
         workspace=team["workspace"], email="x@example.com", role="viewer", by=team["owner"]
