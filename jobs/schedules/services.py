@@ -8,6 +8,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from accounts.models import ApiKey
@@ -249,12 +251,16 @@ def schedule_tick_claim(*, schedule: Schedule, now: datetime) -> ScheduleRun | N
 
 
 def schedules_claim_due(*, now: datetime | None = None, limit: int = 500) -> list[ScheduleRun]:
-    """Every due tick claimed (each once, whoever else claims at the same time)."""
+    """Every due tick claimed (each once, whoever else claims at the same time), taken in
+    turns across workspaces: each workspace's earliest due tick, then each one's second...
+    so one tenant's many due schedules cannot fill a pass of `limit` before another's."""
     now = now or timezone.now()
+    turn = Window(RowNumber(), partition_by=[F("workspace_id")], order_by=F("next_run_at").asc())
     due = (
         Schedule.objects.filter(paused=False, next_run_at__lte=now)
         .select_related("created_by", "api_key")
-        .order_by("next_run_at")
+        .annotate(turn=turn)
+        .order_by("turn", "next_run_at")
     )
     runs = []
     for schedule in due[:limit]:

@@ -113,3 +113,19 @@ def test_the_api_shows_the_reason(team):
     body = ScheduleOutputSerializer(schedule).data
     assert body["paused"] is True
     assert "was removed" in body["paused_reason"]
+
+
+def test_the_due_claim_takes_workspaces_in_turns(team, started):
+    workspace, owner, _member = team
+    busy = [_create(workspace, owner) for _ in range(3)]
+    other_owner = UserFactory(username="other-owner")
+    other = workspace_create(name="Other", owner=other_owner)
+    ReportTemplateFactory(owner=other_owner, workspace=other, slug="monthly", html="<p>y</p>")
+    quiet = _create(other, other_owner)
+    # The busy workspace's ticks are all due earlier than the quiet one's.
+    early = timezone.now() - timedelta(minutes=10)
+    for n, schedule in enumerate(busy):
+        Schedule.objects.filter(pk=schedule.pk).update(next_run_at=early + timedelta(seconds=n))
+    Schedule.objects.filter(pk=quiet.pk).update(next_run_at=early + timedelta(minutes=1))
+    runs = services.schedules_claim_due(now=timezone.now(), limit=2)
+    assert {run.schedule.workspace_id for run in runs} == {workspace.pk, other.pk}
