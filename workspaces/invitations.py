@@ -4,7 +4,7 @@ signed token, good for WORKSPACE_INVITATION_DAYS and for one acceptance."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -64,6 +64,30 @@ def _mail(invitation: Invitation) -> None:
         logger.warning("could not mail the invitation to %s", invitation.email, exc_info=True)
 
 
+class InvitationsThrottled(ApplicationError):
+    """The workspace sent its invitations for the day: the service is no mail relay."""
+
+    http_status = 429
+    code = ErrorCode.THROTTLED
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.details = {"limit": "WORKSPACE_INVITATIONS_PER_DAY"}
+
+
+def _invitation_rate_check(*, workspace: Workspace, now: datetime) -> None:
+    """429 once the workspace sent WORKSPACE_INVITATIONS_PER_DAY invitations in the last 24
+    hours (withdrawn ones count: their mail went out). Workspace row locked: no race."""
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+    cap = settings.WORKSPACE_INVITATIONS_PER_DAY
+    sent = Invitation.objects.filter(workspace=workspace, created_at__gt=now - timedelta(days=1))
+    if sent.count() >= cap:
+        raise InvitationsThrottled(
+            f"{workspace.name} sent {cap} invitations in the last 24 hours, the most a "
+            f"workspace may (WORKSPACE_INVITATIONS_PER_DAY={cap}); try again later."
+        )
+
+
 def invitation_create(*, workspace: Workspace, email: str, role: str, by: Any) -> Invitation:
     """Invite `email` in `role` and mail the link; ALREADY_MEMBER (409) if that person is in
     the workspace already. A new invitation of the same address withdraws the older one."""
@@ -82,6 +106,7 @@ def invitation_create(*, workspace: Workspace, email: str, role: str, by: Any) -
         )
     now = timezone.now()
     with transaction.atomic():
+        _invitation_rate_check(workspace=workspace, now=now)
         Invitation.objects.filter(
             workspace=workspace, email=email, accepted_at__isnull=True, withdrawn_at__isnull=True
         ).update(withdrawn_at=now)

@@ -245,3 +245,20 @@ def test_removing_a_member_closes_their_dashboard_socket():
     closed, took = asyncio.run(_closing(scenario()))
     assert closed["type"] == "websocket.close"
     assert took < 1.5
+
+
+def test_a_workspace_sends_at_most_its_daily_invitations(team, settings):
+    settings.WORKSPACE_INVITATIONS_PER_DAY = 2
+    client = team["client"]
+    for n in range(2):
+        sent = client.post("/members/", {"email": f"p{n}@example.com", "role": "viewer"})
+        assert sent.status_code == 302
+    refused = client.post("/members/", {"email": "p9@example.com", "role": "viewer"})
+    assert refused.status_code == 429
+    assert "WORKSPACE_INVITATIONS_PER_DAY=2" in refused.content.decode()
+    assert not Invitation.objects.filter(email="p9@example.com").exists()
+    # A day later the window has moved on.
+    Invitation.objects.update(created_at=timezone.now() - timedelta(days=1, minutes=1))
+    assert (
+        client.post("/members/", {"email": "p9@example.com", "role": "viewer"}).status_code == 302
+    )
