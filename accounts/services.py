@@ -18,6 +18,7 @@ from accounts.events import key_revoked_publish
 from accounts.models import ApiKey
 from rendering.error_codes import ErrorCode
 from rendering.errors import Conflict
+from workspaces.access import access_lost
 from workspaces.audit import AuditAction, audit_record
 from workspaces.models import Role, Workspace
 from workspaces.permissions import Action, can
@@ -141,6 +142,12 @@ def api_key_revoke(*, user: User, key_id: int) -> ApiKey | None:
     if key.revoked_at is None:
         key.revoked_at = timezone.now()
         key.save(update_fields=["revoked_at"])
+        access_lost.send(
+            sender=ApiKey,
+            workspace_id=key.workspace_id,
+            api_key_id=key.pk,
+            reason=f"the API key it was created with ({key.prefix}…) was revoked",
+        )
         if key.workspace_id is not None:
             audit_record(
                 workspace=key.workspace_id,

@@ -10,6 +10,7 @@ from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import SigningCertificate
@@ -17,6 +18,7 @@ from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound, RenderError
 from rendering.postprocess.signing import pkcs12_inspect
 from rendering.postprocess.steps import sign_certificate_ids
+from workspaces.audit import AuditAction, audit_record
 
 
 def _fernet() -> Fernet:
@@ -43,21 +45,37 @@ def secret_unseal(token: str) -> str:
 
 
 def signing_certificate_create(
-    *, owner: Any, workspace: Any, name: str, pkcs12: bytes, password: str
+    *, owner: Any, workspace: Any, name: str, pkcs12: bytes, password: str, by: Any = None
 ) -> SigningCertificate:
     """Store the workspace's certificate sealed; 400 for a wrong password or an expired one.
-    The caller has authorized Action.CERTIFICATE_MANAGE on the workspace."""
+    The caller has authorized Action.CERTIFICATE_MANAGE on the workspace. `by` is who the
+    audit log names (a person or a key; `owner` when not given)."""
     facts = pkcs12_inspect(pkcs12, password)
     fernet = _fernet()
-    return SigningCertificate.objects.create(
-        user=owner,
-        workspace=workspace,
-        name=name.strip()[:100] or facts.subject[:100],
-        subject=facts.subject[:500],
-        not_after=facts.not_after,
-        sealed_pkcs12=fernet.encrypt(pkcs12),
-        sealed_password=fernet.encrypt(password.encode("utf-8")),
-    )
+    with transaction.atomic():
+        certificate = SigningCertificate.objects.create(
+            user=owner,
+            workspace=workspace,
+            name=name.strip()[:100] or facts.subject[:100],
+            subject=facts.subject[:500],
+            not_after=facts.not_after,
+            sealed_pkcs12=fernet.encrypt(pkcs12),
+            sealed_password=fernet.encrypt(password.encode("utf-8")),
+        )
+        audit_record(
+            workspace=workspace,
+            actor=by if by is not None else owner,
+            action=AuditAction.CERTIFICATE_UPLOADED,
+            target=certificate,
+            target_type="certificate",
+            target_id=str(certificate.public_id),
+            target_repr=certificate.name,
+            changes={
+                "subject": certificate.subject,
+                "not_after": certificate.not_after.isoformat(),
+            },
+        )
+    return certificate
 
 
 def signing_certificate_get(*, workspace: Any, certificate_id: str) -> SigningCertificate:

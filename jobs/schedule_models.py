@@ -26,6 +26,8 @@ class Schedule(models.Model):
     # [{type: email, to: [...]}, {type: webhook, url}, {type: s3, bucket, prefix}]
     deliveries = models.JSONField(default=list, blank=True)
     paused = models.BooleanField(default=False)
+    # Why the service paused it (its creator lost access); empty when a person paused it.
+    paused_reason = models.CharField(max_length=200, blank=True)
     # The next tick, in UTC. The due task moves it with a compare-and-set, so each tick
     # runs once however many beats or workers look at it.
     next_run_at = models.DateTimeField(null=True, blank=True)

@@ -22,6 +22,7 @@ class ErrorCode(StrEnum):
     TOO_LARGE = "too_large"
     TOO_DEEP = "too_deep"
     TOO_MANY_ITEMS = "too_many_items"
+    TOO_MANY_SCHEDULES = "too_many_schedules"
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
     CALLBACK_NEEDS_API_KEY = "callback_needs_api_key"
     SCHEMA_TOO_SLOW = "schema_too_slow"
@@ -136,6 +137,12 @@ CODES: dict[ErrorCode, CodeInfo] = {
         False,
         "Send the batch in several requests of at most PDF_MAX_BATCH items (a run: at most "
         "RUN_MAX_RECORDS records).",
+    ),
+    ErrorCode.TOO_MANY_SCHEDULES: CodeInfo(
+        400,
+        False,
+        "Delete a schedule the workspace no longer needs (or ask the operator to raise "
+        "SCHEDULE_MAX_PER_WORKSPACE), then create it again.",
     ),
     ErrorCode.IDEMPOTENCY_KEY_REUSED: CodeInfo(
         422,

@@ -13,7 +13,13 @@ from django.http import HttpRequest
 from rendering.errors import ApplicationError
 from workspaces.limits import NAMES
 from workspaces.models import AuditEntry, Membership, SsoDomain, Workspace, WorkspaceQuota
-from workspaces.services import membership_remove, membership_set, workspace_quota_set
+from workspaces.services import (
+    membership_remove,
+    membership_set,
+    sso_domain_operator_remove,
+    sso_domain_operator_save,
+    workspace_quota_set,
+)
 
 
 class MembershipInline(admin.TabularInline):
@@ -33,10 +39,12 @@ def _limits(row: WorkspaceQuota | None) -> dict[str, int | None]:
 
 
 class SsoDomainInline(admin.TabularInline):
-    """Whoever runs the service may set any domain here (the owners' page allows only their
-    own); the database still keeps a domain to one workspace."""
+    """Whoever runs the service may set any claimable domain here (the owners' page allows
+    only their own) and verifies it: the approval without which nobody joins by it. The
+    database still keeps a domain to one workspace."""
 
     model = SsoDomain
+    fields = ("domain", "verified")
     extra = 0
     verbose_name_plural = "single sign-on domains (people join in the workspace's SSO role)"
 
@@ -62,6 +70,12 @@ class WorkspaceAdmin(admin.ModelAdmin):
                     membership_set(
                         workspace=workspace, user=row.user, role=row.role, by=request.user
                     )
+            elif formset.model is SsoDomain:
+                for gone in formset.deleted_objects:
+                    sso_domain_operator_remove(row=gone, by=request.user)
+                for row in rows:
+                    row.workspace = workspace
+                    sso_domain_operator_save(row=row, by=request.user)
             elif formset.model is WorkspaceQuota:
                 if formset.deleted_objects:
                     workspace_quota_set(workspace=workspace, by=request.user, **_limits(None))

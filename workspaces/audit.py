@@ -28,6 +28,15 @@ class AuditAction(StrEnum):
     DEAD_LETTER_REDRIVEN = "dead_letter.redriven"
     DEAD_LETTER_DISCARDED = "dead_letter.discarded"
     QUOTA_CHANGED = "quota.changed"
+    MEMBER_JOINED_BY_DOMAIN = "member.joined_by_domain"
+    INVITATION_WITHDRAWN = "invitation.withdrawn"
+    SSO_CHANGED = "sso.changed"
+    SSO_DOMAIN_VERIFIED = "sso.domain_verified"  # an operator's approval, or its withdrawal
+    CERTIFICATE_UPLOADED = "certificate.uploaded"
+    SCHEDULE_CREATED = "schedule.created"
+    SCHEDULE_CHANGED = "schedule.changed"
+    SCHEDULE_DELETED = "schedule.deleted"
+    SCHEDULE_RUN_NOW = "schedule.run_now"
 
 
 def actor_label(actor: Any) -> str:

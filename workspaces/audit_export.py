@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from core.spreadsheet import spreadsheet_cell
 from workspaces.models import AuditEntry
 
 COLUMNS = ("at", "actor", "action", "target_type", "target_id", "target", "changes")
@@ -25,13 +26,6 @@ def audit_row(entry: AuditEntry) -> dict[str, Any]:
     }
 
 
-def _cell(value: Any) -> str:
-    text = str(value)
-    # A spreadsheet runs a cell that starts like a formula: a template named "=HYPERLINK(..)"
-    # must stay text (OWASP "CSV injection").
-    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
 def audit_csv(rows: Iterable[dict[str, Any]]) -> str:
     """One line per entry under a header; `changes` as compact JSON."""
     out = io.StringIO()
@@ -39,5 +33,5 @@ def audit_csv(rows: Iterable[dict[str, Any]]) -> str:
     writer.writerow(COLUMNS)
     for row in rows:
         cells = {**row, "changes": json.dumps(row.get("changes") or {}, sort_keys=True)}
-        writer.writerow([_cell(cells.get(column, "")) for column in COLUMNS])
+        writer.writerow([spreadsheet_cell(cells.get(column, "")) for column in COLUMNS])
     return out.getvalue()

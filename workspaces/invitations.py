@@ -4,7 +4,7 @@ signed token, good for WORKSPACE_INVITATION_DAYS and for one acceptance."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -35,6 +35,12 @@ class InvitationInvalid(ApplicationError):
     code = ErrorCode.INVITATION_INVALID
 
 
+class InvitationForSomeoneElse(InvitationInvalid):
+    """The signed-in person's address is not the invited one: the link stays unused."""
+
+    http_status = 403
+
+
 def invitation_token(invitation: Invitation) -> str:
     return signing.dumps(str(invitation.public_id), salt=_SALT)
 
@@ -58,6 +64,30 @@ def _mail(invitation: Invitation) -> None:
         logger.warning("could not mail the invitation to %s", invitation.email, exc_info=True)
 
 
+class InvitationsThrottled(ApplicationError):
+    """The workspace sent its invitations for the day: the service is no mail relay."""
+
+    http_status = 429
+    code = ErrorCode.THROTTLED
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.details = {"limit": "WORKSPACE_INVITATIONS_PER_DAY"}
+
+
+def _invitation_rate_check(*, workspace: Workspace, now: datetime) -> None:
+    """429 once the workspace sent WORKSPACE_INVITATIONS_PER_DAY invitations in the last 24
+    hours (withdrawn ones count: their mail went out). Workspace row locked: no race."""
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+    cap = settings.WORKSPACE_INVITATIONS_PER_DAY
+    sent = Invitation.objects.filter(workspace=workspace, created_at__gt=now - timedelta(days=1))
+    if sent.count() >= cap:
+        raise InvitationsThrottled(
+            f"{workspace.name} sent {cap} invitations in the last 24 hours, the most a "
+            f"workspace may (WORKSPACE_INVITATIONS_PER_DAY={cap}); try again later."
+        )
+
+
 def invitation_create(*, workspace: Workspace, email: str, role: str, by: Any) -> Invitation:
     """Invite `email` in `role` and mail the link; ALREADY_MEMBER (409) if that person is in
     the workspace already. A new invitation of the same address withdraws the older one."""
@@ -76,6 +106,7 @@ def invitation_create(*, workspace: Workspace, email: str, role: str, by: Any) -
         )
     now = timezone.now()
     with transaction.atomic():
+        _invitation_rate_check(workspace=workspace, now=now)
         Invitation.objects.filter(
             workspace=workspace, email=email, accepted_at__isnull=True, withdrawn_at__isnull=True
         ).update(withdrawn_at=now)
@@ -99,12 +130,30 @@ def invitation_create(*, workspace: Workspace, email: str, role: str, by: Any) -
     return invitation
 
 
-def invitation_withdraw(*, workspace: Workspace, invitation_id: int) -> bool:
-    return bool(
-        Invitation.objects.filter(
-            pk=invitation_id, workspace=workspace, accepted_at__isnull=True
-        ).update(withdrawn_at=timezone.now())
+@transaction.atomic
+def invitation_withdraw(*, workspace: Workspace, invitation_id: int, by: Any = None) -> bool:
+    """Withdraw an open invitation (its link stops working); False if there is none. `by`
+    is who the audit log names; withdrawing one already withdrawn logs nothing."""
+    invitation = (
+        Invitation.objects.select_for_update()
+        .filter(pk=invitation_id, workspace=workspace, accepted_at__isnull=True)
+        .first()
     )
+    if invitation is None:
+        return False
+    if invitation.withdrawn_at is None:
+        invitation.withdrawn_at = timezone.now()
+        invitation.save(update_fields=["withdrawn_at"])
+        audit_record(
+            workspace=workspace,
+            actor=by,
+            action=AuditAction.INVITATION_WITHDRAWN,
+            target=invitation,
+            target_type="invitation",
+            target_repr=invitation.email,
+            changes={"role": invitation.role},
+        )
+    return True
 
 
 def invitation_read(token: str) -> Invitation:
@@ -131,11 +180,25 @@ def invitation_read(token: str) -> Invitation:
     return invitation
 
 
+def invitation_recipient_check(*, invitation: Invitation, user: Any) -> None:
+    """InvitationForSomeoneElse unless the person's address is the invited one: a
+    forwarded or leaked link makes no one else a member."""
+    if (getattr(user, "email", "") or "").strip().lower() != invitation.email:
+        raise InvitationForSomeoneElse(
+            f"This invitation to {invitation.workspace.name} is for {invitation.email}; you "
+            f"are signed in as {user.get_username()}, with another address. Sign in as the "
+            "invited person (or sign out to make an account for that address) and open the "
+            "link again."
+        )
+
+
 @transaction.atomic
 def invitation_accept(*, token: str, user: Any) -> Membership:
     """Make `user` a member in the invitation's role (one who is a member already keeps
-    their role); once only: a second acceptance is InvitationInvalid."""
+    their role); once only: a second acceptance is InvitationInvalid. Only the invited
+    address accepts: InvitationForSomeoneElse (403) for anyone else, the link unused."""
     invitation = invitation_read(token)
+    invitation_recipient_check(invitation=invitation, user=user)
     taken = Invitation.objects.filter(
         pk=invitation.pk,
         accepted_at__isnull=True,

@@ -23,6 +23,7 @@ from workspaces.invitations import (
     invitation_create,
     invitation_link,
     invitation_read,
+    invitation_recipient_check,
     invitation_withdraw,
     invitations_pending,
 )
@@ -141,7 +142,7 @@ def member_transfer(request: HttpRequest, user_id: int) -> HttpResponse:
 @require_POST
 def invitation_withdraw_view(request: HttpRequest, invitation_id: int) -> HttpResponse:
     workspace = _managed(request)
-    if not invitation_withdraw(workspace=workspace, invitation_id=invitation_id):
+    if not invitation_withdraw(workspace=workspace, invitation_id=invitation_id, by=request.user):
         raise Http404("No such invitation.")
     messages.success(request, "The invitation is withdrawn; its link no longer works.")
     return redirect("members")
@@ -149,7 +150,10 @@ def invitation_withdraw_view(request: HttpRequest, invitation_id: int) -> HttpRe
 
 def _invalid(request: HttpRequest, exc: InvitationInvalid) -> HttpResponse:
     return render(
-        request, "workspaces/invitation_invalid.html", {"reason": exc.message}, status=410
+        request,
+        "workspaces/invitation_invalid.html",
+        {"reason": exc.message},
+        status=exc.http_status,
     )
 
 
@@ -163,6 +167,11 @@ def invitation_accept_view(request: HttpRequest, token: str) -> HttpResponse:
     except InvitationInvalid as exc:
         return _invalid(request, exc)
     signed_in = request.user.is_authenticated
+    if signed_in:
+        try:
+            invitation_recipient_check(invitation=invitation, user=request.user)
+        except InvitationInvalid as exc:
+            return _invalid(request, exc)
     form = None if signed_in else InvitedSignUpForm(email=invitation.email)
     if request.method == "POST":
         user: Any = request.user

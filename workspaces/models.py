@@ -182,6 +182,14 @@ class SsoDomain(models.Model):
     domain = models.CharField(max_length=253, unique=True)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="sso_domains")
     created_at = models.DateTimeField(auto_now_add=True)
+    # The proof that the workspace's organisation owns the domain: an operator's approval in
+    # the admin. Until then the domain joins nobody (an owner's own address is no proof).
+    verified = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="An operator checked that this workspace's organisation owns the domain; "
+        "only then do people join by it.",
+    )
 
     class Meta:
         ordering = ["domain"]

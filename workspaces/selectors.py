@@ -81,6 +81,12 @@ def membership_list(*, workspace: Workspace) -> QuerySet[Membership]:
 
 
 def workspace_sso(*, workspace: Workspace) -> dict[str, Any]:
-    """The email domains that join people to the workspace, and the role they join in."""
-    domains = SsoDomain.objects.filter(workspace=workspace).values_list("domain", flat=True)
-    return {"workspace": workspace.slug, "domains": list(domains), "role": workspace.sso_role}
+    """The email domains that join people to the workspace, those an operator verified
+    (only they join anyone), and the role people join in."""
+    rows = SsoDomain.objects.filter(workspace=workspace).values_list("domain", "verified")
+    return {
+        "workspace": workspace.slug,
+        "domains": [domain for domain, _ in rows],
+        "verified": [domain for domain, verified in rows if verified],
+        "role": workspace.sso_role,
+    }

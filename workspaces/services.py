@@ -11,9 +11,11 @@ from django.utils.text import slugify
 
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
+from workspaces.access import access_lost
 from workspaces.audit import AuditAction, audit_record
 from workspaces.events import member_removed_publish
 from workspaces.limits import NAMES as QUOTA_NAMES
+from workspaces.mail_domains import public_mail_domain
 from workspaces.models import DomainJoin, Membership, Role, SsoDomain, Workspace, WorkspaceQuota
 
 
@@ -138,13 +140,27 @@ def membership_remove(*, workspace: Workspace, user: Any, by: Any = None) -> boo
         changes={"role": [existing.role, None]},
     )
     user_id, workspace_id = user.pk, workspace.pk
+    access_lost.send(
+        sender=Membership,
+        workspace_id=workspace_id,
+        user_id=user_id,
+        reason=f"its creator {user.get_username()} was removed from the workspace",
+    )
     transaction.on_commit(lambda: member_removed_publish(user_id, workspace_id))
     return True
 
 
 @transaction.atomic
 def ownership_transfer(*, workspace: Workspace, to: Any, by: Any) -> Membership:
-    """Make member `to` an owner and `by` (an owner) an editor: the hand-over of a team."""
+    """Make member `to` an owner and `by` (an owner) an editor: the hand-over of a team.
+    To yourself it is a 400: the demotion would leave the workspace with no owner."""
+    if to.pk == by.pk:
+        raise ApplicationError(
+            f"{by.get_username()} cannot transfer the ownership of {workspace.name} to "
+            "themselves; pick another member.",
+            code=ErrorCode.INVALID_DATA,
+            http_status=400,
+        )
     if not Membership.objects.filter(user=to, workspace=workspace).exists():
         raise ApplicationError(
             f"{to.get_username()} is not a member of {workspace.name}; invite them first.",
@@ -203,8 +219,12 @@ def workspace_join_by_email_domain(*, user: Any, email: str) -> Membership | Non
     """Join the person to the workspace that claims their address's domain, in its join
     role, the first time only (DomainJoin): a later sign-in neither re-adds a member an
     owner removed nor resets a role an owner changed. An existing membership is kept."""
-    claim = SsoDomain.objects.filter(domain=_domain_of(email)).select_related("workspace").first()
-    if claim is None or not user.is_active:
+    claim = (
+        SsoDomain.objects.filter(domain=_domain_of(email), verified=True)
+        .select_related("workspace")
+        .first()
+    )
+    if claim is None or not user.is_active or claim.workspace.personal:
         return None
     workspace = claim.workspace
     with transaction.atomic():
@@ -216,6 +236,16 @@ def workspace_join_by_email_domain(*, user: Any, email: str) -> Membership | Non
         membership, made = Membership.objects.get_or_create(
             user=user, workspace=workspace, defaults={"role": workspace.sso_role}
         )
+        if made:
+            audit_record(
+                workspace=workspace,
+                actor=user,
+                action=AuditAction.MEMBER_JOINED_BY_DOMAIN,
+                target_type="member",
+                target_id=str(user.pk),
+                target_repr=_member_label(user),
+                changes={"role": membership.role, "domain": claim.domain},
+            )
     return membership if made else None
 
 
@@ -223,17 +253,33 @@ def _invalid(message: str) -> ApplicationError:
     return ApplicationError(message, code=ErrorCode.INVALID_SSO_DOMAIN, http_status=400)
 
 
-def _clean_domains(domains: list[str], *, by: Any) -> list[str]:
-    """Bare domain names, lower-cased; each must be the domain of the setter's own email
-    address (superusers excepted), so an owner cannot pull in another company's people."""
+def sso_domain_claimable(*, workspace: Workspace, domain: str) -> None:
+    """A domain any workspace may claim for joining: a domain name, not a public mail
+    domain (anyone has an address there), and never for a personal workspace."""
+    try:
+        DomainNameValidator(accept_idna=False)(domain)
+    except ValidationError:
+        raise _invalid(f"{domain!r} is not a domain name (write it as example.com).") from None
+    if workspace.personal:
+        raise _invalid(
+            f"A personal workspace does not take people in by email domain ({domain}); "
+            "make a team workspace for them."
+        )
+    if public_mail_domain(domain):
+        raise _invalid(
+            f"{domain} is a public mail domain: anyone can have an address there, so it "
+            "cannot join people to a workspace."
+        )
+
+
+def _clean_domains(domains: list[str], *, workspace: Workspace, by: Any) -> list[str]:
+    """Bare domain names, lower-cased, each claimable; each must also be the domain of the
+    setter's own email address (superusers excepted). That is no proof (an address is set
+    without one): a domain joins nobody until an operator verifies it."""
     cleaned = sorted({domain.strip().lower().removeprefix("@") for domain in domains} - {""})
-    validate = DomainNameValidator(accept_idna=False)
     own = _domain_of(getattr(by, "email", "") or "")
     for domain in cleaned:
-        try:
-            validate(domain)
-        except ValidationError:
-            raise _invalid(f"{domain!r} is not a domain name (write it as example.com).") from None
+        sso_domain_claimable(workspace=workspace, domain=domain)
         if not getattr(by, "is_superuser", False) and domain != own:
             raise _invalid(
                 f"You may offer only your own email address's domain ({own or 'you have none'}),"
@@ -247,7 +293,7 @@ def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by
     an empty list stops joining (members joined before stay)."""
     if role not in (Role.REQUESTER, Role.VIEWER):
         raise _invalid(f"People joined by domain are requesters or viewers, not {role!r}.")
-    cleaned = _clean_domains(domains, by=by)
+    cleaned = _clean_domains(domains, workspace=workspace, by=by)
     taken = (
         SsoDomain.objects.filter(domain__in=cleaned)
         .exclude(workspace=workspace)
@@ -259,6 +305,8 @@ def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by
             code=ErrorCode.SSO_DOMAIN_TAKEN,
             http_status=409,
         )
+    before_domains = sorted(workspace.sso_domains.values_list("domain", flat=True))
+    before_role = workspace.sso_role
     try:
         with transaction.atomic():
             workspace.sso_role = Role(role)
@@ -266,6 +314,20 @@ def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by
             workspace.sso_domains.exclude(domain__in=cleaned).delete()
             for domain in cleaned:
                 SsoDomain.objects.get_or_create(domain=domain, workspace=workspace)
+            changes: dict[str, Any] = {}
+            if before_domains != cleaned:
+                changes["domains"] = [before_domains, cleaned]
+            if before_role != workspace.sso_role:
+                changes["role"] = [before_role, workspace.sso_role]
+            if changes:
+                audit_record(
+                    workspace=workspace,
+                    actor=by,
+                    action=AuditAction.SSO_CHANGED,
+                    target=workspace,
+                    target_type="sso",
+                    changes=changes,
+                )
     except IntegrityError:  # another workspace claimed it meanwhile
         raise ApplicationError(
             "One of these domains was just claimed by another workspace.",
@@ -273,3 +335,46 @@ def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by
             http_status=409,
         ) from None
     return workspace
+
+
+@transaction.atomic
+def sso_domain_operator_save(*, row: SsoDomain, by: Any) -> SsoDomain:
+    """An operator's domain row (the admin): any claimable domain, on any team workspace;
+    `verified` is the operator's approval that the workspace's organisation owns it, the
+    one proof joining by domain accepts. Each change is audited."""
+    row.domain = row.domain.strip().lower().removeprefix("@")
+    sso_domain_claimable(workspace=row.workspace, domain=row.domain)
+    before = SsoDomain.objects.filter(pk=row.pk).first() if row.pk else None
+    row.save()
+    changes: dict[str, Any] = {}
+    if before is None or before.domain != row.domain:
+        changes["domains"] = [[before.domain] if before else [], [row.domain]]
+    if (before.verified if before else False) != row.verified:
+        changes["verified"] = [before.verified if before else False, row.verified]
+    if changes:
+        audit_record(
+            workspace=row.workspace,
+            actor=by,
+            action=AuditAction.SSO_DOMAIN_VERIFIED
+            if "verified" in changes
+            else AuditAction.SSO_CHANGED,
+            target=row.workspace,
+            target_type="sso",
+            target_repr=row.domain,
+            changes=changes,
+        )
+    return row
+
+
+@transaction.atomic
+def sso_domain_operator_remove(*, row: SsoDomain, by: Any) -> None:
+    audit_record(
+        workspace=row.workspace,
+        actor=by,
+        action=AuditAction.SSO_CHANGED,
+        target=row.workspace,
+        target_type="sso",
+        target_repr=row.domain,
+        changes={"domains": [[row.domain], []]},
+    )
+    row.delete()

@@ -37,4 +37,9 @@ class WorkspaceSsoSerializer(serializers.Serializer):
         max_length=20,
         help_text="Bare domains (example.com), each your own email address's; [] stops joining.",
     )
+    verified = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text="The domains an operator verified: only these join anyone.",
+    )
     role = serializers.ChoiceField(choices=["requester", "viewer"])

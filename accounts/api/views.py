@@ -53,6 +53,7 @@ class SigningCertificateCreateApi(APIView):
             name=serializer.validated_data["name"],
             pkcs12=upload.read(),
             password=serializer.validated_data["password"],
+            by=actor_of(request),
         )
         return Response(
             SigningCertificateOutputSerializer(certificate).data, status=status.HTTP_201_CREATED

@@ -12,6 +12,8 @@ SCHEDULE_DATA_TIMEOUT_SECONDS = env_int("SCHEDULE_DATA_TIMEOUT_SECONDS", 10, min
 SCHEDULE_DATA_MAX_BYTES = env_int("SCHEDULE_DATA_MAX_BYTES", 1024 * 1024, minimum=1024)
 # Tries of a run's deliveries (mail, webhook, S3) before the run is delivery_failed.
 SCHEDULE_DELIVERY_MAX_ATTEMPTS = env_int("SCHEDULE_DELIVERY_MAX_ATTEMPTS", 5, minimum=1)
+# Most schedules one workspace keeps: the due claim is shared by every tenant.
+SCHEDULE_MAX_PER_WORKSPACE = env_int("SCHEDULE_MAX_PER_WORKSPACE", 50, minimum=1)
 # The PDF is attached to a delivery mail up to this size; a larger one is only linked.
 SCHEDULE_MAIL_ATTACH_MAX_BYTES = env_int("SCHEDULE_MAIL_ATTACH_MAX_BYTES", 10 * 1024 * 1024)
 # The S3 endpoint of s3 deliveries (empty: AWS itself); credentials are boto3's own

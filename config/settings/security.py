@@ -30,6 +30,8 @@ AXES_HTTP_RESPONSE_CODE = 429
 SIGN_IN_FAILURES_PER_IP = env_str("SIGN_IN_FAILURES_PER_IP", "30/hour") or "30/hour"
 # How long an emailed invitation to a workspace stays good (it is also single-use).
 WORKSPACE_INVITATION_DAYS = env_int("WORKSPACE_INVITATION_DAYS", 7, minimum=1)
+# Invitation mails one workspace may send in 24 hours (the service is no mail relay).
+WORKSPACE_INVITATIONS_PER_DAY = env_int("WORKSPACE_INVITATIONS_PER_DAY", 50, minimum=1)
 AXES_VERBOSE = False  # no banner in every process's log at start-up
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

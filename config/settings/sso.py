@@ -7,7 +7,7 @@ below are mozilla-django-oidc's own settings.
 
 from __future__ import annotations
 
-from config.env import env_bool, env_int, env_str
+from config.env import env_bool, env_int, env_list, env_str
 
 # ---------------------------------------------------------------- the provider
 # The issuer URL (Keycloak: https://sso.example.com/realms/acme); its
@@ -21,6 +21,9 @@ OIDC_RP_SIGN_ALGO = env_str("OIDC_SIGN_ALGO", "RS256") or "RS256"
 # Entra ID sends no email_verified claim: turn this off only where the provider's addresses
 # are managed by you (a user can then not sign in as someone else's address).
 OIDC_REQUIRE_EMAIL_VERIFIED = env_bool("OIDC_REQUIRE_EMAIL_VERIFIED", True)
+# Mail domains no workspace may claim for joining, beyond the built-in public ones
+# (workspaces.mail_domains): comma-separated, `name.*` for any top-level domain.
+SSO_PUBLIC_MAIL_DOMAINS = env_list("SSO_PUBLIC_MAIL_DOMAINS", [])
 
 # ---------------------------------------------------------------- the flow
 OIDC_USE_PKCE = env_bool("OIDC_USE_PKCE", True)

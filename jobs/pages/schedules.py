@@ -103,7 +103,7 @@ def schedule_page(request: HttpRequest, schedule_id: str) -> HttpResponse:
 def schedule_pause_post(request: HttpRequest, schedule_id: str) -> HttpResponse:
     schedule = _schedule(request, schedule_id, Action.SCHEDULE_MANAGE)
     paused = request.POST.get("paused") == "true"
-    services.schedule_update(schedule=schedule, fields={"paused": paused})
+    services.schedule_update(schedule=schedule, fields={"paused": paused}, by=request.user)
     messages.success(request, "Schedule paused." if paused else "Schedule resumed.")
     return redirect("schedule-page", schedule_id=schedule.schedule_id)
 
@@ -112,6 +112,6 @@ def schedule_pause_post(request: HttpRequest, schedule_id: str) -> HttpResponse:
 @login_required
 def schedule_run_post(request: HttpRequest, schedule_id: str) -> HttpResponse:
     schedule = _schedule(request, schedule_id, Action.SCHEDULE_MANAGE)
-    services.schedule_run_now(schedule=schedule)
+    services.schedule_run_now(schedule=schedule, by=request.user)
     messages.success(request, "Run started; it is listed below.")
     return redirect("schedule-page", schedule_id=schedule.schedule_id)

@@ -35,9 +35,19 @@ from workspaces.current import actor_of, workspace_current
 from workspaces.permissions import Action, authorize, can
 
 
+class _RecordsField(serializers.ListField):
+    """Validates at most RUN_MAX_RECORDS + 1 items: one too many is enough for run_create
+    to refuse the run, so the rest are never looked at."""
+
+    def to_internal_value(self, data: Any) -> list[Any]:
+        if isinstance(data, list):
+            data = data[: settings.RUN_MAX_RECORDS + 1]
+        return super().to_internal_value(data)
+
+
 class RunCreateInputSerializer(serializers.Serializer):
     template = serializers.SlugField(help_text="The stored template every record renders.")
-    records = serializers.ListField(
+    records = _RecordsField(
         child=serializers.JSONField(),
         required=False,
         help_text="The records (JSON objects), each the data of one PDF; or upload `file`.",

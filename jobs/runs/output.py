@@ -17,6 +17,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from pypdf import PdfWriter
 
+from core.spreadsheet import spreadsheet_cell
 from jobs.models import JobStatus, Run
 
 CHUNK_BYTES = 256 * 1024
@@ -74,12 +75,14 @@ def _rows(run: Run) -> Iterator[_Row]:
 
 
 def _failures_csv(rows: list[_Row]) -> bytes:
-    """One line per record without a PDF: what a browser user needs to fix and resend."""
+    """One line per record without a PDF: what a browser user needs to fix and resend.
+    Errors echo tenant data, so each cell is escaped like the audit export's."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["index", "job_id", "status", "error"])
     for row in rows:
-        writer.writerow([row.index, row.job_id or "", row.status, row.error or row.job_error])
+        cells = (row.index, row.job_id or "", row.status, row.error or row.job_error)
+        writer.writerow([spreadsheet_cell(cell) for cell in cells])
     return out.getvalue().encode("utf-8")
 
 

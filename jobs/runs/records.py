@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from django.conf import settings
 
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
@@ -25,7 +29,9 @@ def records_from_list(items: list[Any]) -> list[Record]:
 
 
 def records_from_upload(*, name: str, content: bytes, schema: dict[str, Any]) -> list[Record]:
-    """The records of an uploaded file, by its name's extension (else by its first byte)."""
+    """The records of an uploaded file, by its name's extension (else by its first byte).
+    Read one record at a time and never past RUN_MAX_RECORDS + 1: one too many is enough
+    for run_create to refuse the run, and the rest of the file is never parsed."""
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -34,58 +40,89 @@ def records_from_upload(*, name: str, content: bytes, schema: dict[str, Any]) ->
         ) from None
     lowered = name.lower()
     stripped = text.lstrip()
+    rows: Iterator[Record]
     if lowered.endswith(".csv"):
-        return _csv_records(text, schema)
-    if lowered.endswith((".ndjson", ".jsonl")):
-        return _ndjson_records(text)
-    if lowered.endswith(".json") or stripped.startswith("["):
-        return _json_records(text)
-    if stripped.startswith("{"):
-        return _ndjson_records(text)
-    return _csv_records(text, schema)
+        rows = _csv_records(text, schema)
+    elif lowered.endswith((".ndjson", ".jsonl")):
+        rows = _ndjson_records(text)
+    elif lowered.endswith(".json") or stripped.startswith("["):
+        rows = _json_records(text)
+    elif stripped.startswith("{"):
+        rows = _ndjson_records(text)
+    else:
+        rows = _csv_records(text, schema)
+    return list(itertools.islice(rows, settings.RUN_MAX_RECORDS + 1))
 
 
-def _json_records(text: str) -> list[Record]:
-    try:
-        items = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ApplicationError(
-            f"The records file is not valid JSON (line {exc.lineno}, column {exc.colno}: "
-            f"{exc.msg}); send a JSON array of objects, NDJSON or a CSV.",
-            code=ErrorCode.INVALID_DATA,
-        ) from None
-    if not isinstance(items, list):
+def _json_invalid(exc: json.JSONDecodeError) -> ApplicationError:
+    return ApplicationError(
+        f"The records file is not valid JSON (line {exc.lineno}, column {exc.colno}: "
+        f"{exc.msg}); send a JSON array of objects, NDJSON or a CSV.",
+        code=ErrorCode.INVALID_DATA,
+    )
+
+
+def _json_records(text: str) -> Iterator[Record]:
+    """A JSON array, decoded one element at a time (raw_decode from each element's start),
+    so stopping early leaves the rest of the array unparsed."""
+    decoder = json.JSONDecoder()
+    position = _skip_space(text, 0)
+    if not text.startswith("[", position):
+        if position == len(text):
+            raise _json_invalid(json.JSONDecodeError("Expecting value", text, position))
         raise ApplicationError(
             "A JSON records file must hold an array of objects.", code=ErrorCode.INVALID_DATA
         )
-    return records_from_list(items)
+    position = _skip_space(text, position + 1)
+    if text.startswith("]", position):
+        return
+    index = 0
+    while True:
+        try:
+            item, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            raise _json_invalid(exc) from None
+        yield Record(data=item, where=f"records[{index}]")
+        index += 1
+        position = _skip_space(text, position)
+        if text.startswith(",", position):
+            position = _skip_space(text, position + 1)
+            continue
+        if text.startswith("]", position):
+            break
+        raise _json_invalid(json.JSONDecodeError("Expecting ',' delimiter", text, position))
+    if _skip_space(text, position + 1) != len(text):
+        raise _json_invalid(json.JSONDecodeError("Extra data", text, position + 1))
 
 
-def _ndjson_records(text: str) -> list[Record]:
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\n\r":
+        position += 1
+    return position
+
+
+def _ndjson_records(text: str) -> Iterator[Record]:
+    for number, line in enumerate(io.StringIO(text, newline=None), start=1):
         if not line.strip():
             continue
         try:
-            records.append(Record(data=json.loads(line), where=f"line {number}"))
+            yield Record(data=json.loads(line), where=f"line {number}")
         except json.JSONDecodeError as exc:
-            records.append(Record(None, f"line {number}", f"not valid JSON ({exc.msg})"))
-    return records
+            yield Record(None, f"line {number}", f"not valid JSON ({exc.msg})")
 
 
-def _csv_records(text: str, schema: dict[str, Any]) -> list[Record]:
+def _csv_records(text: str, schema: dict[str, Any]) -> Iterator[Record]:
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader)
     except StopIteration:
-        return []
+        return
     except csv.Error as exc:
         raise ApplicationError(f"The CSV header cannot be read: {exc}.") from None
     header = [name.strip() for name in header]
     if not any(header):
         raise ApplicationError("The CSV's first row must name the fields (a header row).")
     types = _property_types(schema)
-    records = []
     while True:
         row_number = reader.line_num + 1
         try:
@@ -93,17 +130,16 @@ def _csv_records(text: str, schema: dict[str, Any]) -> list[Record]:
         except StopIteration:
             break
         except csv.Error as exc:
-            records.append(Record(None, f"row {row_number}", f"cannot be read ({exc})"))
+            yield Record(None, f"row {row_number}", f"cannot be read ({exc})")
             continue
         if not any(cell.strip() for cell in row):
             continue  # a blank line is no record
         where = f"row {row_number}"
         if len(row) != len(header):
             problem = f"has {len(row)} fields; the header has {len(header)}"
-            records.append(Record(None, where, problem))
+            yield Record(None, where, problem)
             continue
-        records.append(Record(_typed_row(dict(zip(header, row, strict=True)), types), where))
-    return records
+        yield Record(_typed_row(dict(zip(header, row, strict=True)), types), where)
 
 
 def _property_types(schema: dict[str, Any]) -> dict[str, str]:

@@ -117,8 +117,8 @@ def run_create(
         raise ApplicationError("A run needs at least one record.", code=ErrorCode.INVALID_DATA)
     if len(records) > limit:
         raise ApplicationError(
-            f"A run takes at most {limit} records (RUN_MAX_RECORDS); this one has "
-            f"{len(records)}. Split it into several runs.",
+            f"A run takes at most {limit} records (RUN_MAX_RECORDS); this one has more. "
+            "Split it into several runs.",
             code=ErrorCode.TOO_MANY_ITEMS,
         )
     if output not in RunOutput.values:

@@ -95,6 +95,13 @@ class ScheduleAdmin(admin.ModelAdmin):
         original = Schedule.objects.get(pk=obj.pk)
         services.schedule_update(schedule=original, fields=form.changed_fields)
 
+    def delete_model(self, request: HttpRequest, obj: Schedule) -> None:
+        services.schedule_delete(schedule=obj)  # logged as `system`, like the edits
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Schedule]) -> None:
+        for schedule in queryset:
+            services.schedule_delete(schedule=schedule)
+
     @admin.action(description="Pause selected schedules")
     def pause(self, request: HttpRequest, queryset: QuerySet[Schedule]) -> None:
         update = services.schedule_update

@@ -124,7 +124,9 @@ class ScheduleDetailApi(APIView):
         responses={204: None},
     )
     def delete(self, request: Request, schedule_id: str) -> Response:
-        services.schedule_delete(schedule=_schedule(request, schedule_id, Action.SCHEDULE_MANAGE))
+        services.schedule_delete(
+            schedule=_schedule(request, schedule_id, Action.SCHEDULE_MANAGE), by=actor_of(request)
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -139,7 +141,7 @@ class ScheduleRunNowApi(APIView):
     )
     def post(self, request: Request, schedule_id: str) -> Response:
         schedule = _schedule(request, schedule_id, Action.SCHEDULE_MANAGE)
-        run = services.schedule_run_now(schedule=schedule)
+        run = services.schedule_run_now(schedule=schedule, by=actor_of(request))
         answer = ScheduleRunOutputSerializer(run, context=_context(request)).data
         return Response(answer, status=status.HTTP_202_ACCEPTED)
 

@@ -60,7 +60,9 @@ def _pdf_url(job: PdfJob) -> str:
 
 
 def _mail(schedule: Schedule, run: ScheduleRun, job: PdfJob, to: list[str], pdf: bytes) -> None:
-    name = schedule.name or schedule.template.name
+    # One line whatever was saved (names from before the check, a template's name): a line
+    # break in a subject is a BadHeaderError, which would fail every delivery.
+    name = " ".join((schedule.name or schedule.template.name).split())
     expires = timezone.now() + timedelta(seconds=settings.PDF_URL_TTL_SECONDS)
     lines = [
         f"The scheduled report “{name}” for {run.scheduled_for:%Y-%m-%d %H:%M} UTC is ready.",

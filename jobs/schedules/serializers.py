@@ -69,6 +69,9 @@ class ScheduleOutputSerializer(serializers.Serializer):
     timezone = serializers.CharField()
     deliveries = DeliveriesField()
     paused = serializers.BooleanField()
+    paused_reason = serializers.CharField(
+        help_text="Why the service paused it (its creator lost access); empty otherwise."
+    )
     next_run_at = IsoDateTimeField(allow_null=True)
     created_at = IsoDateTimeField()
     updated_at = IsoDateTimeField()

@@ -6,13 +6,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from accounts.models import ApiKey
 from jobs import dispatch
 from jobs.schedule_models import RunTrigger, Schedule, ScheduleRun
+from jobs.schedules.access import schedule_access_lost
 from jobs.schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
+from jobs.schedules.delivery import delivery_target
 from jobs.schedules.validation import data_url_check, deliveries_check
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
@@ -21,6 +26,7 @@ from reports.limits import limits_from_settings
 from reports.models import ReportTemplate
 from reports.services import template_current_version
 from reports.validation import data_check, data_validate
+from workspaces.audit import AuditAction, audit_record
 from workspaces.models import Workspace
 from workspaces.permissions import Action, authorize
 
@@ -86,17 +92,54 @@ def _apply(schedule: Schedule, fields: dict[str, Any], *, signed: bool, by: Any 
             authorize(by, Action.SCHEDULE_S3_SET, schedule.workspace)
         schedule.deliveries = deliveries
     if "name" in fields:
-        schedule.name = str(fields["name"] or "")[:200]
+        name = str(fields["name"] or "")
+        if any(ch < " " or ch == "\x7f" for ch in name):
+            # It becomes a mail subject: a header cannot hold a line break.
+            raise ScheduleInvalid("name", "must be one line, without control characters.")
+        schedule.name = name[:200]
     if "paused" in fields:
         if not isinstance(fields["paused"], bool):
             raise ScheduleInvalid("paused", "must be true or false.")
         schedule.paused = fields["paused"]
+        schedule.paused_reason = ""
     if {"data", "data_url", "template"} & set(fields):
         data = fields.get("data", None if "data_url" in fields else schedule.data)
         url = fields.get("data_url", "" if "data" in fields else schedule.data_url) or ""
         if not isinstance(url, str):
             raise ScheduleInvalid("data_url", "must be a URL.")
         schedule.data, schedule.data_url = _data(schedule.template, data, url)
+
+
+def _audit(schedule: Schedule, by: Any, action: AuditAction, **changes: Any) -> None:
+    """One entry per change of a schedule: what runs, when, and where its PDFs go (every
+    delivery leaves the service: addresses, URLs, buckets)."""
+    audit_record(
+        workspace=schedule.workspace_id,
+        actor=by,
+        action=action,
+        target_type="schedule",
+        target_id=str(schedule.schedule_id),
+        target_repr=str(schedule),
+        changes=changes,
+    )
+
+
+def _deliveries(schedule: Schedule) -> list[str]:
+    return [f"{d['type']}: {delivery_target(d)}" for d in schedule.deliveries or []]
+
+
+def _schedule_slot_check(*, workspace: Workspace) -> None:
+    """400 too_many_schedules once the workspace keeps SCHEDULE_MAX_PER_WORKSPACE. The
+    workspace row is locked: two creates at once cannot both take the last slot."""
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+    cap = settings.SCHEDULE_MAX_PER_WORKSPACE
+    if Schedule.objects.filter(workspace=workspace).count() >= cap:
+        raise ApplicationError(
+            f"{workspace.name} has {cap} schedules, the most a workspace may keep "
+            f"(SCHEDULE_MAX_PER_WORKSPACE={cap}); delete one first.",
+            code=ErrorCode.TOO_MANY_SCHEDULES,
+            http_status=400,
+        )
 
 
 def schedule_create(
@@ -115,7 +158,18 @@ def schedule_create(
     by = created_by if api_key is None else api_key
     _apply(schedule, {"timezone": "UTC", **fields}, signed=api_key is not None, by=by)
     schedule.next_run_at = _next(schedule, now=timezone.now())
-    schedule.save()
+    with transaction.atomic():
+        _schedule_slot_check(workspace=workspace)
+        schedule.save()
+        _audit(
+            schedule,
+            by,
+            AuditAction.SCHEDULE_CREATED,
+            template=schedule.template.slug,
+            cron=schedule.cron,
+            timezone=schedule.timezone,
+            deliveries=_deliveries(schedule),
+        )
     return schedule
 
 
@@ -128,18 +182,26 @@ def schedule_check(*, schedule: Schedule, fields: dict[str, Any]) -> None:
 def schedule_update(*, schedule: Schedule, fields: dict[str, Any], by: Any = None) -> Schedule:
     """Edit, pause (`paused: true`) or resume. A changed cron or zone, or a resume, counts
     the next tick from now: ticks missed while paused do not run. `by`: who edits (a
-    person or key), None for an operator."""
+    person or key), None for an operator (the audit log's `system`)."""
     before = (schedule.cron, schedule.timezone, schedule.paused)
+    deliveries_before = _deliveries(schedule)
     _apply(schedule, fields, signed=schedule.api_key_id is not None, by=by)
     if (schedule.cron, schedule.timezone, schedule.paused) != before:
         schedule.next_run_at = _next(schedule, now=timezone.now())
-    schedule.save()
+    changes: dict[str, Any] = {"fields": sorted(fields)}
+    if _deliveries(schedule) != deliveries_before:
+        changes["deliveries"] = [deliveries_before, _deliveries(schedule)]
+    with transaction.atomic():
+        schedule.save()
+        _audit(schedule, by, AuditAction.SCHEDULE_CHANGED, **changes)
     return schedule
 
 
-def schedule_delete(*, schedule: Schedule) -> None:
+def schedule_delete(*, schedule: Schedule, by: Any = None) -> None:
     """The schedule and its runs go; the jobs its runs made stay (their own retention)."""
-    schedule.delete()
+    with transaction.atomic():
+        _audit(schedule, by, AuditAction.SCHEDULE_DELETED, deliveries=_deliveries(schedule))
+        schedule.delete()
 
 
 def _run_begin(schedule: Schedule, *, trigger: str, scheduled_for: datetime) -> ScheduleRun:
@@ -150,10 +212,18 @@ def _run_begin(schedule: Schedule, *, trigger: str, scheduled_for: datetime) -> 
     return run
 
 
-def schedule_run_now(*, schedule: Schedule) -> ScheduleRun:
+def schedule_run_now(*, schedule: Schedule, by: Any = None) -> ScheduleRun:
     """A run outside the cron (paused schedules too); the next tick stays where it was."""
     with transaction.atomic():
-        return _run_begin(schedule, trigger=RunTrigger.MANUAL, scheduled_for=timezone.now())
+        run = _run_begin(schedule, trigger=RunTrigger.MANUAL, scheduled_for=timezone.now())
+        _audit(
+            schedule,
+            by,
+            AuditAction.SCHEDULE_RUN_NOW,
+            run=str(run.run_id),
+            deliveries=_deliveries(schedule),
+        )
+    return run
 
 
 def schedule_tick_claim(*, schedule: Schedule, now: datetime) -> ScheduleRun | None:
@@ -162,6 +232,13 @@ def schedule_tick_claim(*, schedule: Schedule, now: datetime) -> ScheduleRun | N
     another claimer moved it first. However many ticks were missed (beat down), one run."""
     due = schedule.next_run_at
     if due is None or due > now or schedule.paused:
+        return None
+    if reason := schedule_access_lost(schedule=schedule):
+        # Its creator lost access by a path that announced nothing (an operator
+        # deactivating the account in the admin): paused here, saying why.
+        Schedule.objects.filter(pk=schedule.pk, paused=False).update(
+            paused=True, next_run_at=None, paused_reason=reason
+        )
         return None
     following = next_tick(schedule.cron, schedule.timezone, after=now)
     with transaction.atomic():
@@ -174,9 +251,17 @@ def schedule_tick_claim(*, schedule: Schedule, now: datetime) -> ScheduleRun | N
 
 
 def schedules_claim_due(*, now: datetime | None = None, limit: int = 500) -> list[ScheduleRun]:
-    """Every due tick claimed (each once, whoever else claims at the same time)."""
+    """Every due tick claimed (each once, whoever else claims at the same time), taken in
+    turns across workspaces: each workspace's earliest due tick, then each one's second...
+    so one tenant's many due schedules cannot fill a pass of `limit` before another's."""
     now = now or timezone.now()
-    due = Schedule.objects.filter(paused=False, next_run_at__lte=now).order_by("next_run_at")
+    turn = Window(RowNumber(), partition_by=[F("workspace_id")], order_by=F("next_run_at").asc())
+    due = (
+        Schedule.objects.filter(paused=False, next_run_at__lte=now)
+        .select_related("created_by", "api_key")
+        .annotate(turn=turn)
+        .order_by("turn", "next_run_at")
+    )
     runs = []
     for schedule in due[:limit]:
         try:

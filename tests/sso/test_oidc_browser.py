@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, DESKTOP, shoot
 from tests.factories import UserFactory
-from workspaces.models import Membership, Role
+from workspaces.models import Membership, Role, SsoDomain
 from workspaces.services import workspace_create, workspace_sso_set
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -53,6 +53,7 @@ def test_sign_in_with_the_provider_in_chromium(oidc_provider, browser_page, live
     owner = UserFactory(username="acme-owner", email="boss@example.com")
     acme = workspace_create(name="Acme", owner=owner)
     workspace_sso_set(workspace=acme, domains=["example.com"], role="requester", by=owner)
+    SsoDomain.objects.filter(workspace=acme).update(verified=True)  # an operator's approval
     page = browser_page
     # The account page: the dashboard would hold a live stream open past the test's end.
     page.goto("/login/?next=/account/")

@@ -17,7 +17,7 @@ from django.test import Client
 from accounts.models import SsoIdentity
 from tests.factories import UserFactory
 from tests.processes import free_port
-from workspaces.models import DomainJoin, Membership, Role
+from workspaces.models import DomainJoin, Membership, Role, SsoDomain
 from workspaces.services import workspace_create, workspace_sso_set
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -74,6 +74,7 @@ def acme(db):
     owner = UserFactory(username="acme-owner", email="boss@example.com")
     workspace = workspace_create(name="Acme", owner=owner)
     workspace_sso_set(workspace=workspace, domains=["example.com"], role="viewer", by=owner)
+    SsoDomain.objects.filter(workspace=workspace).update(verified=True)  # an operator's approval
     return workspace
 
 
@@ -176,6 +177,17 @@ def test_a_person_of_another_domain_signs_in_without_joining(oidc_provider, live
     assert carol is not None
     assert carol.email == "carol@elsewhere.org"
     assert not Membership.objects.filter(user=carol, workspace=acme).exists()
+
+
+def test_a_domain_no_operator_verified_joins_nobody(oidc_provider, live_server, acme):
+    # The owner's claim alone (their own, unproven address's domain) is no proof.
+    SsoDomain.objects.filter(workspace=acme).update(verified=False)
+    browser, _ = sign_in(live_server.url, "erin@example.com")
+    erin = session_user(browser)
+    assert erin is not None
+    assert erin.email == "erin@example.com"
+    assert not Membership.objects.filter(user=erin, workspace=acme).exists()
+    assert not DomainJoin.objects.exists()
 
 
 def test_an_unverified_address_is_refused_with_a_page_that_says_so(

@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -19,14 +20,19 @@ from accounts.services import api_key_create, api_key_revoke
 from jobs import dead_letters
 from jobs.models import DeadLetter, JobStatus
 from reports.models import ReportTemplate
+from tests.accounts.pkcs12_factory import make_pkcs12
 from tests.factories import PdfJobFactory, UserFactory
-from workspaces.models import AuditEntry, Role
+from workspaces.current import SESSION_KEY
+from workspaces.invitations import invitation_create
+from workspaces.models import AuditEntry, Role, SsoDomain
 from workspaces.services import (
     LastOwner,
     membership_remove,
     membership_set,
     workspace_create,
+    workspace_join_by_email_domain,
     workspace_quota_set,
+    workspace_sso_set,
 )
 
 pytestmark = pytest.mark.django_db
@@ -358,3 +364,127 @@ def test_a_template_saved_in_the_admin_is_logged(team):
         ("template.published", "root", {"version": 1}),
         ("template.changed", "root", {"fields": ["name"]}),
     ]
+
+
+def _entry(workspace: Any, action: str) -> AuditEntry:
+    (entry,) = AuditEntry.objects.filter(workspace=workspace, action=action)
+    return entry
+
+
+def test_sso_settings_and_a_domain_join_are_logged(team):
+    owner, workspace = team["owner"], team["workspace"]
+    owner.email = "fiona@finance.test"
+    owner.save()
+    workspace_sso_set(workspace=workspace, domains=["finance.test"], role="viewer", by=owner)
+    workspace_sso_set(workspace=workspace, domains=["finance.test"], role="viewer", by=owner)
+    changed = _entry(workspace, "sso.changed")  # the same settings again: no entry
+    assert (changed.actor, changed.target_type, changed.target_id) == (
+        "fiona",
+        "sso",
+        str(workspace.pk),
+    )
+    assert changed.changes == {"domains": [[], ["finance.test"]], "role": ["requester", "viewer"]}
+    SsoDomain.objects.filter(workspace=workspace).update(verified=True)
+    ann = UserFactory(username="ann", email="ann@finance.test")
+    assert workspace_join_by_email_domain(user=ann, email="ann@finance.test") is not None
+    joined = _entry(workspace, "member.joined_by_domain")
+    assert (joined.actor, joined.actor_user, joined.target_id, joined.target) == (
+        "ann",
+        ann,
+        str(ann.pk),
+        "ann <ann@finance.test>",
+    )
+    assert joined.changes == {"role": "viewer", "domain": "finance.test"}
+
+
+def test_a_certificate_upload_is_logged_with_the_key_as_actor(team):
+    answer = team["api"].post(
+        "/api/v1/signing-certificates",
+        {
+            "name": "Studio",
+            "pkcs12": SimpleUploadedFile("studio.p12", make_pkcs12()),
+            "password": "p12-pass",
+        },
+        format="multipart",
+    )
+    assert answer.status_code == 201, answer.content
+    entry = _entry(team["workspace"], "certificate.uploaded")
+    assert (entry.actor, entry.actor_key, entry.actor_user) == (
+        f"key {team['key'].prefix}… (fiona)",
+        team["key"].prefix,
+        team["owner"],
+    )
+    assert (entry.target_type, entry.target_id, entry.target) == (
+        "certificate",
+        answer.json()["id"],
+        "Studio",
+    )
+
+
+def test_schedule_create_update_run_now_and_delete_are_logged_with_their_deliveries(
+    team, monkeypatch
+):
+    monkeypatch.setattr(dispatch, "schedule_run_start_enqueue", lambda **_: None)
+    api, workspace = team["api"], team["workspace"]
+    made = api.post(
+        "/api/v1/templates",
+        {"name": "Weekly", "slug": "weekly", "html": "<p>{{title}}</p>"},
+        format="json",
+    )
+    assert made.status_code == 201, made.content
+    body = {
+        "template": "weekly",
+        "data": {"title": "Week"},
+        "cron": "0 7 * * 1",
+        "deliveries": [{"type": "email", "to": ["boss@example.com"]}],
+    }
+    created = api.post("/api/v1/schedules", body, format="json")
+    assert created.status_code == 201, created.content
+    schedule_id = created.json()["schedule_id"]
+    url = f"/api/v1/schedules/{schedule_id}"
+    outside = [{"type": "webhook", "url": "https://hooks.example.net/in"}]
+    assert api.patch(url, {"deliveries": outside}, format="json").status_code == 200
+    assert api.post(f"{url}/run").status_code == 202
+    assert api.delete(url).status_code == 204
+    actor = f"key {team['key'].prefix}… (fiona)"
+    entries = {
+        action: _entry(workspace, action)
+        for action in ("schedule.created", "schedule.changed", "schedule.run_now")
+    }
+    entries["schedule.deleted"] = _entry(workspace, "schedule.deleted")
+    for entry in entries.values():
+        assert (entry.actor, entry.target_type, entry.target_id) == (actor, "schedule", schedule_id)
+    assert entries["schedule.created"].changes["deliveries"] == ["email: boss@example.com"]
+    assert entries["schedule.changed"].changes == {
+        "fields": ["deliveries"],
+        "deliveries": [["email: boss@example.com"], ["webhook: https://hooks.example.net/in"]],
+    }
+    assert entries["schedule.run_now"].changes["deliveries"] == [
+        "webhook: https://hooks.example.net/in"
+    ]
+    assert entries["schedule.deleted"].changes["deliveries"] == [
+        "webhook: https://hooks.example.net/in"
+    ]
+
+
+def test_withdrawing_an_invitation_is_logged(team):
+    owner, workspace = team["owner"], team["workspace"]
+    invitation = invitation_create(
+        workspace=workspace, email="nina@example.com", role="editor", by=owner
+    )
+    client = Client()
+    client.force_login(owner)
+    session = client.session
+    session[SESSION_KEY] = workspace.pk
+    session.save()
+    assert client.post(f"/invitations/{invitation.pk}/withdraw").status_code == 302
+    assert client.post(f"/invitations/{invitation.pk}/withdraw").status_code == 302  # no entry
+    entry = _entry(workspace, "invitation.withdrawn")
+    assert (entry.actor, entry.actor_user, entry.target_type, entry.target_id, entry.target) == (
+        "fiona",
+        owner,
+        "invitation",
+        str(invitation.pk),
+        "nina@example.com",
+    )
+    assert entry.changes == {"role": "editor"}

@@ -109,6 +109,31 @@ def test_a_signed_in_person_accepts_with_one_button(team):
     assert Membership.objects.get(user=vic, workspace=team["workspace"]).role == "viewer"
 
 
+def test_only_the_invited_address_accepts_a_link(team):
+    invitation = invitation_create(
+        workspace=team["workspace"], email="vic@example.com", role="editor", by=team["owner"]
+    )
+    path = f"/invitations/{invitation_token(invitation)}/"
+    mallory = Client()
+    mallory.force_login(UserFactory(username="mallory", email="mallory@example.com"))
+    page = mallory.get(path)
+    assert page.status_code == 403
+    assert "is for vic@example.com" in page.content.decode()
+    refused = mallory.post(path)
+    assert refused.status_code == 403
+    assert not Membership.objects.filter(
+        user__username="mallory", workspace=team["workspace"]
+    ).exists()
+    invitation.refresh_from_db()
+    assert invitation.accepted_at is None  # the link still works for the invited person
+    vic = Client()
+    vic.force_login(UserFactory(username="vic", email="Vic@Example.com"))
+    assert vic.post(path).status_code == 302
+    assert (
+        Membership.objects.get(user__username="vic", workspace=team["workspace"]).role == "editor"
+    )
+
+
 def test_expired_withdrawn_and_altered_links_say_why(team):
     invitation = invitation_create(
         workspace=team["workspace"], email="x@example.com", role="viewer", by=team["owner"]
@@ -152,6 +177,10 @@ def test_the_last_owner_cannot_be_removed_and_ownership_moves(team):
     assert "only owner of Finance" in refused.content.decode()
     demoted = client.post(f"/members/{owner.pk}/role", {"role": "viewer"})
     assert demoted.status_code == 400
+    to_self = client.post(f"/members/{owner.pk}/transfer")
+    assert to_self.status_code == 400
+    assert "to themselves" in to_self.content.decode()
+    assert Membership.objects.get(workspace=workspace, user=owner).role == "owner"
     viv = UserFactory(username="viv")
     membership_set(workspace=workspace, user=viv, role="editor")
     assert client.post(f"/members/{viv.pk}/transfer").status_code == 302
@@ -216,3 +245,20 @@ def test_removing_a_member_closes_their_dashboard_socket():
     closed, took = asyncio.run(_closing(scenario()))
     assert closed["type"] == "websocket.close"
     assert took < 1.5
+
+
+def test_a_workspace_sends_at_most_its_daily_invitations(team, settings):
+    settings.WORKSPACE_INVITATIONS_PER_DAY = 2
+    client = team["client"]
+    for n in range(2):
+        sent = client.post("/members/", {"email": f"p{n}@example.com", "role": "viewer"})
+        assert sent.status_code == 302
+    refused = client.post("/members/", {"email": "p9@example.com", "role": "viewer"})
+    assert refused.status_code == 429
+    assert "WORKSPACE_INVITATIONS_PER_DAY=2" in refused.content.decode()
+    assert not Invitation.objects.filter(email="p9@example.com").exists()
+    # A day later the window has moved on.
+    Invitation.objects.update(created_at=timezone.now() - timedelta(days=1, minutes=1))
+    assert (
+        client.post("/members/", {"email": "p9@example.com", "role": "viewer"}).status_code == 302
+    )

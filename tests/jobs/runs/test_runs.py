@@ -3,7 +3,9 @@ follow the jobs' transitions, retry-failed, and the ZIP and combined downloads."
 
 from __future__ import annotations
 
+import csv
 import io
+import json
 import time
 import zipfile
 
@@ -16,9 +18,11 @@ from rest_framework.test import APIClient
 from accounts.services import api_key_create
 from jobs import transitions
 from jobs.models import JobStatus, PdfJob, Run, RunStatus
-from jobs.runs.records import records_from_list
+from jobs.runs import records as records_module
+from jobs.runs.records import records_from_list, records_from_upload
 from jobs.runs.services import run_create
 from rendering.error_codes import ErrorCode
+from rendering.errors import ApplicationError
 from reports.services import template_create
 from tests.factories import UserFactory
 from workspaces.services import workspace_personal
@@ -99,6 +103,68 @@ def test_more_records_than_allowed_is_a_400(api, invoice, settings):
     assert answer.status_code == 400
     assert answer.json()["code"] == ErrorCode.TOO_MANY_ITEMS
     assert "RUN_MAX_RECORDS" in answer.json()["error"]
+
+
+def _upload_text(kind: str, count: int) -> str:
+    rows = [{"number": n, "customer": "x"} for n in range(count)]
+    if kind == "csv":
+        return "number,customer\n" + "".join(f"{n},x\n" for n in range(count))
+    if kind == "ndjson":
+        return "".join(json.dumps(row) + "\n" for row in rows)
+    return json.dumps(rows)
+
+
+@pytest.mark.parametrize("kind", ["csv", "ndjson", "json"])
+def test_an_upload_past_the_limit_is_refused_after_reading_one_record_too_many(
+    api, invoice, settings, monkeypatch, kind
+):
+    settings.RUN_MAX_RECORDS = 5
+    made = []
+    real = records_module.Record
+
+    def counting(*args, **kwargs):
+        made.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(records_module, "Record", counting)
+    upload = ContentFile(_upload_text(kind, 50).encode(), name=f"records.{kind}")
+    answer = api.post(RUNS, {"template": "invoice", "file": upload}, format="multipart")
+    assert answer.status_code == 400
+    assert answer.json()["code"] == ErrorCode.TOO_MANY_ITEMS
+    assert "at most 5 records (RUN_MAX_RECORDS)" in answer.json()["error"]
+    assert len(made) == 6  # the limit and one more; the other 44 were never parsed
+    assert not Run.objects.exists()
+
+
+def test_a_huge_upload_of_empty_objects_is_refused_quickly(api, invoice, settings):
+    settings.RUN_MAX_RECORDS = 100
+    upload = ContentFile(b"{}\n" * 1_000_000, name="records.ndjson")  # 3 MB, a million lines
+    started = time.monotonic()
+    answer = api.post(RUNS, {"template": "invoice", "file": upload}, format="multipart")
+    assert answer.status_code == 400
+    assert answer.json()["code"] == ErrorCode.TOO_MANY_ITEMS
+    assert time.monotonic() - started < 2
+
+
+def test_a_json_array_upload_is_read_element_by_element(settings):
+    settings.RUN_MAX_RECORDS = 3
+    records = records_from_upload(name="r.json", content=b'[{"a": 1}, 2, [3], 4, 5', schema={})
+    assert [r.data for r in records] == [{"a": 1}, 2, [3], 4]  # the broken tail never read
+    assert [r.where for r in records][-1] == "records[3]"
+    assert records_from_upload(name="r.json", content=b" [ ] ", schema={}) == []
+    with pytest.raises(ApplicationError, match="not valid JSON"):
+        records_from_upload(name="r.json", content=b"[{}, }]", schema={})
+    with pytest.raises(ApplicationError, match="not valid JSON"):
+        records_from_upload(name="r.json", content=b"[{}] x", schema={})
+    with pytest.raises(ApplicationError, match="must hold an array"):
+        records_from_upload(name="r.json", content=b'{"a": 1}', schema={})
+
+
+def test_a_json_records_list_past_the_limit_is_refused(api, invoice, settings):
+    settings.RUN_MAX_RECORDS = 2
+    answer = _post(api, {"template": "invoice", "records": [{"number": 1}] * 5000})
+    assert answer.status_code == 400
+    assert answer.json()["code"] == ErrorCode.TOO_MANY_ITEMS
 
 
 def test_unknown_template_and_output_are_400s(api, invoice):
@@ -215,6 +281,14 @@ def test_zip_streams_the_pdfs_under_their_names_with_a_failures_list(
     assert len(PdfReader(io.BytesIO(archive.read("Same-3.pdf"))).pages) == 3  # the third job
     assert "render_error" not in archive.read("failures.csv").decode()  # the message, not code
     assert "worker lost" in archive.read("failures.csv").decode()
+    # An error echoing a formula stays text in a spreadsheet, like the audit export's cells.
+    PdfJob.objects.filter(batch_id=run.run_id, status=JobStatus.FAILED).update(
+        error='=HYPERLINK("https://evil.test","x")'
+    )
+    again = api.get(state["download_url"])
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(again.streaming_content)))
+    failures = list(csv.reader(io.StringIO(archive.read("failures.csv").decode())))
+    assert failures[1][3] == '\'=HYPERLINK("https://evil.test","x")'
     # The token is the run's own: it opens no other run, and a bad one is a 404.
     assert api.get(state["download_url"].replace("token=", "token=x")).status_code == 404
 

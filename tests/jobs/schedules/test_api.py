@@ -82,3 +82,15 @@ def test_an_unknown_id_is_a_404(client):
     assert client.get("/api/v1/schedules/not-a-uuid").status_code == 404
     response = client.get("/api/v1/schedules/00000000-0000-0000-0000-000000000000/runs")
     assert response.status_code == 404
+
+
+def test_one_schedule_past_the_workspace_cap_is_a_400_naming_the_limit(client, settings):
+    settings.SCHEDULE_MAX_PER_WORKSPACE = 2
+    for _ in range(2):
+        assert client.post("/api/v1/schedules", BODY, format="json").status_code == 201
+    response = client.post("/api/v1/schedules", BODY, format="json")
+    assert response.status_code == 400
+    answer = response.json()
+    assert answer["code"] == "too_many_schedules"
+    assert "SCHEDULE_MAX_PER_WORKSPACE=2" in answer["error"]
+    assert Schedule.objects.count() == 2

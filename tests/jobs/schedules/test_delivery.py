@@ -17,8 +17,9 @@ from standardwebhooks.webhooks import Webhook
 
 from accounts.services import api_key_create, webhook_signing_secrets
 from jobs.models import JobStatus, PdfJob
-from jobs.schedule_models import RunOutcome, ScheduleRun
+from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
 from jobs.schedules import services
+from jobs.schedules.cron import ScheduleInvalid
 from jobs.schedules.delivery import DeliveriesPending, schedule_run_deliver
 from jobs.schedules.running import schedule_run_start
 from jobs.schedules.validation import s3_destination_allowed
@@ -265,3 +266,18 @@ def test_a_destination_taken_off_the_list_is_refused_at_delivery(owner, settings
 
 def _no_client(*args, **kwargs):
     raise AssertionError("no S3 client may be made for a refused destination")
+
+
+def test_a_name_with_a_line_break_is_refused_and_an_old_one_still_delivers(owner, settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    run = _completed_run(owner, [{"type": "email", "to": ["a@example.com"]}])
+    with pytest.raises(ScheduleInvalid) as caught:
+        services.schedule_update(schedule=run.schedule, fields={"name": "Q1\nBcc: x@evil.test"})
+    assert caught.value.details == {"field": "name"}
+    # Saved before the check: the subject is made one line, the delivery goes out.
+    Schedule.objects.filter(pk=run.schedule_id).update(name="Q1\r\nBcc: x@evil.test")
+    assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERED
+    (message,) = mail.outbox
+    assert message.subject == "Scheduled report “Q1 Bcc: x@evil.test”"
+    assert message.to == ["a@example.com"]
+    assert not message.bcc
