@@ -28,10 +28,17 @@ run: $(VENV)/.installed-local
 	DJANGO_SETTINGS_MODULE=$${DJANGO_SETTINGS_MODULE:-config.settings.local} $(BIN)/python -m config.devstack
 
 ## test: the whole suite on embedded defaults (or DATABASE_URL / REDIS_URL when set), in
-## PYTEST_WORKERS processes side by side (pytest-xdist; default 2, 0 for one process)
+## PYTEST_WORKERS processes side by side (pytest-xdist; default 2, 0 for one process); the
+## multi-host tests, whose timings want the machine to themselves, run alone after the rest.
+## With PYTEST_ARGS, one run of just those arguments.
 PYTEST_WORKERS ?= 2
 test: $(VENV)/.installed-test
+ifeq ($(strip $(PYTEST_ARGS)),)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup -m "not (container or multihost)"
+	$(BIN)/python -m pytest -m multihost
+else
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+endif
 
 ## test-fast: the everyday tier: every test that starts no process, browser, container or
 ## network namespace and is not heavy (tests/markers.py); under two minutes on two cores

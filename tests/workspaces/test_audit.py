@@ -422,9 +422,8 @@ def test_a_certificate_upload_is_logged_with_the_key_as_actor(team):
 
 
 def test_schedule_create_update_run_now_and_delete_are_logged_with_their_deliveries(
-    team, monkeypatch
+    team, sent_tasks
 ):
-    monkeypatch.setattr(dispatch, "schedule_run_start_enqueue", lambda **_: None)
     api, workspace = team["api"], team["workspace"]
     made = api.post(
         "/api/v1/templates",

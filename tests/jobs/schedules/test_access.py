@@ -9,7 +9,6 @@ import pytest
 from django.utils import timezone
 
 from accounts.services import api_key_create, api_key_revoke
-from jobs import dispatch
 from jobs.schedule_models import Schedule, ScheduleRun
 from jobs.schedules import services
 from jobs.schedules.serializers import ScheduleOutputSerializer
@@ -21,12 +20,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def started(monkeypatch) -> list[str]:
-    sent: list[str] = []
-    monkeypatch.setattr(
-        dispatch, "schedule_run_start_enqueue", lambda *, run_id: sent.append(str(run_id))
-    )
-    return sent
+def started(sent_tasks):
+    return sent_tasks
 
 
 @pytest.fixture

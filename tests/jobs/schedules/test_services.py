@@ -11,7 +11,6 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.services import api_key_create
-from jobs import dispatch
 from jobs.schedule_models import RunTrigger, Schedule, ScheduleRun
 from jobs.schedules import services
 from rendering.errors import ApplicationError
@@ -23,12 +22,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def started(monkeypatch) -> list[str]:
-    sent: list[str] = []
-    monkeypatch.setattr(
-        dispatch, "schedule_run_start_enqueue", lambda *, run_id: sent.append(str(run_id))
-    )
-    return sent
+def started(sent_tasks):
+    return sent_tasks
 
 
 @pytest.fixture
@@ -175,7 +170,7 @@ def test_a_missed_tick_runs_once_then_the_next_future_tick(
     schedule.refresh_from_db()
     assert schedule.next_run_at == datetime(2026, 1, 5, 17, 0, tzinfo=UTC)
     assert services.schedules_claim_due(now=back + timedelta(seconds=30)) == []
-    assert started == [str(runs[0].run_id)]
+    assert started.ids("schedule_run_start_enqueue", "run_id") == [runs[0].run_id]
 
 
 def test_run_now_leaves_the_next_tick_alone_and_works_when_paused(
@@ -185,7 +180,7 @@ def test_run_now_leaves_the_next_tick_alone_and_works_when_paused(
     with django_capture_on_commit_callbacks(execute=True):
         run = services.schedule_run_now(schedule=schedule)
     assert run.trigger == RunTrigger.MANUAL
-    assert started == [str(run.run_id)]
+    assert started.ids("schedule_run_start_enqueue", "run_id") == [run.run_id]
     schedule.refresh_from_db()
     assert schedule.next_run_at is None
 
