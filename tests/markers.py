@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from _pytest.nodeid import coerce_node_id
 
 # A test with any of these starts a process, browser, container or network namespace.
 # `heavy` ones only burn CPU: a 50-page sample, hundreds of charts, every migration.
@@ -23,7 +24,32 @@ HARNESS_GROUP = "harness"
 def pytest_collection_modifyitems(items: list[Any]) -> None:
     """First: pytest-xdist reads the groups in its own hook (and `-m` deselects) after."""
     for item in items:
+        node_id_unique(item)
         marks_from_fixtures(item)
+        node_id_grouped(item)
+
+
+def node_id_unique(item: Any) -> None:
+    """schemathesis names each operation's test `test_x[GET /api/v1/jobs]` but gives all of
+    them the node id `...::test_x`; pytest-xdist's group scheduling keys its work by node id,
+    so all but one of them were silently not run. The name goes into the node id (as
+    pytest-xdist itself does for its groups)."""
+    head, _, last = item.nodeid.rpartition("::")
+    if item.name != last and item.name.startswith(f"{last}["):
+        _node_id_set(item, f"{head}::{item.name}")
+
+
+def node_id_grouped(item: Any) -> None:
+    """pytest-xdist's loadgroup scheduling reads a test's group from an `@group` suffix of its
+    node id, which its own hook writes to `item._nodeid`; pytest 9 keeps the id in `item._id`
+    and ignores `_nodeid`, so the suffix is written here, where it counts."""
+    groups = sorted({str(mark.args[0]) for mark in item.iter_markers("xdist_group") if mark.args})
+    if groups and "@" not in item.nodeid:
+        _node_id_set(item, f"{item.nodeid}@{'_'.join(groups)}")
+
+
+def _node_id_set(item: Any, node_id: str) -> None:
+    item._id = coerce_node_id(node_id)
 
 
 def marks_from_fixtures(item: Any) -> None:
