@@ -29,6 +29,7 @@ def test_schema_error_from_the_json_tab_shows_on_the_json_tab(page, person, live
     template_sync_samples()
     sign_in(page)
     page.goto("/reports/new/invoice/")
+    page.wait_for_selector("form[data-ready=true]")  # a click before the script runs is lost
     page.get_by_role("tab", name="JSON").click()
     data = sample_files("invoice")[2]
     del data["company"]

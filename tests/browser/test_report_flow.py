@@ -62,6 +62,8 @@ def test_sign_in_pick_a_template_submit_and_download(page, person, live_stack):
     shoot(page, "03-gallery")
 
     page.get_by_role("link", name=re.compile("^Invoice")).click()
+    # The tabs work once the module script has run; a click before that is lost.
+    page.wait_for_selector("form[data-ready=true]")
     page.get_by_role("tab", name="JSON").click()  # the invoice has a schema: form first
     editor = page.get_by_label(re.compile("Data as JSON"))
     assert "Northwind Traders" in editor.input_value()  # prefilled with the sample data
