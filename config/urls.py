@@ -16,6 +16,7 @@ from drf_spectacular.views import (
 api_v1 = [
     path("", include("jobs.api.urls")),
     path("", include("jobs.runs.urls")),
+    path("", include("jobs.schedules.urls")),
     path("", include("reports.api.urls")),
     path("", include("accounts.api.urls")),
     path("", include("workspaces.api.urls")),
@@ -32,6 +33,7 @@ redoc_csp = csp_update(
 urlpatterns = [
     path("", include("jobs.pages.urls")),
     path("", include("jobs.runs.page_urls")),
+    path("", include("jobs.schedules.page_urls")),
     path("", include("accounts.urls")),
     path("", include("workspaces.urls")),
     path("", include("jobs.ops.urls")),

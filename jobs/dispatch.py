@@ -25,9 +25,6 @@ CHUNK_TASK = "jobs.render_chunk"
 MERGE_TASK = "jobs.merge_chunks"
 EVALUATE_ALERTS_TASK = "jobs.evaluate_alerts"
 RETENTION_TASK = "jobs.retention"
-SCHEDULES_DUE_TASK = "jobs.schedules_due"
-SCHEDULE_RUN_START_TASK = "jobs.schedule_run_start"
-SCHEDULE_DELIVER_TASK = "jobs.schedule_deliver"
 TASK_ID_PREFIX = "render-"
 # Set on every published message by jobs.worker.signals, so the age of the oldest waiting
 # message is one LINDEX away (jobs.ops.queues).
@@ -100,20 +97,3 @@ def notify_enqueue(*, job_id: UUID | str) -> None:
         app.send_task(NOTIFY_TASK, args=[str(job_id)])
     except Exception:
         logger.warning("could not enqueue the owner's mail of job %s", job_id)
-
-
-def schedule_run_start_enqueue(*, run_id: UUID | str) -> None:
-    """A schedule run's data fetch and submit. Best effort: the due task sends a run that
-    is still starting again after a while (jobs.schedules.sweep)."""
-    try:
-        app.send_task(SCHEDULE_RUN_START_TASK, args=[str(run_id)])
-    except Exception:
-        logger.warning("could not enqueue schedule run %s; the due task will", run_id)
-
-
-def schedule_deliver_enqueue(*, run_id: UUID | str, countdown: float | None = None) -> None:
-    """A finished schedule run's deliveries; a lost message is resent by the due task."""
-    try:
-        app.send_task(SCHEDULE_DELIVER_TASK, args=[str(run_id)], countdown=countdown)
-    except Exception:
-        logger.warning("could not enqueue the deliveries of schedule run %s", run_id)

@@ -1,5 +1,5 @@
-"""Public URLs of a job (its status URL and a signed, expiring PDF download link) and of a
-run (its status URL and its one signed download)."""
+"""Public URLs of a job: its status URL and a signed, expiring PDF download link (a run's:
+jobs.runs.links)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from django.utils.http import content_disposition_header
 from jobs.models import JobStatus, PdfJob
 
 _SALT = "jobs.pdf-download"
-_RUN_SALT = "jobs.run-download"  # a run's token never opens a job's PDF, nor the reverse
 UrlBuilder = Callable[[str], str]
 
 
@@ -30,20 +29,6 @@ def pdf_download_token_valid(token: str, job_id: UUID | str, *, salt: str = _SAL
     except signing.BadSignature:  # includes SignatureExpired
         return False
     return signed == str(job_id)
-
-
-def run_download_path(run_id: UUID | str) -> str:
-    """A run's one download (its ZIP or combined PDF), signed and expiring like a PDF's."""
-    base = reverse("api:run-download", kwargs={"run_id": str(run_id)})
-    return f"{base}?token={pdf_download_token(run_id, salt=_RUN_SALT)}"
-
-
-def run_download_token_valid(token: str, run_id: UUID | str) -> bool:
-    return pdf_download_token_valid(token, run_id, salt=_RUN_SALT)
-
-
-def run_status_path(run_id: UUID | str) -> str:
-    return reverse("api:run-detail", kwargs={"run_id": str(run_id)})
 
 
 def status_path(job_id: UUID | str) -> str:

@@ -25,9 +25,10 @@ from django.utils import timezone
 from accounts.notifications import job_mail_recipient, notification_send_once
 from jobs import dispatch
 from jobs.links import pdf_path
-from jobs.models import JobStatus, PdfJob, Run, RunOutput
+from jobs.models import JobStatus, PdfJob
 from jobs.retry_rule import failure_advice
 from jobs.selectors import dead_letter_redrive_expected
+from jobs.signals import job_mail_wanted
 
 logger = logging.getLogger(__name__)
 
@@ -46,10 +47,11 @@ def job_notify_enqueue(*, job: PdfJob) -> None:
         return
     if job_mail_recipient(user_id=job.owner_id) is None:
         return
-    if job.batch_id is not None and (
-        Run.objects.filter(run_id=job.batch_id).exclude(output=RunOutput.SEPARATE).exists()
-    ):
-        return  # a record of a ZIP or combined run: a thousand invoices are not 1,000 mails
+    if job.batch_id is not None:
+        # django-stubs types a receiver's answer as str | None; ours answer a bool.
+        answers: list[tuple[Any, object]] = list(job_mail_wanted.send(PdfJob, job=job))
+        if any(wanted is False for _, wanted in answers):
+            return  # a feature mails once for the batch (a run's ZIP or combined PDF)
     dispatch.notify_enqueue(job_id=job.job_id)
 
 

@@ -3,7 +3,7 @@
 Every transition is one guarded UPDATE (compare-and-set on the current status), stamps
 its time and, after the transaction commits, publishes one event and counts it in the
 metrics (and, on reaching a final status, queues the job's completion callback and the
-mail to its owner). A
+mail to its owner, and tells the features built on jobs through `jobs.signals`). A
 transition that finds the job in another state changes nothing and returns None: someone
 else got there first.
 """
@@ -23,8 +23,7 @@ from jobs.metrics import job_transition_observe
 from jobs.models import JobStatus, PdfJob
 from jobs.owner_mail import job_notify_enqueue
 from jobs.returning import update_returning
-from jobs.run_progress import run_recount_on_commit
-from jobs.schedule_hooks import schedule_job_finished
+from jobs.signals import job_settled
 
 QUEUED, PROCESSING, COMPLETED, FAILED, CANCELLED = (
     JobStatus.QUEUED,
@@ -55,9 +54,6 @@ def _transition(
         _reuse_related(job, like)
     job_announce_on_commit(job)
     transaction.on_commit(lambda: job_transition_observe(job))
-    if job.batch_id is not None and job.status != PROCESSING:
-        # A record of a run finished (or was sent again): the run's counters follow.
-        run_recount_on_commit(run_id=job.batch_id)
     return job
 
 
@@ -91,9 +87,9 @@ def job_announce_on_commit(job: PdfJob, *, new: bool = False) -> None:
     if job.status in (COMPLETED, FAILED):
         # robust: a failure to queue a mail is logged, never raised into the worker.
         transaction.on_commit(lambda: job_notify_enqueue(job=job), robust=True)
-    if job.is_terminal:
-        # A schedule's run waiting on this job delivers its PDF (or records the failure).
-        transaction.on_commit(lambda: schedule_job_finished(job=job), robust=True)
+    if job.status != PROCESSING:
+        # The features built on jobs (runs' counters, schedules' deliveries) listen.
+        transaction.on_commit(lambda: job_settled.send_robust(PdfJob, job=job, new=new))
 
 
 def _attempt_fields(worker: str) -> dict[str, Any]:

@@ -5,7 +5,6 @@ from django.urls import path
 
 from jobs.api import views
 from jobs.live import sse
-from jobs.schedules import api as schedules
 
 urlpatterns = [
     path("generate-pdf-async", views.JobCreateApi.as_view(), name="job-create"),
@@ -19,20 +18,4 @@ urlpatterns = [
     path("jobs/<str:job_id>/deliveries", views.JobDeliveryListApi.as_view(), name="job-deliveries"),
     path("jobs/<str:job_id>/events", sse.job_events, name="job-events"),
     path("usage", views.UsageApi.as_view(), name="usage"),
-    path("schedules", schedules.ScheduleListCreateApi.as_view(), name="schedule-list"),
-    path(
-        "schedules/<str:schedule_id>",
-        schedules.ScheduleDetailApi.as_view(),
-        name="schedule-detail",
-    ),
-    path(
-        "schedules/<str:schedule_id>/run",
-        schedules.ScheduleRunNowApi.as_view(),
-        name="schedule-run-now",
-    ),
-    path(
-        "schedules/<str:schedule_id>/runs",
-        schedules.ScheduleRunListApi.as_view(),
-        name="schedule-runs",
-    ),
 ]

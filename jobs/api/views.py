@@ -38,10 +38,11 @@ from jobs.api.serializers import (
     UsageOutputSerializer,
     WebhookDeliverySerializer,
 )
-from jobs.links import pdf_download_token_valid, pdf_presigned_url, run_status_path, status_path
+from jobs.links import pdf_download_token_valid, pdf_presigned_url, status_path
 from jobs.models import PdfJob
 from jobs.quotas import workspace_usage_report
 from jobs.runs import services as run_services
+from jobs.runs.links import run_status_path
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
 from workspaces.current import actor_of, workspace_current

@@ -3,14 +3,12 @@ for a job that is missing or another workspace's, 403 for a role that may not vi
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from accounts.authentication import Caller, caller_resolve
 from jobs import selectors
-from jobs.models import Run
 from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, NotFound
+from rendering.errors import ApplicationError
 from workspaces.models import Workspace
 from workspaces.permissions import Action, authorize
 
@@ -44,18 +42,3 @@ def stream_member(caller: Caller) -> tuple[int, int] | None:
     """(user id, workspace id) of a session's stream, which ends when that person leaves
     the workspace; None for a key's stream (a key is the workspace's, not a person's)."""
     return None if caller.key_prefix else (int(caller.user.pk), caller.workspace_id)
-
-
-def run_follow_authorize(
-    *, api_key: str | None, session_user: Any, run_id: str, session: Any = None
-) -> tuple[Caller, str]:
-    """The caller and the run id they may follow, like follow_authorize for a job."""
-    caller = follower_resolve(api_key=api_key, session_user=session_user, session=session)
-    try:
-        run = Run.objects.filter(run_id=uuid.UUID(run_id), workspace_id=caller.workspace_id).first()
-    except ValueError:
-        run = None
-    if run is None:
-        raise NotFound(f"No run {run_id} was found.")
-    authorize(caller.actor, Action.JOB_VIEW, run)
-    return caller, str(run.run_id)

@@ -1,4 +1,5 @@
-"""ws/jobs/{id}/ and ws/jobs/: the WebSocket twins of the SSE endpoints."""
+"""ws/jobs/{id}/ and ws/jobs/: the WebSocket twins of the SSE endpoints (and the base of a
+run's, jobs.runs.live)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,7 @@ from django.conf import settings
 
 from accounts.tenancy import tenant_id_for
 from jobs.links import with_links
-from jobs.live.access import (
-    follow_authorize,
-    follower_resolve,
-    run_follow_authorize,
-    stream_member,
-)
-from jobs.live.run_follow import run_follow
-from jobs.live.run_sse import run_links
+from jobs.live.access import follow_authorize, follower_resolve, stream_member
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
 from jobs.live.subscriptions import job_follow, workspace_follow
 from jobs.metrics import live_stream
@@ -44,7 +38,7 @@ def _origin_allowed(scope: dict[str, Any]) -> bool:
     return origin in {trusted.lower().rstrip("/") for trusted in settings.CSRF_TRUSTED_ORIGINS}
 
 
-class _FollowingConsumer(AsyncJsonWebsocketConsumer):
+class FollowingConsumer(AsyncJsonWebsocketConsumer):
     """Authenticates the caller, then sends what a follow generator yields until it ends."""
 
     # The follow generators subscribe on their own; without this every socket would also
@@ -129,7 +123,7 @@ class _FollowingConsumer(AsyncJsonWebsocketConsumer):
             await self.slot.release()
 
 
-class JobEventsConsumer(_FollowingConsumer):
+class JobEventsConsumer(FollowingConsumer):
     """ws/jobs/{id}/: one job's events until it ends."""
 
     async def connect(self) -> None:
@@ -150,7 +144,7 @@ class JobEventsConsumer(_FollowingConsumer):
         )
 
 
-class OwnerJobsConsumer(_FollowingConsumer):
+class OwnerJobsConsumer(FollowingConsumer):
     """ws/jobs/: every event of the caller's workspace's jobs (the dashboard's one subscription)."""
 
     async def connect(self) -> None:
@@ -161,29 +155,6 @@ class OwnerJobsConsumer(_FollowingConsumer):
         self._send_all(
             workspace_follow(
                 caller.workspace_id,
-                heartbeat=settings.SSE_HEARTBEAT_SECONDS,
-                key_prefix=caller.key_prefix,
-                member=stream_member(caller),
-            )
-        )
-
-
-class RunEventsConsumer(_FollowingConsumer):
-    """ws/runs/{id}/: a run's states (counts in records) until it finishes."""
-
-    links = staticmethod(run_links)
-
-    async def connect(self) -> None:
-        allowed = await self._authorize(
-            run_follow_authorize, run_id=self.scope["url_route"]["kwargs"]["run_id"]
-        )
-        if allowed is None:
-            return
-        caller, run_id = allowed
-        await self.accept()
-        self._send_all(
-            run_follow(
-                run_id,
                 heartbeat=settings.SSE_HEARTBEAT_SECONDS,
                 key_prefix=caller.key_prefix,
                 member=stream_member(caller),

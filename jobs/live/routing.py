@@ -2,10 +2,9 @@
 
 from django.urls import path
 
-from jobs.live.consumers import JobEventsConsumer, OwnerJobsConsumer, RunEventsConsumer
+from jobs.live.consumers import JobEventsConsumer, OwnerJobsConsumer
 
 websocket_urlpatterns = [
     path("ws/jobs/", OwnerJobsConsumer.as_asgi()),
     path("ws/jobs/<str:job_id>/", JobEventsConsumer.as_asgi()),
-    path("ws/runs/<str:run_id>/", RunEventsConsumer.as_asgi()),
 ]

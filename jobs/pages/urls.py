@@ -3,19 +3,11 @@ job's page."""
 
 from django.urls import path
 
-from jobs.pages import dashboard, job_page, new_report, schedules, studio, usage
+from jobs.pages import dashboard, job_page, new_report, studio, usage
 
 urlpatterns = [
     path("", dashboard.dashboard, name="home"),
     path("usage/", usage.usage, name="usage"),
-    path("schedules/", schedules.schedule_list_page, name="schedules"),
-    path("schedules/<uuid:schedule_id>/", schedules.schedule_page, name="schedule-page"),
-    path(
-        "schedules/<uuid:schedule_id>/pause",
-        schedules.schedule_pause_post,
-        name="schedule-pause",
-    ),
-    path("schedules/<uuid:schedule_id>/run", schedules.schedule_run_post, name="schedule-run"),
     path("reports/new/", new_report.template_gallery, name="template-gallery"),
     path("reports/new/<slug:slug>/", new_report.report_new, name="report-new"),
     path(

@@ -25,9 +25,10 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
-from jobs.links import pdf_path, run_download_path, run_download_token_valid, run_status_path
+from jobs.links import pdf_path
 from jobs.models import JobStatus, Run, RunOutput, RunRecord, RunStatus
 from jobs.runs import output, selectors, services
+from jobs.runs.links import run_download_path, run_download_token_valid, run_status_path
 from jobs.runs.records import Record, records_from_list, records_from_upload
 from rendering.errors import ApplicationError, NotFound
 from reports import selectors as template_selectors

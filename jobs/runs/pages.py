@@ -10,9 +10,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
-from jobs.links import run_download_path
 from jobs.models import Run, RunOutput
 from jobs.runs import selectors, services
+from jobs.runs.links import run_download_path
+from jobs.runs.live import run_state
 from jobs.runs.records import records_from_upload
 from rendering.errors import ApplicationError, Conflict, NotFound
 from reports import selectors as template_selectors
@@ -91,14 +92,7 @@ def run_page(request: HttpRequest, run_id: str) -> HttpResponse:
             "retry": can(request.user, Action.JOB_RETRY, run),
             "download": can(request.user, Action.JOB_DOWNLOAD, run),
         },
-        "state": {
-            "run_id": str(run.run_id),
-            "status": run.status,
-            "total": run.total,
-            "completed": run.completed,
-            "failed": run.failed,
-            "progress": run.progress,
-        },
+        "state": run_state(run),
     }
     return render(request, "jobs/run.html", context)
 

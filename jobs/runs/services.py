@@ -19,8 +19,8 @@ from jobs.models import JobStatus, PdfJob, Run, RunOutput, RunRecord
 from jobs.quotas import job_slot_reserve, workspace_quota_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key
 from jobs.retry_rule import job_retry_helps
-from jobs.run_progress import run_recount, run_recount_on_commit
 from jobs.runs.names import UniqueNames
+from jobs.runs.progress import run_recount, run_recount_on_commit
 from jobs.runs.records import Record
 from jobs.steps import steps_submit_check
 from rendering.error_codes import ErrorCode

@@ -2,13 +2,12 @@
 
 from django.urls import path
 
-from jobs.live import run_sse
-from jobs.runs import api
+from jobs.runs import api, live
 
 urlpatterns = [
     path("runs", api.RunCreateApi.as_view(), name="run-create"),
     path("runs/<str:run_id>", api.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<str:run_id>/retry-failed", api.RunRetryFailedApi.as_view(), name="run-retry"),
     path("runs/<str:run_id>/download", api.RunDownloadApi.as_view(), name="run-download"),
-    path("runs/<str:run_id>/events", run_sse.run_events, name="run-events"),
+    path("runs/<str:run_id>/events", live.run_events, name="run-events"),
 ]

@@ -13,8 +13,8 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from accounts.models import ApiKey
-from jobs import dispatch
 from jobs.schedule_models import RunTrigger, Schedule, ScheduleRun
+from jobs.schedules import dispatch
 from jobs.schedules.access import schedule_access_lost
 from jobs.schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
 from jobs.schedules.delivery import delivery_target

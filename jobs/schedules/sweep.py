@@ -8,9 +8,9 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
-from jobs import dispatch
 from jobs.models import TERMINAL_STATUSES
 from jobs.schedule_models import RunOutcome, ScheduleRun
+from jobs.schedules import dispatch
 from jobs.schedules.services import schedules_claim_due
 
 

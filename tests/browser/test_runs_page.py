@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from jobs.models import JobStatus, PdfJob, Run
-from jobs.run_progress import run_recount
+from jobs.runs.progress import run_recount
 from rendering.error_codes import ErrorCode
 from reports.services import template_create
 from tests.browser.conftest import sign_in

@@ -143,7 +143,7 @@ def code_endpoints() -> set[tuple[str, str]]:
     from drf_spectacular.drainage import GENERATOR_STATS
     from drf_spectacular.generators import SchemaGenerator
 
-    from jobs.live.routing import websocket_urlpatterns
+    from config.asgi import websocket_urlpatterns
 
     with GENERATOR_STATS.silence():
         schema = SchemaGenerator().get_schema(request=None, public=True)

@@ -16,7 +16,7 @@ from pypdf import PdfReader
 from websockets.sync.client import connect
 
 from jobs.models import JobStatus, PdfJob
-from jobs.run_progress import run_recount
+from jobs.runs.progress import run_recount
 from rendering.error_codes import ErrorCode
 from reports.services import template_create
 from tests.e2e.conftest import read_sse

@@ -19,7 +19,7 @@ from accounts.services import api_key_create
 from accounts.signing_certificates import signing_certificate_create
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.models import JobStatus, PdfJob
-from jobs.run_progress import run_recount
+from jobs.runs.progress import run_recount
 from jobs.runs.records import records_from_list
 from jobs.runs.services import run_create
 from jobs.schedules.services import schedule_create

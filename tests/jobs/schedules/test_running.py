@@ -9,9 +9,9 @@ import json
 import pytest
 
 from jobs.models import PdfJob
-from jobs.schedule_hooks import schedule_job_finished
 from jobs.schedule_models import RunOutcome, ScheduleRun
 from jobs.schedules import services
+from jobs.schedules.hooks import schedule_job_finished
 from jobs.schedules.running import schedule_run_start
 from reports.services import template_create
 from tests.factories import UserFactory

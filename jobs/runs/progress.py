@@ -1,5 +1,5 @@
 """A run's counters and status, recounted from its jobs whenever one of them finishes or is
-sent again (jobs.transitions calls run_recount_on_commit)."""
+sent again (`job_settled_received`, connected to jobs.signals.job_settled)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from jobs.live.run_events import run_event_publish
-from jobs.models import JobStatus, PdfJob, Run, RunStatus
+from jobs.models import JobStatus, PdfJob, Run, RunOutput, RunStatus
 from jobs.returning import update_returning
+from jobs.runs.live import run_event_publish
 
 
 def _status(*, total: int, completed: int, failed: int) -> str:
@@ -57,3 +57,18 @@ def run_recount(*, run_id: UUID | str) -> Run | None:
 def run_recount_on_commit(*, run_id: UUID | str) -> None:
     # robust: a failed recount must never fail the worker's transition; the next one heals it.
     transaction.on_commit(lambda: run_recount(run_id=run_id), robust=True)
+
+
+def job_settled_received(*, job: PdfJob, new: bool, **_: object) -> None:
+    """A record of a run finished or was sent again: the run's counters follow. A job
+    created final (a cache hit at submit) is counted by the submit's own recount."""
+    if job.batch_id is not None and not new:
+        run_recount(run_id=job.batch_id)
+
+
+def job_mail_wanted_received(*, job: PdfJob, **_: object) -> bool:
+    """Connected to jobs.signals.job_mail_wanted: a record of a ZIP or combined run gets
+    no mail of its own."""
+    if job.batch_id is None:
+        return True
+    return not Run.objects.filter(run_id=job.batch_id).exclude(output=RunOutput.SEPARATE).exists()

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from jobs import dispatch
 from jobs.models import PdfJob
 from jobs.schedule_models import RunOutcome, ScheduleRun
+from jobs.schedules import dispatch
+
+
+def job_settled_received(*, job: PdfJob, **_: object) -> None:
+    """Connected to jobs.signals.job_settled: a final job may complete a schedule run."""
+    if job.is_terminal:
+        schedule_job_finished(job=job)
 
 
 def schedule_job_finished(*, job: PdfJob) -> None:
