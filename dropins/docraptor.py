@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from accounts.authentication import DocRaptorKeyAuthentication
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
-from jobs.adapters.common import adapter_job, adapter_submit, job_wait, page_fetch, pdf_response
+from dropins.common import adapter_job, adapter_submit, job_wait, page_fetch, pdf_response
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
 from rendering.errors import InvalidInput

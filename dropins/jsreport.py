@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from accounts.authentication import DropInKeyAuthentication
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
-from jobs.adapters.common import (
+from dropins.common import (
     adapter_authorize,
     adapter_job,
     adapter_submit,
@@ -23,7 +23,7 @@ from jobs.adapters.common import (
     pdf_response,
     template_slug_visible,
 )
-from jobs.adapters.gotenberg_form import running_text
+from dropins.gotenberg_form import running_text
 from jobs.models import JobStatus, PdfJob
 from rendering.errors import InvalidInput
 from workspaces.permissions import Action

@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 
 from accounts.authentication import DropInKeyAuthentication
 from accounts.throttles import SubmitThrottle
-from jobs.adapters.common import (
+from dropins.common import (
     adapter_authorize,
     adapter_submit,
     body_size_check,
@@ -30,7 +30,7 @@ from jobs.adapters.common import (
     page_fetch,
     pdf_response,
 )
-from jobs.adapters.gotenberg_form import (
+from dropins.gotenberg_form import (
     SPECIAL_FILES,
     assets_inline,
     form_options,
