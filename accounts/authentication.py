@@ -52,7 +52,7 @@ def basic_auth_key(authorization: str | None) -> str | None:
 
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):
-    # The drop-in routes (jobs.adapters) also read the key where other services' clients
+    # The drop-in routes (dropins) also read the key where other services' clients
     # put credentials; the rest of the API only reads X-API-Key.
     basic_auth = False
     credential_fields: tuple[str, ...] = ()

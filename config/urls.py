@@ -38,7 +38,7 @@ urlpatterns = [
     path("", include("workspaces.urls")),
     path("", include("jobs.ops.urls")),
     # Other services' routes (Gotenberg, jsreport, DocRaptor) onto our jobs.
-    path("", include("jobs.adapters.urls")),
+    path("", include("dropins.urls")),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on pages without an icon link (the admin's).
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),

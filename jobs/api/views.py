@@ -28,6 +28,7 @@ from core.disclosure import public_text
 from core.exception_handler import flatten_errors
 from jobs import selectors, services
 from jobs.api import schema
+from jobs.api.access import job_for_request
 from jobs.api.serializers import (
     JobBatchInputSerializer,
     JobBatchOutputSerializer,
@@ -55,14 +56,6 @@ def _job_answer(request: Request, job: PdfJob) -> Response:
 
 def _context(request: Request) -> dict[str, Any]:
     return {"absolute": request.build_absolute_uri, "actor": actor_of(request)}
-
-
-def _job(request: Request, job_id: str, action: Action) -> PdfJob:
-    """The job of the caller's workspace, if their role may do `action` (403 naming the
-    roles that may); another workspace's job is a 404 like a missing one."""
-    job = selectors.job_get(workspace=workspace_current(request), job_id=job_id)
-    authorize(actor_of(request), action, job)
-    return job
 
 
 def _submit(
@@ -245,7 +238,7 @@ class JobDetailApi(APIView):
         responses=JobOutputSerializer,
     )
     def get(self, request: Request, job_id: str) -> Response:
-        return _job_answer(request, _job(request, job_id, Action.JOB_VIEW))
+        return _job_answer(request, job_for_request(request, job_id, Action.JOB_VIEW))
 
 
 class JobDeliveryListApi(APIView):
@@ -258,7 +251,7 @@ class JobDeliveryListApi(APIView):
     )
     def get(self, request: Request, job_id: str) -> Response:
         """The job's webhook deliveries (newest first), each with its attempts."""
-        job = _job(request, job_id, Action.JOB_VIEW)
+        job = job_for_request(request, job_id, Action.JOB_VIEW)
         deliveries = job.deliveries.prefetch_related("attempts")
         return Response(WebhookDeliverySerializer(deliveries, many=True).data)
 
@@ -274,7 +267,7 @@ class JobRetryApi(APIView):
     )
     def post(self, request: Request, job_id: str) -> Response:
         """Send one of my failed jobs to the workers again (409 unless it failed)."""
-        job = services.job_retry(job=_job(request, job_id, Action.JOB_RETRY))
+        job = services.job_retry(job=job_for_request(request, job_id, Action.JOB_RETRY))
         return Response(JobOutputSerializer(job, context=_context(request)).data, status=202)
 
 
@@ -286,7 +279,7 @@ class JobCancelApi(APIView):
         responses=JobOutputSerializer,
     )
     def post(self, request: Request, job_id: str) -> Response:
-        job = _job(request, job_id, Action.JOB_CANCEL)
+        job = job_for_request(request, job_id, Action.JOB_CANCEL)
         return _job_answer(request, services.job_cancel(job=job))
 
 

@@ -182,11 +182,3 @@ def page_fetch(url: str) -> str:
     base = f'<base href="{html.escape(url)}">'
     head = re.search(r"(?i)<head[^>]*>", page)
     return page[: head.end()] + base + page[head.end() :] if head else base + page
-
-
-def adapter_job(request: Request, job_id: str, action: Action) -> PdfJob:
-    """The caller's workspace's job of that id, if its role allows `action`: a status or
-    download route's lookup (another workspace's id is a 404)."""
-    job = selectors.job_get(workspace=workspace_current(request), job_id=job_id)
-    authorize(actor_of(request), action, job)
-    return job

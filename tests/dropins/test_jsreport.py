@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobs.adapters.jsreport import chrome_options
+from dropins.jsreport import chrome_options
 from rendering.errors import InvalidInput
 from rendering.options import parse_options
 

@@ -3,7 +3,7 @@ root): /gotenberg/…, /jsreport/…, /docraptor/…, then the service's own pat
 
 from django.urls import include, path
 
-from jobs.adapters import docraptor, gotenberg, jsreport
+from dropins import docraptor, gotenberg, jsreport
 
 gotenberg_urls = [
     path("forms/chromium/convert/html", gotenberg.GotenbergHtmlApi.as_view(), name="html"),

@@ -8,22 +8,26 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework.request import Request
-from rest_framework.views import APIView
 
-from accounts.authentication import DropInKeyAuthentication
-from accounts.throttles import StatusReadThrottle, SubmitThrottle
-from jobs.adapters.common import (
+from accounts.throttles import SubmitThrottle
+from dropins.common import (
     adapter_authorize,
-    adapter_job,
     adapter_submit,
     job_failure,
     job_wait,
     pdf_response,
     template_slug_visible,
 )
-from jobs.adapters.gotenberg_form import running_text
+from dropins.gotenberg_form import running_text
+from dropins.views import DropInApi, DropInPdfApi
+from jobs.api.access import job_for_request
 from jobs.models import JobStatus, PdfJob
 from rendering.errors import InvalidInput
 from workspaces.permissions import Action
@@ -32,7 +36,6 @@ RECIPES = ("chrome-pdf",)
 _ENGINE_NAMES = {"none": "raw"}  # jsreport's name for "no templating"
 _PX = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*px\s*$")
 _CHROME_REFUSED = ("scale", "width", "height", "pageRanges", "waitForNetworkIdle", "mediaType")
-_TAGS = ["drop-in: jsreport"]
 
 
 def _length(field: str, raw: Any) -> str:
@@ -111,8 +114,21 @@ def _submit(request: Request) -> PdfJob:
     return adapter_submit(request, **fields)
 
 
-class JsreportReportApi(APIView):
-    authentication_classes = [DropInKeyAuthentication]
+# jsreport's clients send the key as a basic-auth password or a bearer token (DropInApi's).
+@extend_schema(tags=["drop-in: jsreport"])
+class JsreportApi(DropInApi):
+    pass
+
+
+def _located(
+    text: str, *, status: int, location: str, headers: dict[str, str] | None = None
+) -> HttpResponse:
+    """jsreport's plain-text answer that points on (Location) to the next URL."""
+    headers = {"Location": location, **(headers or {})}
+    return HttpResponse(text, status=status, content_type="text/plain", headers=headers)
+
+
+class JsreportReportApi(JsreportApi):
     throttle_classes = [SubmitThrottle]
 
     @extend_schema(
@@ -126,27 +142,22 @@ class JsreportReportApi(APIView):
             ),
         },
         parameters=[OpenApiParameter("Prefer", str, OpenApiParameter.HEADER)],
-        tags=_TAGS,
     )
     def post(self, request: Request) -> HttpResponse:
         job = _submit(request)
         if "respond-async" in request.headers.get("Prefer", "").lower():
-            status = request.build_absolute_uri(f"/jsreport/reports/{job.job_id}/status")
-            return HttpResponse(
+            return _located(
                 "Async rendering in progress. Use Location response header to check the "
                 "current status.",
                 status=202,
-                content_type="text/plain",
-                headers={"Location": status, "X-Job-Id": str(job.job_id)},
+                location=request.build_absolute_uri(f"/jsreport/reports/{job.job_id}/status"),
+                headers={"X-Job-Id": str(job.job_id)},
             )
         job = job_wait(request, job)
         return pdf_response(job, headers={"X-Job-Id": str(job.job_id)})
 
 
-class JsreportStatusApi(APIView):
-    authentication_classes = [DropInKeyAuthentication]
-    throttle_classes = [StatusReadThrottle]
-
+class JsreportStatusApi(JsreportApi):
     @extend_schema(
         operation_id="jsreport_report_status",
         summary="jsreport drop-in: an async report's status (201 and Location once done)",
@@ -156,32 +167,24 @@ class JsreportStatusApi(APIView):
                 OpenApiTypes.STR, description="Done: Location names the content URL."
             ),
         },
-        tags=_TAGS,
     )
     def get(self, request: Request, report_id: str) -> HttpResponse:
-        job = adapter_job(request, report_id, Action.JOB_VIEW)
+        job = job_for_request(request, report_id, Action.JOB_VIEW)
         if job.status == JobStatus.COMPLETED:
-            content = request.build_absolute_uri(f"/jsreport/reports/{job.job_id}/content")
-            return HttpResponse(
+            return _located(
                 "Report is ready, check Location header for download",
                 status=201,
-                content_type="text/plain",
-                headers={"Location": content},
+                location=request.build_absolute_uri(f"/jsreport/reports/{job.job_id}/content"),
             )
         if job.is_terminal:
             raise job_failure(job)
         return HttpResponse("Report is pending", content_type="text/plain")
 
 
-class JsreportContentApi(APIView):
-    authentication_classes = [DropInKeyAuthentication]
-    throttle_classes = [StatusReadThrottle]
-
-    @extend_schema(
-        operation_id="jsreport_report_content",
-        summary="jsreport drop-in: an async report's PDF",
-        responses={(200, "application/pdf"): OpenApiTypes.BINARY},
-        tags=_TAGS,
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="jsreport_report_content", summary="jsreport drop-in: an async report's PDF"
     )
-    def get(self, request: Request, report_id: str) -> HttpResponse:
-        return pdf_response(adapter_job(request, report_id, Action.JOB_DOWNLOAD))
+)
+class JsreportContentApi(JsreportApi, DropInPdfApi):
+    id_kwarg = "report_id"

@@ -83,13 +83,13 @@ def test_a_key_that_may_not_submit_is_refused_before_its_header_is_parsed(user):
         "recipe": "chrome-pdf",
         "chrome": {"displayHeaderFooter": True, "headerTemplate": heavy},
     }
-    with mock.patch("jobs.adapters.jsreport.running_text") as parse:
+    with mock.patch("dropins.jsreport.running_text") as parse:
         answer = client.post("/jsreport/api/report", {"template": template}, format="json")
     assert answer.status_code == 403, answer.content[:300]
     parse.assert_not_called()
     header = SimpleUploadedFile("header.html", heavy.encode())
     page = SimpleUploadedFile("index.html", b"<p>x</p>")
-    with mock.patch("jobs.adapters.gotenberg.running_text") as parse:
+    with mock.patch("dropins.gotenberg.running_text") as parse:
         answer = client.post("/gotenberg/forms/chromium/convert/html", {"files": [page, header]})
     assert answer.status_code == 403, answer.content[:300]
     parse.assert_not_called()

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from jobs.adapters.gotenberg_form import (
+from dropins.gotenberg_form import (
     assets_inline,
     form_options,
     markdown_inline,

@@ -8,21 +8,21 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_view, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.authentication import DocRaptorKeyAuthentication
-from accounts.throttles import StatusReadThrottle, SubmitThrottle
-from jobs.adapters.common import adapter_job, adapter_submit, job_wait, page_fetch, pdf_response
+from accounts.throttles import SubmitThrottle
+from dropins.common import adapter_submit, job_wait, page_fetch, pdf_response
+from dropins.views import DropInApi, DropInPdfApi
+from jobs.api.access import job_for_request
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
 from rendering.errors import InvalidInput
 from workspaces.permissions import Action
 
-_TAGS = ["drop-in: DocRaptor"]
 # Options of DocRaptor's that change nothing here; anything else unknown is refused.
 _ACCEPTED = {"document_type", "type", "test", "async", "name", "document_content"}
 _ACCEPTED |= {"document_url", "javascript", "tag", "help", "strict", "pipeline"}
@@ -98,8 +98,13 @@ def _status_answer(request: Request, job: PdfJob) -> dict[str, Any]:
     return answer
 
 
-class DocraptorDocCreateApi(APIView):
+@extend_schema(tags=["drop-in: DocRaptor"])
+class DocraptorApi(DropInApi):
+    # DocRaptor's clients send the key as the basic-auth username.
     authentication_classes = [DocRaptorKeyAuthentication]
+
+
+class DocraptorDocCreateApi(DocraptorApi):
     throttle_classes = [SubmitThrottle]
     force_async = False
 
@@ -113,7 +118,6 @@ class DocraptorDocCreateApi(APIView):
                 "DocraptorAsyncDoc", {"status_id": serializers.CharField()}
             ),
         },
-        tags=_TAGS,
     )
     def post(self, request: Request) -> HttpResponse:
         doc = _doc(request)
@@ -133,16 +137,12 @@ class DocraptorAsyncDocCreateApi(DocraptorDocCreateApi):
         responses=inline_serializer(
             "DocraptorAsyncDocAnswer", {"status_id": serializers.CharField()}
         ),
-        tags=_TAGS,
     )
     def post(self, request: Request) -> HttpResponse:
         return super().post(request)
 
 
-class DocraptorStatusApi(APIView):
-    authentication_classes = [DocRaptorKeyAuthentication]
-    throttle_classes = [StatusReadThrottle]
-
+class DocraptorStatusApi(DocraptorApi):
     @extend_schema(
         operation_id="docraptor_status",
         summary="DocRaptor drop-in: an async document's status",
@@ -156,21 +156,16 @@ class DocraptorStatusApi(APIView):
                 "message": serializers.CharField(required=False),
             },
         ),
-        tags=_TAGS,
     )
     def get(self, request: Request, status_id: str) -> Response:
-        return Response(_status_answer(request, adapter_job(request, status_id, Action.JOB_VIEW)))
+        job = job_for_request(request, status_id, Action.JOB_VIEW)
+        return Response(_status_answer(request, job))
 
 
-class DocraptorDownloadApi(APIView):
-    authentication_classes = [DocRaptorKeyAuthentication]
-    throttle_classes = [StatusReadThrottle]
-
-    @extend_schema(
-        operation_id="docraptor_download",
-        summary="DocRaptor drop-in: an async document's PDF",
-        responses={(200, "application/pdf"): OpenApiTypes.BINARY},
-        tags=_TAGS,
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="docraptor_download", summary="DocRaptor drop-in: an async document's PDF"
     )
-    def get(self, request: Request, download_id: str) -> HttpResponse:
-        return pdf_response(adapter_job(request, download_id, Action.JOB_DOWNLOAD))
+)
+class DocraptorDownloadApi(DocraptorApi, DropInPdfApi):
+    id_kwarg = "download_id"

@@ -18,11 +18,9 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
-from rest_framework.views import APIView
 
-from accounts.authentication import DropInKeyAuthentication
 from accounts.throttles import SubmitThrottle
-from jobs.adapters.common import (
+from dropins.common import (
     adapter_authorize,
     adapter_submit,
     body_size_check,
@@ -30,13 +28,14 @@ from jobs.adapters.common import (
     page_fetch,
     pdf_response,
 )
-from jobs.adapters.gotenberg_form import (
+from dropins.gotenberg_form import (
     SPECIAL_FILES,
     assets_inline,
     form_options,
     markdown_inline,
     running_text,
 )
+from dropins.views import DropInApi
 from jobs.callbacks import callback_url_check
 from jobs.result_webhook import headers_seal
 from rendering.errors import InvalidInput
@@ -87,8 +86,7 @@ def _schema(route: str, fields: dict[str, Any]) -> Any:
 _FILES = serializers.ListField(child=serializers.FileField(), required=False)
 
 
-class _GotenbergApi(APIView):
-    authentication_classes = [DropInKeyAuthentication]
+class _GotenbergApi(DropInApi):
     parser_classes = [MultiPartParser, FormParser]
     throttle_classes = [SubmitThrottle]
 
