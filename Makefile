@@ -50,13 +50,15 @@ test-fast: $(VENV)/.installed-test
 bench-push: $(VENV)/.installed-test
 	$(BIN)/python tests/bench/push_fanout.py $(BENCH_ARGS)
 
-## lint: ruff (lint and format check), mypy (django-stubs, DRF stubs) on all app code, and
+## lint: ruff (lint and format check), mypy (django-stubs, DRF stubs) on all app code,
 ## import-linter's contracts (pyproject.toml: the layers, rendering plain, no import circles)
+## and a model change without its migration (makemigrations --check)
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/python manage.py makemigrations --check --dry-run
 
 ## docs: serve the docs site (MkDocs, docs/) with live reload on DOCS_PORT (default 8001)
 docs: $(VENV)/.installed-test

@@ -8,8 +8,6 @@ class JobsConfig(AppConfig):
     verbose_name = "PDF jobs"
 
     def ready(self) -> None:
-        # The operators' console lives in jobs/ops/, where admin autodiscovery does not look.
-        from jobs.ops import admin  # noqa: F401
         from jobs.runs import progress
         from jobs.schedules import hooks
         from jobs.schedules.access import access_lost_received

@@ -1,4 +1,4 @@
-"""The Prometheus alert rules and the Grafana dashboard in jobs/ops/monitoring/ load, and
+"""The Prometheus alert rules and the Grafana dashboard in deploy/monitoring/ load, and
 every metric they reference is one /metrics serves."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import jobs.metrics  # noqa: F401 - registers the instruments
 pytestmark = pytest.mark.process
 
 
-MONITORING = Path(__file__).resolve().parents[3] / "jobs" / "ops" / "monitoring"
+MONITORING = Path(__file__).resolve().parents[3] / "deploy" / "monitoring"
 RULES = MONITORING / "prometheus-alerts.yml"
 DASHBOARD = MONITORING / "grafana-dashboard.json"
 METRIC_NAME = re.compile(r"\bpdf_[a-z0-9_]+\b")
