@@ -11,11 +11,11 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from functools import lru_cache
 
-import redis
 from django.conf import settings
 from redis.exceptions import RedisError
+
+from core.redis import redis_client
 
 logger = logging.getLogger(__name__)
 
@@ -32,11 +32,6 @@ return redis.call('ZCARD', KEYS[1])
 """
 
 
-@lru_cache(maxsize=4)
-def _redis(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
-
-
 def _key(name: str) -> str:
     return f"{settings.LIMITS_KEY_PREFIX}:lease:{name}"
 
@@ -47,7 +42,7 @@ def lease_take(*, name: str, limit: int, seconds: float) -> str | None:
     token = uuid.uuid4().hex
     now = time.time()
     try:
-        taken = _redis(settings.REDIS_URL).eval(
+        taken = redis_client().eval(
             _TAKE, 1, _key(name), now, now + seconds, limit, token, int(seconds) + 60
         )
     except (RedisError, OSError):
@@ -56,9 +51,20 @@ def lease_take(*, name: str, limit: int, seconds: float) -> str | None:
     return token if taken else None
 
 
+def lease_renew(*, name: str, token: str, seconds: float) -> None:
+    """Hold the place `token` took for another `seconds` (a holder that lives long, such
+    as an open stream, renews on its heartbeat); a lease already expired stays gone."""
+    try:
+        client = redis_client()
+        client.zadd(_key(name), {token: time.time() + seconds}, xx=True)
+        client.expire(_key(name), int(seconds) + 60)
+    except (RedisError, OSError):
+        logger.warning("lease %s not renewed: Redis is unavailable", name.split(":")[0])
+
+
 def lease_release(*, name: str, token: str) -> None:
     try:
-        _redis(settings.REDIS_URL).zrem(_key(name), token)
+        redis_client().zrem(_key(name), token)
     except (RedisError, OSError):
         logger.warning("lease %s not released: Redis is unavailable (it expires)", name)
 
@@ -66,6 +72,6 @@ def lease_release(*, name: str, token: str) -> None:
 def lease_count(*, name: str) -> int:
     """Places held under `name` now (expired leases not counted)."""
     try:
-        return int(_redis(settings.REDIS_URL).eval(_COUNT, 1, _key(name), time.time()))
+        return int(redis_client().eval(_COUNT, 1, _key(name), time.time()))
     except (RedisError, OSError):
         return 0

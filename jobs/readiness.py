@@ -14,12 +14,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import redis
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.db import connection
 from kombu import Connection
+
+from core.redis import redis_client
 
 
 @dataclass(frozen=True)
@@ -45,11 +46,7 @@ def check_broker() -> str:
 
 
 def check_redis() -> str:
-    client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-    try:
-        client.ping()
-    finally:
-        client.close()
+    redis_client().ping()
     return "PING answered"
 
 

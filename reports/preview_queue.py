@@ -16,7 +16,6 @@ import json
 import logging
 import uuid
 from dataclasses import asdict, dataclass, replace
-from functools import lru_cache
 from typing import Any
 
 import redis
@@ -27,6 +26,7 @@ from redis.exceptions import RedisError
 
 from core.celery import app
 from core.leases import lease_release, lease_take
+from core.redis import redis_client
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
 from rendering.options import parse_options
@@ -55,14 +55,9 @@ class PreviewsBusy(ApplicationError):
         self.retry_after = settings.PDF_PREVIEW_WAIT_SECONDS
 
 
-@lru_cache(maxsize=1)
 def _redis() -> redis.Redis:
     # The read timeout must outlast the blocking wait for the answer.
-    return redis.Redis.from_url(
-        settings.REDIS_URL,
-        socket_connect_timeout=2,
-        socket_timeout=settings.PDF_PREVIEW_WAIT_SECONDS + 5,
-    )
+    return redis_client(timeout=settings.PDF_PREVIEW_WAIT_SECONDS + 5)
 
 
 def previews_redis() -> redis.Redis:

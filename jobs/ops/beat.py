@@ -12,7 +12,8 @@ from typing import Any
 
 import redis
 from celery.beat import PersistentScheduler, ScheduleEntry
-from django.conf import settings
+
+from core.redis import redis_client
 
 logger = logging.getLogger(__name__)
 LOCK_PREFIX = "pdf:beat:"
@@ -30,17 +31,13 @@ def beat_turn_take(*, name: str, interval: float, client: redis.Redis | None = N
     """True when this beat is the one to send `name` this interval. Fails open: with Redis
     down every beat sends, and the periodic tasks are safe to run twice."""
     owner = f"{socket.gethostname()}:{os.getpid()}"
-    client = client or redis.Redis.from_url(
-        settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2
-    )
+    client = client or redis_client()
     try:
         ttl_ms = max(500, int(interval * LOCK_SHARE * 1000))
         return bool(client.set(f"{LOCK_PREFIX}{name}", owner, nx=True, px=ttl_ms))
     except redis.RedisError:
         logger.warning("beat: Redis unreachable, sending %s without the lock", name)
         return True
-    finally:
-        client.close()
 
 
 class LockedScheduler(PersistentScheduler):

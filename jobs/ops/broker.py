@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import redis
 from django.conf import settings
 
+from core.redis import redis_client
 from jobs.dispatch import job_id_from_task_id
 
 logger = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ def _reserved_is_live(message: dict[str, Any], delivered_at: float, *, grace: fl
 def job_ids_in_broker(*, grace: float | None = None) -> set[str] | None:
     """Job ids with a live message; None when the broker cannot be read."""
     grace = settings.RECONCILE_QUEUED_AFTER_SECONDS if grace is None else grace
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=5)
+    client = redis_client(settings.CELERY_BROKER_URL, timeout=5)
     try:
         waiting = client.lrange(settings.CELERY_TASK_DEFAULT_QUEUE, 0, -1)
         reserved = client.hgetall(UNACKED_KEY)
@@ -70,8 +71,6 @@ def job_ids_in_broker(*, grace: float | None = None) -> set[str] | None:
     except redis.RedisError:
         logger.warning("broker unreachable; cannot tell which jobs are in flight")
         return None
-    finally:
-        client.close()
     ids: set[str] = set()
     for raw in waiting:
         try:

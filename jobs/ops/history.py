@@ -9,16 +9,12 @@ import time
 from typing import Any
 
 import redis
-from django.conf import settings
 
+from core.redis import redis_client
 from jobs.ops.queues import BrokerStats
 
 HISTORY_KEY = "pdf:ops:queue-history"  # score: sample time, member: JSON of the sample
 KEEP_SECONDS = 8 * 24 * 3600
-
-
-def _client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
 
 
 def queue_history_record(stats: BrokerStats, *, at: float | None = None) -> None:
@@ -28,23 +24,16 @@ def queue_history_record(stats: BrokerStats, *, at: float | None = None) -> None
         "depth": {name: q.depth for name, q in stats.queues.items()},
         "workers": stats.workers_alive,
     }
-    client = _client()
-    try:
-        pipe = client.pipeline(transaction=False)
-        pipe.zadd(HISTORY_KEY, {json.dumps(sample, sort_keys=True): at})
-        pipe.zremrangebyscore(HISTORY_KEY, "-inf", at - KEEP_SECONDS)
-        pipe.execute()
-    finally:
-        client.close()
+    pipe = redis_client().pipeline(transaction=False)
+    pipe.zadd(HISTORY_KEY, {json.dumps(sample, sort_keys=True): at})
+    pipe.zremrangebyscore(HISTORY_KEY, "-inf", at - KEEP_SECONDS)
+    pipe.execute()
 
 
 def queue_history(*, since: float) -> list[dict[str, Any]]:
     """Samples since the given time, oldest first; empty when Redis does not answer."""
-    client = _client()
     try:
-        raw: list[bytes] = client.zrangebyscore(HISTORY_KEY, since, "+inf")  # type: ignore[assignment]
+        raw: list[bytes] = redis_client().zrangebyscore(HISTORY_KEY, since, "+inf")  # type: ignore[assignment]
     except redis.RedisError:
         return []
-    finally:
-        client.close()
     return [json.loads(item) for item in raw]

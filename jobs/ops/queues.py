@@ -18,6 +18,7 @@ from django.conf import settings
 from kombu import Connection
 from kombu.exceptions import OperationalError
 
+from core.redis import redis_client
 from jobs.dispatch import SENT_AT_HEADER
 from jobs.ops.broker import broker_is_redis
 from jobs.worker.presence import PRESENCE_KEY
@@ -58,17 +59,11 @@ def _oldest_age(raw: bytes | None, now: float) -> float:
 
 
 def _redis_queues(queues: list[str]) -> dict[str, QueueStats]:
-    client = redis.Redis.from_url(
-        settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2
-    )
-    try:
-        pipe = client.pipeline(transaction=False)
-        for queue in queues:
-            pipe.llen(queue)
-            pipe.lindex(queue, -1)  # kombu LPUSHes and BRPOPs: the oldest is last
-        replies = pipe.execute()
-    finally:
-        client.close()
+    pipe = redis_client(settings.CELERY_BROKER_URL).pipeline(transaction=False)
+    for queue in queues:
+        pipe.llen(queue)
+        pipe.lindex(queue, -1)  # kombu LPUSHes and BRPOPs: the oldest is last
+    replies = pipe.execute()
     now = time.time()
     return {
         queue: QueueStats(
@@ -95,11 +90,7 @@ def _amqp_queues(queues: list[str]) -> dict[str, QueueStats]:
 
 
 def _workers_alive() -> int:
-    client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-    try:
-        return int(client.zcount(PRESENCE_KEY, time.time(), "+inf"))
-    finally:
-        client.close()
+    return int(redis_client().zcount(PRESENCE_KEY, time.time(), "+inf"))
 
 
 def broker_stats() -> BrokerStats | None:

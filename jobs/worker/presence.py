@@ -15,12 +15,14 @@ from typing import Any
 import redis
 from django.conf import settings
 
+from core.redis import redis_client
+
 PRESENCE_KEY = "pdf:workers"  # member: hostname#instance, score: when its presence expires
 INFO_KEY = "pdf:workers:info"  # member -> JSON (host, pid, processes, queues, started_at)
 
 
 def _client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+    return redis_client()
 
 
 def _member(hostname: str, instance: str) -> str:

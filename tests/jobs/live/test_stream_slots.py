@@ -12,6 +12,7 @@ from asgiref.sync import sync_to_async
 from django.test import AsyncClient
 
 from accounts.services import api_key_create, api_key_revoke
+from core.leases import lease_count
 from jobs.live import stream_slots as streams
 from tests.async_db import closing as _closing
 from tests.factories import PdfJobFactory, UserFactory
@@ -110,4 +111,5 @@ def test_revoking_a_key_closes_the_streams_it_opened():
     closed, took = asyncio.run(_closing(scenario()))
     assert closed["type"] == "websocket.close"
     assert took < 3  # announced on the key's group, not found at the next heartbeat
-    assert streams._redis().zcard(streams._key(key.workspace_id)) == 0  # its slot is free again
+    held = lease_count(name=streams._lease_name(key.workspace_id))
+    assert held == 0  # its slot is free again
