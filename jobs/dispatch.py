@@ -11,7 +11,7 @@ from uuid import UUID
 from django.utils import timezone
 
 from core.celery import app
-from jobs.models import PdfJob
+from jobs.models import PdfJob, Run
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +28,7 @@ RETENTION_TASK = "jobs.retention"
 SCHEDULES_DUE_TASK = "jobs.schedules_due"
 SCHEDULE_RUN_START_TASK = "jobs.schedule_run_start"
 SCHEDULE_DELIVER_TASK = "jobs.schedule_deliver"
+RUN_COMBINE_TASK = "jobs.run_combine"
 TASK_ID_PREFIX = "render-"
 # Set on every published message by jobs.worker.signals, so the age of the oldest waiting
 # message is one LINDEX away (jobs.ops.queues).
@@ -117,3 +118,13 @@ def schedule_deliver_enqueue(*, run_id: UUID | str, countdown: float | None = No
         app.send_task(SCHEDULE_DELIVER_TASK, args=[str(run_id)], countdown=countdown)
     except Exception:
         logger.warning("could not enqueue the deliveries of schedule run %s", run_id)
+
+
+def run_combine_enqueue(*, run_id: UUID | str) -> None:
+    """Build a finished run's combined PDF on a worker. Not sent: the build's claim is let
+    go, so the next download claims and sends it again."""
+    try:
+        app.send_task(RUN_COMBINE_TASK, args=[str(run_id)])
+    except Exception:
+        logger.warning("could not enqueue run %s's combined PDF; the next download will", run_id)
+        Run.objects.filter(run_id=run_id).update(combined_started_at=None)
