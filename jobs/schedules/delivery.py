@@ -28,6 +28,12 @@ from jobs.links import pdf_path
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
 from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
 from jobs.schedules.cron import zone_parse
+from jobs.schedules.mail_limits import (
+    ScheduleMailThrottled,
+    mail_quota_take,
+    mail_recipients_outside,
+    outside_message,
+)
 from jobs.schedules.validation import s3_destination_allowed
 from jobs.webhook_transport import WebhookRefused, webhook_post
 
@@ -134,6 +140,10 @@ class DestinationRefused(Exception):
     """A delivery's destination is no longer allowed; the run records why."""
 
 
+class RecipientRefused(Exception):
+    """A mail delivery names an address that is no member's; the run records why."""
+
+
 def _s3(schedule: Schedule, run: ScheduleRun, delivery: dict[str, Any], pdf: bytes) -> None:
     prefix = delivery["prefix"]
     bucket = delivery["bucket"]
@@ -161,6 +171,13 @@ def _deliver_one(
         with storages["reports"].open(job.pdf_file, "rb") as handle:
             pdf = handle.read()
         if delivery["type"] == "email":
+            # Checked again here: a recipient may have left the workspace since the save,
+            # and a schedule saved before the rule may name anyone.
+            if outside := mail_recipients_outside(
+                workspace=schedule.workspace_id, addresses=delivery["to"]
+            ):
+                raise RecipientRefused(outside_message(outside[0]) + " Nothing was sent.")
+            mail_quota_take(run=run, recipients=len(delivery["to"]))
             _mail(schedule, run, job, delivery["to"], pdf)
         elif delivery["type"] == "webhook":
             _webhook(schedule, run, job, delivery["url"], index)
@@ -171,6 +188,8 @@ def _deliver_one(
     except (
         WebhookRefused,
         DestinationRefused,
+        RecipientRefused,
+        ScheduleMailThrottled,
         httpx.HTTPError,
         smtplib.SMTPException,
         BotoCoreError,

@@ -24,7 +24,7 @@ from jobs.schedules.delivery import DeliveriesPending, schedule_run_deliver
 from jobs.schedules.running import schedule_run_start
 from jobs.schedules.validation import s3_destination_allowed
 from reports.services import template_create
-from tests.factories import ReportTemplateFactory, UserFactory
+from tests.factories import ReportTemplateFactory, UserFactory, members_with_emails
 from tests.http_receiver import Receiver
 from tests.moto_s3 import moto_s3, s3_client
 from workspaces.services import workspace_create, workspace_personal
@@ -41,6 +41,7 @@ def owner():
     # The operator's list for this workspace (the admin): only these, with our credentials.
     workspace.schedule_s3_destinations = "ledgers/monthly\nno-such-bucket"
     workspace.save()
+    members_with_emails(workspace, "a@example.com", "b@example.com")
     return user
 
 
