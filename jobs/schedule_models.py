@@ -94,6 +94,10 @@ class ScheduleRun(models.Model):
     # Recipients its mail deliveries were sent to (taken from the workspace's daily mail
     # limit before sending) and when the last was: SCHEDULE_MAILS_PER_DAY counts these.
     mail_recipients = models.PositiveIntegerField(default=0)
+    # When a worker took the run's deliveries (compare-and-set under the row lock); the
+    # sending happens after that transaction, so this, not the lock, keeps a second worker
+    # from sending the same deliveries at once.
+    delivery_claimed_at = models.DateTimeField(null=True, blank=True)
     mailed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

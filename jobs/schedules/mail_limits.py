@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import F, Sum
 from django.utils import timezone
 
@@ -71,10 +72,12 @@ def mail_recipients_of(deliveries: Iterable[dict[str, Any]]) -> int:
 def mail_quota_take(*, run: ScheduleRun, recipients: int) -> None:
     """Count `recipients` against the workspace's daily limit before mailing them, with the
     workspace row locked so two deliveries at once cannot both take the last places;
-    ScheduleMailThrottled (nothing counted) when they do not fit. In a transaction."""
+    ScheduleMailThrottled (nothing counted) when they do not fit. Its own short
+    transaction: the mail is sent after it."""
     workspace_id = run.schedule.workspace_id
-    Workspace.objects.select_for_update().filter(pk=workspace_id).first()
-    mail_quota_check(workspace=workspace_id, recipients=recipients)
-    ScheduleRun.objects.filter(pk=run.pk).update(
-        mail_recipients=F("mail_recipients") + recipients, mailed_at=timezone.now()
-    )
+    with transaction.atomic():
+        Workspace.objects.select_for_update().filter(pk=workspace_id).first()
+        mail_quota_check(workspace=workspace_id, recipients=recipients)
+        ScheduleRun.objects.filter(pk=run.pk).update(
+            mail_recipients=F("mail_recipients") + recipients, mailed_at=timezone.now()
+        )
