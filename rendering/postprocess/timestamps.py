@@ -10,7 +10,7 @@ from typing import Any
 
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
-from asn1crypto import tsp
+from asn1crypto import tsp  # type: ignore[import-untyped]  # no stubs
 from pyhanko.sign.timestamps import TimeStamper, TimestampRequestError
 from yarl import URL
 
@@ -87,7 +87,7 @@ async def _read_capped(response: aiohttp.ClientResponse) -> bytes:
 
 async def _exchange(
     session: aiohttp.ClientSession, url: str, req: Any, timeout: float
-) -> tsp.TimeStampResp:
+) -> Any:  # asn1crypto tsp.TimeStampResp (untyped)
     """pyHanko's HTTPTimeStamper exchange (POST the query, expect a timestamp-reply), but
     reading the reply with a cap. aiohttp errors become TimestampRequestError with the
     cause kept, as pyHanko raises them."""
