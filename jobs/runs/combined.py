@@ -106,4 +106,19 @@ def run_combined_build(*, run_id: UUID | str) -> str:
         storage.delete(key)
         logger.info("run %s changed while its combined PDF was built; dropped", run_id)
         return "run_changed"
+    _older_dropped(run, keep=key)
     return "built"
+
+
+def _older_dropped(run: Run, *, keep: str) -> None:
+    """The files of the run's earlier states (before a retry), which nothing points at."""
+    storage = storages["reports"]
+    folder = f"runs/{run.run_id}"
+    try:
+        _, names = storage.listdir(folder)
+        for name in names:
+            path = f"{folder}/{name}"
+            if name.startswith("combined-") and path != keep:
+                storage.delete(path)
+    except (OSError, NotImplementedError):
+        logger.warning("could not drop run %s's earlier combined PDFs", run.run_id)

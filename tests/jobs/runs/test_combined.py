@@ -138,8 +138,8 @@ def test_a_build_is_kept_only_for_the_run_it_was_claimed_for(
     assert not list((report_storage / "runs").rglob("combined-*.pdf"))
 
 
-def test_a_run_sent_again_forgets_its_combined_pdf(
-    api, invoice, sent_tasks, django_capture_on_commit_callbacks
+def test_a_run_sent_again_forgets_its_combined_pdf_and_builds_it_again(
+    api, invoice, sent_tasks, django_capture_on_commit_callbacks, report_storage
 ):
     run, url = _combined_run(api, django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=True):
@@ -149,6 +149,17 @@ def test_a_run_sent_again_forgets_its_combined_pdf(
     PdfJob.objects.filter(pk=job.pk).update(status=JobStatus.QUEUED)
     run = run_recount(run_id=run.run_id)
     assert (run.combined_file, run.combined_started_at, run.combined_done) == ("", None, 0)
+    # Finished again: built again once, and the earlier file is dropped.
+    PdfJob.objects.filter(pk=job.pk).update(status=JobStatus.COMPLETED)
+    run = run_recount(run_id=run.run_id)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert api.get(url).status_code == 202
+    assert len(sent_tasks.calls["run_combine_enqueue"]) == 2
+    assert build_run_combined(str(run.run_id)) == "built"
+    run.refresh_from_db()
+    assert [p.name for p in (report_storage / "runs").rglob("combined-*.pdf")] == [
+        run.combined_file.rsplit("/", 1)[1]
+    ]
 
 
 def test_the_page_says_the_combined_pdf_is_being_prepared(
