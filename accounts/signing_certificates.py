@@ -78,6 +78,43 @@ def signing_certificate_create(
     return certificate
 
 
+def signing_certificates_list(*, workspace: Any) -> list[SigningCertificate]:
+    """The workspace's certificates, newest first, expired ones included (the caller
+    authorized Action.CERTIFICATE_MANAGE); only their public facts are ever shown."""
+    return list(SigningCertificate.objects.filter(workspace=workspace).order_by("-created_at"))
+
+
+def signing_certificate_revoke(*, workspace: Any, certificate_id: str, by: Any) -> None:
+    """Delete the workspace's certificate with its sealed key and password, audited as
+    certificate.revoked; from then on a sign step naming it is refused (404) at submit,
+    at template save and in the worker. Another workspace's is a 404 like a missing one.
+    The caller authorized Action.CERTIFICATE_MANAGE on the workspace."""
+    try:
+        parsed = uuid.UUID(str(certificate_id))
+    except ValueError:
+        parsed = None
+    with transaction.atomic():
+        found = (
+            SigningCertificate.objects.select_for_update()
+            .filter(workspace=workspace, public_id=parsed)
+            .first()
+            if parsed
+            else None
+        )
+        if found is None:
+            raise NotFound(f"No signing certificate {certificate_id} was found.")
+        audit_record(
+            workspace=workspace,
+            actor=by,
+            action=AuditAction.CERTIFICATE_REVOKED,
+            target_type="certificate",
+            target_id=str(found.public_id),
+            target_repr=found.name,
+            changes={"subject": found.subject, "not_after": found.not_after.isoformat()},
+        )
+        found.delete()
+
+
 def signing_certificate_get(*, workspace: Any, certificate_id: str) -> SigningCertificate:
     """The workspace's certificate, still valid; another workspace's is a 404 like a
     missing one (the caller authorized its action on `workspace`)."""

@@ -1,6 +1,7 @@
 """What production refuses at start-up, each as one sentence naming the setting: a broker,
-Redis or storage address that cannot be right, and state on this host's disk (SQLite,
-local report storage) unless SINGLE_HOST says there is only one host."""
+Redis or storage address that cannot be right, no certificate key of its own, and state
+on this host's disk (SQLite, local report storage) unless SINGLE_HOST says there is only
+one host."""
 
 from __future__ import annotations
 
@@ -31,6 +32,22 @@ def url_problem(name: str, url: str, schemes: set[str], example: str) -> str | N
     return None
 
 
+def certificate_key_problem(environ: dict[str, str]) -> str | None:
+    """Production seals signing certificates and stored secrets with a key of their own:
+    one derived from DJANGO_SECRET_KEY would fall with it (a leak unseals them, a rotation
+    orphans them). Its form is checked where it is read (config.env.env_fernet_key)."""
+    key = environ.get("PDF_CERTIFICATE_KEY", "").strip()
+    if not key:
+        return (
+            "PDF_CERTIFICATE_KEY is not set; production seals signing certificates with a "
+            "Fernet key of its own, not one derived from DJANGO_SECRET_KEY (make one with "
+            "`openssl rand -base64 32 | tr '+/' '-_'`; upgrading: see the security guide)."
+        )
+    if key == environ.get("DJANGO_SECRET_KEY", "").strip():
+        return "PDF_CERTIFICATE_KEY is DJANGO_SECRET_KEY; set a key of its own."
+    return None
+
+
 def production_problems(
     *,
     single_host: bool,
@@ -53,6 +70,8 @@ def production_problems(
             "AWS_S3_ENDPOINT_URL", endpoint, {"http", "https"}, "https://s3.example.com"
         )
     ):
+        problems.append(p)
+    if p := certificate_key_problem(environ):
         problems.append(p)
     if bool(environ.get("AWS_ACCESS_KEY_ID")) != bool(environ.get("AWS_SECRET_ACCESS_KEY")):
         problems.append("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together.")

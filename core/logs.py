@@ -15,9 +15,12 @@ from typing import Any
 import structlog
 from structlog.types import EventDict, Processor, WrappedLogger
 
-# A download token in a query string, and an API key (`rk_<prefix>_<secret>`): the prefix
-# names the key (it is shown in the admin), the secret never appears.
-_QUERY_SECRET = re.compile(r"([?&](?:token|api_key|key|signature)=)[^&\s\"']+", re.IGNORECASE)
+# A download token in a query string (or DocRaptor's user_credentials, whatever its form),
+# and an API key (`rk_<prefix>_<secret>`): the prefix names the key (it is shown in the
+# admin), the secret never appears.
+_QUERY_SECRET = re.compile(
+    r"([?&](?:token|api_key|key|signature|user_credentials)=)[^&\s\"']+", re.IGNORECASE
+)
 _API_KEY = re.compile(r"\b(rk_[0-9a-f]{12})_[A-Za-z0-9_\-]{8,}")
 _SECRET_FIELDS = {"token", "api_key", "authorization", "password", "secret", "x-api-key"}
 # Celery names render messages `render-<job uuid>-<suffix>` (jobs.services.task_id_for).

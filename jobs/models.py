@@ -343,6 +343,10 @@ class Run(models.Model):
     failed = models.PositiveIntegerField(default=0)
     # The combined PDF once built (key in report storage), reused by later downloads.
     combined_file = models.CharField(max_length=500, blank=True)
+    # Its build on a worker: when it was claimed (one build at a time: compare-and-set on
+    # this field) and how many of the run's PDFs it has merged so far.
+    combined_started_at = models.DateTimeField(null=True, blank=True)
+    combined_done = models.PositiveIntegerField(default=0)
     event_seq = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

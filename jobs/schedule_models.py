@@ -91,10 +91,21 @@ class ScheduleRun(models.Model):
     # One entry per delivery of the schedule: {type, target, status: sent|failed, error}.
     delivery_results = models.JSONField(default=list, blank=True)
     delivery_attempts = models.PositiveSmallIntegerField(default=0)
+    # Recipients its mail deliveries were sent to (taken from the workspace's daily mail
+    # limit before sending) and when the last was: SCHEDULE_MAILS_PER_DAY counts these.
+    mail_recipients = models.PositiveIntegerField(default=0)
+    # When a worker took the run's deliveries (compare-and-set under the row lock); the
+    # sending happens after that transaction, so this, not the lock, keeps a second worker
+    # from sending the same deliveries at once.
+    delivery_claimed_at = models.DateTimeField(null=True, blank=True)
+    mailed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at"]
-        indexes = [models.Index(fields=["schedule", "-started_at"], name="schedule_run_idx")]
+        indexes = [
+            models.Index(fields=["schedule", "-started_at"], name="schedule_run_idx"),
+            models.Index(fields=["mailed_at"], name="schedule_run_mailed_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"run {self.run_id} of {self.schedule_id} ({self.outcome})"

@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 
 from accounts.services import api_key_create
 from jobs import dispatch
+from jobs.runs import dispatch as run_dispatch
 from jobs.schedules import dispatch as schedule_dispatch
 from tests.factories import UserFactory
 from tests.livestack import live_stack, stack_env  # noqa: F401 - session fixtures for e2e and browser tests
@@ -79,10 +80,10 @@ class SentTasks:
 
 @pytest.fixture
 def sent_tasks(monkeypatch: pytest.MonkeyPatch) -> SentTasks:
-    """Every `*_enqueue` of the dispatch modules (the jobs' and the schedules') recorded
-    (SentTasks) rather than published."""
+    """Every `*_enqueue` of the dispatch modules (the jobs', the runs' and the schedules')
+    recorded (SentTasks) rather than published."""
     sent = SentTasks()
-    for module in (dispatch, schedule_dispatch):
+    for module in (dispatch, run_dispatch, schedule_dispatch):
         for name, function in vars(module).items():
             if name.endswith("_enqueue") and callable(function):
                 monkeypatch.setattr(module, name, sent.recorder(name))

@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 
 from jobs.models import PdfJob
 from reports.models import ReportTemplate
+from workspaces.models import Membership
 from workspaces.services import workspace_personal
 
 
@@ -48,3 +49,10 @@ class PdfJobFactory(factory.django.DjangoModelFactory):
     html_template = "<h1>Hello {{name}}</h1>"
     data = factory.LazyFunction(lambda: {"name": "World"})
     options = factory.LazyFunction(dict)
+
+
+def members_with_emails(workspace, *emails: str, role: str = "viewer") -> None:
+    """People in `workspace` with these account emails: what a schedule may mail."""
+    for email in emails:
+        user = UserFactory(username=email.split("@")[0] + "-member", email=email)
+        Membership.objects.get_or_create(workspace=workspace, user=user, defaults={"role": role})

@@ -50,7 +50,9 @@ def make_tsa() -> DummyTimeStamper:
 class TimestampServer:
     """Answers each POST with a timestamp reply; `answer` overrides it with a fixed
     (content type, body), `status` and `headers` with others, to play a server that
-    answers garbage, an error or a redirect."""
+    answers garbage, an error or a redirect. `chunked` = (chunk, count) answers that many
+    copies of `chunk` with Transfer-Encoding: chunked and no length, counting in
+    `chunked_sent` the bytes it could send before the client hung up."""
 
     def __init__(self) -> None:
         self.stamper = make_tsa()
@@ -58,12 +60,19 @@ class TimestampServer:
         self.status = 200
         self.headers: dict[str, str] = {}
         self.requests = 0
+        self.chunked: tuple[bytes, int] | None = None
+        self.chunked_sent = 0
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 server.requests += 1
+                if server.chunked is not None:
+                    self._send_chunked(*server.chunked)
+                    return
                 if server.answer is not None:
                     content_type, reply = server.answer
                 else:
@@ -73,10 +82,27 @@ class TimestampServer:
                 self.send_response(server.status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(reply)))
+                self.send_header("Connection", "close")
                 for name, value in server.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(reply)
+                self.close_connection = True
+
+            def _send_chunked(self, chunk: bytes, count: int) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/timestamp-reply")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                try:
+                    for _ in range(count):
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                        server.chunked_sent += len(chunk)
+                    self.wfile.write(b"0\r\n\r\n")
+                except OSError:
+                    pass  # the client stopped reading and hung up
+                self.close_connection = True
 
             def log_message(self, *args: object) -> None:
                 pass

@@ -33,6 +33,7 @@ class AuditAction(StrEnum):
     SSO_CHANGED = "sso.changed"
     SSO_DOMAIN_VERIFIED = "sso.domain_verified"  # an operator's approval, or its withdrawal
     CERTIFICATE_UPLOADED = "certificate.uploaded"
+    CERTIFICATE_REVOKED = "certificate.revoked"
     SCHEDULE_CREATED = "schedule.created"
     SCHEDULE_CHANGED = "schedule.changed"
     SCHEDULE_DELETED = "schedule.deleted"

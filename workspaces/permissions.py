@@ -32,7 +32,8 @@ class Action(StrEnum):
     JOB_RETRY = "job.retry"  # a failed job, from the API or its page
     JOB_REDRIVE = "job.redrive"  # dead letters in the admin: re-drive, discard
     KEY_MANAGE = "key.manage"  # create and revoke the workspace's API keys
-    CERTIFICATE_MANAGE = "certificate.manage"  # upload the workspace's signing certificates
+    # upload, list and revoke the workspace's signing certificates
+    CERTIFICATE_MANAGE = "certificate.manage"
     # name a certificate in a sign step: a template's steps, or a submit's own steps
     CERTIFICATE_USE = "certificate.use"
     MEMBER_MANAGE = "member.manage"  # invite, remove, change roles, transfer ownership

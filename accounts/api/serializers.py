@@ -25,6 +25,7 @@ class SigningCertificateOutputSerializer(serializers.Serializer):
     name = serializers.CharField()
     subject = serializers.CharField()
     not_after = IsoDateTimeField()
+    created_at = IsoDateTimeField()
 
 
 class WorkspaceSsoSerializer(serializers.Serializer):

@@ -10,5 +10,10 @@ urlpatterns = [
         views.SigningCertificateCreateApi.as_view(),
         name="signing-certificate-create",
     ),
+    path(
+        "signing-certificates/<str:certificate_id>",
+        views.SigningCertificateRevokeApi.as_view(),
+        name="signing-certificate-revoke",
+    ),
     path("workspace/sso", views.WorkspaceSsoApi.as_view(), name="workspace-sso"),
 ]

@@ -1,4 +1,5 @@
 """POST /api/v1/signing-certificates: a workspace's PKCS#12 uploaded once for sign steps;
+GET lists them, DELETE /api/v1/signing-certificates/{id} revokes one;
 GET/PUT /api/v1/workspace/sso: which email domains join the workspace by single sign-on."""
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ from accounts.api.serializers import (
     WorkspaceSsoSerializer,
 )
 from accounts.models import SigningCertificate
-from accounts.signing_certificates import signing_certificate_create
+from accounts.signing_certificates import (
+    signing_certificate_create,
+    signing_certificate_revoke,
+    signing_certificates_list,
+)
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.postprocess.signing import MAX_PKCS12_BYTES
@@ -27,7 +32,20 @@ from workspaces.services import workspace_sso_set
 
 
 class SigningCertificateCreateApi(APIView):
+    """POST uploads one; GET lists them (one path)."""
+
     parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        operation_id="signing_certificate_list",
+        summary="List the workspace's signing certificates (owners and editors)",
+        responses={200: SigningCertificateOutputSerializer(many=True)},
+    )
+    def get(self, request: Request) -> Response:
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.CERTIFICATE_MANAGE, workspace)
+        certificates = signing_certificates_list(workspace=workspace)
+        return Response(SigningCertificateOutputSerializer(certificates, many=True).data)
 
     @extend_schema(
         operation_id="signing_certificate_create",
@@ -58,6 +76,20 @@ class SigningCertificateCreateApi(APIView):
         return Response(
             SigningCertificateOutputSerializer(certificate).data, status=status.HTTP_201_CREATED
         )
+
+
+class SigningCertificateRevokeApi(APIView):
+    @extend_schema(
+        operation_id="signing_certificate_revoke",
+        summary="Revoke a signing certificate: its sealed key is deleted (owners and editors)",
+        responses={204: None},
+    )
+    def delete(self, request: Request, certificate_id: str) -> Response:
+        workspace = workspace_current(request)
+        actor = actor_of(request)
+        authorize(actor, Action.CERTIFICATE_MANAGE, workspace)
+        signing_certificate_revoke(workspace=workspace, certificate_id=certificate_id, by=actor)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class WorkspaceSsoApi(APIView):

@@ -27,7 +27,7 @@ from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
 from jobs.links import pdf_path
 from jobs.models import JobStatus, Run, RunOutput, RunRecord, RunStatus
-from jobs.runs import output, selectors, services
+from jobs.runs import combined, output, selectors, services
 from jobs.runs.links import run_download_path, run_download_token_valid, run_status_path
 from jobs.runs.records import Record, records_from_list, records_from_upload
 from rendering.errors import ApplicationError, NotFound
@@ -263,6 +263,14 @@ class RunRetryFailedApi(APIView):
         return _answer(request, run, status=202)
 
 
+class CombinedPreparingSerializer(serializers.Serializer):
+    status = serializers.CharField(default="preparing")
+    message = serializers.CharField()
+    done = serializers.IntegerField(help_text="PDFs merged so far.")
+    total = serializers.IntegerField(help_text="PDFs the combined PDF will hold.")
+    progress = serializers.IntegerField(help_text="Percent of the PDFs merged.")
+
+
 class RunDownloadApi(APIView):
     """Download by signed link: the token in the URL is the credential, so no API key."""
 
@@ -276,14 +284,28 @@ class RunDownloadApi(APIView):
         responses={
             (200, "application/zip"): OpenApiTypes.BINARY,
             (200, "application/pdf"): OpenApiTypes.BINARY,
+            202: CombinedPreparingSerializer,
         },
     )
     def get(self, request: Request, run_id: str) -> HttpResponseBase:
+        """A combined PDF is built once on a worker: until it is stored, a 202 with its
+        progress and a Retry-After; then the stored file."""
         if not run_download_token_valid(request.query_params.get("token", ""), run_id):
             raise NotFound("This download link is invalid or has expired; ask for the run again.")
         run = selectors.run_get_finished(run_id=run_id)
         if run.output == RunOutput.COMBINED:
-            handle = storages["reports"].open(output.run_combined_file(run), "rb")
+            state = combined.run_combined_prepare(run=run)
+            if not state.key:
+                body = CombinedPreparingSerializer(
+                    {
+                        "message": combined.preparing_message(state),
+                        "done": state.done,
+                        "total": state.total,
+                        "progress": state.progress,
+                    }
+                ).data
+                return Response(body, status=202, headers={"Retry-After": "5"})
+            handle = storages["reports"].open(state.key, "rb")
             return FileResponse(
                 handle,
                 content_type="application/pdf",

@@ -1,6 +1,7 @@
 """A run's one download: a ZIP of its PDFs, streamed as it is written (a chunk of a PDF at
 a time: the web process's memory stays flat however large the run), or one combined PDF
-with a bookmark per record, built once and kept in report storage."""
+with a bookmark per record, built once on a worker (jobs.runs.combined) and kept in report
+storage."""
 
 from __future__ import annotations
 
@@ -13,9 +14,7 @@ from typing import IO
 from uuid import UUID
 
 from asgiref.sync import sync_to_async
-from django.core.files.base import ContentFile
 from django.core.files.storage import storages
-from pypdf import PdfWriter
 
 from core.spreadsheet import spreadsheet_cell
 from jobs.models import JobStatus, Run
@@ -64,7 +63,7 @@ class _Row:
         return self.status == JobStatus.COMPLETED and bool(self.pdf_file)
 
 
-def _rows(run: Run) -> Iterator[_Row]:
+def run_rows(run: Run) -> Iterator[_Row]:
     """The run's records in order, only the columns a download needs, read in chunks:
     1,000 records never sit in memory as model instances at once."""
     columns = ("index", "error", "job__job_id", "job__status", "job__error", "job__pdf_file")
@@ -93,7 +92,7 @@ def run_zip_stream(run: Run) -> Iterator[bytes]:
     sink = _Sink()
     failures: list[_Row] = []
     with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
-        for row in _rows(run):
+        for row in run_rows(run):
             if not row.has_pdf:
                 failures.append(row)
                 continue
@@ -123,27 +122,6 @@ async def run_zip_stream_async(run: Run) -> AsyncIterator[bytes]:
 def run_zip_name(run: Run) -> str:
     slug = run.template.slug if run.template else "run"
     return f"{slug}-{run.run_id.hex[:8]}.zip"
-
-
-def run_combined_file(run: Run) -> str:
-    """The storage key of the run's combined PDF: each completed record's PDF in record
-    order, one bookmark (outline item) per record named like its file. Built on the first
-    download of a finished run and kept (a retry of the run clears it)."""
-    if run.combined_file:
-        return run.combined_file
-    storage = storages["reports"]
-    writer = PdfWriter()
-    for row in _rows(run):
-        if not row.has_pdf:
-            continue
-        with storage.open(row.pdf_file, "rb") as handle:
-            writer.append(io.BytesIO(handle.read()), outline_item=row.name[:-4])
-    out = io.BytesIO()
-    writer.write(out)
-    key = storage.save(f"runs/{run.run_id}/combined.pdf", ContentFile(out.getvalue()))
-    # Only a still-finished run keeps it: a retry that began meanwhile changes the PDFs.
-    Run.objects.filter(pk=run.pk, finished_at=run.finished_at).update(combined_file=key)
-    return key
 
 
 def run_combined_name(run: Run) -> str:

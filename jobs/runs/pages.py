@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
 from jobs.models import Run, RunOutput
-from jobs.runs import selectors, services
+from jobs.runs import combined, selectors, services
 from jobs.runs.links import run_download_path
 from jobs.runs.live import run_state
 from jobs.runs.records import records_from_upload
@@ -116,4 +116,9 @@ def run_download(request: HttpRequest, run_id: str) -> HttpResponse:
     run = _own_run(request, run_id, Action.JOB_DOWNLOAD)
     if not run.is_finished or not run.completed or run.output == RunOutput.SEPARATE:
         raise Http404("This run has nothing to download yet.")
+    if run.output == RunOutput.COMBINED:
+        state = combined.run_combined_prepare(run=run)
+        if not state.key:
+            messages.info(request, combined.preparing_message(state))
+            return redirect("run-page", run_id=run.run_id)
     return HttpResponseRedirect(run_download_path(run.run_id))

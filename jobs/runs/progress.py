@@ -47,6 +47,8 @@ def run_recount(*, run_id: UUID | str) -> Run | None:
             finished_at=(run.finished_at or timezone.now()) if finished else None,
             # A retry changes what the combined PDF holds: build it again on download.
             combined_file=run.combined_file if finished else "",
+            combined_started_at=run.combined_started_at if finished else None,
+            combined_done=run.combined_done if finished else 0,
             event_seq=F("event_seq") + 1,
         )
         if updated is not None:

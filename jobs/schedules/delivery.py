@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import logging
 import smtplib
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -28,11 +29,22 @@ from jobs.links import pdf_path
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
 from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
 from jobs.schedules.cron import zone_parse
+from jobs.schedules.mail_limits import (
+    ScheduleMailThrottled,
+    mail_quota_take,
+    mail_recipients_outside,
+    outside_message,
+)
 from jobs.schedules.validation import s3_destination_allowed
 from jobs.webhook_transport import WebhookRefused, webhook_post
 
 logger = logging.getLogger(__name__)
 WEBHOOK_EVENT = "schedule.run.completed"
+
+
+# A claim of a run's deliveries older than this is taken as a dead worker's: the run may be
+# claimed again. Longer than ten deliveries' deadlines (mail, webhook, S3) one after another.
+DELIVERY_CLAIM_SECONDS = 900
 
 
 class DeliveriesPending(Exception):
@@ -134,6 +146,10 @@ class DestinationRefused(Exception):
     """A delivery's destination is no longer allowed; the run records why."""
 
 
+class RecipientRefused(Exception):
+    """A mail delivery names an address that is no member's; the run records why."""
+
+
 def _s3(schedule: Schedule, run: ScheduleRun, delivery: dict[str, Any], pdf: bytes) -> None:
     prefix = delivery["prefix"]
     bucket = delivery["bucket"]
@@ -161,6 +177,13 @@ def _deliver_one(
         with storages["reports"].open(job.pdf_file, "rb") as handle:
             pdf = handle.read()
         if delivery["type"] == "email":
+            # Checked again here: a recipient may have left the workspace since the save,
+            # and a schedule saved before the rule may name anyone.
+            if outside := mail_recipients_outside(
+                workspace=schedule.workspace_id, addresses=delivery["to"]
+            ):
+                raise RecipientRefused(outside_message(outside[0]) + " Nothing was sent.")
+            mail_quota_take(run=run, recipients=len(delivery["to"]))
             _mail(schedule, run, job, delivery["to"], pdf)
         elif delivery["type"] == "webhook":
             _webhook(schedule, run, job, delivery["url"], index)
@@ -171,6 +194,8 @@ def _deliver_one(
     except (
         WebhookRefused,
         DestinationRefused,
+        RecipientRefused,
+        ScheduleMailThrottled,
         httpx.HTTPError,
         smtplib.SMTPException,
         BotoCoreError,
@@ -201,11 +226,19 @@ def _settle_job(run: ScheduleRun) -> bool:
     return True
 
 
-def schedule_run_deliver(*, run_id: UUID | str) -> str:
-    """Deliver the run's PDF to every delivery not yet sent. Returns the run's outcome;
-    raises DeliveriesPending when some failed and attempts remain (the task retries)."""
+@dataclass
+class _Claim:
+    run: ScheduleRun
+    job: PdfJob
+    claimed_at: datetime
+    pending: list[tuple[int, dict[str, Any]]]
+
+
+def _claim(run_id: UUID | str) -> _Claim | str:
+    """Under the run's row lock, and only there: settle the job, then take the deliveries
+    not yet sent (compare-and-set on delivery_claimed_at). The outcome instead when there
+    is nothing to send or another worker has them."""
     with transaction.atomic():
-        # Locked, skipping a run another worker is delivering right now: never two sends.
         run = (
             ScheduleRun.objects.select_for_update(skip_locked=True, of=("self",))
             .select_related("schedule__template", "schedule__api_key", "job")
@@ -218,12 +251,26 @@ def schedule_run_deliver(*, run_id: UUID | str) -> str:
             return str(run.outcome)
         if run.outcome != RunOutcome.DELIVERING or run.job is None:
             return str(run.outcome)
-        schedule, job = run.schedule, run.job
+        now = timezone.now()
+        claimed = run.delivery_claimed_at
+        if claimed and claimed > now - timedelta(seconds=DELIVERY_CLAIM_SECONDS):
+            return "busy"
+        run.delivery_claimed_at = now
+        run.save(update_fields=["delivery_claimed_at"])
+    sent = {r["index"] for r in run.delivery_results if r.get("status") == "sent"}
+    pending = [(i, d) for i, d in enumerate(run.schedule.deliveries) if i not in sent]
+    return _Claim(run=run, job=run.job, claimed_at=now, pending=pending)
+
+
+def _record(claim: _Claim, problems: dict[int, str | None]) -> ScheduleRun:
+    """The outcome of the sends, under the row lock again: a sent delivery stays sent."""
+    with transaction.atomic():
+        run = ScheduleRun.objects.select_for_update(of=("self",)).get(pk=claim.run.pk)
         results = {r["index"]: r for r in run.delivery_results}
-        for index, delivery in enumerate(schedule.deliveries):
+        for index, delivery in claim.pending:
             if results.get(index, {}).get("status") == "sent":
                 continue
-            problem = _deliver_one(schedule, run, job, delivery, index)
+            problem = problems[index]
             results[index] = {
                 "index": index,
                 "type": delivery["type"],
@@ -232,10 +279,6 @@ def schedule_run_deliver(*, run_id: UUID | str) -> str:
                 "error": problem or "",
                 "at": timezone.now().isoformat(),
             }
-            if problem:
-                logger.warning(
-                    "schedule run %s: %s delivery failed: %s", run_id, delivery["type"], problem
-                )
         run.delivery_results = [results[i] for i in sorted(results)]
         run.delivery_attempts += 1
         failed = [r for r in run.delivery_results if r["status"] != "sent"]
@@ -244,6 +287,8 @@ def schedule_run_deliver(*, run_id: UUID | str) -> str:
         elif run.delivery_attempts >= settings.SCHEDULE_DELIVERY_MAX_ATTEMPTS:
             run.outcome, run.finished_at = RunOutcome.DELIVERY_FAILED, timezone.now()
             run.error = "; ".join(f"{r['type']}: {r['error']}" for r in failed)[:2000]
+        if run.delivery_claimed_at == claim.claimed_at:
+            run.delivery_claimed_at = None
         run.save(
             update_fields=[
                 "delivery_results",
@@ -251,8 +296,30 @@ def schedule_run_deliver(*, run_id: UUID | str) -> str:
                 "outcome",
                 "finished_at",
                 "error",
+                "delivery_claimed_at",
             ]
         )
+    return run
+
+
+def schedule_run_deliver(*, run_id: UUID | str) -> str:
+    """Deliver the run's PDF to every delivery not yet sent. Returns the run's outcome;
+    raises DeliveriesPending when some failed and attempts remain (the task retries). The
+    row lock is held only to claim and to record: mail, webhooks and S3 are sent between,
+    outside any transaction, so a slow receiver holds no lock."""
+    claim = _claim(run_id)
+    if isinstance(claim, str):
+        return claim
+    problems: dict[int, str | None] = {}
+    for index, delivery in claim.pending:
+        problem = _deliver_one(claim.run.schedule, claim.run, claim.job, delivery, index)
+        problems[index] = problem
+        if problem:
+            logger.warning(
+                "schedule run %s: %s delivery failed: %s", run_id, delivery["type"], problem
+            )
+    run = _record(claim, problems)
     if run.outcome == RunOutcome.DELIVERING:
-        raise DeliveriesPending(f"{len(failed)} deliveries failed; attempt {run.delivery_attempts}")
+        failed = sum(1 for r in run.delivery_results if r["status"] != "sent")
+        raise DeliveriesPending(f"{failed} deliveries failed; attempt {run.delivery_attempts}")
     return str(run.outcome)

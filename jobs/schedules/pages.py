@@ -112,6 +112,10 @@ def schedule_pause_post(request: HttpRequest, schedule_id: str) -> HttpResponse:
 @login_required
 def schedule_run_post(request: HttpRequest, schedule_id: str) -> HttpResponse:
     schedule = _schedule(request, schedule_id, Action.SCHEDULE_MANAGE)
-    services.schedule_run_now(schedule=schedule, by=request.user)
-    messages.success(request, "Run started; it is listed below.")
+    try:
+        services.schedule_run_now(schedule=schedule, by=request.user)
+    except ApplicationError as exc:  # the workspace's daily mail limit
+        messages.warning(request, public_text(exc.message))
+    else:
+        messages.success(request, "Run started; it is listed below.")
     return redirect("schedule-page", schedule_id=schedule.schedule_id)

@@ -18,6 +18,7 @@ from jobs.schedules import dispatch
 from jobs.schedules.access import schedule_access_lost
 from jobs.schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
 from jobs.schedules.delivery import delivery_target
+from jobs.schedules.mail_limits import mail_quota_check, mail_recipients_of
 from jobs.schedules.validation import data_url_check, deliveries_check
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
@@ -213,7 +214,10 @@ def _run_begin(schedule: Schedule, *, trigger: str, scheduled_for: datetime) -> 
 
 
 def schedule_run_now(*, schedule: Schedule, by: Any = None) -> ScheduleRun:
-    """A run outside the cron (paused schedules too); the next tick stays where it was."""
+    """A run outside the cron (paused schedules too); the next tick stays where it was. A
+    429 when its mail would pass the workspace's SCHEDULE_MAILS_PER_DAY: nothing runs."""
+    if recipients := mail_recipients_of(schedule.deliveries or []):
+        mail_quota_check(workspace=schedule.workspace_id, recipients=recipients)
     with transaction.atomic():
         run = _run_begin(schedule, trigger=RunTrigger.MANUAL, scheduled_for=timezone.now())
         _audit(

@@ -13,6 +13,7 @@ from django.core.validators import validate_email
 
 from jobs.callbacks import callback_url_check
 from jobs.schedules.cron import ScheduleInvalid
+from jobs.schedules.mail_limits import mail_recipients_outside, outside_message
 from jobs.webhook_transport import WebhookRefused, address_allowed, resolve_checked
 
 DELIVERY_TYPES = ("email", "webhook", "s3")
@@ -52,7 +53,7 @@ def data_url_check(url: str, *, resolve: bool = True) -> str:
     return url
 
 
-def _email(field: str, item: dict[str, Any]) -> dict[str, Any]:
+def _email(field: str, item: dict[str, Any], *, workspace: Any) -> dict[str, Any]:
     to = item.get("to")
     if isinstance(to, str):
         to = [to]
@@ -65,6 +66,8 @@ def _email(field: str, item: dict[str, Any]) -> dict[str, Any]:
             raise ScheduleInvalid(
                 f"{field}.to[{index}]", f"{address!r} is not an address."
             ) from None
+    for address in mail_recipients_outside(workspace=workspace, addresses=to):
+        raise ScheduleInvalid(f"{field}.to[{to.index(address)}]", outside_message(address))
     return {"type": "email", "to": [str(a) for a in to]}
 
 
@@ -131,7 +134,7 @@ def deliveries_check(raw: Any, *, signed: bool, workspace: Any) -> list[dict[str
         if kind not in DELIVERY_TYPES:
             raise ScheduleInvalid(f"{field}.type", f"use one of: {', '.join(DELIVERY_TYPES)}.")
         if kind == "email":
-            checked.append(_email(field, item))
+            checked.append(_email(field, item, workspace=workspace))
         elif kind == "webhook":
             checked.append(_webhook(field, item, signed=signed))
         else:

@@ -1,6 +1,7 @@
-"""RFC 3161 timestamps for the sign step: pyHanko's HTTPTimeStamper, connected only to
-the address the caller checked (jobs.steps resolves the URL under our outbound rules),
-redirects refused, and each failure sorted into "try again later" or "fix the URL"."""
+"""RFC 3161 timestamps for the sign step: pyHanko's timestamp requests, sent only to the
+address the caller checked (jobs.steps resolves the URL under our outbound rules),
+redirects refused, the reply read up to a cap (declared or chunked), and each failure
+sorted into "try again later" or "fix the URL"."""
 
 from __future__ import annotations
 
@@ -9,15 +10,19 @@ from typing import Any
 
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
-from pyhanko.sign.timestamps import HTTPTimeStamper, TimeStamper, TimestampRequestError
+from asn1crypto import tsp  # type: ignore[import-untyped]  # no stubs
+from pyhanko.sign.timestamps import TimeStamper, TimestampRequestError
 from yarl import URL
 
 from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 
 TIMEOUT_SECONDS = 10
-# A timestamp reply is a few kilobytes; a larger declared body is not read.
+# A timestamp reply is a few kilobytes; a larger declared body is not read, and a body
+# without a length (chunked) is read only up to this many bytes.
 MAX_REPLY_BYTES = 256 * 1024
+READ_BYTES = 64 * 1024
+REPLY_TYPE = "application/timestamp-reply"
 
 
 class TimestampUnavailable(Exception):
@@ -67,6 +72,46 @@ async def _refuse_oversized(_: Any, __: Any, params: aiohttp.TraceRequestEndPara
         raise _Refused(f"the answer is {length} bytes; a timestamp reply is a few KB.")
 
 
+async def _read_capped(response: aiohttp.ClientResponse) -> bytes:
+    """The body, a piece at a time, stopping as soon as it passes MAX_REPLY_BYTES: a
+    chunked reply declares no length, so the header check cannot refuse it."""
+    body = bytearray()
+    while piece := await response.content.read(READ_BYTES):
+        body += piece
+        if len(body) > MAX_REPLY_BYTES:
+            raise _Refused(
+                f"the answer is longer than {MAX_REPLY_BYTES} bytes; a timestamp reply is a few KB."
+            )
+    return bytes(body)
+
+
+async def _exchange(
+    session: aiohttp.ClientSession, url: str, req: Any, timeout: float
+) -> Any:  # asn1crypto tsp.TimeStampResp (untyped)
+    """pyHanko's HTTPTimeStamper exchange (POST the query, expect a timestamp-reply), but
+    reading the reply with a cap. aiohttp errors become TimestampRequestError with the
+    cause kept, as pyHanko raises them."""
+    try:
+        async with session.post(
+            url,
+            headers={"Content-Type": "application/timestamp-query"},
+            data=req.dump(),
+            raise_for_status=True,
+            timeout=aiohttp.ClientTimeout(total=timeout),
+        ) as response:
+            if response.headers.get("Content-Type") != REPLY_TYPE:
+                raise aiohttp.ContentTypeError(
+                    response.request_info,
+                    response.history,
+                    message=f"expected {REPLY_TYPE}",
+                    headers=response.headers,
+                )
+            body = await _read_capped(response)
+    except (aiohttp.ClientError, OSError) as exc:
+        raise TimestampRequestError("Error while contacting timestamp service") from exc
+    return tsp.TimeStampResp.load(body)
+
+
 def _sorted_out(url: str, exc: TimestampRequestError) -> Exception:
     """The error a failed exchange stands for: transient or permanent."""
     cause = exc.__cause__
@@ -86,7 +131,7 @@ def _sorted_out(url: str, exc: TimestampRequestError) -> Exception:
 
 
 class CheckedTimeStamper(TimeStamper):
-    """pyHanko's HTTPTimeStamper over a session that connects only to `address`; keeps
+    """A pyHanko TimeStamper over a session that connects only to `address`; keeps
     the certificates of the last token, the TSA's, to validate it back with."""
 
     def __init__(self, url: str, *, address: str, timeout: float = TIMEOUT_SECONDS) -> None:
@@ -104,9 +149,8 @@ class CheckedTimeStamper(TimeStamper):
         async with aiohttp.ClientSession(
             connector=connector, trust_env=False, trace_configs=[trace]
         ) as session:
-            client = HTTPTimeStamper(self.url, timeout=self.timeout, session=session)
             try:
-                response = await client.async_request_tsa_response(req)
+                response = await _exchange(session, self.url, req, self.timeout)
                 # Parsed in full now (asn1crypto parses lazily): garbage fails here.
                 response.native  # noqa: B018
                 token = response["time_stamp_token"]

@@ -21,6 +21,7 @@ from jobs.models import JobStatus, PdfJob
 from jobs.worker import execution
 from tests.accounts.pkcs12_factory import make_pkcs12
 from tests.factories import UserFactory
+from workspaces.models import AuditEntry
 from workspaces.services import workspace_create
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +48,7 @@ def test_an_upload_answers_id_subject_and_expiry_and_stores_the_file_sealed(api)
     response = _upload(api, data)
     assert response.status_code == 201, response.json()
     body = response.json()
-    assert set(body) == {"id", "name", "subject", "not_after"}
+    assert set(body) == {"id", "name", "subject", "not_after", "created_at"}
     assert body["subject"] == "O=Example,CN=Example Studio"
     stored = SigningCertificate.objects.get(public_id=body["id"])
     assert data not in bytes(stored.sealed_pkcs12)
@@ -154,3 +155,35 @@ def test_a_certificate_belongs_to_its_workspace_not_to_its_uploader(user):
     assert f"No signing certificate {certificate} was found." in refused.json()["error"]
     assert template.status_code == 404  # checked at template save, as at submit
     assert PdfJob.objects.filter(workspace=team).count() == 1
+
+
+def test_certificates_are_listed_and_revoked_within_the_workspace_only(api):
+    """Issue 42, Low: certificates could be neither listed nor revoked by API."""
+    mine = _upload(api, make_pkcs12(), name="Mine").json()["id"]
+    stranger = UserFactory(username="stranger")
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=api_key_create(user=stranger, name="s")[1])
+    theirs = _upload(client, make_pkcs12(), name="Theirs").json()["id"]
+    listed = api.get(UPLOAD)
+    assert listed.status_code == 200
+    assert [c["id"] for c in listed.json()] == [mine]
+    assert "sealed_pkcs12" not in listed.json()[0]
+    # Another workspace's certificate is a 404 like a missing one, and stays.
+    assert api.delete(f"{UPLOAD}/{theirs}").status_code == 404
+    assert api.delete(f"{UPLOAD}/not-a-uuid").status_code == 404
+    assert SigningCertificate.objects.filter(public_id=theirs).exists()
+
+    assert api.delete(f"{UPLOAD}/{mine}").status_code == 204
+    assert not SigningCertificate.objects.filter(public_id=mine).exists()  # sealed key gone
+    assert api.get(UPLOAD).json() == []
+    entry = AuditEntry.objects.get(action="certificate.revoked")
+    assert (entry.target_id, entry.target) == (mine, "Mine")
+    # A sign step naming it is refused from now on.
+    with mock.patch("jobs.dispatch.job_enqueue"):
+        response = api.post(
+            "/api/v1/generate-pdf-async",
+            {"html_template": "<p>x</p>", "steps": [{"type": "sign", "certificate": mine}]},
+            format="json",
+        )
+    assert response.status_code == 404
+    assert not PdfJob.objects.exists()

@@ -19,6 +19,7 @@ from rendering.engines import ENGINE_NAMES
 from reports.samples import sample_files, template_sync_samples
 from reports.services import template_create
 from tests.conftest import pdf_text
+from tests.factories import members_with_emails
 from workspaces.services import workspace_personal
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -206,6 +207,7 @@ def test_schedule_commands_create_list_pause_run_now_and_runs(run, integrator):
         slug="cli-sched",
         html="<p>{{x}}</p>",
     )
+    members_with_emails(workspace_personal(user=owner), "a@example.com")
     bad = run("schedules", "create", "cli-sched", "0 9 * *")
     assert bad.returncode == 3
     assert "cron:" in bad.stderr

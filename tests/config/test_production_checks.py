@@ -24,6 +24,7 @@ GOOD = {
     "REDIS_URL": "redis://127.0.0.1:6379/15",
     "AWS_STORAGE_BUCKET_NAME": "reports",
     "AWS_S3_ENDPOINT_URL": "http://127.0.0.1:9000",
+    "PDF_CERTIFICATE_KEY": "mwhc6bSIZvsW-1LH4Ze5vSsgZChTZv0LuoZsLmEGuuQ=",
 }
 # Variables of the test process that would change what production reads.
 SCRUB = ("CELERY_BROKER_URL", "SINGLE_HOST", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")
@@ -51,6 +52,15 @@ def test_good_production_settings_start():
     ("changes", "named"),
     [
         ({"DATABASE_URL": None}, "DATABASE_URL is not set"),
+        # Issue 42, Low: certificates sealed with a key derived from the secret key.
+        ({"PDF_CERTIFICATE_KEY": None}, "PDF_CERTIFICATE_KEY is not set"),
+        (
+            {
+                "PDF_CERTIFICATE_KEY": "mwhc6bSIZvsW-1LH4Ze5vSsgZChTZv0LuoZsLmEGuuQ=",
+                "DJANGO_SECRET_KEY": "mwhc6bSIZvsW-1LH4Ze5vSsgZChTZv0LuoZsLmEGuuQ=",
+            },
+            "PDF_CERTIFICATE_KEY is DJANGO_SECRET_KEY",
+        ),
         ({"DATABASE_URL": "mysqlx://db/reports"}, "DATABASE_URL is not a database URL"),
         ({"DATABASE_URL": "postgres://db:5432"}, "DATABASE_URL names no database"),
         ({"AWS_STORAGE_BUCKET_NAME": None}, "AWS_STORAGE_BUCKET_NAME is not set"),

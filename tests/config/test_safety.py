@@ -41,6 +41,7 @@ def _production(**env: str) -> subprocess.CompletedProcess[str]:
         # holds what several hosts need).
         "SINGLE_HOST": "true",
         "PUBLIC_BASE_URL": "https://reports.example.com",
+        "PDF_CERTIFICATE_KEY": "mwhc6bSIZvsW-1LH4Ze5vSsgZChTZv0LuoZsLmEGuuQ=",
         **env,
     }
     code = (

@@ -135,6 +135,7 @@ def services(tmp_path, django_db_setup) -> Iterator[dict[str, str]]:
                 "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
                 "DJANGO_SECURE_SSL_REDIRECT": "false",  # plain HTTP on loopback
                 "METRICS_TOKEN": "container-test",
+                "PDF_CERTIFICATE_KEY": "mwhc6bSIZvsW-1LH4Ze5vSsgZChTZv0LuoZsLmEGuuQ=",
                 "DATABASE_URL": f"postgres://{auth}@{server}/{name}",
                 "REDIS_URL": redis.url,
                 "AWS_STORAGE_BUCKET_NAME": "reports",

@@ -1,5 +1,6 @@
 """Runs on the live stack: a CSV upload with a bad row rendered by a real worker and
-followed over SSE, its ZIP read back; a combined PDF with a bookmark per record; and
+followed over SSE, its ZIP read back; a combined PDF with a bookmark per record, built
+by a worker while the download answers 202; and
 retry-failed re-rendering only the record whose worker was lost."""
 
 from __future__ import annotations
@@ -94,6 +95,22 @@ def test_csv_run_with_a_bad_row_renders_the_rest_into_a_zip(http, invoice):
     assert "row 6: number: expected integer" in archive.read("failures.csv").decode()
 
 
+def _combined(url: str) -> bytes:
+    """A combined PDF is built on a worker: 202 (being prepared) first, then the file."""
+    first = httpx.get(url, timeout=30)
+    assert first.status_code == 202, first.text
+    assert first.json()["status"] == "preparing"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        answer = httpx.get(url, timeout=30)
+        if answer.status_code == 200:
+            assert answer.headers["content-type"] == "application/pdf"
+            return answer.content
+        assert answer.status_code == 202, answer.text
+        time.sleep(0.2)
+    raise AssertionError("the combined PDF was not built within 60 s")
+
+
 def test_combined_run_and_retry_failed_rerenders_only_the_lost_record(
     http, invoice, live_stack, integrator
 ):
@@ -123,8 +140,7 @@ def test_combined_run_and_retry_failed_rerenders_only_the_lost_record(
     state = http.get(created.json()["status_url"]).json()
     assert state["status"] == "completed", state
 
-    download = httpx.get(state["download_url"], timeout=30)
-    reader = PdfReader(io.BytesIO(download.content))
+    reader = PdfReader(io.BytesIO(_combined(state["download_url"])))
     assert len(reader.pages) == 3
     # One bookmark per record; a record's own bookmarks (its headings) nest under it.
     top = [item.title for item in reader.outline if not isinstance(item, list)]
@@ -153,5 +169,5 @@ def test_combined_run_and_retry_failed_rerenders_only_the_lost_record(
     assert lost.earlier_attempts == 1
     for job in PdfJob.objects.filter(job_id__in=others):
         assert job.completed_at == others[job.job_id]  # not rendered again
-    rebuilt = PdfReader(io.BytesIO(httpx.get(again["download_url"], timeout=30).content))
+    rebuilt = PdfReader(io.BytesIO(_combined(again["download_url"])))
     assert len([item for item in rebuilt.outline if not isinstance(item, list)]) == 3

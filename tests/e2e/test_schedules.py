@@ -18,7 +18,7 @@ from jobs.schedule_models import RunOutcome, RunTrigger, Schedule, ScheduleRun
 from jobs.schedules.dispatch import SCHEDULES_DUE_TASK
 from reports.services import template_create
 from tests.chaos.conftest import wait_for
-from tests.factories import UserFactory
+from tests.factories import UserFactory, members_with_emails
 from tests.http_receiver import Receiver
 from tests.mail_files import mails_in, subject_of
 from workspaces.services import workspace_personal
@@ -60,6 +60,7 @@ def test_run_now_mails_and_posts_a_signed_webhook_and_the_due_task_runs_a_missed
         slug="sales",
         html="<h1>Sales of {{month}}</h1>",
     )
+    members_with_emails(workspace_personal(user=owner), "cfo@example.com")
     key, raw_key = api_key_create(user=owner, name="schedules")
     receiver = Receiver()
     try:

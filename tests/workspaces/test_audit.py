@@ -21,7 +21,7 @@ from jobs import dead_letters
 from jobs.models import DeadLetter, JobStatus
 from reports.models import ReportTemplate
 from tests.accounts.pkcs12_factory import make_pkcs12
-from tests.factories import PdfJobFactory, UserFactory
+from tests.factories import PdfJobFactory, UserFactory, members_with_emails
 from workspaces.current import SESSION_KEY
 from workspaces.invitations import invitation_create
 from workspaces.models import AuditEntry, Role, SsoDomain
@@ -431,6 +431,7 @@ def test_schedule_create_update_run_now_and_delete_are_logged_with_their_deliver
         format="json",
     )
     assert made.status_code == 201, made.content
+    members_with_emails(workspace, "boss@example.com")
     body = {
         "template": "weekly",
         "data": {"title": "Week"},

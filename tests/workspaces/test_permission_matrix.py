@@ -344,6 +344,33 @@ def test_only_an_owner_or_editor_uploads_the_workspaces_signing_certificate(
 
 
 @pytest.mark.parametrize("role", sorted(ALL))
+def test_only_an_owner_or_editor_lists_or_revokes_the_workspaces_certificates(
+    team: dict[str, Any], role: str
+) -> None:
+    certificate = signing_certificate_create(
+        owner=team["owner"],
+        workspace=team["workspace"],
+        name="S",
+        pkcs12=make_pkcs12(),
+        password="p12-pass",
+    )
+    _, raw = api_key_create(user=team["owner"], workspace=team["workspace"], role=role)
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=raw)
+    listed = client.get("/api/v1/signing-certificates")
+    revoked = client.delete(f"/api/v1/signing-certificates/{certificate.public_id}")
+    if role in MAY["certificate.manage"]:
+        assert listed.status_code == 200
+        assert [c["id"] for c in listed.json()] == [str(certificate.public_id)]
+        assert revoked.status_code == 204
+        return
+    for response in (listed, revoked):
+        assert response.status_code == 403
+        assert set(response.json()["roles_allowed"]) == MAY["certificate.manage"]
+    assert SigningCertificate.objects.filter(pk=certificate.pk).exists()
+
+
+@pytest.mark.parametrize("role", sorted(ALL))
 def test_only_an_owner_or_editor_signs_with_a_submits_own_sign_step(
     team: dict[str, Any], role: str
 ) -> None:

@@ -452,7 +452,8 @@ class Run:
         return self.state
 
     def download(self, dest: str | os.PathLike[str]) -> Path:
-        """Write the run's ZIP or combined PDF to `dest` (`.part` first, then renamed)."""
+        """Write the run's ZIP or combined PDF to `dest` (`.part` first, then renamed); while
+        the service prepares a combined PDF (202) it waits as long as Retry-After says."""
         state = self.state if self.state and self.state.finished else self.refresh()
         if not state.download_url:
             raise PdfReportsError(
@@ -465,9 +466,15 @@ class Run:
             )
         target = Path(dest)
         partial = target.with_name(target.name + ".part")
-        response = self.client._send(
-            "GET", state.download_url, idempotent=True, http=self.client._links, stream=True
-        )
+        while True:
+            response = self.client._send(
+                "GET", state.download_url, idempotent=True, http=self.client._links, stream=True
+            )
+            if response.status_code != 202:
+                break
+            # A combined PDF is being built on a worker: ask again when the server says.
+            response.close()
+            time.sleep(float(response.headers.get("Retry-After", "2")))
         try:
             with partial.open("wb") as out:
                 for chunk in response.iter_bytes():

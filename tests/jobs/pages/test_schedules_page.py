@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from jobs.schedule_models import Schedule, ScheduleRun
-from tests.factories import ReportTemplateFactory, UserFactory
+from tests.factories import ReportTemplateFactory, UserFactory, members_with_emails
 from workspaces.services import membership_set, workspace_personal
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sent_tasks")]
@@ -16,6 +16,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sent_tasks")]
 @pytest.fixture
 def signed_in(user) -> Client:
     ReportTemplateFactory(owner=user, slug="weekly", name="Weekly")
+    members_with_emails(workspace_personal(user=user), "a@example.com", "b@example.com")
     client = Client()
     client.force_login(user)
     return client

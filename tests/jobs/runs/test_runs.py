@@ -293,34 +293,6 @@ def test_zip_streams_the_pdfs_under_their_names_with_a_failures_list(
     assert api.get(state["download_url"].replace("token=", "token=x")).status_code == 404
 
 
-def test_combined_pdf_has_every_page_and_a_bookmark_per_record(
-    api, user, invoice, django_capture_on_commit_callbacks
-):
-    records = [{"number": n, "customer": f"C{n}"} for n in (1, 2)]
-    answer = _post(
-        api,
-        {
-            "template": "invoice",
-            "records": records,
-            "output": "combined",
-            "filename_pattern": "inv-{number}",
-        },
-    )
-    run = Run.objects.get(run_id=answer.json()["run_id"])
-    with django_capture_on_commit_callbacks(execute=True):
-        _finish(run, ["completed", "completed"])
-    url = api.get(f"{RUNS}/{run.run_id}").json()["download_url"]
-    started = time.monotonic()
-    download = api.get(url)
-    assert time.monotonic() - started < 5
-    assert download["Content-Type"] == "application/pdf"
-    reader = PdfReader(io.BytesIO(b"".join(download.streaming_content)))
-    assert len(reader.pages) == 3  # one page, then two
-    assert [item.title for item in reader.outline] == ["inv-1", "inv-2"]
-    run.refresh_from_db()
-    assert run.combined_file  # kept for the next download
-
-
 def test_a_run_past_the_in_flight_quota_is_a_429_and_makes_nothing(api, invoice, settings):
     settings.PDF_MAX_JOBS_IN_FLIGHT = 2
     records = [{"number": n, "customer": "x"} for n in range(3)]

@@ -7,7 +7,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
-from tests.factories import ReportTemplateFactory
+from tests.factories import ReportTemplateFactory, members_with_emails
+from workspaces.services import workspace_personal
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +24,7 @@ BODY = {
 @pytest.fixture
 def client(user, api_key) -> APIClient:
     ReportTemplateFactory(owner=user, slug="weekly")
+    members_with_emails(workspace_personal(user=user), "boss@example.com")
     api = APIClient()
     api.credentials(HTTP_X_API_KEY=api_key)
     return api

@@ -5,12 +5,14 @@ delivery and tried again, sent ones never twice."""
 from __future__ import annotations
 
 import json
+import threading
 from datetime import UTC, datetime
 
 import pytest
 from django.core import mail
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
 from standardwebhooks.webhooks import Webhook
@@ -18,13 +20,13 @@ from standardwebhooks.webhooks import Webhook
 from accounts.services import api_key_create, webhook_signing_secrets
 from jobs.models import JobStatus, PdfJob
 from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
-from jobs.schedules import services
+from jobs.schedules import delivery, services
 from jobs.schedules.cron import ScheduleInvalid
 from jobs.schedules.delivery import DeliveriesPending, schedule_run_deliver
 from jobs.schedules.running import schedule_run_start
 from jobs.schedules.validation import s3_destination_allowed
 from reports.services import template_create
-from tests.factories import ReportTemplateFactory, UserFactory
+from tests.factories import ReportTemplateFactory, UserFactory, members_with_emails
 from tests.http_receiver import Receiver
 from tests.moto_s3 import moto_s3, s3_client
 from workspaces.services import workspace_create, workspace_personal
@@ -41,6 +43,7 @@ def owner():
     # The operator's list for this workspace (the admin): only these, with our credentials.
     workspace.schedule_s3_destinations = "ledgers/monthly\nno-such-bucket"
     workspace.save()
+    members_with_emails(workspace, "a@example.com", "b@example.com")
     return user
 
 
@@ -281,3 +284,39 @@ def test_a_name_with_a_line_break_is_refused_and_an_old_one_still_delivers(owner
     assert message.subject == "Scheduled report “Q1 Bcc: x@evil.test”"
     assert message.to == ["a@example.com"]
     assert not message.bcc
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deliveries_are_sent_outside_the_runs_lock_and_never_twice(owner, settings, monkeypatch):
+    """Issue 42, Low: the sends used to run inside the transaction holding the run's row
+    lock. Now the lock only claims and records; a second worker meanwhile finds it busy."""
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    run = _completed_run(owner, [{"type": "email", "to": ["a@example.com"]}])
+    real_mail = delivery._mail
+    seen: dict[str, object] = {}
+
+    def lock_from_elsewhere() -> None:
+        try:
+            with transaction.atomic():
+                ScheduleRun.objects.select_for_update(nowait=True).get(pk=run.pk)
+            seen["locked_elsewhere"] = False
+        except DatabaseError:
+            seen["locked_elsewhere"] = True
+        finally:
+            connection.close()
+
+    def mail_while_watching(*args, **kwargs):
+        seen["in_transaction"] = connection.in_atomic_block
+        other = threading.Thread(target=lock_from_elsewhere)
+        other.start()
+        other.join()
+        seen["second_worker"] = schedule_run_deliver(run_id=run.run_id)
+        real_mail(*args, **kwargs)
+
+    monkeypatch.setattr(delivery, "_mail", mail_while_watching)
+    assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERED
+    assert seen == {"in_transaction": False, "locked_elsewhere": False, "second_worker": "busy"}
+    assert len(mail.outbox) == 1
+    run.refresh_from_db()
+    assert run.delivery_claimed_at is None
+    assert run.delivery_results[0]["status"] == "sent"

@@ -15,7 +15,7 @@ from jobs.schedule_models import RunTrigger, Schedule, ScheduleRun
 from jobs.schedules import services
 from rendering.errors import ApplicationError
 from reports.services import template_create
-from tests.factories import ReportTemplateFactory, UserFactory
+from tests.factories import ReportTemplateFactory, UserFactory, members_with_emails
 from workspaces.services import workspace_personal
 
 pytestmark = pytest.mark.django_db
@@ -117,6 +117,7 @@ def test_a_key_made_schedule_may_deliver_by_webhook(owner, template):
     workspace = workspace_personal(user=owner)
     workspace.schedule_s3_destinations = "reports-bucket/monthly"  # the operator's list
     workspace.save()
+    members_with_emails(workspace, "a@example.com")
     schedule = services.schedule_create(
         workspace=workspace_personal(user=owner),
         created_by=owner,

@@ -152,3 +152,18 @@ def test_a_bad_timestamp_url_is_refused_naming_the_field(url):
 def test_a_sign_step_without_a_timestamp_url_normalises_as_before():
     (step,) = parse_steps([{"type": "sign", "certificate": CERTIFICATE}])
     assert step == {"type": "sign", "certificate": CERTIFICATE, "visible": False}
+
+
+def test_a_chunked_answer_is_read_only_up_to_the_cap(tsa, pkcs12):
+    """Issue 42, Low: a reply without a length (chunked) used to be read whole: 64 MB
+    here. It is read a piece at a time and refused once past MAX_REPLY_BYTES."""
+    tsa.chunked = (b"\x00" * 65536, 1024)  # 64 MB, no Content-Length
+    tsa.chunked_sent = 0
+    try:
+        with pytest.raises(RenderError, match="longer than 262144 bytes") as caught:
+            _sign(tsa.url, pkcs12)
+    finally:
+        tsa.chunked = None
+    assert caught.value.code == ErrorCode.TIMESTAMP_FAILED
+    # The server could not hand over more than the sockets' buffers hold past the cap.
+    assert tsa.chunked_sent < 32 * 1024 * 1024
