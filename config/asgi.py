@@ -15,7 +15,7 @@ from django.conf import settings  # noqa: E402
 from accounts.authentication import asgi_caller_is_known  # noqa: E402
 from core.body_limit import BodyLimitMiddleware  # noqa: E402
 from jobs.live.routing import websocket_urlpatterns as job_sockets  # noqa: E402
-from jobs.runs.live import websocket_urlpatterns as run_sockets  # noqa: E402
+from runs.live import websocket_urlpatterns as run_sockets  # noqa: E402
 
 websocket_urlpatterns = job_sockets + run_sockets
 

@@ -15,7 +15,7 @@ from drf_spectacular.views import (
 # One "api" namespace for the whole /api/v1/, whichever app owns the route.
 api_v1 = [
     path("", include("jobs.api.urls")),
-    path("", include("jobs.runs.urls")),
+    path("", include("runs.urls")),
     path("", include("jobs.schedules.urls")),
     path("", include("reports.api.urls")),
     path("", include("accounts.api.urls")),
@@ -32,7 +32,7 @@ redoc_csp = csp_update(
 
 urlpatterns = [
     path("", include("jobs.pages.urls")),
-    path("", include("jobs.runs.page_urls")),
+    path("", include("runs.page_urls")),
     path("", include("jobs.schedules.page_urls")),
     path("", include("accounts.urls")),
     path("", include("workspaces.urls")),

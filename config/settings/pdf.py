@@ -45,7 +45,7 @@ PDF_MAX_BATCH = env_int("PDF_MAX_BATCH", 100, minimum=1)
 # status answer lists (the rest are paged with ?records_offset=).
 RUN_MAX_RECORDS = env_int("RUN_MAX_RECORDS", 5000, minimum=1)
 RUN_STATUS_MAX_RECORDS = env_int("RUN_STATUS_MAX_RECORDS", 1000, minimum=10)
-# A run's combined PDF is built once on a worker (jobs.runs.combined). The build's time
+# A run's combined PDF is built once on a worker (runs.combined). The build's time
 # limit; a build started longer ago than this is taken as dead and may start again.
 RUN_COMBINED_BUILD_SECONDS = env_int("RUN_COMBINED_BUILD_SECONDS", 1800, minimum=60)
 # ---------------------------------------------------------------- Retention

@@ -8,7 +8,6 @@ from jobs.live import sse
 
 urlpatterns = [
     path("generate-pdf-async", views.JobCreateApi.as_view(), name="job-create"),
-    path("generate-pdf-batch", views.JobBatchCreateApi.as_view(), name="job-batch-create"),
     path("jobs", views.JobListApi.as_view(), name="job-list"),
     path("jobs/events", sse.owner_job_events, name="owner-job-events"),  # before jobs/<id>
     path("jobs/<str:job_id>", views.JobDetailApi.as_view(), name="job-detail"),

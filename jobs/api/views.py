@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.conf import settings
 from django.core.files.storage import storages
 from django.http import FileResponse, HttpResponseRedirect
 from django.http.response import HttpResponseBase
@@ -30,8 +29,6 @@ from jobs import selectors, services
 from jobs.api import schema
 from jobs.api.access import job_for_request
 from jobs.api.serializers import (
-    JobBatchInputSerializer,
-    JobBatchOutputSerializer,
     JobCreateInputSerializer,
     JobCreateOutputSerializer,
     JobFilterSerializer,
@@ -42,8 +39,6 @@ from jobs.api.serializers import (
 from jobs.links import pdf_download_token_valid, pdf_presigned_url, status_path
 from jobs.models import PdfJob
 from jobs.quotas import workspace_usage_report
-from jobs.runs import services as run_services
-from jobs.runs.links import run_status_path
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
 from workspaces.current import actor_of, workspace_current
@@ -127,8 +122,11 @@ class JobCreateApi(APIView):
         )
 
 
-def _batch_item(request: Request, index: int, item: Any, *, batch_id: uuid.UUID) -> dict[str, Any]:
-    """One item of a batch: its job, or why it was refused (the others go on)."""
+def batch_item_submit(
+    request: Request, index: int, item: Any, *, batch_id: uuid.UUID
+) -> dict[str, Any]:
+    """One item of a batch (runs.api's generate-pdf-batch): its job, or why it was refused
+    (the others go on)."""
     answer: dict[str, Any] = dict.fromkeys(("job_id", "status", "status_url", "error", "code"))
     answer["index"] = index
     serializer = JobCreateInputSerializer(data=item)
@@ -147,47 +145,6 @@ def _batch_item(request: Request, index: int, item: Any, *, batch_id: uuid.UUID)
         return {**answer, "error": public_text(exc.message), "code": exc.code}
     state = JobOutputSerializer(job, context=_context(request)).data
     return {**answer, **{name: state[name] for name in ("job_id", "status", "status_url")}}
-
-
-class JobBatchCreateApi(APIView):
-    throttle_classes = [SubmitThrottle]
-
-    @extend_schema(
-        operation_id="job_submit_batch",
-        summary="Submit up to PDF_MAX_BATCH reports at once",
-        examples=schema.batch_examples(),
-        request=JobBatchInputSerializer,
-        responses={200: JobBatchOutputSerializer},
-    )
-    def post(self, request: Request) -> Response:
-        """Up to PDF_MAX_BATCH submits at once: one answer per item, each its own job or
-        error; the jobs share a batch_id. Not idempotent: resend only the refused items."""
-        items = request.data.get("items") if isinstance(request.data, dict) else None
-        if not isinstance(items, list) or not items:
-            raise serializers.ValidationError({"items": ["Give a list of submit bodies."]})
-        if bad := [i for i, item in enumerate(items) if not isinstance(item, dict)]:
-            raise serializers.ValidationError({"items": [f"items[{bad[0]}] is not an object."]})
-        if len(items) > settings.PDF_MAX_BATCH:
-            raise ApplicationError(
-                f"A batch takes at most {settings.PDF_MAX_BATCH} items (PDF_MAX_BATCH); "
-                f"this one has {len(items)}.",
-                code=ErrorCode.TOO_MANY_ITEMS,  # a schema (maxItems) violation: 400, like others
-            )
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
-        # A batch is a run of separate jobs: GET runs/{batch_id} follows it as one.
-        run = run_services.run_for_batch_create(
-            owner=request.user, workspace=workspace, total=len(items)
-        )
-        batch_id = run.run_id
-        jobs = [_batch_item(request, i, item, batch_id=batch_id) for i, item in enumerate(items)]
-        run_services.run_for_batch_record(run=run, answers=jobs)
-        answer = {
-            "batch_id": batch_id,
-            "run_url": request.build_absolute_uri(run_status_path(batch_id)),
-            "jobs": jobs,
-        }
-        return Response(JobBatchOutputSerializer(answer).data)
 
 
 class JobListApi(APIView):

@@ -10,10 +10,11 @@ import zipfile
 import pytest
 from playwright.sync_api import expect
 
-from jobs.models import JobStatus, PdfJob, Run
-from jobs.runs.progress import run_recount
+from jobs.models import JobStatus, PdfJob
 from rendering.error_codes import ErrorCode
 from reports.services import template_create
+from runs.models import Run
+from runs.progress import run_recount
 from tests.browser.conftest import sign_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.timeout(120)]

@@ -17,9 +17,9 @@ from pypdf import PdfReader
 from websockets.sync.client import connect
 
 from jobs.models import JobStatus, PdfJob
-from jobs.runs.progress import run_recount
 from rendering.error_codes import ErrorCode
 from reports.services import template_create
+from runs.progress import run_recount
 from tests.e2e.conftest import read_sse
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]

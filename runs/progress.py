@@ -9,9 +9,10 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from jobs.models import JobStatus, PdfJob, Run, RunOutput, RunStatus
+from jobs.models import JobStatus, PdfJob
 from jobs.returning import update_returning
-from jobs.runs.live import run_event_publish
+from runs.live import run_event_publish
+from runs.models import Run, RunOutput, RunStatus
 
 
 def _status(*, total: int, completed: int, failed: int) -> str:

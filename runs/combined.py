@@ -18,9 +18,9 @@ from django.db.models import Q
 from django.utils import timezone
 from pypdf import PdfWriter
 
-from jobs.models import Run
-from jobs.runs import dispatch
-from jobs.runs.output import run_rows
+from runs import dispatch
+from runs.models import Run
+from runs.output import run_rows
 
 logger = logging.getLogger(__name__)
 

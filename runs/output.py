@@ -17,7 +17,8 @@ from asgiref.sync import sync_to_async
 from django.core.files.storage import storages
 
 from core.spreadsheet import spreadsheet_cell
-from jobs.models import JobStatus, Run
+from jobs.models import JobStatus
+from runs.models import Run
 
 CHUNK_BYTES = 256 * 1024
 FAILURES_NAME = "failures.csv"

@@ -17,13 +17,14 @@ from rest_framework.test import APIClient
 
 from accounts.services import api_key_create
 from jobs import transitions
-from jobs.models import JobStatus, PdfJob, Run, RunStatus
-from jobs.runs import records as records_module
-from jobs.runs.records import records_from_list, records_from_upload
-from jobs.runs.services import run_create
+from jobs.models import JobStatus, PdfJob
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from reports.services import template_create
+from runs import records as records_module
+from runs.models import Run, RunStatus
+from runs.records import records_from_list, records_from_upload
+from runs.services import run_create
 from tests.factories import UserFactory
 from workspaces.services import workspace_personal
 

@@ -15,13 +15,10 @@ from accounts.models import ApiKey
 from accounts.sealing import steps_seal, steps_unseal
 from jobs import dispatch, services, transitions
 from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
-from jobs.models import JobStatus, PdfJob, Run, RunOutput, RunRecord
+from jobs.models import JobStatus, PdfJob
 from jobs.quotas import job_slot_reserve, workspace_quota_reserve
 from jobs.result_cache import cached_job_fields, result_cache_key
 from jobs.retry_rule import job_retry_helps
-from jobs.runs.names import UniqueNames
-from jobs.runs.progress import run_recount, run_recount_on_commit
-from jobs.runs.records import Record
 from jobs.steps import steps_submit_check
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, Conflict
@@ -29,6 +26,10 @@ from rendering.options import parse_options
 from rendering.postprocess.submit import document_submit_check
 from reports.limits import limits_from_settings
 from reports.validation import data_check, data_validate
+from runs.models import Run, RunOutput, RunRecord
+from runs.names import UniqueNames
+from runs.progress import run_recount, run_recount_on_commit
+from runs.records import Record
 from workspaces.models import Workspace
 
 logger = logging.getLogger(__name__)

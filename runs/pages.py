@@ -10,13 +10,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
-from jobs.models import Run, RunOutput
-from jobs.runs import combined, selectors, services
-from jobs.runs.links import run_download_path
-from jobs.runs.live import run_state
-from jobs.runs.records import records_from_upload
 from rendering.errors import ApplicationError, Conflict, NotFound
 from reports import selectors as template_selectors
+from runs import combined, selectors, services
+from runs.links import run_download_path
+from runs.live import run_state
+from runs.models import Run, RunOutput
+from runs.records import records_from_upload
 from workspaces.current import workspace_current
 from workspaces.permissions import Action, authorize_page, can
 

@@ -22,9 +22,9 @@ from jobs.live.consumers import FollowingConsumer
 from jobs.live.events import group_publish
 from jobs.live.sse import respond
 from jobs.live.subscriptions import Member, row_follow
-from jobs.models import Run, RunStatus
-from jobs.runs.links import run_status_path
 from rendering.errors import NotFound
+from runs.links import run_status_path
+from runs.models import Run, RunStatus
 from workspaces.permissions import Action, authorize
 
 RUN_EVENT_TYPE = "run.event"

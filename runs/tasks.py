@@ -5,8 +5,8 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
-from jobs.runs.combined import run_combined_build
-from jobs.runs.dispatch import RUN_COMBINE_TASK
+from runs.combined import run_combined_build
+from runs.dispatch import RUN_COMBINE_TASK
 
 
 @shared_task(

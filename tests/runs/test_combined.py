@@ -14,12 +14,13 @@ from django.utils import timezone
 from pypdf import PdfReader
 from rest_framework.test import APIClient
 
-from jobs.models import JobStatus, PdfJob, Run
-from jobs.runs import combined
-from jobs.runs.progress import run_recount
-from jobs.runs.tasks import build_run_combined
-from tests.jobs.runs.test_runs import RUNS, _finish, _post
-from tests.jobs.runs.test_runs import invoice as invoice  # the fixture
+from jobs.models import JobStatus, PdfJob
+from runs import combined
+from runs.models import Run
+from runs.progress import run_recount
+from runs.tasks import build_run_combined
+from tests.runs.test_runs import RUNS, _finish, _post
+from tests.runs.test_runs import invoice as invoice  # the fixture
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from jobs.models import Run
 from rendering.errors import NotFound
+from runs.models import Run
 
 
 def _parsed(run_id: str | uuid.UUID) -> uuid.UUID | None:

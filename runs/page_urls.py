@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from jobs.runs import pages
+from runs import pages
 
 urlpatterns = [
     path("runs/new/", pages.run_new, name="run-new"),

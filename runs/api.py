@@ -25,13 +25,18 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from jobs.api import schema as job_schema
+from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializer
+from jobs.api.views import batch_item_submit
 from jobs.links import pdf_path
-from jobs.models import JobStatus, Run, RunOutput, RunRecord, RunStatus
-from jobs.runs import combined, output, selectors, services
-from jobs.runs.links import run_download_path, run_download_token_valid, run_status_path
-from jobs.runs.records import Record, records_from_list, records_from_upload
+from jobs.models import JobStatus
+from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
 from reports import selectors as template_selectors
+from runs import combined, output, selectors, services
+from runs.links import run_download_path, run_download_token_valid, run_status_path
+from runs.models import Run, RunOutput, RunRecord, RunStatus
+from runs.records import Record, records_from_list, records_from_upload
 from workspaces.current import actor_of, workspace_current
 from workspaces.permissions import Action, authorize, can
 
@@ -319,3 +324,46 @@ class RunDownloadApi(APIView):
         response = StreamingHttpResponse(chunks, content_type="application/zip")
         response["Content-Disposition"] = f'attachment; filename="{output.run_zip_name(run)}"'
         return response
+
+
+class JobBatchCreateApi(APIView):
+    throttle_classes = [SubmitThrottle]
+
+    @extend_schema(
+        operation_id="job_submit_batch",
+        summary="Submit up to PDF_MAX_BATCH reports at once",
+        examples=job_schema.batch_examples(),
+        request=JobBatchInputSerializer,
+        responses={200: JobBatchOutputSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        """Up to PDF_MAX_BATCH submits at once: one answer per item, each its own job or
+        error; the jobs share a batch_id. Not idempotent: resend only the refused items."""
+        items = request.data.get("items") if isinstance(request.data, dict) else None
+        if not isinstance(items, list) or not items:
+            raise serializers.ValidationError({"items": ["Give a list of submit bodies."]})
+        if bad := [i for i, item in enumerate(items) if not isinstance(item, dict)]:
+            raise serializers.ValidationError({"items": [f"items[{bad[0]}] is not an object."]})
+        if len(items) > settings.PDF_MAX_BATCH:
+            raise ApplicationError(
+                f"A batch takes at most {settings.PDF_MAX_BATCH} items (PDF_MAX_BATCH); "
+                f"this one has {len(items)}.",
+                code=ErrorCode.TOO_MANY_ITEMS,  # a schema (maxItems) violation: 400, like others
+            )
+        workspace = workspace_current(request)
+        authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+        # A batch is a run of separate jobs: GET runs/{batch_id} follows it as one.
+        run = services.run_for_batch_create(
+            owner=request.user, workspace=workspace, total=len(items)
+        )
+        batch_id = run.run_id
+        jobs = [
+            batch_item_submit(request, i, item, batch_id=batch_id) for i, item in enumerate(items)
+        ]
+        services.run_for_batch_record(run=run, answers=jobs)
+        answer = {
+            "batch_id": batch_id,
+            "run_url": request.build_absolute_uri(run_status_path(batch_id)),
+            "jobs": jobs,
+        }
+        return Response(JobBatchOutputSerializer(answer).data)

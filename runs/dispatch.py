@@ -7,7 +7,7 @@ import logging
 from uuid import UUID
 
 from core.celery import app
-from jobs.models import Run
+from runs.models import Run
 
 logger = logging.getLogger(__name__)
 
