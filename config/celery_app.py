@@ -16,7 +16,7 @@ __all__ = ("app",)
 
 # Tasks live in jobs/worker/tasks.py (a job's life), jobs/ops/tasks.py (beat's) and
 # reports/tasks.py (previews).
-app.autodiscover_tasks(lambda: ["jobs.worker", "jobs.ops", "jobs.schedules", "runs", "reports"])
+app.autodiscover_tasks(lambda: ["jobs.worker", "jobs.ops", "schedules", "runs", "reports"])
 
 
 @app.on_configure.connect

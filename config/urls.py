@@ -4,7 +4,7 @@ from csp.constants import UNSAFE_INLINE
 from csp.decorators import csp_update
 from django.contrib import admin
 from django.templatetags.static import static
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import (
     SpectacularAPIView,
@@ -16,7 +16,7 @@ from drf_spectacular.views import (
 api_v1 = [
     path("", include("jobs.api.urls")),
     path("", include("runs.urls")),
-    path("", include("jobs.schedules.urls")),
+    path("", include("schedules.urls")),
     path("", include("reports.api.urls")),
     path("", include("accounts.api.urls")),
     path("", include("workspaces.api.urls")),
@@ -33,12 +33,18 @@ redoc_csp = csp_update(
 urlpatterns = [
     path("", include("jobs.pages.urls")),
     path("", include("runs.page_urls")),
-    path("", include("jobs.schedules.page_urls")),
+    path("", include("schedules.page_urls")),
     path("", include("accounts.urls")),
     path("", include("workspaces.urls")),
     path("", include("jobs.ops.urls")),
     # Other services' routes (Gotenberg, jsreport, DocRaptor) onto our jobs.
     path("", include("dropins.urls")),
+    # Schedules moved from the jobs app to their own (issue 40): operators' bookmarks of
+    # their admin pages keep working.
+    re_path(
+        r"^admin/jobs/(?P<model>schedule|schedulerun)/(?P<rest>.*)$",
+        RedirectView.as_view(url="/admin/schedules/%(model)s/%(rest)s", query_string=True),
+    ),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on pages without an icon link (the admin's).
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),

@@ -21,7 +21,6 @@ from jobs import dead_letters, dispatch, services
 from jobs.links import pdf_path
 from jobs.models import DeadLetter, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
 from jobs.ops import alert_admin  # noqa: F401 - registers the Alert admin
-from jobs.schedules import admin as schedule_admin  # noqa: F401 - registers the schedules
 from rendering.errors import Conflict
 from workspaces.permissions import Action, can, roles_allowed
 

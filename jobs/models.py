@@ -1,5 +1,5 @@
-"""PdfJob (one requested report), DeadLetter (a job that ran out of retries), Run (one
-template rendered for many records) and the rest of the jobs app's tables."""
+"""PdfJob (one requested report), DeadLetter (a job that ran out of retries) and the rest
+of the jobs app's tables."""
 
 from __future__ import annotations
 
@@ -315,8 +315,3 @@ class ResultWebhook(models.Model):
 
     def __str__(self) -> str:
         return f"result webhook of {self.job_id}"
-
-
-# The schedule models are a module of their own (fewer merge conflicts here); imported so
-# Django finds them in `jobs`.
-from jobs.schedule_models import Schedule, ScheduleRun  # noqa: E402, F401

@@ -17,8 +17,8 @@ from rest_framework.test import APIClient
 
 from accounts.services import api_key_create
 from jobs import dispatch
-from jobs.schedules import dispatch as schedule_dispatch
 from runs import dispatch as run_dispatch
+from schedules import dispatch as schedule_dispatch
 from tests.factories import UserFactory
 from tests.livestack import live_stack, stack_env  # noqa: F401 - session fixtures for e2e and browser tests
 from tests.markers import in_harness_group

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "reports",
     "jobs",
     "runs",
+    "schedules",
     "dropins",
 ]
 

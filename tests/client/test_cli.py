@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from jobs.schedule_models import Schedule
 from pdfreports.cli import ENGINES
 from rendering.engines import ENGINE_NAMES
 from reports.samples import sample_files, template_sync_samples
 from reports.services import template_create
+from schedules.models import Schedule
 from tests.conftest import pdf_text
 from tests.factories import members_with_emails
 from workspaces.services import workspace_personal

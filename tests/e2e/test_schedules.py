@@ -14,9 +14,9 @@ from pypdf import PdfReader
 from standardwebhooks.webhooks import Webhook
 
 from accounts.services import api_key_create, webhook_signing_secrets
-from jobs.schedule_models import RunOutcome, RunTrigger, Schedule, ScheduleRun
-from jobs.schedules.dispatch import SCHEDULES_DUE_TASK
 from reports.services import template_create
+from schedules.dispatch import SCHEDULES_DUE_TASK
+from schedules.models import RunOutcome, RunTrigger, Schedule, ScheduleRun
 from tests.chaos.conftest import wait_for
 from tests.factories import UserFactory, members_with_emails
 from tests.http_receiver import Receiver

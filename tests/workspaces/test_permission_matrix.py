@@ -19,7 +19,6 @@ from accounts.services import api_key_create
 from accounts.signing_certificates import signing_certificate_create
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.models import JobStatus, PdfJob
-from jobs.schedules.services import schedule_create
 from jobs.services import job_create
 from rendering.error_codes import ErrorCode
 from rendering.errors import NotFound
@@ -27,6 +26,7 @@ from reports.services import template_create
 from runs.progress import run_recount
 from runs.records import records_from_list
 from runs.services import run_create
+from schedules.services import schedule_create
 from tests.accounts.pkcs12_factory import make_pkcs12
 from tests.factories import UserFactory
 from workspaces.current import SESSION_KEY

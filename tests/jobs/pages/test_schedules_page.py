@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from jobs.schedule_models import Schedule, ScheduleRun
+from schedules.models import Schedule, ScheduleRun
 from tests.factories import ReportTemplateFactory, UserFactory, members_with_emails
 from workspaces.services import membership_set, workspace_personal
 

@@ -14,12 +14,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from jobs.schedule_models import RunOutcome, ScheduleRun
-from jobs.schedules.cron import ScheduleInvalid
-from jobs.schedules.validation import data_url_check
 from jobs.services import job_create
 from jobs.webhook_transport import WebhookRefused, outbound_get
 from rendering.errors import ApplicationError
+from schedules.cron import ScheduleInvalid
+from schedules.models import RunOutcome, ScheduleRun
+from schedules.validation import data_url_check
 
 logger = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from jobs.models import TERMINAL_STATUSES
-from jobs.schedule_models import RunOutcome, ScheduleRun
-from jobs.schedules import dispatch
-from jobs.schedules.services import schedules_claim_due
+from schedules import dispatch
+from schedules.models import RunOutcome, ScheduleRun
+from schedules.services import schedules_claim_due
 
 
 def schedules_due_run() -> dict[str, int]:

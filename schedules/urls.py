@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from jobs.schedules import api
+from schedules import api
 
 urlpatterns = [
     path("schedules", api.ScheduleListCreateApi.as_view(), name="schedule-list"),

@@ -42,6 +42,7 @@ class Schedule(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "jobs_schedule"  # made when schedules lived in jobs; the move kept the table
         ordering = ["-created_at"]
         indexes = [
             models.Index(
@@ -101,6 +102,7 @@ class ScheduleRun(models.Model):
     mailed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "jobs_schedulerun"
         ordering = ["-started_at"]
         indexes = [
             models.Index(fields=["schedule", "-started_at"], name="schedule_run_idx"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from jobs.schedule_models import Schedule, ScheduleRun
-from jobs.schedules import services
+from schedules import services
+from schedules.models import Schedule, ScheduleRun
 from tests.factories import ReportTemplateFactory, UserFactory
 from workspaces.services import membership_set, workspace_create
 
@@ -32,7 +32,7 @@ def _staff(workspace, role: str) -> Client:
     if role != "super":
         from django.contrib.auth.models import Permission
 
-        user.user_permissions.set(Permission.objects.filter(content_type__app_label="jobs"))
+        user.user_permissions.set(Permission.objects.filter(content_type__app_label="schedules"))
         membership_set(workspace=workspace, user=user, role=role)
     client = Client()
     client.force_login(user)
@@ -42,11 +42,11 @@ def _staff(workspace, role: str) -> Client:
 def test_pause_resume_and_run_now_actions(team, django_capture_on_commit_callbacks):
     workspace, schedule = team
     admin = _staff(workspace, "super")
-    listing = admin.get("/admin/jobs/schedule/").content.decode()
+    listing = admin.get("/admin/schedules/schedule/").content.decode()
     assert "Board pack" in listing
     for action in ("pause", "resume", "run_now"):
         page = admin.post(
-            "/admin/jobs/schedule/",
+            "/admin/schedules/schedule/",
             {"action": action, "_selected_action": [schedule.pk]},
             follow=True,
         )
@@ -57,7 +57,7 @@ def test_pause_resume_and_run_now_actions(team, django_capture_on_commit_callbac
     assert schedule.paused is False
     assert schedule.next_run_at is not None
     assert ScheduleRun.objects.filter(schedule=schedule, trigger="manual").count() == 1
-    change = admin.get(f"/admin/jobs/schedule/{schedule.pk}/change/").content.decode()
+    change = admin.get(f"/admin/schedules/schedule/{schedule.pk}/change/").content.decode()
     assert "Run now" in change  # the run, inline (its trigger)
 
 
@@ -65,7 +65,7 @@ def test_a_viewer_on_staff_cannot_run_a_schedule(team):
     workspace, schedule = team
     viewer = _staff(workspace, "viewer")
     page = viewer.post(
-        "/admin/jobs/schedule/",
+        "/admin/schedules/schedule/",
         {"action": "run_now", "_selected_action": [schedule.pk]},
         follow=True,
     )
@@ -76,7 +76,7 @@ def test_a_viewer_on_staff_cannot_run_a_schedule(team):
 def test_an_edit_is_checked_like_the_api(team):
     workspace, schedule = team
     admin = _staff(workspace, "super")
-    url = f"/admin/jobs/schedule/{schedule.pk}/change/"
+    url = f"/admin/schedules/schedule/{schedule.pk}/change/"
     form = {
         "name": "Board pack",
         "cron": "0 61 * * *",
@@ -93,3 +93,9 @@ def test_an_edit_is_checked_like_the_api(team):
     schedule.refresh_from_db()
     assert (schedule.cron, schedule.timezone) == ("*/15 * * * *", "Asia/Tokyo")
     assert Schedule.objects.count() == 1
+
+
+def test_the_admin_pages_of_the_jobs_app_era_redirect_to_the_schedules_app(admin_client):
+    answer = admin_client.get("/admin/jobs/schedule/12/change/?_changelist_filters=q")
+    assert answer.status_code == 302
+    assert answer["Location"] == "/admin/schedules/schedule/12/change/?_changelist_filters=q"

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from jobs.schedule_models import Schedule, ScheduleRun
 from rendering.errors import NotFound
+from schedules.models import Schedule, ScheduleRun
 
 
 def schedule_list(*, workspace: Any) -> QuerySet[Schedule]:

@@ -11,9 +11,9 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from jobs.schedule_models import Schedule, ScheduleRun
-from jobs.schedules import services
-from jobs.schedules.cron import ScheduleInvalid
+from schedules import services
+from schedules.cron import ScheduleInvalid
+from schedules.models import Schedule, ScheduleRun
 from workspaces.permissions import Action, can, roles_allowed
 
 EDITED_HERE = ("name", "cron", "timezone", "paused", "deliveries")

@@ -13,9 +13,9 @@ from django.db import transaction
 from django.db.models import F, Sum
 from django.utils import timezone
 
-from jobs.schedule_models import ScheduleRun
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
+from schedules.models import ScheduleRun
 from workspaces.models import Membership, Workspace
 
 

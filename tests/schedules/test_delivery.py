@@ -19,13 +19,13 @@ from standardwebhooks.webhooks import Webhook
 
 from accounts.services import api_key_create, webhook_signing_secrets
 from jobs.models import JobStatus, PdfJob
-from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
-from jobs.schedules import delivery, services
-from jobs.schedules.cron import ScheduleInvalid
-from jobs.schedules.delivery import DeliveriesPending, schedule_run_deliver
-from jobs.schedules.running import schedule_run_start
-from jobs.schedules.validation import s3_destination_allowed
 from reports.services import template_create
+from schedules import delivery, services
+from schedules.cron import ScheduleInvalid
+from schedules.delivery import DeliveriesPending, schedule_run_deliver
+from schedules.models import RunOutcome, Schedule, ScheduleRun
+from schedules.running import schedule_run_start
+from schedules.validation import s3_destination_allowed
 from tests.factories import ReportTemplateFactory, UserFactory, members_with_emails
 from tests.http_receiver import Receiver
 from tests.moto_s3 import moto_s3, s3_client
@@ -259,7 +259,7 @@ def test_a_destination_taken_off_the_list_is_refused_at_delivery(owner, settings
     run.schedule.workspace.refresh_from_db()
     assert not s3_destination_allowed(workspace, bucket="ledgers", prefix="monthly/")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("jobs.schedules.delivery.boto3.client", _no_client)
+        patch.setattr("schedules.delivery.boto3.client", _no_client)
         outcome = schedule_run_deliver(run_id=run.run_id)
     run.refresh_from_db()
     assert outcome == RunOutcome.DELIVERY_FAILED

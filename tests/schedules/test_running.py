@@ -9,13 +9,13 @@ import json
 import pytest
 
 from jobs.models import PdfJob
-from jobs.schedule_models import RunOutcome, ScheduleRun
-from jobs.schedules import services
-from jobs.schedules.hooks import schedule_job_finished
-from jobs.schedules.running import schedule_run_start
 from reports.services import template_create
+from schedules import services
+from schedules.hooks import schedule_job_finished
+from schedules.models import RunOutcome, ScheduleRun
+from schedules.running import schedule_run_start
 from tests.factories import UserFactory
-from tests.jobs.schedules.data_server import DataServer
+from tests.schedules.data_server import DataServer
 from workspaces.services import workspace_personal
 
 pytestmark = pytest.mark.django_db

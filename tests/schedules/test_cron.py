@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from jobs.schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
+from schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
 
 
 def test_a_daily_tick_keeps_its_local_hour_across_the_spring_change():

@@ -14,11 +14,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
-from jobs.schedule_models import Schedule
-from jobs.schedules import selectors, services
-from jobs.schedules.delivery import delivery_target
 from rendering.errors import ApplicationError, NotFound
 from reports import selectors as template_selectors
+from schedules import selectors, services
+from schedules.delivery import delivery_target
+from schedules.models import Schedule
 from workspaces.current import workspace_current
 from workspaces.permissions import Action, authorize_page, can
 

@@ -13,13 +13,6 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from accounts.models import ApiKey
-from jobs.schedule_models import RunTrigger, Schedule, ScheduleRun
-from jobs.schedules import dispatch
-from jobs.schedules.access import schedule_access_lost
-from jobs.schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
-from jobs.schedules.delivery import delivery_target
-from jobs.schedules.mail_limits import mail_quota_check, mail_recipients_of
-from jobs.schedules.validation import data_url_check, deliveries_check
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
 from reports import selectors as template_selectors
@@ -27,6 +20,13 @@ from reports.limits import limits_from_settings
 from reports.models import ReportTemplate
 from reports.services import template_current_version
 from reports.validation import data_check, data_validate
+from schedules import dispatch
+from schedules.access import schedule_access_lost
+from schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
+from schedules.delivery import delivery_target
+from schedules.mail_limits import mail_quota_check, mail_recipients_of
+from schedules.models import RunTrigger, Schedule, ScheduleRun
+from schedules.validation import data_url_check, deliveries_check
 from workspaces.audit import AuditAction, audit_record
 from workspaces.models import Workspace
 from workspaces.permissions import Action, authorize

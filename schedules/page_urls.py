@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from jobs.schedules import pages
+from schedules import pages
 
 urlpatterns = [
     path("schedules/", pages.schedule_list_page, name="schedules"),

@@ -9,10 +9,10 @@ import pytest
 from django.utils import timezone
 
 from jobs.models import JobStatus, PdfJob
-from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
-from jobs.schedules import services
-from jobs.schedules.running import schedule_run_start
-from jobs.schedules.sweep import schedules_due_run
+from schedules import services
+from schedules.models import RunOutcome, Schedule, ScheduleRun
+from schedules.running import schedule_run_start
+from schedules.sweep import schedules_due_run
 from tests.factories import ReportTemplateFactory, UserFactory
 from workspaces.services import workspace_personal
 

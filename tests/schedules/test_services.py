@@ -11,10 +11,10 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.services import api_key_create
-from jobs.schedule_models import RunTrigger, Schedule, ScheduleRun
-from jobs.schedules import services
 from rendering.errors import ApplicationError
 from reports.services import template_create
+from schedules import services
+from schedules.models import RunTrigger, Schedule, ScheduleRun
 from tests.factories import ReportTemplateFactory, UserFactory, members_with_emails
 from workspaces.services import workspace_personal
 

@@ -27,16 +27,16 @@ from accounts.services import webhook_signing_secrets
 from jobs.callbacks import callback_url_check
 from jobs.links import pdf_path
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
-from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
-from jobs.schedules.cron import zone_parse
-from jobs.schedules.mail_limits import (
+from jobs.webhook_transport import WebhookRefused, webhook_post
+from schedules.cron import zone_parse
+from schedules.mail_limits import (
     ScheduleMailThrottled,
     mail_quota_take,
     mail_recipients_outside,
     outside_message,
 )
-from jobs.schedules.validation import s3_destination_allowed
-from jobs.webhook_transport import WebhookRefused, webhook_post
+from schedules.models import RunOutcome, Schedule, ScheduleRun
+from schedules.validation import s3_destination_allowed
 
 logger = logging.getLogger(__name__)
 WEBHOOK_EVENT = "schedule.run.completed"

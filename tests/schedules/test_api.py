@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from jobs.schedule_models import RunOutcome, Schedule, ScheduleRun
+from schedules.models import RunOutcome, Schedule, ScheduleRun
 from tests.factories import ReportTemplateFactory, members_with_emails
 from workspaces.services import workspace_personal
 

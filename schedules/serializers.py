@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from core.api_fields import IsoDateTimeField, JsonInput, JsonObjectField
 from jobs.links import status_path
-from jobs.schedule_models import ScheduleRun
+from schedules.models import ScheduleRun
 
 
 @extend_schema_field(

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from jobs.models import PdfJob
-from jobs.schedule_models import RunOutcome, ScheduleRun
-from jobs.schedules import dispatch
+from schedules import dispatch
+from schedules.models import RunOutcome, ScheduleRun
 
 
 def job_settled_received(*, job: PdfJob, **_: object) -> None:

@@ -7,14 +7,14 @@ from typing import Any
 
 from celery import shared_task
 
-from jobs.schedules.delivery import DeliveriesPending, schedule_run_deliver
-from jobs.schedules.dispatch import (
+from schedules.delivery import DeliveriesPending, schedule_run_deliver
+from schedules.dispatch import (
     SCHEDULE_DELIVER_TASK,
     SCHEDULE_RUN_START_TASK,
     SCHEDULES_DUE_TASK,
 )
-from jobs.schedules.running import schedule_run_start
-from jobs.schedules.sweep import schedules_due_run
+from schedules.running import schedule_run_start
+from schedules.sweep import schedules_due_run
 
 
 @shared_task(name=SCHEDULES_DUE_TASK)

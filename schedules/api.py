@@ -13,9 +13,9 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
-from jobs.schedule_models import Schedule
-from jobs.schedules import selectors, services
-from jobs.schedules.serializers import (
+from schedules import selectors, services
+from schedules.models import Schedule
+from schedules.serializers import (
     ScheduleInputSerializer,
     ScheduleOutputSerializer,
     ScheduleRunOutputSerializer,

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import Q
 
-from jobs.schedule_models import Schedule
+from schedules.models import Schedule
 from workspaces.models import Membership
 
 REASON_REMOVED = "its creator is no longer a member of the workspace"

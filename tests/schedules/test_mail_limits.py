@@ -10,10 +10,10 @@ from django.core import mail
 from rest_framework.test import APIClient
 
 from accounts.services import api_key_create
-from jobs.schedule_models import RunOutcome, ScheduleRun
-from jobs.schedules.delivery import DeliveriesPending, schedule_run_deliver
-from tests.jobs.schedules.test_delivery import _completed_run
-from tests.jobs.schedules.test_delivery import owner as owner  # the fixture
+from schedules.delivery import DeliveriesPending, schedule_run_deliver
+from schedules.models import RunOutcome, ScheduleRun
+from tests.schedules.test_delivery import _completed_run
+from tests.schedules.test_delivery import owner as owner  # the fixture
 from workspaces.models import Membership
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sent_tasks")]

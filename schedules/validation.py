@@ -12,9 +12,9 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
 from jobs.callbacks import callback_url_check
-from jobs.schedules.cron import ScheduleInvalid
-from jobs.schedules.mail_limits import mail_recipients_outside, outside_message
 from jobs.webhook_transport import WebhookRefused, address_allowed, resolve_checked
+from schedules.cron import ScheduleInvalid
+from schedules.mail_limits import mail_recipients_outside, outside_message
 
 DELIVERY_TYPES = ("email", "webhook", "s3")
 MAX_DELIVERIES = 10

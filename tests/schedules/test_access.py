@@ -9,9 +9,9 @@ import pytest
 from django.utils import timezone
 
 from accounts.services import api_key_create, api_key_revoke
-from jobs.schedule_models import Schedule, ScheduleRun
-from jobs.schedules import services
-from jobs.schedules.serializers import ScheduleOutputSerializer
+from schedules import services
+from schedules.models import Schedule, ScheduleRun
+from schedules.serializers import ScheduleOutputSerializer
 from tests.factories import ReportTemplateFactory, UserFactory
 from workspaces.models import Membership
 from workspaces.services import membership_remove, membership_set, workspace_create
