@@ -60,7 +60,14 @@ def report_prepare(
     Stages: rendering_template, rendering_charts."""
     notify = on_stage or (lambda stage, progress: None)
     notify("rendering_template", 10)
-    body = engine_render(source.engine, source.html, data, limits, helpers=source.helpers)
+    body = engine_render(
+        source.engine,
+        source.html,
+        data,
+        limits,
+        helpers=source.helpers,
+        settings=options.engine,
+    )
     body = with_base_style(body, source.base_css)
     # Checked on what the template produced, the same for every renderer: each falls
     # back to the bundled fonts, so only characters none of them has stay undrawn. Before

@@ -15,6 +15,7 @@ from rendering.engines.handlebars import EjsEngine, HandlebarsEngine, MustacheEn
 from rendering.engines.jinja import JinjaEngine
 from rendering.engines.liquid import LiquidEngine
 from rendering.engines.raw import RawEngine
+from rendering.engines.settings import EngineSettings
 from rendering.errors import InvalidInput, RenderError
 from rendering.limits import DEFAULT_LIMITS, Limits
 
@@ -76,13 +77,22 @@ def helpers_check(engine: str, helpers: str, limits: Limits | None = None) -> No
 
 
 def engine_render(
-    engine: str, source: str, data: dict[str, Any], limits: Limits, *, helpers: str = ""
+    engine: str,
+    source: str,
+    data: dict[str, Any],
+    limits: Limits,
+    *,
+    helpers: str = "",
+    settings: EngineSettings | None = None,
 ) -> str:
-    """Render with the named engine; `helpers` only for Handlebars (see helpers_check)."""
+    """Render with the named engine; `helpers` only for Handlebars (see helpers_check),
+    `settings` (options.engine) only read by Liquid."""
     if helpers:
         if engine != HandlebarsEngine.name:
             helpers_check(engine, helpers, limits)
         return HandlebarsEngine().render(source, data, limits, helpers=helpers)
+    if settings is not None and engine == LiquidEngine.name:
+        return LiquidEngine().render(source, data, limits, settings=settings)
     return get_engine(engine).render(source, data, limits)
 
 

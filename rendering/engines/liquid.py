@@ -22,12 +22,15 @@ from liquid.exceptions import (
     ResourceLimitError,
     TemplateNotFoundError,
     UndefinedError,
+    UnknownFilterError,
 )
 from markupsafe import Markup
 
 from rendering.engines.excerpt import source_excerpt
 from rendering.engines.jinja import chart_markup
 from rendering.engines.jinja_format import FILTERS
+from rendering.engines.settings import DEFAULT_ENGINE_SETTINGS, EngineSettings
+from rendering.engines.shopify_filters import SHOPIFY_FILTERS
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 from rendering.isolated import run_isolated
 from rendering.limits import DEFAULT_LIMITS, Limits, size_text
@@ -44,7 +47,9 @@ class _NoTemplates(liquid.DictLoader):
         super().__init__({})
 
 
-def _environment(limits: Limits) -> liquid.Environment:
+def _environment(
+    limits: Limits, settings: EngineSettings = DEFAULT_ENGINE_SETTINGS
+) -> liquid.Environment:
     class Bounded(liquid.Environment):
         # python-liquid reads its limits from the class; a class per render keeps each
         # render's own (they differ when the settings do).
@@ -53,17 +58,19 @@ def _environment(limits: Limits) -> liquid.Environment:
         loop_iteration_limit: ClassVar[int | None] = MAX_LOOP_ITERATIONS
         context_depth_limit: ClassVar[int] = 30
         block_nesting_limit: ClassVar[int] = min(limits.max_nesting_depth, 100)
+        # Read by the money filters (rendering.engines.shopify_filters).
+        engine_settings: ClassVar[EngineSettings] = settings
 
     env = Bounded(
         loader=_NoTemplates(),
-        undefined=liquid.StrictDefaultUndefined,
-        autoescape=True,
+        undefined=liquid.StrictDefaultUndefined if settings.strict_undefined else liquid.Undefined,
+        autoescape=settings.autoescape,
         globals={
             "page_break": Markup("<pdf:nextpage></pdf:nextpage>"),
             "toc": Markup("<pdf:toc></pdf:toc>"),
         },
     )
-    filters: dict[str, Callable[..., Any]] = {**FILTERS, "chart": chart_markup}
+    filters: dict[str, Callable[..., Any]] = {**SHOPIFY_FILTERS, **FILTERS, "chart": chart_markup}
     env.filters.update(filters)
     return env
 
@@ -118,9 +125,15 @@ class LiquidEngine:
                 f"Template syntax error on line {line}: {_reason(exc)}\n{excerpt}", line=line
             ) from None
 
-    def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
+    def render(
+        self,
+        source: str,
+        data: dict[str, Any],
+        limits: Limits = DEFAULT_LIMITS,
+        settings: EngineSettings = DEFAULT_ENGINE_SETTINGS,
+    ) -> str:
         self.check(source)
-        template = _environment(limits).from_string(source)
+        template = _environment(limits, settings).from_string(source)
         return run_isolated(lambda: _render(template, data, limits.max_html_bytes), limits)
 
 
@@ -141,6 +154,18 @@ def _render(template: liquid.BoundTemplate, data: dict[str, Any], limit: int) ->
         raise TemplateRuntimeError(
             f"Template error{where}: include and render have no templates to load here "
             f"({_reason(exc)}); put the part in this template (capture, or a for loop).",
+            line=line,
+        ) from None
+    except UnknownFilterError as exc:
+        line, _ = _line_column(exc)
+        where = f" on line {line}" if line else ""
+        name = _reason(exc).split("'")[1] if _reason(exc).count("'") >= 2 else "?"
+        raise TemplateRuntimeError(
+            f"Template error{where}: there is no filter {name!r}. Liquid templates here have "
+            "Liquid's standard filters, Shopify's (money, img_url, handleize, pluralize…) and "
+            "ours (format_date, format_number, format_currency, chart); a filter of your "
+            f"own is an assign or capture: {{% capture {name} %}}…{{% endcapture %}}, or "
+            "compute the value into the data.",
             line=line,
         ) from None
     except (UndefinedError, LiquidSyntaxError, LiquidError) as exc:

@@ -7,6 +7,8 @@ import time
 import pytest
 
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
+from rendering.engines.liquid import LiquidEngine
+from rendering.engines.settings import EngineSettings
 from rendering.error_codes import ErrorCode
 from rendering.errors import (
     InvalidInput,
@@ -375,7 +377,7 @@ def test_helpers_syntax_error_is_reported_at_its_real_line(helpers, line, reason
     )
 
 
-def test_liquid_shopify_filters_escaping_and_our_formatting():
+def test_liquid_standard_filters_no_escaping_and_our_formatting():
     source = (
         "{% for r in rows %}{{ forloop.index }}:{{ r.name | upcase | truncate: 6 }}"
         "={{ r.price | times: r.qty | round: 2 }};{% endfor %}"
@@ -393,16 +395,18 @@ def test_liquid_shopify_filters_escaping_and_our_formatting():
     }
     html = get_engine("liquid").render(source, data, limits_from_settings())
     assert html == (
-        "1:APP...=4.5;2:KIWIS=1.75;apples, kiwis|kiwis|1.234,50\xa0€|n/a|01 Mar 2026|&lt;b&gt;|<b>"
+        "1:APP...=4.5;2:KIWIS=1.75;apples, kiwis|kiwis|1.234,50\xa0€|n/a|01 Mar 2026|<b>|<b>"
     )
 
 
-def test_liquid_undefined_names_and_filters_fail_with_their_line():
-    liquid = get_engine("liquid")
+def test_liquid_strict_undefined_names_and_unknown_filters_fail_with_their_line():
+    liquid = LiquidEngine()
+    strict = EngineSettings(strict_undefined=True)
+    source = "<p>\n\n{{ customer.name }}</p>"
     with pytest.raises(TemplateRuntimeError, match="line 3: 'customer' is undefined") as failed:
-        liquid.render("<p>\n\n{{ customer.name }}</p>", {}, limits_from_settings())
+        liquid.render(source, {}, limits_from_settings(), settings=strict)
     assert failed.value.line == 3
-    with pytest.raises(TemplateRuntimeError, match=r"line 2.*unknown filter 'shout'"):
+    with pytest.raises(TemplateRuntimeError, match=r"line 2: there is no filter 'shout'"):
         liquid.render("a\n{{ 'x' | shout }}", {}, limits_from_settings())
 
 
