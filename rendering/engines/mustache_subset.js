@@ -56,9 +56,11 @@ var MustacheSubset = (function () {
   // A section over a value: Handlebars' own blockHelperMissing, except that a list is
   // iterated here and not through the `each` helper, so that no helper is left and
   // {{#each}} is a section over the key "each" like any other.
+  // As mustache.js: every JavaScript falsy value ("", 0, false, null, NaN) and an empty
+  // list skip a section and open an inverted one.
   function section(context, options) {
     if (context === true) { return options.fn(this); }
-    if (context === false || context == null) { return options.inverse(this); }
+    if (!context) { return options.inverse(this); }
     if (Array.isArray(context)) {
       if (!context.length) { return options.inverse(this); }
       var out = "";

@@ -467,6 +467,21 @@ def test_mustache_sections_inverted_sections_and_enclosing_lookup():
     assert html == "T&lt;:[a/T&lt;][b/own]noneF1<i><i>Ix,y,<7>own-1;"
 
 
+@pytest.mark.parametrize("falsy", ["", [], 0, False, None])
+def test_mustache_falsy_values_are_mustache_js_ones(falsy):
+    source = "{{#note}}[{{note}}]{{/note}}{{^note}}no note{{/note}}"
+    html = get_engine("mustache").render(source, {"note": falsy}, limits_from_settings())
+    assert html == "no note"
+    assert get_engine("mustache").render(source, {}, limits_from_settings()) == "no note"
+
+
+def test_mustache_truthy_text_and_numbers_open_a_section_with_the_value():
+    source = "{{#note}}[{{note}}]{{/note}}{{^note}}no note{{/note}}"
+    for value, shown in (("Leave at door", "[Leave at door]"), (3, "[3]"), ("0", "[0]")):
+        html = get_engine("mustache").render(source, {"note": value}, limits_from_settings())
+        assert html == shown
+
+
 def test_mustache_has_no_helpers_and_syntax_errors_name_the_line():
     message = str(_syntax_message("mustache", "<p>\n  {{#rows}}\n</p>"))
     assert message.startswith("Template syntax error on line")
