@@ -7,7 +7,9 @@ submit, template save, preview and the workers alike.
 
 What a template can reach: a standalone `Engine` (never the site's TEMPLATES), with no
 loaders (`include` and `extends` are not there; nothing on disk or of another tenant can
-be loaded), no `{% load %}`-able libraries, and Django's built-in tags and filters less
+be loaded), the libraries Django projects `{% load %}` (LOADABLE: `static`, `humanize`,
+`l10n`, `tz`, `i18n`, whose trans/blocktrans pass the text through), and Django's
+built-in tags and filters less
 those that reveal or reach the host (`debug`, `url`, `csrf_token`, `querystring`) or make
 output from nothing (`lorem`), plus ours (format_date, format_number, format_currency,
 chart, page_break, toc). Auto-escaping is on. Django already refuses names that start with
@@ -25,8 +27,10 @@ import re
 from typing import Any
 
 from django import template as django_template
+from django.contrib.humanize.templatetags import humanize
 from django.template import Context, Engine, Library, defaultfilters, defaulttags
 from django.template.base import Template, TextNode, VariableNode
+from django.templatetags import i18n, l10n, tz
 from django.utils.safestring import SafeString, mark_safe
 
 from rendering.engines.excerpt import source_excerpt
@@ -89,6 +93,36 @@ def _library() -> Library:
     return library
 
 
+def _static_library() -> Library:
+    """`{% static "logo.png" %}`: the data's `assets` object (name -> data URI) answers,
+    else the path itself, which only the bundled assets can resolve (nothing is fetched)."""
+    library = Library()
+
+    @library.simple_tag(takes_context=True, name="static")
+    def static(context: Context, path: Any) -> str:
+        assets = context.get("assets")
+        name = str(path)
+        # dict.get: the data's _Dict hides its methods from templates.
+        found = dict.get(assets, name) if isinstance(assets, dict) else None
+        if isinstance(found, str):
+            return found
+        return name
+
+    library.simple_tag(lambda: "", name="get_static_prefix")
+    library.simple_tag(lambda: "", name="get_media_prefix")
+    return library
+
+
+# What `{% load %}` finds: the libraries Django projects' documents use.
+LOADABLE: dict[str, Library] = {
+    "static": _static_library(),
+    "humanize": humanize.register,
+    "l10n": l10n.register,
+    "tz": tz.register,
+    "i18n": i18n.register,
+}
+
+
 class _Engine(Engine):
     # Only our library: none of Django's default builtins are loaded by path.
     default_builtins = []
@@ -98,6 +132,7 @@ def _engine() -> Engine:
     # debug=True only makes Django annotate errors with their template line.
     engine = _Engine(dirs=[], app_dirs=False, loaders=[], libraries={}, debug=True)
     engine.template_builtins = [_library()]
+    engine.template_libraries = dict(LOADABLE)
     return engine
 
 
@@ -145,9 +180,12 @@ def _line(exc: BaseException) -> int | None:
 def _syntax_error(source: str, exc: BaseException) -> TemplateSyntaxError:
     reason = str(exc).strip() or type(exc).__name__
     if "is not a registered tag library" in reason:
+        name = reason.split("'")[1] if reason.count("'") >= 2 else "?"
         reason = (
-            f"{reason.split('. Must be')[0]}: {{% load %}} is not available here; templates "
-            "have Django's built-in tags and filters, and ours (see the engines guide)."
+            f"{{% load {name} %}}: there is no library {name!r} here; the libraries are "
+            f"{', '.join(sorted(LOADABLE))}, beside Django's built-in tags and filters and "
+            "ours (format_date, format_number, format_currency, chart, page_break, toc). "
+            "A tag library of your own cannot be loaded: compute the value into the data."
         )
     line = _line(exc)
     if line is None:
