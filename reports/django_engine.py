@@ -187,6 +187,15 @@ def _syntax_error(source: str, exc: BaseException) -> TemplateSyntaxError:
             "ours (format_date, format_number, format_currency, chart, page_break, toc). "
             "A tag library of your own cannot be loaded: compute the value into the data."
         )
+    if reason.startswith("Invalid filter: '"):
+        name = reason.split("'")[1]
+        reason = (
+            f"there is no filter {name!r}. Django templates have Django's built-in filters, "
+            f"those of the libraries to {{% load %}} ({', '.join(sorted(LOADABLE))}), "
+            "and ours (format_date, format_number, format_currency, chart); a template cannot "
+            "define a filter of its own: compute the value into the data, or use the jinja2 "
+            f"engine, where {{% macro {name}(value) %}}…{{% endmacro %}} defines one."
+        )
     line = _line(exc)
     if line is None:
         return TemplateSyntaxError(f"Template syntax error: {reason}")

@@ -231,7 +231,9 @@ def _helpers_syntax_error(helpers: str, message: str, line: int | None) -> Templ
 _QUOTED = re.compile(r'"([^"]{1,100})"')
 
 
-def _runtime_error(source: str, message: str, line: int | None) -> TemplateRuntimeError:
+def _runtime_error(
+    source: str, message: str, line: int | None, dialect: str = "handlebars"
+) -> TemplateRuntimeError:
     """handlebars.js reports most runtime errors (a missing helper, a helper that threw)
     without a position; name the first line that uses the helper the message quotes."""
     first = message.strip().splitlines()[0] if message.strip() else "template error"
@@ -244,7 +246,34 @@ def _runtime_error(source: str, message: str, line: int | None) -> TemplateRunti
                     line = number
                     break
     where = f" on line {line}" if line else ""
-    return TemplateRuntimeError(f"Template error{where}: {first}", line=line)
+    return TemplateRuntimeError(
+        f"Template error{where}: {first}{_how_to_define(first, dialect)}", line=line
+    )
+
+
+_MISSING_HELPER = re.compile(r'^Missing helper: "([\w$.-]{1,100})"')
+_NOT_DEFINED = re.compile(r"^([\w$]{1,100}) is not defined")
+
+
+def _how_to_define(message: str, dialect: str) -> str:
+    """How to make what the template calls and nobody defined."""
+    if found := _MISSING_HELPER.match(message):
+        name = found.group(1)
+        return (
+            f". Define it in the template's helpers (JavaScript; each top-level function is "
+            f"a helper): function {name}(value, options) {{ return String(value); }}. The "
+            "built-in helpers are eq, ne, gt, lt, add, subtract, multiply, divide, sum, "
+            "sumProduct, formatNumber, formatCurrency, formatDate, odd, upper, json, chart, "
+            "pageBreak and toc."
+        )
+    if dialect == "ejs" and (found := _NOT_DEFINED.match(message)):
+        name = found.group(1)
+        return (
+            f". An EJS template defines its own functions: <% function {name}(value) "
+            f"{{ return String(value); }} %> before the first use; a value that may be absent "
+            f"from the data is read as locals.{name}."
+        )
+    return ""
 
 
 class HandlebarsEngine:
@@ -290,7 +319,7 @@ class HandlebarsEngine:
             return html
         if result["syntax"]:
             raise _syntax_error(source, result)
-        raise _runtime_error(source, result["message"], result["line"])
+        raise _runtime_error(source, result["message"], result["line"], self.dialect)
 
 
 def _helpers_syntax(thread: _V8Thread, helpers: str) -> dict[str, Any]:

@@ -200,12 +200,15 @@ class JinjaEngine:
 
     def check(self, source: str) -> None:
         try:
-            _environment(DEFAULT_LIMITS).parse(source)
+            # Compiled, not only parsed: an unknown filter or test is found here, at save.
+            # Compiling makes Python source from the template and runs none of it.
+            _environment(DEFAULT_LIMITS).compile(source)
         except jinja2.TemplateSyntaxError as exc:
             # Jinja gives the line, not the column: the caret marks the line's first tag.
             excerpt = source_excerpt(source, exc.lineno)
+            reason = _missing_filter_hint(str(exc.message))
             raise TemplateSyntaxError(
-                f"Template syntax error on line {exc.lineno}: {exc.message}\n{excerpt}",
+                f"Template syntax error on line {exc.lineno}: {reason}\n{excerpt}",
                 line=exc.lineno,
             ) from None
 
@@ -238,6 +241,23 @@ class JinjaEngine:
             line = _template_line(exc)
             where = f" on line {line}" if line else ""
             raise TemplateRuntimeError(f"Template error{where}: {exc}", line=line) from None
+
+
+_NO_FILTER = re.compile(r"^No (filter|test) named '(\w+)'")
+
+
+def _missing_filter_hint(message: str) -> str:
+    """Jinja2's "No filter named 'x'." with what there is and how to make one."""
+    found = _NO_FILTER.match(message)
+    if found is None:
+        return message
+    kind, name = found.groups()
+    return (
+        f"there is no {kind} {name!r}. Jinja2 templates have Jinja2's built-in {kind}s and "
+        "ours (format_date, format_datetime, format_number, format_currency, chart); one of "
+        f"your own is a macro: {{% macro {name}(value) %}}…{{% endmacro %}}, called as "
+        f"{{{{ {name}(value) }}}}."
+    )
 
 
 def _template_line(exc: BaseException) -> int | None:

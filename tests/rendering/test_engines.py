@@ -255,7 +255,7 @@ def test_handlebars_runtime_errors_name_the_line_of_the_helper():
             "<p>ok</p>\n<p>ok</p>\n<p>{{shout name}}</p>", {"name": "x"}, limits_from_settings()
         )
     assert caught.value.line == 3
-    assert caught.value.message == 'Template error on line 3: Missing helper: "shout"'
+    assert caught.value.message.startswith('Template error on line 3: Missing helper: "shout". ')
     with pytest.raises(TemplateRuntimeError) as caught:
         engine.render("a\n{{#chart}}{oops{{/chart}}", {}, limits_from_settings())
     assert caught.value.line == 2
@@ -513,3 +513,31 @@ def test_ejs_errors_name_their_line():
     with pytest.raises(TemplateRuntimeError, match="line 3: customer is not defined") as failed:
         get_engine("ejs").render("<p>\n\n<%= customer.name %>", {}, limits_from_settings())
     assert failed.value.line == 3
+
+
+@pytest.mark.parametrize(
+    ("engine", "source", "named", "how"),
+    [
+        ("handlebars", "<p>\n{{shout name}}", 'Missing helper: "shout"', "function shout(value"),
+        ("ejs", "<p>\n<%= shout(name) %>", "shout is not defined", "<% function shout(value)"),
+        ("jinja2", "<p>\n{{ name|shout }}", "no filter 'shout'", "{% macro shout(value) %}"),
+        ("django", "<p>\n{{ name|shout }}", "no filter 'shout'", "{% macro shout(value) %}"),
+        ("liquid", "<p>\n{{ name | shout }}", "no filter 'shout'", "{% capture shout %}"),
+    ],
+)
+def test_a_missing_helper_or_filter_is_named_with_how_to_define_it(engine, source, named, how):
+    with pytest.raises(RenderError) as failed:
+        get_engine(engine).render(source, {"name": "a"}, limits_from_settings())
+    assert failed.value.line == 2
+    assert named in failed.value.message
+    assert how in failed.value.message
+
+
+def test_a_helper_defined_as_the_error_says_renders():
+    helpers = "function shout(value, options) { return String(value).toUpperCase(); }"
+    html = get_engine("handlebars").render(
+        "{{shout name}}", {"name": "a"}, limits_from_settings(), helpers=helpers
+    )
+    assert html == "A"
+    source = "<% function shout(value) { return String(value).toUpperCase(); } %><%= shout(name) %>"
+    assert get_engine("ejs").render(source, {"name": "a"}, limits_from_settings()) == "A"
