@@ -1,6 +1,7 @@
 """Shopify's own Liquid filters that order, invoice and packing-slip templates use: the
 money family (integer cents, the shop's money_format), images and assets, handleize,
-pluralize and weight_with_unit. Liquid's `date` already takes strftime formats and "now".
+pluralize, weight_with_unit and Order Printer's payment_method. Liquid's `date` already
+takes strftime formats and "now".
 
 Image and asset filters only make strings: nothing is fetched here. A data: URI or a URL
 is passed on for the renderer, whose resource policy decides (remote hosts only when
@@ -186,6 +187,12 @@ def pluralize(value: Any, singular: Any = "", plural: Any = "") -> str:
     return str(singular if one else plural)
 
 
+def payment_method(value: Any) -> str:
+    """Order Printer's label for a gateway handle: shopify_payments -> Shopify Payments."""
+    text = "" if value is None or is_undefined(value) else str(value)
+    return " ".join(word.capitalize() for word in re.split(r"[_\s-]+", text) if word)
+
+
 _WEIGHT_UNITS = {
     "g": Decimal(1),
     "kg": Decimal(1000),
@@ -220,4 +227,5 @@ SHOPIFY_FILTERS: dict[str, Callable[..., Any]] = {
     "handleize": handleize,
     "pluralize": pluralize,
     "weight_with_unit": weight_with_unit,
+    "payment_method": payment_method,
 }

@@ -106,10 +106,13 @@ def test_handleize_pluralize_weight_and_date_now():
         "{{ 'Blue Shirt — XL!' | handleize }}|{{ 'A b' | handle }}|"
         "{{ 1 | pluralize: 'item', 'items' }}|{{ 3 | pluralize: 'item', 'items' }}|"
         "{{ 1250 | weight_with_unit }}|{{ 'now' | date: '%Y' }}|"
-        "{{ '2026-03-01T10:00:00Z' | date: '%B %-d, %Y' }}"
+        "{{ '2026-03-01T10:00:00Z' | date: '%B %-d, %Y' }}|"
+        "{{ 'shopify_payments' | payment_method }}"
     )
     year = dt.datetime.now(tz=dt.UTC).year
-    assert _render(source) == (f"blue-shirt-xl|a-b|item|items|1.25 kg|{year}|March 1, 2026")
+    assert _render(source) == (
+        f"blue-shirt-xl|a-b|item|items|1.25 kg|{year}|March 1, 2026|Shopify Payments"
+    )
 
 
 def test_a_shopify_receipt_renders_into_the_pdf_with_its_settings():
