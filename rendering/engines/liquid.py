@@ -16,6 +16,8 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import liquid
+from liquid.builtin.expressions import logical
+from liquid.builtin.expressions.primitive import Blank
 from liquid.exceptions import (
     LiquidError,
     LiquidSyntaxError,
@@ -38,6 +40,24 @@ from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 # Loop iterations in one render (all loops together): a report's tables have thousands of
 # rows, not millions; a loop nested to a billion turns stops here, at once, not at the clock.
 MAX_LOOP_ITERATIONS = 1_000_000
+
+
+_python_liquid_eq = logical._eq
+
+
+def _shopify_eq(left: object, right: object) -> bool:
+    """`x == blank` holds for nil and an undefined name too, as in Shopify and LiquidJS
+    (Shopify's own packing slip tests `billing_address != blank`); python-liquid compares
+    them unequal. Everything else is python-liquid's own comparison."""
+    if isinstance(right, Blank):
+        left, right = right, left
+    if isinstance(left, Blank) and (right is None or liquid.is_undefined(right)):
+        return True
+    return bool(_python_liquid_eq(left, right))
+
+
+# python-liquid's `==` and `!=` call this module function (`{% when %}` keeps its own).
+logical._eq = _shopify_eq
 
 
 class _NoTemplates(liquid.DictLoader):

@@ -31,6 +31,16 @@ def test_undefined_names_render_empty_and_output_is_not_escaped_by_default():
     assert html == "<p>|none|<b>Gift</b></p>"
 
 
+def test_nil_and_undefined_names_are_blank_as_in_shopify():
+    source = (
+        "{% if billing_address != blank %}bill{% else %}no billing address{% endif %}|"
+        "{% if note == blank %}no note{% endif %}|{% if po == blank %}no po{% endif %}|"
+        "{% if sku != blank %}{{ sku }}{% endif %}"
+    )
+    html = liquid.render(source, {"note": None, "po": "", "sku": "MUG-1"}, limits_from_settings())
+    assert html == "no billing address|no note|no po|MUG-1"
+
+
 def test_strict_undefined_and_autoescape_are_per_template_settings():
     with pytest.raises(TemplateRuntimeError, match="'billing_address' is undefined"):
         _render("{{ billing_address.name }}", strict_undefined=True)
