@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from rendering.base_style import with_base_style
@@ -36,6 +36,9 @@ class TemplateSource:
     made_for: tuple[str, ...] = ()
     # Styles before all of the template's own (inline HTML: rendering.base_style).
     base_css: str = ""
+    # The templates it may include, slug -> source (rendering.engines.partials); the
+    # caller resolves them (the workspace's own, at the versions the job recorded).
+    partials: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,7 @@ def report_prepare(
         limits,
         helpers=source.helpers,
         settings=options.engine,
+        partials=source.partials or None,
     )
     body = with_base_style(body, source.base_css)
     # Checked on what the template produced, the same for every renderer: each falls

@@ -18,7 +18,7 @@ import queue
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
@@ -300,6 +300,8 @@ class HandlebarsEngine:
         data: dict[str, Any],
         limits: Limits = DEFAULT_LIMITS,
         helpers: str = "",
+        *,
+        partials: Mapping[str, str] | None = None,
     ) -> str:
         result = v8_render(
             source=source,
@@ -308,6 +310,7 @@ class HandlebarsEngine:
             timeout_ms=limits.template_timeout_ms,
             memory_mb=limits.template_max_memory_mb,
             dialect=self.dialect,
+            partials=partials,
         )
         if result["ok"]:
             html = str(result["html"])
@@ -330,8 +333,9 @@ def _helpers_syntax(thread: _V8Thread, helpers: str) -> dict[str, Any]:
 class MustacheEngine(HandlebarsEngine):
     """Mustache as the Handlebars subset it is: the same parser, isolate and limits, with
     what only Handlebars has refused at check (mustache_subset.js), names looked up
-    through the enclosing sections (handlebars.js compat mode) and no helpers. Not there:
-    partials, set delimiters (`{{=<% %>=}}`) and lambdas (JSON data has no functions)."""
+    through the enclosing sections (handlebars.js compat mode), mustache.js's falsy values,
+    partials by slug (`{{> slug}}`) and no helpers. Not there: set delimiters
+    (`{{=<% %>=}}`) and lambdas (JSON data has no functions)."""
 
     name = "mustache"
     label = "Mustache"
@@ -347,9 +351,11 @@ class MustacheEngine(HandlebarsEngine):
         data: dict[str, Any],
         limits: Limits = DEFAULT_LIMITS,
         helpers: str = "",
+        *,
+        partials: Mapping[str, str] | None = None,
     ) -> str:
         _set_delimiters_check(source)
-        return super().render(source, data, limits, helpers)
+        return super().render(source, data, limits, helpers, partials=partials)
 
 
 _SET_DELIMITERS = re.compile(r"\{\{=")
@@ -370,8 +376,8 @@ def _set_delimiters_check(source: str) -> None:
 class EjsEngine(HandlebarsEngine):
     """EJS (the real ejs library) in the same parser threads, one-render child process and
     limits as Handlebars (ejs_templates.js): `<%= %>` escapes, `<%- %>` does not, and
-    `include()` is refused with a message. Only the dialect differs, so it shares the
-    machinery; it takes no helpers (a template is JavaScript and defines its own)."""
+    `include('slug')` finds only the partials given. Only the dialect differs, so it shares
+    the machinery; it takes no helpers (a template is JavaScript and defines its own)."""
 
     name = "ejs"
     label = "EJS"

@@ -6,7 +6,7 @@ import json
 import operator
 import re
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from string import Formatter
 from typing import Any
 from urllib.parse import quote
@@ -185,9 +185,14 @@ class _Environment(ImmutableSandboxedEnvironment):
         return super().call(__context, __obj, *args, **kwargs)
 
 
-def _environment(limits: Limits) -> ImmutableSandboxedEnvironment:
+def _environment(
+    limits: Limits, partials: Mapping[str, str] | None = None
+) -> ImmutableSandboxedEnvironment:
     # A fresh environment per render: no cache or global is shared between tenants.
-    env = _Environment(max_bytes=limits.max_html_bytes, autoescape=True, loader=None, cache_size=0)
+    loader = jinja2.DictLoader(dict(partials)) if partials else None
+    env = _Environment(
+        max_bytes=limits.max_html_bytes, autoescape=True, loader=loader, cache_size=0
+    )
     env.globals.update(chart=chart_markup, page_break=_page_break, toc=_toc)
     env.filters.update(FILTERS)
     env.filters.update(center=_center, indent=_indent, format=_format, wordwrap=_wordwrap)
@@ -212,9 +217,17 @@ class JinjaEngine:
                 line=exc.lineno,
             ) from None
 
-    def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
+    def render(
+        self,
+        source: str,
+        data: dict[str, Any],
+        limits: Limits = DEFAULT_LIMITS,
+        *,
+        partials: Mapping[str, str] | None = None,
+    ) -> str:
         self.check(source)
-        template = _environment(limits).from_string(source)  # compiled here, run in the child
+        # Compiled here, run in the child.
+        template = _environment(limits, partials).from_string(source)
         limit = limits.max_html_bytes
         return run_isolated(lambda: self._generate(template, data, limit), limits)
 
@@ -233,6 +246,12 @@ class JinjaEngine:
             return "".join(parts)
         except SecurityError as exc:
             raise TemplateRuntimeError(f"Template tried a forbidden operation: {exc}") from None
+        except jinja2.TemplateNotFound as exc:
+            line = _template_line(exc)
+            where = f" on line {line}" if line else ""
+            raise TemplateRuntimeError(
+                f"Template error{where}: no template {exc.name!r} to include.", line=line
+            ) from None
         except jinja2.TemplateError as exc:
             line = _template_line(exc)
             where = f" on line {line}" if line else ""

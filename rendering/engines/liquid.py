@@ -2,17 +2,20 @@
 templates render unchanged.
 
 python-liquid never evaluates Python: a path reads keys and indexes of the JSON data only
-(no attribute access), so `{{ x.__class__ }}` is just an undefined key. Undefined names
-raise (strict, with the line; `| default:` still works), values are HTML-escaped unless a
-template marks them `| safe`, and `include`/`render` have nothing to load: a template is
-self-contained. Our `Limits` map onto python-liquid's own resource limits (output size,
-loop iterations, the size of assigned values, nesting depth), and the render runs in a
-forked child under the same time and memory ceiling as Jinja2 (rendering.isolated).
+(no attribute access), so `{{ x.__class__ }}` is just an undefined key. As in Shopify,
+LiquidJS and python-liquid's own defaults, an undefined name renders empty (and equals
+`blank`) and output is not escaped; a template's options.engine can ask for strict
+undefined names (an error with the line; `| default:` still works) and auto-escaping.
+Shopify's filters are there (rendering.engines.shopify_filters), and `include`/`render`
+find only the partials given by slug (rendering.engines.partials). Our `Limits` map onto
+python-liquid's own resource limits (output size, loop iterations, the size of assigned
+values, nesting depth), and the render runs in a forked child under the same time and
+memory ceiling as Jinja2 (rendering.isolated).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import liquid
@@ -68,7 +71,9 @@ class _NoTemplates(liquid.DictLoader):
 
 
 def _environment(
-    limits: Limits, settings: EngineSettings = DEFAULT_ENGINE_SETTINGS
+    limits: Limits,
+    settings: EngineSettings = DEFAULT_ENGINE_SETTINGS,
+    partials: Mapping[str, str] | None = None,
 ) -> liquid.Environment:
     class Bounded(liquid.Environment):
         # python-liquid reads its limits from the class; a class per render keeps each
@@ -82,7 +87,7 @@ def _environment(
         engine_settings: ClassVar[EngineSettings] = settings
 
     env = Bounded(
-        loader=_NoTemplates(),
+        loader=liquid.DictLoader(dict(partials)) if partials else _NoTemplates(),
         undefined=liquid.StrictDefaultUndefined if settings.strict_undefined else liquid.Undefined,
         autoescape=settings.autoescape,
         globals={
@@ -151,9 +156,11 @@ class LiquidEngine:
         data: dict[str, Any],
         limits: Limits = DEFAULT_LIMITS,
         settings: EngineSettings = DEFAULT_ENGINE_SETTINGS,
+        *,
+        partials: Mapping[str, str] | None = None,
     ) -> str:
         self.check(source)
-        template = _environment(limits, settings).from_string(source)
+        template = _environment(limits, settings, partials).from_string(source)
         return run_isolated(lambda: _render(template, data, limits.max_html_bytes), limits)
 
 
@@ -172,8 +179,8 @@ def _render(template: liquid.BoundTemplate, data: dict[str, Any], limit: int) ->
         line, _ = _line_column(exc)
         where = f" on line {line}" if line else ""
         raise TemplateRuntimeError(
-            f"Template error{where}: include and render have no templates to load here "
-            f"({_reason(exc)}); put the part in this template (capture, or a for loop).",
+            f"Template error{where}: no template to include ({_reason(exc)}); include and "
+            "render find this workspace's templates by slug.",
             line=line,
         ) from None
     except UnknownFilterError as exc:

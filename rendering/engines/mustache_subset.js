@@ -46,8 +46,13 @@ var MustacheSubset = (function () {
         program(node.inverse);
         return;
       case "PartialStatement":
+        // {{> slug}}: another template of the workspace, by its slug.
+        if (node.params.length || (node.hash && node.hash.pairs.length) || node.name.type !== "PathExpression") {
+          fail("{{> name …}} with arguments is Handlebars; a Mustache partial takes one name", node);
+        }
+        return;
       case "PartialBlockStatement":
-        fail("partials ({{> name}}) are not available: a template is self-contained", node);
+        fail("partial blocks ({{#> name}}) are Handlebars, not Mustache", node);
         return;
       default:
         fail("decorators and inline partials are Handlebars, not Mustache", node);
@@ -79,8 +84,14 @@ var MustacheSubset = (function () {
   }
   // The compiler calls the helpers it knows directly; none of them is known here.
   var unknown = {if: false, unless: false, with: false, each: false, log: false, lookup: false};
-  function render(ast, data) {
-    return environment().compile(ast, {compat: true, knownHelpers: unknown})(data);
+  function render(ast, data, partials) {
+    var env = environment();
+    Object.keys(partials || {}).forEach(function (name) {
+      var tree = Handlebars.parse(partials[name]);
+      program(tree);
+      env.registerPartial(name, env.compile(tree, {compat: true, knownHelpers: unknown}));
+    });
+    return env.compile(ast, {compat: true, knownHelpers: unknown})(data);
   }
   return {check: function (ast) { program(ast); }, render: render};
 })();
