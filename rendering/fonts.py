@@ -20,7 +20,7 @@ _FACES = (  # (family, file, bold)
     (HANGUL, "ReportHangul.ttf", False),
     (HANGUL, "ReportHangul.ttf", True),
 )
-_CJK_TEXT = re.compile("[\u3000-\u9fff\uac00-\ud7a3\uff00-\uffef]")
+_CJK_TEXT = re.compile("[\u3000-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff00-\uffef]")
 
 
 def _path_url(path: Path) -> str:

@@ -6,6 +6,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from rendering.engines.settings import EngineSettings, parse_engine_settings
 from rendering.errors import InvalidInput
 from rendering.postprocess.document_options import DocumentOptions, parse_document_options
 
@@ -13,6 +14,7 @@ PAGE_SIZES = ("A3", "A4", "A5", "Letter", "Legal")
 ORIENTATIONS = ("portrait", "landscape")
 _TEXT_OPTIONS = {"title": 300, "author": 200, "subject": 300, "header": 300, "footer": 300}
 _KNOWN = {"filename", "page_size", "orientation", "margin", "watermark", "test_mode", "pdf"}
+_KNOWN |= {"engine"}
 _KNOWN |= set(_TEXT_OPTIONS)
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _LENGTH = re.compile(r"^(\d{1,3}(?:\.\d{1,3})?)(mm|cm|in|pt)$")
@@ -35,14 +37,20 @@ class PdfOptions:
     watermark: str = ""
     # options.pdf: output profile, document metadata, e-invoice (rendering.postprocess).
     pdf: DocumentOptions | None = None
+    # options.engine: the template engine's settings (rendering.engines.settings).
+    engine: EngineSettings | None = None
 
     def as_dict(self) -> dict[str, Any]:
         # Only what was set, so jobs stored before an option existed read back the same.
         fields: dict[str, Any] = {
-            key: value for key, value in asdict(self).items() if value and key != "pdf"
+            key: value
+            for key, value in asdict(self).items()
+            if value and key not in ("pdf", "engine")
         }
         if self.pdf is not None:
             fields["pdf"] = self.pdf.as_dict()
+        if self.engine is not None:
+            fields["engine"] = self.engine.as_dict()
         return fields
 
 
@@ -117,5 +125,6 @@ def parse_options(raw: Any) -> PdfOptions:
         margin=_clean_margin(raw["margin"]) if raw.get("margin") else "",
         watermark=watermark,
         pdf=parse_document_options(raw.get("pdf")),
+        engine=parse_engine_settings(raw.get("engine")),
         **texts,
     )

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from rendering.base_style import with_base_style
@@ -36,6 +36,9 @@ class TemplateSource:
     made_for: tuple[str, ...] = ()
     # Styles before all of the template's own (inline HTML: rendering.base_style).
     base_css: str = ""
+    # The templates it may include, slug -> source (rendering.engines.partials); the
+    # caller resolves them (the workspace's own, at the versions the job recorded).
+    partials: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,15 @@ def report_prepare(
     Stages: rendering_template, rendering_charts."""
     notify = on_stage or (lambda stage, progress: None)
     notify("rendering_template", 10)
-    body = engine_render(source.engine, source.html, data, limits, helpers=source.helpers)
+    body = engine_render(
+        source.engine,
+        source.html,
+        data,
+        limits,
+        helpers=source.helpers,
+        settings=options.engine,
+        partials=source.partials or None,
+    )
     body = with_base_style(body, source.base_css)
     # Checked on what the template produced, the same for every renderer: each falls
     # back to the bundled fonts, so only characters none of them has stay undrawn. Before

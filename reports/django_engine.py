@@ -5,9 +5,11 @@ Django (an import-linter contract); the name is declared in rendering.engines.PL
 ReportsConfig.ready registers this implementation under it, so the one registry serves
 submit, template save, preview and the workers alike.
 
-What a template can reach: a standalone `Engine` (never the site's TEMPLATES), with no
-loaders (`include` and `extends` are not there; nothing on disk or of another tenant can
-be loaded), no `{% load %}`-able libraries, and Django's built-in tags and filters less
+What a template can reach: a standalone `Engine` (never the site's TEMPLATES) whose only
+loader holds the partials the caller gave (`include` and `extends` by slug; nothing on
+disk or of another tenant can be loaded), the libraries Django projects `{% load %}`
+(LOADABLE: `static`, `humanize`, `l10n`, `tz`, `i18n`, whose trans/blocktrans pass the
+text through), and Django's built-in tags and filters less
 those that reveal or reach the host (`debug`, `url`, `csrf_token`, `querystring`) or make
 output from nothing (`lorem`), plus ours (format_date, format_number, format_currency,
 chart, page_break, toc). Auto-escaping is on. Django already refuses names that start with
@@ -22,11 +24,22 @@ runs in a forked child under the same time and memory ceiling as the other Pytho
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from django import template as django_template
-from django.template import Context, Engine, Library, defaultfilters, defaulttags
+from django.contrib.humanize.templatetags import humanize
+from django.template import (
+    Context,
+    Engine,
+    Library,
+    TemplateDoesNotExist,
+    defaultfilters,
+    defaulttags,
+    loader_tags,
+)
 from django.template.base import Template, TextNode, VariableNode
+from django.templatetags import i18n, l10n, tz
 from django.utils.safestring import SafeString, mark_safe
 
 from rendering.engines.excerpt import source_excerpt
@@ -89,15 +102,49 @@ def _library() -> Library:
     return library
 
 
+def _static_library() -> Library:
+    """`{% static "logo.png" %}`: the data's `assets` object (name -> data URI) answers,
+    else the path itself, which only the bundled assets can resolve (nothing is fetched)."""
+    library = Library()
+
+    @library.simple_tag(takes_context=True, name="static")
+    def static(context: Context, path: Any) -> str:
+        assets = context.get("assets")
+        name = str(path)
+        # dict.get: the data's _Dict hides its methods from templates.
+        found = dict.get(assets, name) if isinstance(assets, dict) else None
+        if isinstance(found, str):
+            return found
+        return name
+
+    library.simple_tag(lambda: "", name="get_static_prefix")
+    library.simple_tag(lambda: "", name="get_media_prefix")
+    return library
+
+
+# What `{% load %}` finds: the libraries Django projects' documents use.
+LOADABLE: dict[str, Library] = {
+    "static": _static_library(),
+    "humanize": humanize.register,
+    "l10n": l10n.register,
+    "tz": tz.register,
+    "i18n": i18n.register,
+}
+
+
 class _Engine(Engine):
     # Only our library: none of Django's default builtins are loaded by path.
     default_builtins = []
 
 
-def _engine() -> Engine:
+def _engine(partials: Mapping[str, str] | None = None) -> Engine:
+    """`include`, `extends` and `block` find the `partials` given (slug -> source, by an
+    in-memory loader) and nothing else: no file, no other tenant's template."""
     # debug=True only makes Django annotate errors with their template line.
-    engine = _Engine(dirs=[], app_dirs=False, loaders=[], libraries={}, debug=True)
-    engine.template_builtins = [_library()]
+    loaders = [("django.template.loaders.locmem.Loader", dict(partials or {}))]
+    engine = _Engine(dirs=[], app_dirs=False, loaders=loaders, libraries={}, debug=True)
+    engine.template_builtins = [_library(), loader_tags.register]
+    engine.template_libraries = dict(LOADABLE)
     return engine
 
 
@@ -145,9 +192,21 @@ def _line(exc: BaseException) -> int | None:
 def _syntax_error(source: str, exc: BaseException) -> TemplateSyntaxError:
     reason = str(exc).strip() or type(exc).__name__
     if "is not a registered tag library" in reason:
+        name = reason.split("'")[1] if reason.count("'") >= 2 else "?"
         reason = (
-            f"{reason.split('. Must be')[0]}: {{% load %}} is not available here; templates "
-            "have Django's built-in tags and filters, and ours (see the engines guide)."
+            f"{{% load {name} %}}: there is no library {name!r} here; the libraries are "
+            f"{', '.join(sorted(LOADABLE))}, beside Django's built-in tags and filters and "
+            "ours (format_date, format_number, format_currency, chart, page_break, toc). "
+            "A tag library of your own cannot be loaded: compute the value into the data."
+        )
+    if reason.startswith("Invalid filter: '"):
+        name = reason.split("'")[1]
+        reason = (
+            f"there is no filter {name!r}. Django templates have Django's built-in filters, "
+            f"those of the libraries to {{% load %}} ({', '.join(sorted(LOADABLE))}), "
+            "and ours (format_date, format_number, format_currency, chart); a template cannot "
+            "define a filter of its own: compute the value into the data, or use the jinja2 "
+            f"engine, where {{% macro {name}(value) %}}…{{% endmacro %}} defines one."
         )
     line = _line(exc)
     if line is None:
@@ -162,9 +221,9 @@ class DjangoTemplateEngine:
     name = "django"
     label = "Django templates"
 
-    def _compile(self, source: str) -> Template:
+    def _compile(self, source: str, engine: Engine = _ENGINE) -> Template:
         try:
-            return Template(source, engine=_ENGINE)
+            return Template(source, engine=engine)
         except django_template.TemplateSyntaxError as exc:
             raise _syntax_error(source, exc) from None
         except RecursionError:
@@ -173,8 +232,15 @@ class DjangoTemplateEngine:
     def check(self, source: str) -> None:
         self._compile(source)
 
-    def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
-        compiled = self._compile(source)
+    def render(
+        self,
+        source: str,
+        data: dict[str, Any],
+        limits: Limits = DEFAULT_LIMITS,
+        *,
+        partials: Mapping[str, str] | None = None,
+    ) -> str:
+        compiled = self._compile(source, _engine(partials) if partials else _ENGINE)
         return run_isolated(lambda: _render(compiled, data, limits.max_html_bytes), limits)
 
 
@@ -213,6 +279,12 @@ def _render(compiled: Template, data: dict[str, Any], limit: int) -> str:
         raise type(exc)(f"{exc.message.rstrip('.')}{where}.", line=line) from None
     except RecursionError:
         raise TemplateRuntimeError("Template error: the data or blocks nest too deeply.") from None
+    except TemplateDoesNotExist as exc:
+        line = _line(exc)
+        where = f" on line {line}" if line else ""
+        raise TemplateRuntimeError(
+            f"Template error{where}: no template {str(exc)!r} to include.", line=line
+        ) from None
     except MemoryError:
         raise  # the isolated child reports the memory ceiling
     except Exception as exc:  # a filter or tag that failed on this data: the author's to fix

@@ -9,12 +9,15 @@ model's choices stay defined once, here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from rendering.engines.handlebars import EjsEngine, HandlebarsEngine, MustacheEngine
 from rendering.engines.jinja import JinjaEngine
 from rendering.engines.liquid import LiquidEngine
+from rendering.engines.partials import partials_check
 from rendering.engines.raw import RawEngine
+from rendering.engines.settings import DEFAULT_ENGINE_SETTINGS, EngineSettings
 from rendering.errors import InvalidInput, RenderError
 from rendering.limits import DEFAULT_LIMITS, Limits
 
@@ -26,8 +29,16 @@ class TemplateEngine(Protocol):
     def check(self, source: str) -> None:
         """Raise TemplateSyntaxError (with the line) if the source cannot compile."""
 
-    def render(self, source: str, data: dict[str, Any], limits: Limits = ...) -> str:
-        """Return HTML; raise a RenderError subclass on any template problem."""
+    def render(
+        self,
+        source: str,
+        data: dict[str, Any],
+        limits: Limits = ...,
+        *,
+        partials: Mapping[str, str] | None = ...,
+    ) -> str:
+        """Return HTML; raise a RenderError subclass on any template problem. `partials`:
+        the templates an include may find, by slug (rendering.engines.partials)."""
 
 
 # Engines implemented outside this package: name -> label (see the module's docstring).
@@ -76,13 +87,31 @@ def helpers_check(engine: str, helpers: str, limits: Limits | None = None) -> No
 
 
 def engine_render(
-    engine: str, source: str, data: dict[str, Any], limits: Limits, *, helpers: str = ""
+    engine: str,
+    source: str,
+    data: dict[str, Any],
+    limits: Limits,
+    *,
+    helpers: str = "",
+    settings: EngineSettings | None = None,
+    partials: Mapping[str, str] | None = None,
 ) -> str:
-    """Render with the named engine; `helpers` only for Handlebars (see helpers_check)."""
+    """Render with the named engine; `helpers` only for Handlebars (see helpers_check),
+    `settings` (options.engine) only read by Liquid, `partials` (slug -> source: the
+    templates it may include, rendering.engines.partials) checked for missing slugs,
+    cycles and depth first."""
+    if partials:
+        partials_check(engine, source, partials)
     if helpers:
         if engine != HandlebarsEngine.name:
             helpers_check(engine, helpers, limits)
-        return HandlebarsEngine().render(source, data, limits, helpers=helpers)
+        return HandlebarsEngine().render(source, data, limits, helpers=helpers, partials=partials)
+    if engine == LiquidEngine.name:
+        return LiquidEngine().render(
+            source, data, limits, settings=settings or DEFAULT_ENGINE_SETTINGS, partials=partials
+        )
+    if partials:
+        return get_engine(engine).render(source, data, limits, partials=partials)
     return get_engine(engine).render(source, data, limits)
 
 

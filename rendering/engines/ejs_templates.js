@@ -2,11 +2,17 @@
 // JavaScript: it runs only in the one-render child process (v8_child.py) under the same
 // time and memory limits as Handlebars; the process that checks a submit only compiles
 // it (ejs builds a Function from the source and never calls it). `include()` has nothing
-// to load: the isolate has no file system, and a template is self-contained.
+// to load but the partials the caller gave (by slug): the isolate has no file system.
 var EjsTemplates = (function () {
+  // include("slug") finds the workspace templates the caller resolved (partials), and
+  // nothing else: the isolate has no file system.
+  var given = {};
   function includer(path) {
-    throw new Error("include(" + JSON.stringify(path) + ") is not available: a template is " +
-      "self-contained (put the part in this template, or in a function it defines)");
+    if (Object.prototype.hasOwnProperty.call(given, path)) {
+      return {template: given[path]};
+    }
+    throw new Error("include(" + JSON.stringify(path) + "): no template with that slug to " +
+      "include (put the part in this template, or in a function it defines)");
   }
   var options = {compileDebug: true, includer: includer, async: false, client: false};
   function compileFails(source) {
@@ -38,8 +44,9 @@ var EjsTemplates = (function () {
     if (found) { return {message: found[2], line: Number(found[1])}; }
     return {message: message, line: null};
   }
-  function render(source, data) {
+  function render(source, data, partials) {
     var compiled;
+    given = partials || {};
     var result = check(source);
     if (!result.ok) { return {ok: false, syntax: true, message: result.message, line: result.line}; }
     compiled = ejs.compile(source, options);

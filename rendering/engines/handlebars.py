@@ -18,7 +18,7 @@ import queue
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
@@ -231,7 +231,9 @@ def _helpers_syntax_error(helpers: str, message: str, line: int | None) -> Templ
 _QUOTED = re.compile(r'"([^"]{1,100})"')
 
 
-def _runtime_error(source: str, message: str, line: int | None) -> TemplateRuntimeError:
+def _runtime_error(
+    source: str, message: str, line: int | None, dialect: str = "handlebars"
+) -> TemplateRuntimeError:
     """handlebars.js reports most runtime errors (a missing helper, a helper that threw)
     without a position; name the first line that uses the helper the message quotes."""
     first = message.strip().splitlines()[0] if message.strip() else "template error"
@@ -244,7 +246,34 @@ def _runtime_error(source: str, message: str, line: int | None) -> TemplateRunti
                     line = number
                     break
     where = f" on line {line}" if line else ""
-    return TemplateRuntimeError(f"Template error{where}: {first}", line=line)
+    return TemplateRuntimeError(
+        f"Template error{where}: {first}{_how_to_define(first, dialect)}", line=line
+    )
+
+
+_MISSING_HELPER = re.compile(r'^Missing helper: "([\w$.-]{1,100})"')
+_NOT_DEFINED = re.compile(r"^([\w$]{1,100}) is not defined")
+
+
+def _how_to_define(message: str, dialect: str) -> str:
+    """How to make what the template calls and nobody defined."""
+    if found := _MISSING_HELPER.match(message):
+        name = found.group(1)
+        return (
+            f". Define it in the template's helpers (JavaScript; each top-level function is "
+            f"a helper): function {name}(value, options) {{ return String(value); }}. The "
+            "built-in helpers are eq, ne, gt, lt, add, subtract, multiply, divide, sum, "
+            "sumProduct, formatNumber, formatCurrency, formatDate, odd, upper, json, chart, "
+            "pageBreak and toc."
+        )
+    if dialect == "ejs" and (found := _NOT_DEFINED.match(message)):
+        name = found.group(1)
+        return (
+            f". An EJS template defines its own functions: <% function {name}(value) "
+            f"{{ return String(value); }} %> before the first use; a value that may be absent "
+            f"from the data is read as locals.{name}."
+        )
+    return ""
 
 
 class HandlebarsEngine:
@@ -271,6 +300,8 @@ class HandlebarsEngine:
         data: dict[str, Any],
         limits: Limits = DEFAULT_LIMITS,
         helpers: str = "",
+        *,
+        partials: Mapping[str, str] | None = None,
     ) -> str:
         result = v8_render(
             source=source,
@@ -279,6 +310,7 @@ class HandlebarsEngine:
             timeout_ms=limits.template_timeout_ms,
             memory_mb=limits.template_max_memory_mb,
             dialect=self.dialect,
+            partials=partials,
         )
         if result["ok"]:
             html = str(result["html"])
@@ -290,7 +322,7 @@ class HandlebarsEngine:
             return html
         if result["syntax"]:
             raise _syntax_error(source, result)
-        raise _runtime_error(source, result["message"], result["line"])
+        raise _runtime_error(source, result["message"], result["line"], self.dialect)
 
 
 def _helpers_syntax(thread: _V8Thread, helpers: str) -> dict[str, Any]:
@@ -301,8 +333,9 @@ def _helpers_syntax(thread: _V8Thread, helpers: str) -> dict[str, Any]:
 class MustacheEngine(HandlebarsEngine):
     """Mustache as the Handlebars subset it is: the same parser, isolate and limits, with
     what only Handlebars has refused at check (mustache_subset.js), names looked up
-    through the enclosing sections (handlebars.js compat mode) and no helpers. Not there:
-    partials, set delimiters (`{{=<% %>=}}`) and lambdas (JSON data has no functions)."""
+    through the enclosing sections (handlebars.js compat mode), mustache.js's falsy values,
+    partials by slug (`{{> slug}}`) and no helpers. Not there: set delimiters
+    (`{{=<% %>=}}`) and lambdas (JSON data has no functions)."""
 
     name = "mustache"
     label = "Mustache"
@@ -318,9 +351,11 @@ class MustacheEngine(HandlebarsEngine):
         data: dict[str, Any],
         limits: Limits = DEFAULT_LIMITS,
         helpers: str = "",
+        *,
+        partials: Mapping[str, str] | None = None,
     ) -> str:
         _set_delimiters_check(source)
-        return super().render(source, data, limits, helpers)
+        return super().render(source, data, limits, helpers, partials=partials)
 
 
 _SET_DELIMITERS = re.compile(r"\{\{=")
@@ -341,8 +376,8 @@ def _set_delimiters_check(source: str) -> None:
 class EjsEngine(HandlebarsEngine):
     """EJS (the real ejs library) in the same parser threads, one-render child process and
     limits as Handlebars (ejs_templates.js): `<%= %>` escapes, `<%- %>` does not, and
-    `include()` is refused with a message. Only the dialect differs, so it shares the
-    machinery; it takes no helpers (a template is JavaScript and defines its own)."""
+    `include('slug')` finds only the partials given. Only the dialect differs, so it shares
+    the machinery; it takes no helpers (a template is JavaScript and defines its own)."""
 
     name = "ejs"
     label = "EJS"

@@ -6,7 +6,7 @@ import json
 import operator
 import re
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from string import Formatter
 from typing import Any
 from urllib.parse import quote
@@ -185,9 +185,14 @@ class _Environment(ImmutableSandboxedEnvironment):
         return super().call(__context, __obj, *args, **kwargs)
 
 
-def _environment(limits: Limits) -> ImmutableSandboxedEnvironment:
+def _environment(
+    limits: Limits, partials: Mapping[str, str] | None = None
+) -> ImmutableSandboxedEnvironment:
     # A fresh environment per render: no cache or global is shared between tenants.
-    env = _Environment(max_bytes=limits.max_html_bytes, autoescape=True, loader=None, cache_size=0)
+    loader = jinja2.DictLoader(dict(partials)) if partials else None
+    env = _Environment(
+        max_bytes=limits.max_html_bytes, autoescape=True, loader=loader, cache_size=0
+    )
     env.globals.update(chart=chart_markup, page_break=_page_break, toc=_toc)
     env.filters.update(FILTERS)
     env.filters.update(center=_center, indent=_indent, format=_format, wordwrap=_wordwrap)
@@ -200,18 +205,29 @@ class JinjaEngine:
 
     def check(self, source: str) -> None:
         try:
-            _environment(DEFAULT_LIMITS).parse(source)
+            # Compiled, not only parsed: an unknown filter or test is found here, at save.
+            # Compiling makes Python source from the template and runs none of it.
+            _environment(DEFAULT_LIMITS).compile(source)
         except jinja2.TemplateSyntaxError as exc:
             # Jinja gives the line, not the column: the caret marks the line's first tag.
             excerpt = source_excerpt(source, exc.lineno)
+            reason = _missing_filter_hint(str(exc.message))
             raise TemplateSyntaxError(
-                f"Template syntax error on line {exc.lineno}: {exc.message}\n{excerpt}",
+                f"Template syntax error on line {exc.lineno}: {reason}\n{excerpt}",
                 line=exc.lineno,
             ) from None
 
-    def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
+    def render(
+        self,
+        source: str,
+        data: dict[str, Any],
+        limits: Limits = DEFAULT_LIMITS,
+        *,
+        partials: Mapping[str, str] | None = None,
+    ) -> str:
         self.check(source)
-        template = _environment(limits).from_string(source)  # compiled here, run in the child
+        # Compiled here, run in the child.
+        template = _environment(limits, partials).from_string(source)
         limit = limits.max_html_bytes
         return run_isolated(lambda: self._generate(template, data, limit), limits)
 
@@ -230,6 +246,12 @@ class JinjaEngine:
             return "".join(parts)
         except SecurityError as exc:
             raise TemplateRuntimeError(f"Template tried a forbidden operation: {exc}") from None
+        except jinja2.TemplateNotFound as exc:
+            line = _template_line(exc)
+            where = f" on line {line}" if line else ""
+            raise TemplateRuntimeError(
+                f"Template error{where}: no template {exc.name!r} to include.", line=line
+            ) from None
         except jinja2.TemplateError as exc:
             line = _template_line(exc)
             where = f" on line {line}" if line else ""
@@ -238,6 +260,23 @@ class JinjaEngine:
             line = _template_line(exc)
             where = f" on line {line}" if line else ""
             raise TemplateRuntimeError(f"Template error{where}: {exc}", line=line) from None
+
+
+_NO_FILTER = re.compile(r"^No (filter|test) named '(\w+)'")
+
+
+def _missing_filter_hint(message: str) -> str:
+    """Jinja2's "No filter named 'x'." with what there is and how to make one."""
+    found = _NO_FILTER.match(message)
+    if found is None:
+        return message
+    kind, name = found.groups()
+    return (
+        f"there is no {kind} {name!r}. Jinja2 templates have Jinja2's built-in {kind}s and "
+        "ours (format_date, format_datetime, format_number, format_currency, chart); one of "
+        f"your own is a macro: {{% macro {name}(value) %}}…{{% endmacro %}}, called as "
+        f"{{{{ {name}(value) }}}}."
+    )
 
 
 def _template_line(exc: BaseException) -> int | None:

@@ -2,32 +2,40 @@
 templates render unchanged.
 
 python-liquid never evaluates Python: a path reads keys and indexes of the JSON data only
-(no attribute access), so `{{ x.__class__ }}` is just an undefined key. Undefined names
-raise (strict, with the line; `| default:` still works), values are HTML-escaped unless a
-template marks them `| safe`, and `include`/`render` have nothing to load: a template is
-self-contained. Our `Limits` map onto python-liquid's own resource limits (output size,
-loop iterations, the size of assigned values, nesting depth), and the render runs in a
-forked child under the same time and memory ceiling as Jinja2 (rendering.isolated).
+(no attribute access), so `{{ x.__class__ }}` is just an undefined key. As in Shopify,
+LiquidJS and python-liquid's own defaults, an undefined name renders empty (and equals
+`blank`) and output is not escaped; a template's options.engine can ask for strict
+undefined names (an error with the line; `| default:` still works) and auto-escaping.
+Shopify's filters are there (rendering.engines.shopify_filters), and `include`/`render`
+find only the partials given by slug (rendering.engines.partials). Our `Limits` map onto
+python-liquid's own resource limits (output size, loop iterations, the size of assigned
+values, nesting depth), and the render runs in a forked child under the same time and
+memory ceiling as Jinja2 (rendering.isolated).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import liquid
+from liquid.builtin.expressions import logical
+from liquid.builtin.expressions.primitive import Blank
 from liquid.exceptions import (
     LiquidError,
     LiquidSyntaxError,
     ResourceLimitError,
     TemplateNotFoundError,
     UndefinedError,
+    UnknownFilterError,
 )
 from markupsafe import Markup
 
 from rendering.engines.excerpt import source_excerpt
 from rendering.engines.jinja import chart_markup
 from rendering.engines.jinja_format import FILTERS
+from rendering.engines.settings import DEFAULT_ENGINE_SETTINGS, EngineSettings
+from rendering.engines.shopify_filters import SHOPIFY_FILTERS
 from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 from rendering.isolated import run_isolated
 from rendering.limits import DEFAULT_LIMITS, Limits, size_text
@@ -37,6 +45,24 @@ from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 MAX_LOOP_ITERATIONS = 1_000_000
 
 
+_python_liquid_eq = logical._eq
+
+
+def _shopify_eq(left: object, right: object) -> bool:
+    """`x == blank` holds for nil and an undefined name too, as in Shopify and LiquidJS
+    (Shopify's own packing slip tests `billing_address != blank`); python-liquid compares
+    them unequal. Everything else is python-liquid's own comparison."""
+    if isinstance(right, Blank):
+        left, right = right, left
+    if isinstance(left, Blank) and (right is None or liquid.is_undefined(right)):
+        return True
+    return bool(_python_liquid_eq(left, right))
+
+
+# python-liquid's `==` and `!=` call this module function (`{% when %}` keeps its own).
+logical._eq = _shopify_eq
+
+
 class _NoTemplates(liquid.DictLoader):
     """`include` and `render` find nothing: no file system, no other template."""
 
@@ -44,7 +70,11 @@ class _NoTemplates(liquid.DictLoader):
         super().__init__({})
 
 
-def _environment(limits: Limits) -> liquid.Environment:
+def _environment(
+    limits: Limits,
+    settings: EngineSettings = DEFAULT_ENGINE_SETTINGS,
+    partials: Mapping[str, str] | None = None,
+) -> liquid.Environment:
     class Bounded(liquid.Environment):
         # python-liquid reads its limits from the class; a class per render keeps each
         # render's own (they differ when the settings do).
@@ -53,17 +83,19 @@ def _environment(limits: Limits) -> liquid.Environment:
         loop_iteration_limit: ClassVar[int | None] = MAX_LOOP_ITERATIONS
         context_depth_limit: ClassVar[int] = 30
         block_nesting_limit: ClassVar[int] = min(limits.max_nesting_depth, 100)
+        # Read by the money filters (rendering.engines.shopify_filters).
+        engine_settings: ClassVar[EngineSettings] = settings
 
     env = Bounded(
-        loader=_NoTemplates(),
-        undefined=liquid.StrictDefaultUndefined,
-        autoescape=True,
+        loader=liquid.DictLoader(dict(partials)) if partials else _NoTemplates(),
+        undefined=liquid.StrictDefaultUndefined if settings.strict_undefined else liquid.Undefined,
+        autoescape=settings.autoescape,
         globals={
             "page_break": Markup("<pdf:nextpage></pdf:nextpage>"),
             "toc": Markup("<pdf:toc></pdf:toc>"),
         },
     )
-    filters: dict[str, Callable[..., Any]] = {**FILTERS, "chart": chart_markup}
+    filters: dict[str, Callable[..., Any]] = {**SHOPIFY_FILTERS, **FILTERS, "chart": chart_markup}
     env.filters.update(filters)
     return env
 
@@ -118,9 +150,17 @@ class LiquidEngine:
                 f"Template syntax error on line {line}: {_reason(exc)}\n{excerpt}", line=line
             ) from None
 
-    def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
+    def render(
+        self,
+        source: str,
+        data: dict[str, Any],
+        limits: Limits = DEFAULT_LIMITS,
+        settings: EngineSettings = DEFAULT_ENGINE_SETTINGS,
+        *,
+        partials: Mapping[str, str] | None = None,
+    ) -> str:
         self.check(source)
-        template = _environment(limits).from_string(source)
+        template = _environment(limits, settings, partials).from_string(source)
         return run_isolated(lambda: _render(template, data, limits.max_html_bytes), limits)
 
 
@@ -139,8 +179,20 @@ def _render(template: liquid.BoundTemplate, data: dict[str, Any], limit: int) ->
         line, _ = _line_column(exc)
         where = f" on line {line}" if line else ""
         raise TemplateRuntimeError(
-            f"Template error{where}: include and render have no templates to load here "
-            f"({_reason(exc)}); put the part in this template (capture, or a for loop).",
+            f"Template error{where}: no template to include ({_reason(exc)}); include and "
+            "render find this workspace's templates by slug.",
+            line=line,
+        ) from None
+    except UnknownFilterError as exc:
+        line, _ = _line_column(exc)
+        where = f" on line {line}" if line else ""
+        name = _reason(exc).split("'")[1] if _reason(exc).count("'") >= 2 else "?"
+        raise TemplateRuntimeError(
+            f"Template error{where}: there is no filter {name!r}. Liquid templates here have "
+            "Liquid's standard filters, Shopify's (money, img_url, handleize, pluralize…) and "
+            "ours (format_date, format_number, format_currency, chart); a filter of your "
+            f"own is an assign or capture: {{% capture {name} %}}…{{% endcapture %}}, or "
+            "compute the value into the data.",
             line=line,
         ) from None
     except (UndefinedError, LiquidSyntaxError, LiquidError) as exc:

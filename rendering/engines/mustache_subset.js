@@ -46,8 +46,13 @@ var MustacheSubset = (function () {
         program(node.inverse);
         return;
       case "PartialStatement":
+        // {{> slug}}: another template of the workspace, by its slug.
+        if (node.params.length || (node.hash && node.hash.pairs.length) || node.name.type !== "PathExpression") {
+          fail("{{> name …}} with arguments is Handlebars; a Mustache partial takes one name", node);
+        }
+        return;
       case "PartialBlockStatement":
-        fail("partials ({{> name}}) are not available: a template is self-contained", node);
+        fail("partial blocks ({{#> name}}) are Handlebars, not Mustache", node);
         return;
       default:
         fail("decorators and inline partials are Handlebars, not Mustache", node);
@@ -56,9 +61,11 @@ var MustacheSubset = (function () {
   // A section over a value: Handlebars' own blockHelperMissing, except that a list is
   // iterated here and not through the `each` helper, so that no helper is left and
   // {{#each}} is a section over the key "each" like any other.
+  // As mustache.js: every JavaScript falsy value ("", 0, false, null, NaN) and an empty
+  // list skip a section and open an inverted one.
   function section(context, options) {
     if (context === true) { return options.fn(this); }
-    if (context === false || context == null) { return options.inverse(this); }
+    if (!context) { return options.inverse(this); }
     if (Array.isArray(context)) {
       if (!context.length) { return options.inverse(this); }
       var out = "";
@@ -77,8 +84,14 @@ var MustacheSubset = (function () {
   }
   // The compiler calls the helpers it knows directly; none of them is known here.
   var unknown = {if: false, unless: false, with: false, each: false, log: false, lookup: false};
-  function render(ast, data) {
-    return environment().compile(ast, {compat: true, knownHelpers: unknown})(data);
+  function render(ast, data, partials) {
+    var env = environment();
+    Object.keys(partials || {}).forEach(function (name) {
+      var tree = Handlebars.parse(partials[name]);
+      program(tree);
+      env.registerPartial(name, env.compile(tree, {compat: true, knownHelpers: unknown}));
+    });
+    return env.compile(ast, {compat: true, knownHelpers: unknown})(data);
   }
   return {check: function (ast) { program(ast); }, render: render};
 })();

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rendering.limits import DEFAULT_LIMITS, Limits
@@ -14,5 +15,12 @@ class RawEngine:
     def check(self, source: str) -> None:
         return None
 
-    def render(self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> str:
+    def render(
+        self,
+        source: str,
+        data: dict[str, Any],
+        limits: Limits = DEFAULT_LIMITS,
+        *,
+        partials: Mapping[str, str] | None = None,
+    ) -> str:
         return source

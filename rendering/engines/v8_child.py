@@ -21,19 +21,20 @@ _HERE = Path(__file__).resolve().parent
 
 # Results cross the boundary as JSON text so no JS object proxy outlives the isolate.
 RENDER_JS = """
-(function (source, data, helpers, dialect) {
+(function (source, data, helpers, dialect, partials) {
+  partials = partials || {};
   function failure(e, syntax) {
     return JSON.stringify({ok: false, syntax: syntax, message: String((e && e.message) || e),
       line: (e && e.lineNumber) || null,
       column: (dialect === "mustache" && e && typeof e.column === "number") ? e.column : null});
   }
-  if (dialect === "ejs") { return JSON.stringify(EjsTemplates.render(source, data)); }
+  if (dialect === "ejs") { return JSON.stringify(EjsTemplates.render(source, data, partials)); }
   if (dialect === "mustache") {
     var tree;
     try { tree = Handlebars.parse(source); MustacheSubset.check(tree); }
     catch (e) { return failure(e, true); }
     try {
-      return JSON.stringify({ok: true, html: MustacheSubset.render(tree, data)});
+      return JSON.stringify({ok: true, html: MustacheSubset.render(tree, data, partials)});
     } catch (e) { return failure(e, false); }
   }
   if (helpers) {
@@ -47,6 +48,10 @@ RENDER_JS = """
       }
     });
   }
+  // Partials by slug: the templates the caller resolved (rendering.engines.partials).
+  Object.keys(partials).forEach(function (name) {
+    Handlebars.registerPartial(name, partials[name]);
+  });
   var ast;
   try { ast = Handlebars.parse(source); } catch (e) { return failure(e, true); }
   try { return JSON.stringify({ok: true, html: Handlebars.compile(ast)(data)}); }
@@ -98,6 +103,7 @@ def main() -> None:
             request["data"],
             request["helpers"],
             request.get("dialect", "handlebars"),
+            request.get("partials") or {},
             timeout_sec=request["timeout_ms"] / 1000,
         )
     except JSTimeoutException:

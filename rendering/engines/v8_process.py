@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,7 @@ def v8_render(
     timeout_ms: int,
     memory_mb: int,
     dialect: str = "handlebars",
+    partials: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The render's answer ({ok, html} or {ok: false, syntax, message, line}); raise
     LimitExceeded past the time or memory limit."""
@@ -82,6 +84,7 @@ def v8_render(
         "data": data,
         "helpers": helpers,
         "dialect": dialect,
+        "partials": dict(partials or {}),
         "timeout_ms": timeout_ms,
         "memory_bytes": memory_mb << 20,
     }

@@ -49,11 +49,9 @@ def test_methods_of_the_data_are_not_there_to_call():
     ("source", "reason"),
     [
         ("<p>\n{% debug %}", "'debug'"),
-        ("<p>\n{% load static %}", "load"),
-        ("<p>\n{% load i18n %}", "load"),
+        ("<p>\n{% load cache %}", "no library 'cache'"),
+        ("<p>\n{% load admin_urls %}", "no library 'admin_urls'"),
         ("<p>\n{% load log from admin_urls %}", "load"),
-        ("<p>\n{% include 'reports/base.html' %}", "'include'"),
-        ("<p>\n{% extends 'base.html' %}", "'extends'"),
         ("<p>\n{% url 'admin:index' %}", "'url'"),
         ("<p>\n{% csrf_token %}", "'csrf_token'"),
         ("<p>\n{% lorem 100000000 w %}", "'lorem'"),
@@ -63,6 +61,14 @@ def test_tags_that_reach_beyond_the_data_are_refused_with_their_line(source, rea
     with pytest.raises(TemplateSyntaxError, match=f"line 2.*{reason}") as refused:
         django.check(source)
     assert refused.value.line == 2
+
+
+@pytest.mark.parametrize(
+    "source", ["<p>\n{% include 'reports/base.html' %}", "<p>\n{% extends 'base.html' %}"]
+)
+def test_include_and_extends_find_no_file_and_no_site_template(source):
+    with pytest.raises(TemplateRuntimeError, match=r"no template '.*' to include"):
+        django.render(source, {})
 
 
 def test_deep_nesting_is_refused_not_a_crash():

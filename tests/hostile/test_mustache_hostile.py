@@ -36,8 +36,8 @@ def test_data_cannot_pollute_the_prototype_of_the_next_lookup():
 @pytest.mark.parametrize(
     ("source", "reason"),
     [
-        ("<p>\n{{> header}}", "partials"),
-        ("<p>\n{{#> layout}}x{{/layout}}", "partials"),
+        ("<p>\n{{> header x}}", "a Mustache partial takes one name"),
+        ("<p>\n{{#> layout}}x{{/layout}}", "partial blocks"),
         ('<p>\n{{#*inline "x"}}y{{/inline}}', "inline partials"),
         ("<p>\n{{#each rows}}{{/each}}", "helper call"),
         ("<p>\n{{lookup . 'constructor'}}", "helper call"),

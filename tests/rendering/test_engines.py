@@ -7,6 +7,8 @@ import time
 import pytest
 
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
+from rendering.engines.liquid import LiquidEngine
+from rendering.engines.settings import EngineSettings
 from rendering.error_codes import ErrorCode
 from rendering.errors import (
     InvalidInput,
@@ -253,7 +255,7 @@ def test_handlebars_runtime_errors_name_the_line_of_the_helper():
             "<p>ok</p>\n<p>ok</p>\n<p>{{shout name}}</p>", {"name": "x"}, limits_from_settings()
         )
     assert caught.value.line == 3
-    assert caught.value.message == 'Template error on line 3: Missing helper: "shout"'
+    assert caught.value.message.startswith('Template error on line 3: Missing helper: "shout". ')
     with pytest.raises(TemplateRuntimeError) as caught:
         engine.render("a\n{{#chart}}{oops{{/chart}}", {}, limits_from_settings())
     assert caught.value.line == 2
@@ -375,7 +377,7 @@ def test_helpers_syntax_error_is_reported_at_its_real_line(helpers, line, reason
     )
 
 
-def test_liquid_shopify_filters_escaping_and_our_formatting():
+def test_liquid_standard_filters_no_escaping_and_our_formatting():
     source = (
         "{% for r in rows %}{{ forloop.index }}:{{ r.name | upcase | truncate: 6 }}"
         "={{ r.price | times: r.qty | round: 2 }};{% endfor %}"
@@ -393,16 +395,18 @@ def test_liquid_shopify_filters_escaping_and_our_formatting():
     }
     html = get_engine("liquid").render(source, data, limits_from_settings())
     assert html == (
-        "1:APP...=4.5;2:KIWIS=1.75;apples, kiwis|kiwis|1.234,50\xa0€|n/a|01 Mar 2026|&lt;b&gt;|<b>"
+        "1:APP...=4.5;2:KIWIS=1.75;apples, kiwis|kiwis|1.234,50\xa0€|n/a|01 Mar 2026|<b>|<b>"
     )
 
 
-def test_liquid_undefined_names_and_filters_fail_with_their_line():
-    liquid = get_engine("liquid")
+def test_liquid_strict_undefined_names_and_unknown_filters_fail_with_their_line():
+    liquid = LiquidEngine()
+    strict = EngineSettings(strict_undefined=True)
+    source = "<p>\n\n{{ customer.name }}</p>"
     with pytest.raises(TemplateRuntimeError, match="line 3: 'customer' is undefined") as failed:
-        liquid.render("<p>\n\n{{ customer.name }}</p>", {}, limits_from_settings())
+        liquid.render(source, {}, limits_from_settings(), settings=strict)
     assert failed.value.line == 3
-    with pytest.raises(TemplateRuntimeError, match=r"line 2.*unknown filter 'shout'"):
+    with pytest.raises(TemplateRuntimeError, match=r"line 2: there is no filter 'shout'"):
         liquid.render("a\n{{ 'x' | shout }}", {}, limits_from_settings())
 
 
@@ -463,6 +467,21 @@ def test_mustache_sections_inverted_sections_and_enclosing_lookup():
     assert html == "T&lt;:[a/T&lt;][b/own]noneF1<i><i>Ix,y,<7>own-1;"
 
 
+@pytest.mark.parametrize("falsy", ["", [], 0, False, None])
+def test_mustache_falsy_values_are_mustache_js_ones(falsy):
+    source = "{{#note}}[{{note}}]{{/note}}{{^note}}no note{{/note}}"
+    html = get_engine("mustache").render(source, {"note": falsy}, limits_from_settings())
+    assert html == "no note"
+    assert get_engine("mustache").render(source, {}, limits_from_settings()) == "no note"
+
+
+def test_mustache_truthy_text_and_numbers_open_a_section_with_the_value():
+    source = "{{#note}}[{{note}}]{{/note}}{{^note}}no note{{/note}}"
+    for value, shown in (("Leave at door", "[Leave at door]"), (3, "[3]"), ("0", "[0]")):
+        html = get_engine("mustache").render(source, {"note": value}, limits_from_settings())
+        assert html == shown
+
+
 def test_mustache_has_no_helpers_and_syntax_errors_name_the_line():
     message = str(_syntax_message("mustache", "<p>\n  {{#rows}}\n</p>"))
     assert message.startswith("Template syntax error on line")
@@ -494,3 +513,31 @@ def test_ejs_errors_name_their_line():
     with pytest.raises(TemplateRuntimeError, match="line 3: customer is not defined") as failed:
         get_engine("ejs").render("<p>\n\n<%= customer.name %>", {}, limits_from_settings())
     assert failed.value.line == 3
+
+
+@pytest.mark.parametrize(
+    ("engine", "source", "named", "how"),
+    [
+        ("handlebars", "<p>\n{{shout name}}", 'Missing helper: "shout"', "function shout(value"),
+        ("ejs", "<p>\n<%= shout(name) %>", "shout is not defined", "<% function shout(value)"),
+        ("jinja2", "<p>\n{{ name|shout }}", "no filter 'shout'", "{% macro shout(value) %}"),
+        ("django", "<p>\n{{ name|shout }}", "no filter 'shout'", "{% macro shout(value) %}"),
+        ("liquid", "<p>\n{{ name | shout }}", "no filter 'shout'", "{% capture shout %}"),
+    ],
+)
+def test_a_missing_helper_or_filter_is_named_with_how_to_define_it(engine, source, named, how):
+    with pytest.raises(RenderError) as failed:
+        get_engine(engine).render(source, {"name": "a"}, limits_from_settings())
+    assert failed.value.line == 2
+    assert named in failed.value.message
+    assert how in failed.value.message
+
+
+def test_a_helper_defined_as_the_error_says_renders():
+    helpers = "function shout(value, options) { return String(value).toUpperCase(); }"
+    html = get_engine("handlebars").render(
+        "{{shout name}}", {"name": "a"}, limits_from_settings(), helpers=helpers
+    )
+    assert html == "A"
+    source = "<% function shout(value) { return String(value).toUpperCase(); } %><%= shout(name) %>"
+    assert get_engine("ejs").render(source, {"name": "a"}, limits_from_settings()) == "A"

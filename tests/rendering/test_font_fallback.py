@@ -55,3 +55,23 @@ def test_cjk_text_in_a_helvetica_document_comes_out_on_every_renderer(renderer):
     ).stdout.decode()
     assert "ReportCJK" in fonts.replace("-", "")
     assert "ReportHangul" in fonts.replace("-", "")
+
+
+def test_a_japanese_invoice_in_an_unknown_font_keeps_every_word_on_every_renderer(renderer):
+    # Windows' Japanese extensions (CP932) that invoices use: ㈱, circled numbers, and the
+    # name variants 髙 and 﨑; before they were bundled, xhtml2pdf dropped 5 of these 8 words.
+    amount = "￥\uff11\uff12\uff0c\uff13\uff14\uff15"  # full-width ￥12,345
+    words = ["御請求書", "㈱サンプル商事", "髙橋", "山﨑", "①", "②", "ご請求金額", amount]
+    rendered = render(
+        renderer,
+        "<p style=\"font-family: 'MS PGothic', Meiryo\">" + " ".join(words) + "</p>",
+        css="body { font-family: 'Hiragino Kaku Gothic ProN'; }",
+    )
+    text = subprocess.run(
+        ["pdftotext", "-", "-"], input=rendered.content, capture_output=True, check=True
+    ).stdout.decode()
+    assert [word for word in words if word not in text] == []
+    fonts = subprocess.run(
+        ["pdffonts", "-"], input=rendered.content, capture_output=True, check=True
+    ).stdout.decode()
+    assert "ReportCJK" in fonts.replace("-", "")

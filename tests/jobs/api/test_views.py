@@ -187,10 +187,10 @@ def test_every_api_path_answers_with_or_without_a_trailing_slash(api, user):
         ),
         ({"html_template": "a\n<%= 1 +", "engine": "ejs"}, 400, "template_syntax", "line 2"),
         (
-            {"html_template": "{% load static %}", "engine": "django"},
+            {"html_template": "{% load cache %}", "engine": "django"},
             400,
             "template_syntax",
-            "load",
+            "no library 'cache'",
         ),
         ({"template": "no-such-template"}, 400, "unknown_template", "No template with slug"),
         ({"html_template": "<p/>", "data": [1, 2]}, 400, "invalid_data", "must be a JSON object"),
