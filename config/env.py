@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -35,17 +37,26 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={value!r} is not a boolean (use true or false).")
 
 
-def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+N = TypeVar("N", int, float)
+
+
+def _env_number(
+    name: str, default: N, parse: Callable[[str], N], noun: str, minimum: N | None
+) -> N:
     value = os.environ.get(name)
     if value is None or value.strip() == "":
         return default
     try:
-        number = int(value)
+        number = parse(value)
     except ValueError:
-        raise ImproperlyConfigured(f"{name}={value!r} is not a whole number.") from None
+        raise ImproperlyConfigured(f"{name}={value!r} is not {noun}.") from None
     if minimum is not None and number < minimum:
         raise ImproperlyConfigured(f"{name}={number} is below the minimum of {minimum}.")
     return number
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    return _env_number(name, default, int, "a whole number", minimum)
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -65,16 +76,7 @@ def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
 
 
 def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
-    value = os.environ.get(name)
-    if value is None or value.strip() == "":
-        return default
-    try:
-        number = float(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={value!r} is not a number.") from None
-    if minimum is not None and number < minimum:
-        raise ImproperlyConfigured(f"{name}={number} is below the minimum of {minimum}.")
-    return number
+    return _env_number(name, default, float, "a number", minimum)
 
 
 def env_admins(name: str) -> list[tuple[str, str]]:

@@ -4,8 +4,6 @@ so the three renderers share one policy (xhtml2pdf's, which checks every redirec
 
 from __future__ import annotations
 
-import logging
-import threading
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +11,8 @@ from urllib.request import url2pathname
 
 from xhtml2pdf.config.resources import ResourceAccessError, ResourceAccessPolicy
 from xhtml2pdf.files import pisaFileObject
+
+from rendering.resources import collect_warnings
 
 ASSETS_DIR = (Path(__file__).parent / "assets").resolve()
 _SCHEMES = frozenset({"data", "file", "http", "https"})
@@ -31,18 +31,6 @@ class Fetched:
 def public_message(message: str) -> str:
     """A refusal as a person may read it: no server paths."""
     return message.replace(str(ASSETS_DIR), "the bundled assets")
-
-
-class _Collector(logging.Handler):
-    # pisaFileObject logs a refused redirect hop instead of raising; keep this thread's.
-    def __init__(self) -> None:
-        super().__init__(level=logging.WARNING)
-        self.thread = threading.get_ident()
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.thread == self.thread:
-            self.messages.append(record.getMessage())
 
 
 def _shown(url: str) -> str:
@@ -64,18 +52,16 @@ def resource_fetch(url: str, policy: ResourceAccessPolicy) -> Fetched:
             policy.check_url(url)
     except ResourceAccessError as exc:
         raise ResourceRefused(public_message(f"{_shown(url)} was refused: {exc}")) from None
-    collector = _Collector()
-    logger = logging.getLogger("xhtml2pdf")
-    logger.addHandler(collector)
-    try:
-        source = pisaFileObject(url, basepath=None, policy=policy)
-        body = source.getData()
-        mime_type = source.getMimeType() or "application/octet-stream"
-    except (ResourceAccessError, OSError, ValueError) as exc:
-        raise ResourceRefused(public_message(f"{_shown(url)} could not be loaded: {exc}")) from None
-    finally:
-        logger.removeHandler(collector)
+    # pisaFileObject logs a refused redirect hop instead of raising: its last warning says why.
+    with collect_warnings() as warnings:
+        try:
+            source = pisaFileObject(url, basepath=None, policy=policy)
+            body = source.getData()
+            mime_type = source.getMimeType() or "application/octet-stream"
+        except (ResourceAccessError, OSError, ValueError) as exc:
+            message = f"{_shown(url)} could not be loaded: {exc}"
+            raise ResourceRefused(public_message(message)) from None
     if body is None:
-        reason = collector.messages[-1] if collector.messages else "nothing was returned"
+        reason = warnings[-1] if warnings else "nothing was returned"
         raise ResourceRefused(public_message(f"{_shown(url)} could not be loaded: {reason}"))
     return Fetched(body=body, mime_type=mime_type)

@@ -9,6 +9,7 @@ from typing import Any
 from rendering.engines.settings import EngineSettings, parse_engine_settings
 from rendering.errors import InvalidInput
 from rendering.postprocess.document_options import DocumentOptions, parse_document_options
+from rendering.text_checks import clean_text
 
 PAGE_SIZES = ("A3", "A4", "A5", "Letter", "Legal")
 ORIENTATIONS = ("portrait", "landscape")
@@ -19,7 +20,6 @@ _KNOWN |= set(_TEXT_OPTIONS)
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _LENGTH = re.compile(r"^(\d{1,3}(?:\.\d{1,3})?)(mm|cm|in|pt)$")
 _MAX_MARGIN_CM = {"mm": 100.0, "cm": 10.0, "in": 4.0, "pt": 284.0}
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -80,12 +80,7 @@ def _clean_margin(value: Any) -> str:
 
 
 def _clean_text(name: str, value: Any, limit: int) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput(f"options.{name} must be a string.")
-    value = _CONTROL.sub(" ", value).strip()
-    if len(value) > limit:
-        raise InvalidInput(f"options.{name} is longer than {limit} characters.")
-    return value
+    return clean_text(f"options.{name}", value, limit)
 
 
 def parse_options(raw: Any) -> PdfOptions:

@@ -13,6 +13,7 @@ from accounts.sealing import steps_redacted
 from rendering.errors import ApplicationError
 from reports.models import Renderer, ReportTemplate, ReportTemplateVersion
 from reports.services import (
+    VERSIONED_FIELDS,
     template_archive,
     template_job_defaults_check,
     template_saved_elsewhere,
@@ -36,22 +37,7 @@ def _workspace_of(cleaned: dict[str, Any]) -> Any:
 class ReportTemplateForm(forms.ModelForm):
     class Meta:
         model = ReportTemplate
-        fields = (
-            "workspace",
-            "owner",
-            "name",
-            "slug",
-            "engine",
-            "renderer",
-            "renderers",
-            "html",
-            "css",
-            "helpers",
-            "schema",
-            "sample_data",
-            "options",
-            "steps",
-        )
+        fields = ("workspace", "owner", "name", "slug", "renderers", *VERSIONED_FIELDS)
         help_texts = {
             "options": 'Job options its jobs start from (e.g. {"pdf": {"profile": '
             '"pdf/ua-1"}}), checked as a submit checks them.',

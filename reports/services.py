@@ -38,7 +38,8 @@ from workspaces.models import Workspace
 from workspaces.permissions import Action, authorize, is_api_key
 from workspaces.services import workspace_personal
 
-_VERSIONED = (
+# What a version of a template holds (a change makes a draft); the rest is the template's own.
+VERSIONED_FIELDS = (
     "engine",
     "renderer",
     "html",
@@ -50,7 +51,7 @@ _VERSIONED = (
     "steps",
 )
 _UNVERSIONED = ("name", "cache_results", "renderers")
-UPDATABLE = (*_UNVERSIONED, *_VERSIONED)
+UPDATABLE = (*_UNVERSIONED, *VERSIONED_FIELDS)
 
 
 def template_slug_check(
@@ -170,7 +171,7 @@ def _snapshot(template: ReportTemplate, *, by: Any) -> ReportTemplateVersion:
         template=template,
         number=(last or 0) + 1,
         created_by=_person(by),
-        **{name: getattr(template, name) for name in _VERSIONED},
+        **{name: getattr(template, name) for name in VERSIONED_FIELDS},
     )
     return version
 
@@ -299,7 +300,9 @@ def template_record_version(*, template: ReportTemplate, by: Any = None) -> Repo
     """Save the template's current state as a new version unless the latest already is it,
     and publish it: the row was changed in place (the admin), so it is what jobs render."""
     latest = template.latest_version
-    if latest is not None and all(getattr(latest, f) == getattr(template, f) for f in _VERSIONED):
+    if latest is not None and all(
+        getattr(latest, f) == getattr(template, f) for f in VERSIONED_FIELDS
+    ):
         version = latest
     else:
         version = _snapshot(template, by=by)
@@ -310,7 +313,7 @@ def template_record_version(*, template: ReportTemplate, by: Any = None) -> Repo
 
 def _publish(template: ReportTemplate, version: ReportTemplateVersion, *, by: Any) -> None:
     """Make `version` what jobs render: its fields onto the row, who and when recorded."""
-    for name in _VERSIONED:
+    for name in VERSIONED_FIELDS:
         setattr(template, name, getattr(version, name))
     template.published_version = version
     template.published_by = _person(by)
@@ -343,8 +346,8 @@ def template_draft_save(
     _updatable_check(changes)
     template = _locked(template)
     base: Any = template_draft(template=template) or template
-    fields = {name: getattr(base, name) for name in _VERSIONED}
-    fields.update({k: v for k, v in changes.items() if k in _VERSIONED})
+    fields = {name: getattr(base, name) for name in VERSIONED_FIELDS}
+    fields.update({k: v for k, v in changes.items() if k in VERSIONED_FIELDS})
     renderers = changes.get("renderers", template.renderers)
     template_validate(
         engine=fields["engine"],
@@ -370,9 +373,9 @@ def template_draft_save(
             setattr(template, name, changes[name])
     drafted: dict[str, int] = {}  # the audit entry names the draft a change made
     published = template.published_version
-    if published is not None and all(getattr(published, f) == fields[f] for f in _VERSIONED):
+    if published is not None and all(getattr(published, f) == fields[f] for f in VERSIONED_FIELDS):
         template.draft_version = None  # edited back to what is published: nothing to publish
-    elif any(getattr(base, f) != fields[f] for f in _VERSIONED):
+    elif any(getattr(base, f) != fields[f] for f in VERSIONED_FIELDS):
         last = template.versions.order_by("-number").values_list("number", flat=True).first()
         template.draft_version = ReportTemplateVersion.objects.create(
             template=template,
@@ -425,7 +428,7 @@ def template_current_version(*, template: ReportTemplate) -> ReportTemplateVersi
                 template=template,
                 number=1,
                 created_by=None,
-                **{name: getattr(template, name) for name in _VERSIONED},
+                **{name: getattr(template, name) for name in VERSIONED_FIELDS},
             )
     except IntegrityError:
         found = template.versions.order_by("-number").first()

@@ -8,6 +8,7 @@ from typing import Any
 
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
+from rendering.text_checks import clean_text
 
 # WeasyPrint's own variant names. Combinations ("pdf/a-3b+ua-1") are not offered:
 # WeasyPrint writes one identification schema per document, so a combined claim would be
@@ -20,7 +21,6 @@ E_INVOICE_PROFILES = ("minimum", "basicwl", "basic", "en16931", "extended")
 _KNOWN = {"profile", "metadata", "e_invoice"}
 _METADATA_LIMITS = {"title": 300, "author": 200, "subject": 300, "lang": 35}
 _LANG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_E_INVOICE_BYTES = 2_000_000
 
 
@@ -71,12 +71,7 @@ class DocumentOptions:
 
 
 def _text(name: str, value: Any, limit: int) -> str:
-    if not isinstance(value, str):
-        raise RenderError(f"options.pdf.metadata.{name} must be a string.")
-    value = _CONTROL.sub(" ", value).strip()
-    if len(value) > limit:
-        raise RenderError(f"options.pdf.metadata.{name} is longer than {limit} characters.")
-    return value
+    return clean_text(f"options.pdf.metadata.{name}", value, limit, error=RenderError)
 
 
 def _metadata(raw: Any) -> DocumentMetadata:
