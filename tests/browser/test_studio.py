@@ -127,12 +127,34 @@ def test_typing_previews_errors_show_at_their_line_and_publish_goes_live(page, p
     assert "Payable within 30 days" in _job_text(live_stack, key)
     _screenshot(page, "studio-1920.png")
 
-    # Roll back to v1: new jobs render the old text again.
+    # Roll back asks first: answering no changes nothing.
+    questions: list[str] = []
+
+    def answer(dialog, accept: bool) -> None:
+        questions.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", lambda dialog: answer(dialog, accept=False))
     page.locator("[data-rollback-version]").select_option("1")
     page.locator("[data-rollback]").click()
+    page.wait_for_timeout(300)
+    assert questions and "Roll back to v1?" in questions[0]
+    assert ReportTemplate.objects.get(pk=template.pk).published_version.number == 2
+
+    # Roll back to v1: new jobs render the old text again, and the editor and preview show
+    # v1 (not the v2 just replaced, which one click on Publish would have put back).
+    before = _rendered_count(page)
+    page.once("dialog", lambda dialog: answer(dialog, accept=True))
+    page.locator("[data-rollback]").click()
     _wait_pill(page, "Published v1")
+    assert "The editor and preview will show v1." in questions[1]
     assert "Payable within 30 days" not in _job_text(live_stack, key)
     assert ReportTemplate.objects.get(pk=template.pk).published_version.number == 1
+    assert "Payable within 30 days" not in page.locator("[data-editor='html'] .cm-content").inner_text()
+    _wait_rendered_after(page, before)
+    assert page.locator("[data-save-state]").inner_text() == "Rolled back: v1 is live"
+    assert page.locator("[data-publish]").is_disabled()
+    assert page.locator("[data-save]").is_disabled()
 
 
 def test_a_new_template_from_a_sample_opens_in_the_studio(page, person, live_stack):
