@@ -107,7 +107,9 @@ def _metadata(raw: Any) -> DocumentMetadata:
 
 def _e_invoice(raw: Any, profile: str) -> tuple[EInvoice, str]:
     if not isinstance(raw, dict) or set(raw) - {"xml", "profile"}:
-        raise InvalidInput('options.pdf.e_invoice must be {"xml": "<rsm:…>", "profile": "en16931"}.')
+        raise InvalidInput(
+            'options.pdf.e_invoice must be {"xml": "<rsm:…>", "profile": "en16931"}.'
+        )
     xml, level = raw.get("xml"), raw.get("profile", "en16931")
     if not isinstance(xml, str) or not xml.strip():
         raise InvalidInput("options.pdf.e_invoice.xml must be the invoice's CII XML as a string.")

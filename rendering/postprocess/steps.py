@@ -198,8 +198,8 @@ _PARSERS = {
 
 
 def parse_steps(raw: Any, document: DocumentOptions | None = None) -> list[dict[str, Any]]:
-    """The normalised steps; InvalidInput (code invalid_data) naming the step and field otherwise. What the
-    document's profile forbids (encryption in PDF/A, a file attached to PDF/A-2)
+    """The normalised steps; InvalidInput (code invalid_data) naming the step and field
+    otherwise. What the document's profile forbids (encryption in PDF/A, a file attached to PDF/A-2)
     is refused here, before anything runs."""
     if raw is None:
         return []

@@ -138,7 +138,8 @@ def test_typing_previews_errors_show_at_their_line_and_publish_goes_live(page, p
     page.locator("[data-rollback-version]").select_option("1")
     page.locator("[data-rollback]").click()
     page.wait_for_timeout(300)
-    assert questions and "Roll back to v1?" in questions[0]
+    assert questions
+    assert "Roll back to v1?" in questions[0]
     assert ReportTemplate.objects.get(pk=template.pk).published_version.number == 2
 
     # Roll back to v1: new jobs render the old text again, and the editor and preview show
@@ -150,7 +151,10 @@ def test_typing_previews_errors_show_at_their_line_and_publish_goes_live(page, p
     assert "The editor and preview will show v1." in questions[1]
     assert "Payable within 30 days" not in _job_text(live_stack, key)
     assert ReportTemplate.objects.get(pk=template.pk).published_version.number == 1
-    assert "Payable within 30 days" not in page.locator("[data-editor='html'] .cm-content").inner_text()
+    assert (
+        "Payable within 30 days"
+        not in page.locator("[data-editor='html'] .cm-content").inner_text()
+    )
     _wait_rendered_after(page, before)
     assert page.locator("[data-save-state]").inner_text() == "Rolled back: v1 is live"
     assert page.locator("[data-publish]").is_disabled()
