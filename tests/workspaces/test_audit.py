@@ -114,6 +114,7 @@ def test_keys_members_quota_and_dead_letters_are_logged(team, sent_tasks):
         dead_letters=DeadLetter.objects.filter(pk=letter.pk), by=owner
     )
     assert _actions(workspace) == [
+        "workspace.created",  # by the fixture's create_workspace
         "key.created",
         "member.added",
         "member.role_changed",
@@ -191,6 +192,7 @@ def test_owners_read_filter_and_export_the_log(team):
         "member.added",
         "member.added",
         "key.created",
+        "workspace.created",
     ]
     assert set(rows[0]) >= {"at", "actor", "action", "target"}
     added = api.get("/api/v1/audit-log", {"action": "member.added"}).json()
@@ -200,7 +202,7 @@ def test_owners_read_filter_and_export_the_log(team):
     assert [r["target"] for r in api.get("/api/v1/audit-log", {"q": "bravo"}).json()] == ["bravo"]
     later = (timezone.now() + timedelta(minutes=1)).isoformat()
     assert api.get("/api/v1/audit-log", {"since": later}).json() == []
-    assert len(api.get("/api/v1/audit-log", {"until": later}).json()) == 4
+    assert len(api.get("/api/v1/audit-log", {"until": later}).json()) == 5  # with workspace.created
 
     exported = api.get("/api/v1/audit-log", {"format": "csv", "action": "member.added"})
     assert exported.status_code == 200
@@ -212,7 +214,7 @@ def test_owners_read_filter_and_export_the_log(team):
 
     as_json = api.get("/api/v1/audit-log", {"format": "json"})
     assert as_json["Content-Disposition"].endswith('.json"')
-    assert len(json.loads(as_json.content)) == 4
+    assert len(json.loads(as_json.content)) == 5  # with workspace.created
 
 
 def test_a_bad_filter_is_a_400_naming_the_actions(team):
@@ -283,7 +285,7 @@ def test_the_owners_page_searches_and_exports(team):
         "bravo",
     ]
     as_json = client.get("/audit/", {"format": "json"})
-    assert len(json.loads(as_json.content)) == 4
+    assert len(json.loads(as_json.content)) == 5  # with workspace.created
     assert client.get("/audit/", {"action": "nope"}).status_code == 400
     viewer = UserFactory(username="vic")
     membership_set(workspace=team["workspace"], user=viewer, role="viewer")
