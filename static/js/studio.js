@@ -411,7 +411,9 @@ function start() {
       save();
     }
   });
-  if (!state.editable) for (const button of root.querySelectorAll("[data-save], [data-publish], [data-rollback]")) button.hidden = true;
+  if (!state.editable) for (const button of root.querySelectorAll("[data-save], [data-publish], [data-rollback], [data-rollback-version]")) button.hidden = true;
+  // Only an engine that takes helpers shows their tab (Handlebars; a template that has some).
+  root.querySelector('[data-tab="helpers"]').hidden = !state.helpers;
   saved.options = state.source.options || {};
   renderVersionPill();
   updateSaveState();

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from accounts.services import api_key_create
 from reports.models import ReportTemplate
 from reports.samples import template_sync_samples
-from reports.services import template_create
+from reports.services import template_create, template_draft_save, template_publish
+from reports.starters import STARTER_ENGINES
 from tests.browser.conftest import SHOTS, sign_in
 from tests.browser.test_csp import RECORD_VIOLATIONS
 from tests.conftest import pdf_text
@@ -33,6 +35,19 @@ def _rendered_count(page) -> int:
 def _wait_rendered_after(page, count: int) -> None:
     # Selectors, not wait_for_function: the page's CSP forbids evaluating strings.
     page.wait_for_selector(f"[data-pages][data-rendered]:not([data-rendered='{count}'])")
+
+
+def _text_width(page, text: str) -> float:
+    """How wide `text` is in the studio controls' font (a probe span, measured)."""
+    page.locator(".studio-controls").evaluate(
+        "(bar, text) => { const s = document.createElement('span'); s.id = 'probe';"
+        " s.style.fontSize = getComputedStyle(bar.querySelector('select')).fontSize;"
+        " s.textContent = text; bar.append(s); }",
+        text,
+    )
+    box = page.locator("#probe").bounding_box()
+    page.locator("#probe").evaluate("s => s.remove()")
+    return box["width"]
 
 
 def _screenshot(page, name: str) -> None:
@@ -177,3 +192,67 @@ def test_a_new_template_from_a_sample_opens_in_the_studio(page, person, live_sta
     assert (mine.html, mine.sample_data) == (builtin.html, builtin.sample_data)
     _wait_rendered_after(page, 0)
     assert page.locator("[data-preview-page='1']").count() == 1
+
+
+@pytest.mark.parametrize("engine", ["jinja2", "ejs"])
+def test_a_new_template_from_an_engines_starter_previews_without_a_helpers_tab(
+    page, person, live_stack, engine
+):
+    template_sync_samples()
+    sign_in(page)
+    page.goto("/templates/new")
+    starters = page.locator("[data-starters] input[name=sample]")
+    offered = [starters.nth(i).get_attribute("value") for i in range(starters.count())]
+    assert offered == [f"starter:{name}" for name in STARTER_ENGINES]
+    page.get_by_label("Name", exact=True).fill(f"Order {engine}")
+    page.locator(f"input[name=sample][value='starter:{engine}']").check()
+    page.get_by_role("button", name="Create and open the studio").click()
+    page.wait_for_url(f"**/templates/order-{engine}/edit")
+    page.wait_for_selector("[data-studio][data-ready]")
+    assert ReportTemplate.objects.get(slug=f"order-{engine}").engine == engine
+    _wait_rendered_after(page, 0)
+    expect(page.locator("[data-problem]")).to_be_hidden()
+    expect(page.locator("[data-tab='helpers']")).to_be_hidden()
+    expect(page.locator("[data-tab='schema']")).to_be_visible()
+
+
+def test_a_builtin_says_it_is_read_only_and_new_template_copies_it(page, person, live_stack):
+    template_sync_samples()
+    sign_in(page)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto("/templates/invoice/edit")
+    page.wait_for_selector("[data-studio][data-ready]")
+    note = page.locator("[data-builtin-note]")
+    expect(note).to_contain_text("A built-in sample: read-only here.")
+    expect(page.locator("[data-save]")).to_be_hidden()
+    expect(page.locator("[data-tab='helpers']")).to_be_visible()  # a Handlebars sample
+    _screenshot(page, "studio-builtin-1366.png")
+    note.get_by_role("link", name="New template").click()
+    page.wait_for_url("**/templates/new?sample=invoice")
+    expect(page.locator("input[name=sample][value=invoice]")).to_be_checked()
+
+
+def test_the_version_select_is_not_cut_off_at_1366(page, person, live_stack):
+    template = template_create(
+        owner=person, name="Studio invoice", slug="studio-invoice", html=HTML, css=CSS
+    )
+    for number in range(2, 12):  # two-digit version numbers: the widest option text
+        template_draft_save(template=template, by=person, html=f"{HTML}<p>v{number}</p>")
+        template_publish(template=template, by=person)
+    sign_in(page)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto("/templates/studio-invoice/edit")
+    page.wait_for_selector("[data-studio][data-ready]")
+    bar = page.locator(".studio-bar").bounding_box()
+    for selector in ("[data-rollback-version]", "[data-publish]", "[data-diff]"):
+        box = page.locator(selector).bounding_box()
+        assert box is not None
+        assert box["x"] >= 0
+        assert box["x"] + box["width"] <= bar["x"] + bar["width"], selector
+    # Each select is wider than its chosen option's text (plus the arrow): nothing cut off.
+    for selector in ("[data-rollback-version]", "[data-renderer]", "[data-page-size]"):
+        select = page.locator(selector)
+        text = select.locator("option:checked").inner_text()
+        width = select.bounding_box()["width"]
+        assert width >= _text_width(page, text) + 24, (selector, text, width)
+    _screenshot(page, "studio-bar-1366.png")
