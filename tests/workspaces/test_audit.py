@@ -22,6 +22,7 @@ from jobs.models import DeadLetter, JobStatus
 from reports.models import ReportTemplate
 from tests.accounts.pkcs12_factory import make_pkcs12
 from tests.factories import PdfJobFactory, UserFactory, members_with_emails
+from workspaces.audit_export import changes_text
 from workspaces.current import SESSION_KEY
 from workspaces.invitations import invitation_create
 from workspaces.models import AuditEntry, Role, SsoDomain
@@ -490,3 +491,47 @@ def test_withdrawing_an_invitation_is_logged(team):
         "nina@example.com",
     )
     assert entry.changes == {"role": "editor"}
+
+
+@pytest.mark.parametrize(
+    ("action", "changes", "lines"),
+    [
+        ("member.role_changed", {"role": ["viewer", "editor"]}, ["role: viewer → editor"]),
+        ("member.removed", {"role": ["editor", None]}, ["role: editor → none"]),
+        ("member.added", {"role": [None, "viewer"]}, ["role: none → viewer"]),
+        ("template.changed", {"fields": ["css", "html"]}, ["fields: css, html"]),
+        ("quota.changed", {"jobs_per_day": [None, 10]}, ["jobs_per_day: none → 10"]),
+        ("sso.changed", {"domains": [["a.com"], []]}, ["domains: a.com → none"]),
+        ("sso.domain_verified", {"verified": [False, True]}, ["verified: no → yes"]),
+        (
+            "schedule.created",
+            {"deliveries": ["ops@example.com", "https://example.com/hook"]},
+            ["deliveries: ops@example.com, https://example.com/hook"],
+        ),
+        (
+            "workspace.created",
+            {"owner": "fiona", "slug": "finance"},
+            ["owner: fiona", "slug: finance"],
+        ),
+        ("key.created", {}, []),
+    ],
+)
+def test_changes_read_as_text_not_python_reprs(action, changes, lines):
+    assert changes_text(action, changes) == lines
+
+
+def test_the_owners_page_shows_changes_without_python_reprs(team):
+    owner, workspace = team["owner"], team["workspace"]
+    viv = UserFactory(username="viv")
+    membership_set(workspace=workspace, user=viv, role="viewer", by=owner)
+    membership_set(workspace=workspace, user=viv, role="editor", by=owner)
+    client = Client()
+    client.force_login(owner)
+    session = client.session
+    session["workspace_id"] = workspace.pk
+    session.save()
+    text = client.get("/audit/").content.decode()
+    assert "role: viewer → editor" in text
+    assert "{&#x27;" not in text
+    assert "[&#x27;" not in text
+    assert "None" not in text
