@@ -27,6 +27,14 @@ const STAGE_LABELS = {
   redriven: "Queued again, waiting for a worker",
 };
 
+/** How a job is listed: its template's name; an inline job by the name its PDF was given
+ * (options.filename, or its page's <title>), else "Inline" (jobs/pages/job_state.py too). */
+export function jobLabel(state) {
+  if (state.template_name) return state.template_name;
+  const drawn = `report-${String(state.job_id).replaceAll("-", "").slice(0, 8)}.pdf`;
+  return state.filename && state.filename !== drawn ? state.filename : "Inline";
+}
+
 export function statusLabel(status) {
   return STATUS_LABELS[status] || humanise(status);
 }
