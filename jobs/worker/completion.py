@@ -36,7 +36,12 @@ def job_result_complete(
     """Complete the job with the stored PDF; None (and the PDF deleted, if the job was
     cancelled) when the job is no longer processing."""
     # The submit's own warnings (job_create's `warnings`) stay first; a render adds its own.
-    noted = PdfJob.objects.filter(job_id=job_id).values_list("warnings", flat=True).first()
+    # `like` (the claimed row) has them already; the chunked merge reads them.
+    noted = (
+        like.warnings
+        if like is not None
+        else PdfJob.objects.filter(job_id=job_id).values_list("warnings", flat=True).first()
+    )
     warnings = [*(noted or []), *(public_text(warning) for warning in rendered.warnings)]
     done = transitions.job_complete(
         job_id=job_id,
