@@ -448,3 +448,17 @@ document.addEventListener("DOMContentLoaded", () => {
   localiseTimes();
   sizeProgressBars();
 });
+
+// The nav's Manage menu closes on a click elsewhere or Escape, as a menu does.
+document.addEventListener("click", (event) => {
+  for (const menu of document.querySelectorAll("details[data-nav-menu][open]")) {
+    if (!menu.contains(event.target)) menu.open = false;
+  }
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  for (const menu of document.querySelectorAll("details[data-nav-menu][open]")) {
+    menu.open = false;
+    menu.querySelector("summary").focus();
+  }
+});

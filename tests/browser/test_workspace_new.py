@@ -59,6 +59,16 @@ def test_the_nav_stays_on_one_row_at_1366_px(page, person, live_stack):
     for name in ("Members", "API keys", "Usage", "Audit log", "Sign-on", "New team workspace"):
         expect(nav.get_by_role("link", name=name)).to_be_visible()
     page.screenshot(path=str(SHOTS / "nav-1366-menu.png"))
+    page.keyboard.press("Escape")  # closes, as a menu does
+    expect(nav.get_by_role("link", name="Members")).to_be_hidden()
+    nav.get_by_text("Manage").click()
+    page.get_by_role("heading", name="My jobs").click()  # a click elsewhere closes it too
+    expect(nav.get_by_role("link", name="Members")).to_be_hidden()
+    # In a narrow window the open menu stays inside it (no sideways scroll).
+    page.set_viewport_size({"width": 400, "height": 860})
+    nav.get_by_text("Manage").click()
+    expect(nav.get_by_role("link", name="Audit log")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400
 
 
 def test_switching_workspace_returns_to_the_same_page_where_it_means_the_same(
