@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -86,9 +87,21 @@ class QueryFilters(serializers.Serializer):
 
 class JsonInput(serializers.Serializer):
     """A JSON request body, typed as the schema says: DRF would read 7 as "7" for a text
-    field and "7" as 7 for a number; here each must arrive as its own JSON type."""
+    field and "7" as 7 for a number; here each must arrive as its own JSON type. With
+    `refuse_unknown`, a field the body does not define (a typo: `tempalte`) is refused by
+    name, where DRF would drop it silently."""
+
+    refuse_unknown = False
 
     def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping) and self.refuse_unknown:
+            unknown = {
+                str(name): [unknown_field_message(str(name), list(self.fields))]
+                for name in data
+                if name not in self.fields
+            }
+            if unknown:
+                raise serializers.ValidationError(unknown)
         if isinstance(data, Mapping):
             wrong = {
                 name: [f"Must be {expected}."]
@@ -98,6 +111,13 @@ class JsonInput(serializers.Serializer):
             if wrong:
                 raise serializers.ValidationError(wrong)
         return super().to_internal_value(data)
+
+
+def unknown_field_message(name: str, known: list[str]) -> str:
+    """'Unknown field; did you mean "template"? ...' for a body field nothing reads."""
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f' Did you mean "{close[0]}"?' if close else ""
+    return f"Unknown field.{hint} Known fields: {', '.join(known)}."
 
 
 def _json_type_error(field: serializers.Field, value: Any) -> str:

@@ -140,6 +140,15 @@ def pdf_bytes(job: PdfJob) -> bytes:
         return bytes(handle.read())
 
 
+def warnings_header(warnings: list[str]) -> dict[str, str]:
+    """The job's warnings as one `X-Job-Warnings` header (each ends with a full stop; the
+    header is ASCII: other characters become "?"), or nothing."""
+    if not warnings:
+        return {}
+    text = " ".join(" ".join(warning.split()) for warning in warnings)
+    return {"X-Job-Warnings": text.encode("ascii", "replace").decode("ascii")[:4000]}
+
+
 def pdf_response(
     job: PdfJob, *, filename: str = "", headers: dict[str, str] | None = None
 ) -> HttpResponse:

@@ -27,11 +27,13 @@ from dropins.common import (
     job_wait,
     page_fetch,
     pdf_response,
+    warnings_header,
 )
 from dropins.gotenberg_form import (
     SPECIAL_FILES,
     assets_inline,
     form_options,
+    form_warnings,
     markdown_inline,
     running_text,
 )
@@ -126,13 +128,15 @@ class _GotenbergApi(DropInApi):
             options=options,
             renderer=renderer or "chromium",
             idempotency_key=request.headers.get("Idempotency-Key", "").strip(),
+            warnings=form_warnings(fields),
         )
         if webhook is not None:  # Gotenberg's async mode: the PDF goes to the webhook
             trace_headers = {"Gotenberg-Trace": trace or str(job.job_id)}
-            return HttpResponse(status=204, headers={**trace_headers, "X-Job-Id": str(job.job_id)})
+            headers = {**trace_headers, "X-Job-Id": str(job.job_id)}
+            return HttpResponse(status=204, headers=headers | warnings_header(job.warnings))
         job = job_wait(request, job)
         headers = {"Gotenberg-Trace": trace or str(job.job_id), "X-Job-Id": str(job.job_id)}
-        return pdf_response(job, headers=headers)
+        return pdf_response(job, headers=headers | warnings_header(job.warnings))
 
 
 _METHODS = ("POST", "PUT", "PATCH")

@@ -200,8 +200,31 @@ def _profile(fields: Mapping[str, str]) -> str:
             f"{', '.join(p.upper() for p in _PDFA)}."
         )
     if pdfa and pdfua:
-        raise InvalidInput("Send pdfa or pdfua=true, not both: a PDF has one profile here.")
+        # Archival and accessible: the tagged level "a" of the same PDF/A part.
+        return f"{_PDFA[pdfa][:-1]}a"
     return _PDFA.get(pdfa, "") or ("pdf/ua-1" if pdfua else "")
+
+
+def form_warnings(fields: Mapping[str, str]) -> list[str]:
+    """What the form's pdfa/pdfua change that a Gotenberg caller would not expect: the
+    renderer (WeasyPrint, not Chromium) and, with both, the profile made."""
+    profile = _profile(fields)
+    if not profile:
+        return []
+    asked = " with ".join(
+        f"{name}={fields[name].strip()}" for name in ("pdfa", "pdfua") if fields.get(name)
+    )
+    warnings = [
+        f"{asked}: rendered with WeasyPrint, not Chromium (only WeasyPrint writes PDF/A and "
+        "PDF/UA here): the page's JavaScript does not run and some Chromium layout differs "
+        "(e.g. an <img width> attribute is ignored: size images in CSS)."
+    ]
+    if (fields.get("pdfa") or "").strip() and _truthy("pdfua", fields.get("pdfua") or "false"):
+        warnings.append(
+            f"pdfa with pdfua=true: made {profile.upper()}, the PDF/A level that is tagged for "
+            "accessibility; the file claims that one profile, not PDF/UA-1 as well."
+        )
+    return warnings
 
 
 def data_uri(name: str, content: bytes) -> str:

@@ -1,5 +1,5 @@
 """Public URLs of a job: its status URL and a signed, expiring PDF download link (a run's:
-jobs.runs.links)."""
+runs.links)."""
 
 from __future__ import annotations
 

@@ -135,6 +135,13 @@ def stored_source(
     return template, latest or template_current_version(template=template)
 
 
+def _with_warnings(fields: dict[str, Any], warnings: list[str] | None) -> dict[str, Any]:
+    """`fields` whose warnings start with the submit's own (the worker keeps them first)."""
+    if not warnings:
+        return fields
+    return {**fields, "warnings": list(dict.fromkeys([*warnings, *fields.get("warnings", [])]))}
+
+
 def job_create(
     *,
     owner: Any,
@@ -152,6 +159,7 @@ def job_create(
     cache: bool | None = None,
     steps: Any = None,
     workspace: Workspace | None = None,
+    warnings: list[str] | None = None,
 ) -> tuple[PdfJob, bool]:
     """Validate a request and queue it; it is sent to the workers once the row commits.
     Returns (job, created): with a known Idempotency-Key, the earlier job and False.
@@ -159,7 +167,8 @@ def job_create(
     `api_key` (the submitting key) signs the job's webhooks and may give a default
     callback URL. `cache` (default: the template's cache_results) completes the job at
     once from an identical earlier one of the tenant (jobs.result_cache). The job belongs
-    to `workspace` (by default the owner's own) and uses its templates."""
+    to `workspace` (by default the owner's own) and uses its templates. `warnings` are the
+    submit's own (a drop-in that changed the renderer): the job's warnings start with them."""
     if workspace is None:
         workspace = workspace_personal(user=owner)
     if not callback_url and api_key is not None:
@@ -279,7 +288,7 @@ def job_create(
                 # Sent on commit: the reconciler counts from here whether or not the
                 # publish then succeeds, exactly as from an UPDATE after it.
                 enqueued_at=timezone.now() if hit is None else None,
-                **(cached_job_fields(hit) if hit is not None else {}),
+                **_with_warnings(cached_job_fields(hit) if hit is not None else {}, warnings),
             )
             transaction.on_commit(JOBS_SUBMITTED.labels(renderer=job_renderer(job)).inc)
             if hit is None:

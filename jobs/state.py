@@ -36,6 +36,10 @@ class JobStateSerializer(serializers.Serializer):
 
     job_id = serializers.UUIDField()
     template_name = serializers.SerializerMethodField(help_text="null for inline HTML")
+    filename = serializers.CharField(
+        help_text="The PDF's download name: options.filename, else the template's slug, else "
+        "one from an inline page's <title> (what the pages list an inline job as)."
+    )
     status = serializers.ChoiceField(choices=JobStatus.choices)
     renderer = renderer_field()
     progress = serializers.IntegerField(min_value=0, max_value=100)

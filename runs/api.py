@@ -25,6 +25,7 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from core.api_fields import unknown_field_message
 from jobs.api import schema as job_schema
 from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializer
 from jobs.api.views import batch_item_submit
@@ -339,6 +340,12 @@ class JobBatchCreateApi(APIView):
     def post(self, request: Request) -> Response:
         """Up to PDF_MAX_BATCH submits at once: one answer per item, each its own job or
         error; the jobs share a batch_id. Not idempotent: resend only the refused items."""
+        if isinstance(request.data, dict) and (
+            unknown := [k for k in request.data if k != "items"]
+        ):
+            raise serializers.ValidationError(
+                {str(name): [unknown_field_message(str(name), ["items"])] for name in unknown}
+            )
         items = request.data.get("items") if isinstance(request.data, dict) else None
         if not isinstance(items, list) or not items:
             raise serializers.ValidationError({"items": ["Give a list of submit bodies."]})

@@ -1,6 +1,6 @@
 """A run's one download: a ZIP of its PDFs, streamed as it is written (a chunk of a PDF at
 a time: the web process's memory stays flat however large the run), or one combined PDF
-with a bookmark per record, built once on a worker (jobs.runs.combined) and kept in report
+with a bookmark per record, built once on a worker (runs.combined) and kept in report
 storage."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ SCHEDULE_DELIVER_TASK = "jobs.schedule_deliver"
 
 def schedule_run_start_enqueue(*, run_id: UUID | str) -> None:
     """A schedule run's data fetch and submit. Best effort: the due task sends a run that
-    is still starting again after a while (jobs.schedules.sweep)."""
+    is still starting again after a while (schedules.sweep)."""
     try:
         app.send_task(SCHEDULE_RUN_START_TASK, args=[str(run_id)])
     except Exception:

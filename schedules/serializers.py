@@ -31,7 +31,7 @@ from schedules.models import ScheduleRun
 )
 class DeliveriesField(serializers.JSONField):
     """[{type: email, to: [...]}, {type: webhook, url}, {type: s3, bucket, prefix}];
-    jobs.schedules.validation checks them, naming the one that is wrong."""
+    schedules.validation checks them, naming the one that is wrong."""
 
 
 class ScheduleInputSerializer(JsonInput):

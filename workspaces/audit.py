@@ -38,6 +38,7 @@ class AuditAction(StrEnum):
     SCHEDULE_CHANGED = "schedule.changed"
     SCHEDULE_DELETED = "schedule.deleted"
     SCHEDULE_RUN_NOW = "schedule.run_now"
+    WORKSPACE_CREATED = "workspace.created"  # a team workspace, by its first owner
 
 
 def actor_label(actor: Any) -> str:

@@ -1,5 +1,6 @@
-"""The members page's forms, the sign-up form of an invitation, and the workspace's single
-sign-on form (the email domains that join it, and their role)."""
+"""The new team workspace's form, the members page's forms, the sign-up form of an
+invitation, and the workspace's single sign-on form (the email domains that join it, and
+their role)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,14 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from workspaces.models import Role
+
+
+class WorkspaceCreateForm(forms.Form):
+    name = forms.CharField(
+        label="Name",
+        max_length=200,
+        help_text="Your team's name, e.g. Finance; you become its owner and invite the others.",
+    )
 
 
 class InviteForm(forms.Form):

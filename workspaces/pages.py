@@ -12,7 +12,7 @@ from django.views.decorators.cache import never_cache
 
 from workspaces.api.serializers import AuditFilterSerializer
 from workspaces.audit import AuditAction
-from workspaces.audit_export import audit_csv, audit_row
+from workspaces.audit_export import audit_csv, audit_row, changes_text
 from workspaces.current import workspace_current
 from workspaces.permissions import Action, authorize_page
 from workspaces.selectors import audit_entries
@@ -52,7 +52,9 @@ def audit_log(request: HttpRequest) -> HttpResponse:
     query = {name: value for name, value in given.items() if name != "format"}
     context = {
         "workspace": workspace,
-        "entries": entries[:PAGE_ROWS],
+        "entries": [
+            (entry, changes_text(entry.action, entry.changes)) for entry in entries[:PAGE_ROWS]
+        ],
         "actions": [action.value for action in AuditAction],
         "given": query,
         "errors": {} if valid else filters.errors,

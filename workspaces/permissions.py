@@ -46,6 +46,9 @@ class Action(StrEnum):
     SCHEDULE_S3_SET = "schedule.s3"
     AUDIT_VIEW = "audit.view"  # the workspace's audit log: read, search, export
     SSO_MANAGE = "sso.manage"  # which email domains join the workspace by single sign-on
+    # make a team workspace (its asker its first owner); asked of the current workspace, so
+    # everyone may from their personal one, and a key only in the owner role
+    WORKSPACE_CREATE = "workspace.create"
 
 
 _READ = {Action.TEMPLATE_VIEW, Action.JOB_VIEW, Action.JOB_DOWNLOAD, Action.SCHEDULE_VIEW}

@@ -56,8 +56,16 @@ def workspace_personal(*, user: Any) -> Workspace:
         return Workspace.objects.get(slug=personal_slug(user))
 
 
-def workspace_create(*, name: str, owner: Any) -> Workspace:
-    """A team workspace with `owner` as its first owner; WorkspaceNameTaken if its slug is."""
+def workspace_create(*, name: str, owner: Any, by: Any = None) -> Workspace:
+    """A team workspace with `owner` as its first owner; WorkspaceNameTaken if its slug is.
+    Its audit log starts with `workspace.created` by `by` (None: a command, `system`)."""
+    name = " ".join(str(name).split())
+    if len(name) > 200:
+        raise ApplicationError(
+            "A workspace name is at most 200 characters.",
+            code=ErrorCode.INVALID_WORKSPACE_NAME,
+            http_status=400,
+        )
     slug = slugify(name)[:100]
     if not slug:
         raise ApplicationError(
@@ -69,6 +77,14 @@ def workspace_create(*, name: str, owner: Any) -> Workspace:
         with transaction.atomic():
             workspace = Workspace.objects.create(name=name, slug=slug)
             Membership.objects.create(user=owner, workspace=workspace, role=Role.OWNER)
+            audit_record(
+                workspace=workspace,
+                actor=by,
+                action=AuditAction.WORKSPACE_CREATED,
+                target=workspace,
+                target_repr=workspace.name,
+                changes={"owner": owner.get_username(), "slug": slug},
+            )
     except IntegrityError:
         raise WorkspaceNameTaken(f"A workspace with the slug {slug!r} exists already.") from None
     return workspace

@@ -1,4 +1,5 @@
-"""The workspace switcher, the owners' pages of a workspace, and its single sign-on page."""
+"""The workspace switcher, a new team workspace, the owners' pages of a workspace, and its
+single sign-on page."""
 
 from django.urls import path
 
@@ -6,6 +7,7 @@ from workspaces import member_pages, pages, views
 
 urlpatterns = [
     path("workspaces/switch", views.workspace_switch_post, name="workspace-switch"),
+    path("workspaces/new/", views.workspace_new_page, name="workspace-new"),
     path("audit/", pages.audit_log, name="audit-log"),
     path("members/", member_pages.members, name="members"),
     path("members/<int:user_id>/role", member_pages.member_role, name="member-role"),

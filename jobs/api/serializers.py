@@ -45,6 +45,8 @@ class JobOutputSerializer(JobStateSerializer):
 
 
 class JobCreateInputSerializer(JsonInput):
+    refuse_unknown = True  # a typo (`tempalte`) must not be a job without its template
+
     html_template = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     template = serializers.SlugField(required=False, allow_blank=True)
     data = JsonObjectField(required=False, default=dict)  # type: ignore[assignment]
@@ -112,6 +114,8 @@ class JobFilterSerializer(QueryFilters):
 class JobBatchInputSerializer(JsonInput):
     """Documentation of the batch body: each item is checked on its own, so one bad item
     fails alone."""
+
+    refuse_unknown = True
 
     items = serializers.ListField(
         child=JsonObjectField(),

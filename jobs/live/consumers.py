@@ -1,5 +1,5 @@
 """ws/jobs/{id}/ and ws/jobs/: the WebSocket twins of the SSE endpoints (and the base of a
-run's, jobs.runs.live)."""
+run's, runs.live)."""
 
 from __future__ import annotations
 

@@ -69,7 +69,7 @@ async def respond(
     **arguments: Any,
 ) -> HttpResponseBase:
     """Run the shared access check (as the WebSocket consumers do), then stream (a run's
-    stream too: jobs.runs.live)."""
+    stream too: runs.live)."""
     try:
         allowed = await sync_to_async(check)(
             api_key=request.headers.get(API_KEY_HEADER),

@@ -1,5 +1,6 @@
 """The template studio: code editors, live preview, drafts, publish, rollback and diff for
-one template (all through the template API), and a new template started from a sample."""
+one template (all through the template API), and a new template started from an engine's
+starter or a built-in sample (a copy: a built-in is read-only in the studio)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from django.shortcuts import redirect, render
 from django.utils.text import slugify
 
 from core.disclosure import public_text
-from rendering.engines import ENGINE_NAMES
+from rendering.engines import ENGINE_NAMES, ENGINES_WITH_HELPERS, engine_choices
 from rendering.errors import ApplicationError, NotFound
 from reports import selectors
 from reports.models import Renderer, ReportTemplate
 from reports.services import template_create
+from reports.starters import STARTER_ENGINES, starter
 from workspaces.current import workspace_current
 from workspaces.permissions import Action, authorize_page, can
 
@@ -61,6 +63,8 @@ def _studio_state(request: HttpRequest, template: ReportTemplate) -> dict[str, A
         "published_by": template.published_by.get_username() if template.published_by else None,
         "versions": versions,
         "editable": editable,
+        "builtin": template.workspace_id is None,
+        "helpers": shown.engine in ENGINES_WITH_HELPERS or bool(shown.helpers),
         "can_publish": editable and can(request.user, Action.TEMPLATE_PUBLISH, template),
         "renderers": list(Renderer.values),
         "engines": list(ENGINE_NAMES),
@@ -88,23 +92,21 @@ def template_studio_new(request: HttpRequest) -> HttpResponse:
         for t in selectors.template_list_for_gallery(workspace=workspace)
         if t.workspace_id is None
     ]
+    labels = dict(engine_choices())
+    starters = [(f"{STARTER_PREFIX}{name}", labels[name]) for name in STARTER_ENGINES]
     error = ""
     if request.method == "POST":
         name = (request.POST.get("name") or "").strip()
         slug = slugify(request.POST.get("slug") or name)
-        sample = next((t for t in samples if t.slug == request.POST.get("sample")), None)
+        source = _start_source(request.POST.get("sample") or "", samples)
         if not name or not slug:
             error = "Give the template a name."
-        elif sample is None:
-            error = "Choose a sample to start from."
+        elif source is None:
+            error = "Choose an engine's starter or a sample to start from."
         else:
             try:
                 template = template_create(
-                    owner=request.user,
-                    workspace=workspace,
-                    name=name,
-                    slug=slug,
-                    **{field: getattr(sample, field) for field in _SOURCE},
+                    owner=request.user, workspace=workspace, name=name, slug=slug, **source
                 )
             except ApplicationError as exc:
                 error = public_text(exc.message)
@@ -113,6 +115,25 @@ def template_studio_new(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "jobs/studio_new.html",
-        {"samples": samples, "error": error, "form": request.POST},
+        {
+            "samples": samples,
+            "starters": starters,
+            "error": error,
+            # A built-in's "New template" link (?sample=invoice) chooses it.
+            "chosen": request.POST.get("sample") or request.GET.get("sample") or starters[1][0],
+            "form": request.POST,
+        },
         status=400 if error else 200,
     )
+
+
+STARTER_PREFIX = "starter:"
+
+
+def _start_source(chosen: str, samples: list[ReportTemplate]) -> dict[str, Any] | None:
+    """The new template's source: an engine's starter, a built-in sample's copy, or None."""
+    if chosen.startswith(STARTER_PREFIX):
+        engine = chosen.removeprefix(STARTER_PREFIX)
+        return starter(engine) if engine in STARTER_ENGINES else None
+    sample = next((t for t in samples if t.slug == chosen), None)
+    return None if sample is None else {field: getattr(sample, field) for field in _SOURCE}

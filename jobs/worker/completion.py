@@ -35,12 +35,20 @@ def job_result_complete(
 ) -> PdfJob | None:
     """Complete the job with the stored PDF; None (and the PDF deleted, if the job was
     cancelled) when the job is no longer processing."""
+    # The submit's own warnings (job_create's `warnings`) stay first; a render adds its own.
+    # `like` (the claimed row) has them already; the chunked merge reads them.
+    noted = (
+        like.warnings
+        if like is not None
+        else PdfJob.objects.filter(job_id=job_id).values_list("warnings", flat=True).first()
+    )
+    warnings = [*(noted or []), *(public_text(warning) for warning in rendered.warnings)]
     done = transitions.job_complete(
         job_id=job_id,
         pdf_file=key,
         page_count=rendered.page_count,
         size_bytes=rendered.size,
-        warnings=[public_text(warning) for warning in rendered.warnings],
+        warnings=list(dict.fromkeys(warnings)),
         like=like,
         compliance=rendered.compliance,
     )

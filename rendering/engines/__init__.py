@@ -56,6 +56,8 @@ _ENGINES: dict[str, TemplateEngine] = {
     )
 }
 ENGINE_NAMES: tuple[str, ...] = (*_ENGINES, *PLUGGED)
+# The engines that take custom helpers (JavaScript functions; see helpers_check).
+ENGINES_WITH_HELPERS: tuple[str, ...] = (HandlebarsEngine.name,)
 # The API's answer to an unknown engine (DRF fills in {input}): it names the supported ones.
 UNKNOWN_ENGINE_MESSAGE = "Unknown engine {input!r}; use one of: " + ", ".join(ENGINE_NAMES) + "."
 
@@ -78,7 +80,7 @@ def helpers_check(engine: str, helpers: str, limits: Limits | None = None) -> No
     """Custom helpers are JavaScript for Handlebars; check they load (syntax, with the line)."""
     if not helpers:
         return
-    if engine != HandlebarsEngine.name:
+    if engine not in ENGINES_WITH_HELPERS:
         raise InvalidInput(
             f"helpers are JavaScript for handlebars templates; the {engine} engine does not "
             "take them (Jinja2 templates have format_date, format_number, format_currency…)."

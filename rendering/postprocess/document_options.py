@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, RenderError
+from rendering.errors import ApplicationError, InvalidInput
 from rendering.text_checks import clean_text
 
 # WeasyPrint's own variant names. Combinations ("pdf/a-3b+ua-1") are not offered:
@@ -71,23 +71,23 @@ class DocumentOptions:
 
 
 def _text(name: str, value: Any, limit: int) -> str:
-    return clean_text(f"options.pdf.metadata.{name}", value, limit, error=RenderError)
+    return clean_text(f"options.pdf.metadata.{name}", value, limit)
 
 
 def _metadata(raw: Any) -> DocumentMetadata:
     if raw is None:
         return DocumentMetadata()
     if not isinstance(raw, dict):
-        raise RenderError("options.pdf.metadata must be a JSON object.")
+        raise InvalidInput("options.pdf.metadata must be a JSON object.")
     known = set(_METADATA_LIMITS) | {"keywords"}
     if unknown := sorted(set(raw) - known):
-        raise RenderError(
+        raise InvalidInput(
             f"Unknown options.pdf.metadata field(s): {', '.join(unknown)}; "
             f"known: {', '.join(sorted(known))}."
         )
     texts = {k: _text(k, raw[k], n) for k, n in _METADATA_LIMITS.items() if raw.get(k) is not None}
     if texts.get("lang") and not _LANG.match(texts["lang"]):
-        raise RenderError(
+        raise InvalidInput(
             f"options.pdf.metadata.lang {texts['lang']!r} is not a BCP 47 language tag "
             "(e.g. 'en', 'de-CH')."
         )
@@ -95,17 +95,19 @@ def _metadata(raw: Any) -> DocumentMetadata:
     if isinstance(keywords, str):
         keywords = [part for part in (k.strip() for k in keywords.split(",")) if part]
     if not isinstance(keywords, list) or len(keywords) > 50:
-        raise RenderError("options.pdf.metadata.keywords must be a list of up to 50 strings.")
+        raise InvalidInput("options.pdf.metadata.keywords must be a list of up to 50 strings.")
     cleaned = tuple(_text("keywords", k, 100) for k in keywords)
     return DocumentMetadata(keywords=tuple(k for k in cleaned if k), **texts)
 
 
 def _e_invoice(raw: Any, profile: str) -> tuple[EInvoice, str]:
     if not isinstance(raw, dict) or set(raw) - {"xml", "profile"}:
-        raise RenderError('options.pdf.e_invoice must be {"xml": "<rsm:…>", "profile": "en16931"}.')
+        raise InvalidInput(
+            'options.pdf.e_invoice must be {"xml": "<rsm:…>", "profile": "en16931"}.'
+        )
     xml, level = raw.get("xml"), raw.get("profile", "en16931")
     if not isinstance(xml, str) or not xml.strip():
-        raise RenderError("options.pdf.e_invoice.xml must be the invoice's CII XML as a string.")
+        raise InvalidInput("options.pdf.e_invoice.xml must be the invoice's CII XML as a string.")
     if len(xml.encode("utf-8")) > MAX_E_INVOICE_BYTES:
         raise ApplicationError(
             f"options.pdf.e_invoice.xml is larger than {MAX_E_INVOICE_BYTES} bytes.",
@@ -113,12 +115,12 @@ def _e_invoice(raw: Any, profile: str) -> tuple[EInvoice, str]:
             http_status=413,
         )
     if not isinstance(level, str) or level.lower() not in E_INVOICE_PROFILES:
-        raise RenderError(
+        raise InvalidInput(
             f"options.pdf.e_invoice.profile must be one of: {', '.join(E_INVOICE_PROFILES)}."
         )
     # Factur-X is PDF/A-3 with conformance B: that is what the library's XMP claims.
     if profile not in ("", "pdf/a-3b"):
-        raise RenderError(
+        raise InvalidInput(
             f"An e-invoice is a PDF/A-3b document; options.pdf.profile {profile!r} cannot "
             "carry one (leave it out or use 'pdf/a-3b')."
         )
@@ -130,15 +132,15 @@ def parse_document_options(raw: Any) -> DocumentOptions | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise RenderError("options.pdf must be a JSON object.")
+        raise InvalidInput("options.pdf must be a JSON object.")
     if unknown := sorted(set(raw) - _KNOWN):
-        raise RenderError(
+        raise InvalidInput(
             f"Unknown options.pdf field(s): {', '.join(unknown)}; "
             f"known: {', '.join(sorted(_KNOWN))}."
         )
     profile = raw.get("profile") or ""
     if not isinstance(profile, str) or (profile and profile.lower() not in PROFILES):
-        raise RenderError(
+        raise InvalidInput(
             f"options.pdf.profile {profile!r} is not offered; use one of: {', '.join(PROFILES)}.",
             code=ErrorCode.UNKNOWN_PROFILE,
         )
@@ -155,7 +157,7 @@ def document_renderer_check(document: DocumentOptions | None, renderer: str) -> 
     """A profile the renderer cannot produce is refused at submit, naming those that can."""
     if document is None or not document.profile or renderer in PROFILE_RENDERERS:
         return
-    raise RenderError(
+    raise InvalidInput(
         f"The {renderer} renderer cannot produce {document.profile}; use renderer "
         f"{' or '.join(repr(name) for name in PROFILE_RENDERERS)} for options.pdf.profile.",
         code=ErrorCode.PROFILE_UNSUPPORTED,

@@ -15,6 +15,7 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign import fields, signers
 from pyhanko.sign.timestamps import TimestampRequestError
 from pyhanko.sign.validation import validate_pdf_signature
+from pyhanko.stamp import TextStampStyle
 from pyhanko_certvalidator import ValidationContext
 
 from rendering.error_codes import ErrorCode
@@ -23,6 +24,11 @@ from rendering.postprocess.checks import Check
 from rendering.postprocess.timestamps import CheckedTimeStamper, timestamp_request_failed
 
 FIELD_NAME = "Signature1"
+# The visible box: its text alone. pyHanko's default style draws its own logo behind the
+# text, over which the signer's name and time were hard to read.
+STAMP_STYLE = TextStampStyle(
+    stamp_text="Digitally signed by %(signer)s\nTime: %(ts)s", background=None, border_width=1
+)
 MAX_PKCS12_BYTES = 64 * 1024
 
 
@@ -99,7 +105,9 @@ def pdf_sign(
     )
     out = io.BytesIO()
     try:
-        signers.PdfSigner(meta, signer=signer, timestamper=timestamper).sign_pdf(writer, output=out)
+        signers.PdfSigner(
+            meta, signer=signer, timestamper=timestamper, stamp_style=STAMP_STYLE
+        ).sign_pdf(writer, output=out)
     except TimestampRequestError as exc:  # the TSA refused, or answered another nonce
         assert timestamper is not None  # noqa: S101 - only a timestamper raises it
         raise timestamp_request_failed(timestamper.url, exc) from None

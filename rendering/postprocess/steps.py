@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, RenderError
+from rendering.errors import ApplicationError, InvalidInput
 from rendering.postprocess.document_options import DocumentOptions
 
 STEP_TYPES = ("merge", "stamp", "attach", "encrypt", "optimize", "sign")
@@ -33,12 +33,19 @@ MAX_URL_LENGTH = 500
 SEALED_PLACEHOLDER = "[sealed]"
 # Attachments travel in the submit body and the job row: a few megabytes at most.
 MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024
+# Both orders fail for a reason of their own; one message gives both.
+SIGN_AND_ENCRYPT = (
+    "steps: sign and encrypt cannot be combined, in either order: encrypting after signing "
+    "rewrites the bytes the signature covers and breaks it, and a signature added after "
+    "encrypting would need the document decrypted first. Use one of the two (sign, or "
+    "encrypt), or sign here and encrypt the signed file elsewhere."
+)
 _FILENAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,99}$")
 _MIME = re.compile(r"^[a-z]+/[a-z0-9.+-]{1,80}$")
 
 
 def _fail(index: int, message: str, **kwargs: Any) -> ApplicationError:
-    return RenderError(f"steps[{index}]: {message}", **kwargs)
+    return InvalidInput(f"steps[{index}]: {message}", **kwargs)
 
 
 def _fields(index: int, raw: dict[str, Any], allowed: set[str]) -> None:
@@ -191,15 +198,15 @@ _PARSERS = {
 
 
 def parse_steps(raw: Any, document: DocumentOptions | None = None) -> list[dict[str, Any]]:
-    """The normalised steps; RenderError naming the step and field otherwise. What the
-    document's profile forbids (encryption in PDF/A, a file attached to PDF/A-2)
+    """The normalised steps; InvalidInput (code invalid_data) naming the step and field
+    otherwise. What the document's profile forbids (encryption in PDF/A, a file attached to PDF/A-2)
     is refused here, before anything runs."""
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise RenderError("steps must be a list of objects with a type.")
+        raise InvalidInput("steps must be a list of objects with a type.")
     if len(raw) > MAX_STEPS:
-        raise RenderError(f"steps takes at most {MAX_STEPS} steps.")
+        raise InvalidInput(f"steps takes at most {MAX_STEPS} steps.")
     steps = []
     for index, step in enumerate(raw):
         kind = step.get("type") if isinstance(step, dict) else None
@@ -207,17 +214,18 @@ def parse_steps(raw: Any, document: DocumentOptions | None = None) -> list[dict[
             raise _fail(index, f"type must be one of: {', '.join(STEP_TYPES)}.")
         steps.append(_PARSERS[kind](index, step))
     kinds = [step["type"] for step in steps]
-    if "encrypt" in kinds[:-1]:
-        raise RenderError("steps: encrypt must be the last step (nothing can change it after).")
-    if "sign" in kinds[:-1] or kinds.count("sign") > 1:
-        raise RenderError("steps: sign must be the one last step (a change after it breaks it).")
+    # Checked before the order: either order of the two is wrong, and only this says why.
     if "sign" in kinds and "encrypt" in kinds:
-        raise RenderError("steps: sign and encrypt cannot be combined; choose one.")
+        raise InvalidInput(SIGN_AND_ENCRYPT)
+    if "encrypt" in kinds[:-1]:
+        raise InvalidInput("steps: encrypt must be the last step (nothing can change it after).")
+    if "sign" in kinds[:-1] or kinds.count("sign") > 1:
+        raise InvalidInput("steps: sign must be the one last step (a change after it breaks it).")
     profile = document.profile if document is not None else ""
     if profile.startswith("pdf/a-") and "encrypt" in kinds:
-        raise RenderError(f"steps: {profile} forbids encryption; drop the encrypt step.")
+        raise InvalidInput(f"steps: {profile} forbids encryption; drop the encrypt step.")
     if "attach" in kinds and profile.startswith("pdf/a-2"):
-        raise RenderError(
+        raise InvalidInput(
             f"steps: {profile} allows only PDF/A files as attachments; use pdf/a-3b to attach."
         )
     return steps

@@ -27,6 +27,14 @@ const STAGE_LABELS = {
   redriven: "Queued again, waiting for a worker",
 };
 
+/** How a job is listed: its template's name; an inline job by the name its PDF was given
+ * (options.filename, or its page's <title>), else "Inline" (jobs/pages/job_state.py too). */
+export function jobLabel(state) {
+  if (state.template_name) return state.template_name;
+  const drawn = `report-${String(state.job_id).replaceAll("-", "").slice(0, 8)}.pdf`;
+  return state.filename && state.filename !== drawn ? state.filename : "Inline";
+}
+
 export function statusLabel(status) {
   return STATUS_LABELS[status] || humanise(status);
 }
@@ -439,4 +447,18 @@ export function sizeProgressBars(root = document) {
 document.addEventListener("DOMContentLoaded", () => {
   localiseTimes();
   sizeProgressBars();
+});
+
+// The nav's Manage menu closes on a click elsewhere or Escape, as a menu does.
+document.addEventListener("click", (event) => {
+  for (const menu of document.querySelectorAll("details[data-nav-menu][open]")) {
+    if (!menu.contains(event.target)) menu.open = false;
+  }
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  for (const menu of document.querySelectorAll("details[data-nav-menu][open]")) {
+    menu.open = false;
+    menu.querySelector("summary").focus();
+  }
 });

@@ -1,6 +1,6 @@
 // The dashboard: one live subscription for all of my jobs; rows change and new jobs appear
 // without a reload.
-import { TERMINAL, localiseTimes, renderJob } from "./common.js";
+import { TERMINAL, jobLabel, localiseTimes, renderJob } from "./common.js";
 import { followMyJobs, seedMyJobs } from "./owner_feed.js";
 
 const body = document.querySelector("[data-jobs]");
@@ -18,7 +18,7 @@ function rowFor(state) {
   row.dataset.jobId = state.job_id;
   const link = row.querySelector("a");
   link.href = `/jobs/${state.job_id}/`;
-  link.textContent = state.template_name || "Inline";
+  link.textContent = jobLabel(state);
   row.querySelector("[data-field=short_id]").textContent = state.job_id.slice(0, 8);
   row.querySelector("time").setAttribute("datetime", state.created_at);
   body.prepend(row);

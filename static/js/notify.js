@@ -2,7 +2,7 @@
 // in the corner (and a desktop notification, if this browser allows them and the tab is in
 // the background). Loaded by base.html for signed-in people who keep them on (Account);
 // it listens on the page's one subscription to my jobs (owner_feed.js).
-import { formatBytes, pageText } from "./common.js";
+import { formatBytes, jobLabel, pageText } from "./common.js";
 import { followMyJobs } from "./owner_feed.js";
 
 const box = document.querySelector("[data-toasts]");
@@ -46,7 +46,8 @@ function link(text, href) {
 }
 
 function describe(state) {
-  const name = state.template_name ? `“${state.template_name}”` : "Your inline report";
+  const label = jobLabel(state);
+  const name = label === "Inline" ? "Your inline report" : `“${label}”`;
   if (state.status === "completed") {
     const detail = [pageText(state), formatBytes(state.size_bytes)].filter(Boolean).join(" · ");
     return { title: `${name} is ready`, text: detail || "Your PDF is ready to download." };

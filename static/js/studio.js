@@ -282,11 +282,42 @@ async function publish() {
   }
 }
 
+/** Put the server's source (`saved`) into the editors and controls, and preview it. */
+function loadEditors() {
+  for (const file of Object.keys(FILES)) {
+    const text = JSON_FILES.has(file) ? pretty(saved[file]) : saved[file] || "";
+    if (editors[file].text !== text) editors[file].text = text;
+  }
+  renderer = saved.renderer;
+  $("[data-renderer]").value = renderer;
+  const options = saved.options || {};
+  $("[data-page-size]").value = options.page_size || "A4";
+  $("[data-orientation]").value = options.orientation || "portrait";
+  clearTimeout(previewTimer);
+  clearProblems();
+  updateSaveState();
+  preview();
+}
+
+function rollbackQuestion(number) {
+  const { changes, problem } = changedFields();
+  const lines = [`Roll back to v${number}? New jobs render v${number} from now on.`];
+  lines.push(state.draft_version
+    ? `Your draft v${state.draft_version} stays a draft and stays in the editor.`
+    : `The editor and preview will show v${number}.`);
+  if (problem || Object.keys(changes).length) lines.push("Your unsaved changes will be lost.");
+  return lines.join("\n");
+}
+
 async function rollback() {
   const number = Number($("[data-rollback-version]").value);
   if (!number) return;
+  if (!window.confirm(rollbackQuestion(number))) return;
   try {
     adopt(await api("POST", "/rollback", { version: number }));
+    // The editors still hold what was live before: show what the server has now (the
+    // version just made live, or the draft in progress), so Publish cannot undo the rollback.
+    loadEditors();
     $("[data-save-state]").textContent = `Rolled back: v${number} is live`;
   } catch (error) {
     $("[data-save-state]").textContent = error.message;
@@ -380,7 +411,9 @@ function start() {
       save();
     }
   });
-  if (!state.editable) for (const button of root.querySelectorAll("[data-save], [data-publish], [data-rollback]")) button.hidden = true;
+  if (!state.editable) for (const button of root.querySelectorAll("[data-save], [data-publish], [data-rollback], [data-rollback-version]")) button.hidden = true;
+  // Only an engine that takes helpers shows their tab (Handlebars; a template that has some).
+  root.querySelector('[data-tab="helpers"]').hidden = !state.helpers;
   saved.options = state.source.options || {};
   renderVersionPill();
   updateSaveState();

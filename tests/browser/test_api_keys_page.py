@@ -16,6 +16,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.timeout(60)]
 def test_create_copy_use_and_revoke_a_key(page, person, live_stack):
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     sign_in(page)
+    page.get_by_role("navigation", name="Main").get_by_text("Manage").click()  # the owner's menu
     page.get_by_role("navigation", name="Main").get_by_role("link", name="API keys").click()
     expect(page.get_by_text("You have no API keys yet.")).to_be_visible()
     page.get_by_label("Name").fill("billing system")
@@ -36,6 +37,7 @@ def test_create_copy_use_and_revoke_a_key(page, person, live_stack):
     jobs_url = live_stack.url("/api/v1/jobs")
     assert httpx.get(jobs_url, headers={"X-API-Key": secret}).status_code == 200
 
+    page.get_by_role("navigation", name="Main").get_by_text("Manage").click()  # the owner's menu
     page.get_by_role("navigation", name="Main").get_by_role("link", name="API keys").click()
     assert secret not in page.content()  # shown once only
     row = page.locator("tbody tr", has_text="billing system")

@@ -44,6 +44,13 @@ def test_dashboard_follows_all_my_jobs_on_one_subscription(page, person, live_st
     new_row = page.locator(f'tr[data-job-id="{added.job_id}"]')
     expect(new_row).to_be_visible(timeout=20_000)  # appeared without a reload
     expect(new_row.get_by_role("link")).to_have_text("Inline")
+    # An inline job with a filename is listed by it, live too (not as "Inline").
+    named, _ = services.job_create(
+        owner=person, html_template="<h1>Third</h1>", data={}, options={"filename": "march"}
+    )
+    named_row = page.locator(f'tr[data-job-id="{named.job_id}"]')
+    expect(named_row.get_by_role("link")).to_have_text(named.filename, timeout=20_000)
+    assert named.filename.startswith("march")
     expect(old_row.locator("[data-field=status]")).to_have_text("Completed", timeout=60_000)
     expect(new_row.locator("[data-field=status]")).to_have_text("Completed", timeout=60_000)
     expect(page.locator("[data-live-summary]")).to_have_text("")

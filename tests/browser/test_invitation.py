@@ -22,6 +22,7 @@ def test_an_invitation_is_sent_accepted_and_then_used(page, person, chromium, li
     page.get_by_label("Workspace").select_option(label="Finance")
     page.get_by_role("button", name="Switch").click()
     page.wait_for_url("**/")
+    page.get_by_role("navigation", name="Main").get_by_text("Manage").click()  # the owner's menu
     page.get_by_role("link", name="Members").click()
     page.get_by_label("Email address").fill("nina@example.com")
     page.get_by_label("Role", exact=True).select_option("editor")

@@ -65,7 +65,7 @@ def test_jobs_that_end_while_i_am_on_another_page_show_a_notice(page, person, li
     expect(done.get_by_role("link", name="Download PDF")).to_have_attribute(
         "href", f"/jobs/{ready.job_id}/download"
     )
-    expect(failed).to_contain_text("Your inline report failed", timeout=60_000)
+    expect(failed).to_contain_text("“totals.pdf” failed", timeout=60_000)  # its filename
     expect(failed).to_contain_text("Template error")
     expect(failed.get_by_role("link", name="See what to do")).to_have_attribute(
         "href", f"/jobs/{broken.job_id}/"

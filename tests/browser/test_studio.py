@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from accounts.services import api_key_create
 from reports.models import ReportTemplate
 from reports.samples import template_sync_samples
-from reports.services import template_create
+from reports.services import template_create, template_draft_save, template_publish
+from reports.starters import STARTER_ENGINES
 from tests.browser.conftest import SHOTS, sign_in
 from tests.browser.test_csp import RECORD_VIOLATIONS
 from tests.conftest import pdf_text
@@ -33,6 +35,19 @@ def _rendered_count(page) -> int:
 def _wait_rendered_after(page, count: int) -> None:
     # Selectors, not wait_for_function: the page's CSP forbids evaluating strings.
     page.wait_for_selector(f"[data-pages][data-rendered]:not([data-rendered='{count}'])")
+
+
+def _text_width(page, text: str) -> float:
+    """How wide `text` is in the studio controls' font (a probe span, measured)."""
+    page.locator(".studio-controls").evaluate(
+        "(bar, text) => { const s = document.createElement('span'); s.id = 'probe';"
+        " s.style.fontSize = getComputedStyle(bar.querySelector('select')).fontSize;"
+        " s.textContent = text; bar.append(s); }",
+        text,
+    )
+    box = page.locator("#probe").bounding_box()
+    page.locator("#probe").evaluate("s => s.remove()")
+    return box["width"]
 
 
 def _screenshot(page, name: str) -> None:
@@ -127,12 +142,38 @@ def test_typing_previews_errors_show_at_their_line_and_publish_goes_live(page, p
     assert "Payable within 30 days" in _job_text(live_stack, key)
     _screenshot(page, "studio-1920.png")
 
-    # Roll back to v1: new jobs render the old text again.
+    # Roll back asks first: answering no changes nothing.
+    questions: list[str] = []
+
+    def answer(dialog, accept: bool) -> None:
+        questions.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", lambda dialog: answer(dialog, accept=False))
     page.locator("[data-rollback-version]").select_option("1")
     page.locator("[data-rollback]").click()
+    page.wait_for_timeout(300)
+    assert questions
+    assert "Roll back to v1?" in questions[0]
+    assert ReportTemplate.objects.get(pk=template.pk).published_version.number == 2
+
+    # Roll back to v1: new jobs render the old text again, and the editor and preview show
+    # v1 (not the v2 just replaced, which one click on Publish would have put back).
+    before = _rendered_count(page)
+    page.once("dialog", lambda dialog: answer(dialog, accept=True))
+    page.locator("[data-rollback]").click()
     _wait_pill(page, "Published v1")
+    assert "The editor and preview will show v1." in questions[1]
     assert "Payable within 30 days" not in _job_text(live_stack, key)
     assert ReportTemplate.objects.get(pk=template.pk).published_version.number == 1
+    assert (
+        "Payable within 30 days"
+        not in page.locator("[data-editor='html'] .cm-content").inner_text()
+    )
+    _wait_rendered_after(page, before)
+    assert page.locator("[data-save-state]").inner_text() == "Rolled back: v1 is live"
+    assert page.locator("[data-publish]").is_disabled()
+    assert page.locator("[data-save]").is_disabled()
 
 
 def test_a_new_template_from_a_sample_opens_in_the_studio(page, person, live_stack):
@@ -151,3 +192,67 @@ def test_a_new_template_from_a_sample_opens_in_the_studio(page, person, live_sta
     assert (mine.html, mine.sample_data) == (builtin.html, builtin.sample_data)
     _wait_rendered_after(page, 0)
     assert page.locator("[data-preview-page='1']").count() == 1
+
+
+@pytest.mark.parametrize("engine", ["jinja2", "ejs"])
+def test_a_new_template_from_an_engines_starter_previews_without_a_helpers_tab(
+    page, person, live_stack, engine
+):
+    template_sync_samples()
+    sign_in(page)
+    page.goto("/templates/new")
+    starters = page.locator("[data-starters] input[name=sample]")
+    offered = [starters.nth(i).get_attribute("value") for i in range(starters.count())]
+    assert offered == [f"starter:{name}" for name in STARTER_ENGINES]
+    page.get_by_label("Name", exact=True).fill(f"Order {engine}")
+    page.locator(f"input[name=sample][value='starter:{engine}']").check()
+    page.get_by_role("button", name="Create and open the studio").click()
+    page.wait_for_url(f"**/templates/order-{engine}/edit")
+    page.wait_for_selector("[data-studio][data-ready]")
+    assert ReportTemplate.objects.get(slug=f"order-{engine}").engine == engine
+    _wait_rendered_after(page, 0)
+    expect(page.locator("[data-problem]")).to_be_hidden()
+    expect(page.locator("[data-tab='helpers']")).to_be_hidden()
+    expect(page.locator("[data-tab='schema']")).to_be_visible()
+
+
+def test_a_builtin_says_it_is_read_only_and_new_template_copies_it(page, person, live_stack):
+    template_sync_samples()
+    sign_in(page)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto("/templates/invoice/edit")
+    page.wait_for_selector("[data-studio][data-ready]")
+    note = page.locator("[data-builtin-note]")
+    expect(note).to_contain_text("A built-in sample: read-only here.")
+    expect(page.locator("[data-save]")).to_be_hidden()
+    expect(page.locator("[data-tab='helpers']")).to_be_visible()  # a Handlebars sample
+    _screenshot(page, "studio-builtin-1366.png")
+    note.get_by_role("link", name="New template").click()
+    page.wait_for_url("**/templates/new?sample=invoice")
+    expect(page.locator("input[name=sample][value=invoice]")).to_be_checked()
+
+
+def test_the_version_select_is_not_cut_off_at_1366(page, person, live_stack):
+    template = template_create(
+        owner=person, name="Studio invoice", slug="studio-invoice", html=HTML, css=CSS
+    )
+    for number in range(2, 12):  # two-digit version numbers: the widest option text
+        template_draft_save(template=template, by=person, html=f"{HTML}<p>v{number}</p>")
+        template_publish(template=template, by=person)
+    sign_in(page)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto("/templates/studio-invoice/edit")
+    page.wait_for_selector("[data-studio][data-ready]")
+    bar = page.locator(".studio-bar").bounding_box()
+    for selector in ("[data-rollback-version]", "[data-publish]", "[data-diff]"):
+        box = page.locator(selector).bounding_box()
+        assert box is not None
+        assert box["x"] >= 0
+        assert box["x"] + box["width"] <= bar["x"] + bar["width"], selector
+    # Each select is wider than its chosen option's text (plus the arrow): nothing cut off.
+    for selector in ("[data-rollback-version]", "[data-renderer]", "[data-page-size]"):
+        select = page.locator(selector)
+        text = select.locator("option:checked").inner_text()
+        width = select.bounding_box()["width"]
+        assert width >= _text_width(page, text) + 24, (selector, text, width)
+    _screenshot(page, "studio-bar-1366.png")

@@ -10,6 +10,7 @@ import pytest
 from dropins.gotenberg_form import (
     assets_inline,
     form_options,
+    form_warnings,
     markdown_inline,
     running_text,
 )
@@ -52,6 +53,26 @@ def test_pdfa_and_pdfua_choose_weasyprint_and_the_profile():
     assert options["pdf"] == {"profile": "pdf/ua-1"}
     with pytest.raises(InvalidInput, match="PDF/A-2B"):
         form_options({"pdfa": "PDF/A-1b"})
+
+
+@pytest.mark.parametrize(
+    ("pdfa", "made"),
+    [("PDF/A-2b", "pdf/a-2a"), ("PDF/A-3u", "pdf/a-3a"), ("PDF/A-3a", "pdf/a-3a")],
+)
+def test_pdfa_with_pdfua_makes_the_tagged_pdfa_level_and_says_so(pdfa, made):
+    fields = {"pdfa": pdfa, "pdfua": "true"}
+    options, renderer = form_options(fields)
+    assert (options["pdf"], renderer) == ({"profile": made}, "weasyprint")
+    moved, combined = form_warnings(fields)
+    assert moved.startswith(f"pdfa={pdfa} with pdfua=true: rendered with WeasyPrint, not Chromium")
+    assert "<img width>" in moved
+    assert f"made {made.upper()}, the PDF/A level that is tagged for accessibility" in combined
+
+
+def test_only_a_profile_warns_about_the_renderer():
+    assert form_warnings({"paperWidth": "8.5"}) == []
+    (moved,) = form_warnings({"pdfa": "PDF/A-2b"})
+    assert "rendered with WeasyPrint, not Chromium" in moved
 
 
 def test_header_html_becomes_running_text_with_page_counters():

@@ -63,6 +63,32 @@ def test_html_route_answers_the_pdf_with_paper_header_and_assets(gotenberg):
     assert "Page 1 of 1" in text
 
 
+def test_pdfa_with_pdfua_renders_tagged_pdfa_and_warns_that_the_renderer_changed(
+    gotenberg, integrator
+):
+    answer = gotenberg.post(
+        "/forms/chromium/convert/html",
+        files=_files(**{"index.html": "<html lang='en'><body><h1>Archive</h1></body></html>"}),
+        data={"pdfa": "PDF/A-2b", "pdfua": "true"},
+    )
+    assert answer.status_code == 200, answer.text
+    warned = answer.headers["x-job-warnings"]
+    assert "pdfa=PDF/A-2b with pdfua=true: rendered with WeasyPrint, not Chromium" in warned
+    assert "made PDF/A-2A" in warned
+    job = httpx.get(
+        f"{gotenberg.base_url.scheme}://{gotenberg.base_url.netloc.decode()}"
+        f"/api/v1/jobs/{answer.headers['x-job-id']}",
+        headers={"X-API-Key": integrator[1]},
+        timeout=30,
+    ).json()
+    assert job["renderer"] == "weasyprint"
+    assert any("rendered with WeasyPrint" in warning for warning in job["warnings"])
+    xmp = PdfReader(io.BytesIO(answer.content)).xmp_metadata
+    assert xmp is not None
+    assert xmp.pdfaid_part == "2"
+    assert xmp.pdfaid_conformance == "A"
+
+
 def test_markdown_route_turns_each_tohtml_into_html(gotenberg):
     index = '<html><body>{{ toHTML "notes.md" }}</body></html>'
     answer = gotenberg.post(

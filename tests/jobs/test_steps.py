@@ -79,6 +79,32 @@ def test_bad_steps_are_a_400_naming_the_step(api):
     assert "steps[0]: stamp.text must be 1 to 40 characters." in response.json()["error"]
 
 
+def test_bad_steps_and_options_pdf_are_invalid_data_not_render_error(api):
+    response = _submit(api, "x", steps=[{"type": "stamp", "text": ""}])
+    assert response.json()["code"] == "invalid_data"
+    response = _submit(api, "x", options={"pdf": {"metadata": {"title": 5}}})
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_data"
+
+
+ENCRYPT = {"type": "encrypt", "owner_password": "abcdef"}
+SIGN = {"type": "sign", "certificate": "0c6f1a47-6e7c-4c55-9f5b-8a2f1f6b4f0e"}
+
+
+@pytest.mark.parametrize(
+    "steps", [[SIGN, ENCRYPT], [ENCRYPT, SIGN]], ids=["sign-encrypt", "encrypt-sign"]
+)
+def test_sign_and_encrypt_in_either_order_is_one_error_saying_why(api, steps):
+    response = _submit(api, "x", steps=steps)
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid_data"
+    assert body["error"].startswith("steps: sign and encrypt cannot be combined, in either order")
+    assert "breaks it" in body["error"]
+    assert "last step" not in body["error"]
+    assert not PdfJob.objects.exists()
+
+
 def test_a_job_merges_stamps_and_encrypts_and_reports_each_step(api):
     cover = _completed(api, "COVER")
     response = _submit(

@@ -22,6 +22,7 @@ from jobs.models import DeadLetter, JobStatus
 from reports.models import ReportTemplate
 from tests.accounts.pkcs12_factory import make_pkcs12
 from tests.factories import PdfJobFactory, UserFactory, members_with_emails
+from workspaces.audit_export import changes_text
 from workspaces.current import SESSION_KEY
 from workspaces.invitations import invitation_create
 from workspaces.models import AuditEntry, Role, SsoDomain
@@ -114,6 +115,7 @@ def test_keys_members_quota_and_dead_letters_are_logged(team, sent_tasks):
         dead_letters=DeadLetter.objects.filter(pk=letter.pk), by=owner
     )
     assert _actions(workspace) == [
+        "workspace.created",  # by the fixture's create_workspace
         "key.created",
         "member.added",
         "member.role_changed",
@@ -191,6 +193,7 @@ def test_owners_read_filter_and_export_the_log(team):
         "member.added",
         "member.added",
         "key.created",
+        "workspace.created",
     ]
     assert set(rows[0]) >= {"at", "actor", "action", "target"}
     added = api.get("/api/v1/audit-log", {"action": "member.added"}).json()
@@ -200,7 +203,7 @@ def test_owners_read_filter_and_export_the_log(team):
     assert [r["target"] for r in api.get("/api/v1/audit-log", {"q": "bravo"}).json()] == ["bravo"]
     later = (timezone.now() + timedelta(minutes=1)).isoformat()
     assert api.get("/api/v1/audit-log", {"since": later}).json() == []
-    assert len(api.get("/api/v1/audit-log", {"until": later}).json()) == 4
+    assert len(api.get("/api/v1/audit-log", {"until": later}).json()) == 5  # with workspace.created
 
     exported = api.get("/api/v1/audit-log", {"format": "csv", "action": "member.added"})
     assert exported.status_code == 200
@@ -212,7 +215,7 @@ def test_owners_read_filter_and_export_the_log(team):
 
     as_json = api.get("/api/v1/audit-log", {"format": "json"})
     assert as_json["Content-Disposition"].endswith('.json"')
-    assert len(json.loads(as_json.content)) == 4
+    assert len(json.loads(as_json.content)) == 5  # with workspace.created
 
 
 def test_a_bad_filter_is_a_400_naming_the_actions(team):
@@ -283,7 +286,7 @@ def test_the_owners_page_searches_and_exports(team):
         "bravo",
     ]
     as_json = client.get("/audit/", {"format": "json"})
-    assert len(json.loads(as_json.content)) == 4
+    assert len(json.loads(as_json.content)) == 5  # with workspace.created
     assert client.get("/audit/", {"action": "nope"}).status_code == 400
     viewer = UserFactory(username="vic")
     membership_set(workspace=team["workspace"], user=viewer, role="viewer")
@@ -488,3 +491,47 @@ def test_withdrawing_an_invitation_is_logged(team):
         "nina@example.com",
     )
     assert entry.changes == {"role": "editor"}
+
+
+@pytest.mark.parametrize(
+    ("action", "changes", "lines"),
+    [
+        ("member.role_changed", {"role": ["viewer", "editor"]}, ["role: viewer → editor"]),
+        ("member.removed", {"role": ["editor", None]}, ["role: editor → none"]),
+        ("member.added", {"role": [None, "viewer"]}, ["role: none → viewer"]),
+        ("template.changed", {"fields": ["css", "html"]}, ["fields: css, html"]),
+        ("quota.changed", {"jobs_per_day": [None, 10]}, ["jobs_per_day: none → 10"]),
+        ("sso.changed", {"domains": [["a.com"], []]}, ["domains: a.com → none"]),
+        ("sso.domain_verified", {"verified": [False, True]}, ["verified: no → yes"]),
+        (
+            "schedule.created",
+            {"deliveries": ["ops@example.com", "https://example.com/hook"]},
+            ["deliveries: ops@example.com, https://example.com/hook"],
+        ),
+        (
+            "workspace.created",
+            {"owner": "fiona", "slug": "finance"},
+            ["owner: fiona", "slug: finance"],
+        ),
+        ("key.created", {}, []),
+    ],
+)
+def test_changes_read_as_text_not_python_reprs(action, changes, lines):
+    assert changes_text(action, changes) == lines
+
+
+def test_the_owners_page_shows_changes_without_python_reprs(team):
+    owner, workspace = team["owner"], team["workspace"]
+    viv = UserFactory(username="viv")
+    membership_set(workspace=workspace, user=viv, role="viewer", by=owner)
+    membership_set(workspace=workspace, user=viv, role="editor", by=owner)
+    client = Client()
+    client.force_login(owner)
+    session = client.session
+    session["workspace_id"] = workspace.pk
+    session.save()
+    text = client.get("/audit/").content.decode()
+    assert "role: viewer → editor" in text
+    assert "{&#x27;" not in text
+    assert "[&#x27;" not in text
+    assert "None" not in text

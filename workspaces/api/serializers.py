@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from core.api_fields import QueryFilters
+from core.api_fields import JsonInput, QueryFilters
 from workspaces.audit import AuditAction
 
 
@@ -47,3 +47,15 @@ class AuditEntryOutputSerializer(serializers.Serializer):
     target_type = serializers.CharField()
     target_id = serializers.CharField()
     changes = serializers.JSONField()
+
+
+class WorkspaceCreateInputSerializer(JsonInput):
+    refuse_unknown = True
+
+    name = serializers.CharField(max_length=200, help_text="Its name; the slug is made from it.")
+
+
+class WorkspaceOutputSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    slug = serializers.SlugField()
+    role = serializers.CharField(help_text="Yours there: owner for one you made.")

@@ -6,4 +6,5 @@ from workspaces.api import views
 
 urlpatterns = [
     path("audit-log", views.AuditLogApi.as_view(), name="audit-log"),
+    path("workspaces", views.WorkspaceCreateApi.as_view(), name="workspace-create"),
 ]

@@ -1,5 +1,5 @@
 """GET /api/v1/audit-log: the workspace's audit log for its owners, filtered, as JSON or
-a CSV/JSON download."""
+a CSV/JSON download; POST /api/v1/workspaces: a team workspace made by an owner."""
 
 from __future__ import annotations
 
@@ -13,11 +13,17 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from rendering.errors import ApplicationError
-from workspaces.api.serializers import AuditEntryOutputSerializer, AuditFilterSerializer
+from workspaces.api.serializers import (
+    AuditEntryOutputSerializer,
+    AuditFilterSerializer,
+    WorkspaceCreateInputSerializer,
+    WorkspaceOutputSerializer,
+)
 from workspaces.audit_export import audit_csv, audit_row
 from workspaces.current import actor_of, workspace_current
 from workspaces.permissions import Action, authorize
 from workspaces.selectors import audit_entries
+from workspaces.services import workspace_create
 
 
 class AuditCsvRenderer(BaseRenderer):
@@ -78,3 +84,20 @@ class AuditLogApi(APIView):
             name = f"audit-{workspace.slug}.{found['format']}"
             response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
+
+
+class WorkspaceCreateApi(APIView):
+    @extend_schema(
+        operation_id="workspace_create",
+        summary="Make a team workspace; you become its owner (owners of the current one)",
+        request=WorkspaceCreateInputSerializer,
+        responses={201: WorkspaceOutputSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        actor = actor_of(request)
+        authorize(actor, Action.WORKSPACE_CREATE, workspace_current(request))
+        body = WorkspaceCreateInputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        workspace = workspace_create(name=body.validated_data["name"], owner=request.user, by=actor)
+        answer = {"name": workspace.name, "slug": workspace.slug, "role": "owner"}
+        return Response(WorkspaceOutputSerializer(answer).data, status=201)

@@ -164,3 +164,25 @@ def test_a_batch_is_a_run_followed_as_one(api, django_capture_on_commit_callback
     assert (run["total"], run["failed"], run["status"]) == (2, 1, "running")
     assert [r["job_id"] for r in run["records"]] == [body["jobs"][0]["job_id"], None]
     assert run["records"][1]["error"] == body["jobs"][1]["error"]
+
+
+def test_a_batch_item_with_an_unknown_field_is_refused_alone_naming_it(api):
+    answer = api.post(
+        BATCH,
+        {"items": [{"html_template": "<p>ok</p>"}, {"html_tempalte": "<p>typo</p>"}]},
+        format="json",
+    )
+    assert answer.status_code == 200
+    jobs = answer.json()["jobs"]
+    assert [j["status"] for j in jobs] == ["queued", None]
+    assert jobs[1]["code"] == "invalid_data"
+    assert 'html_tempalte: Unknown field. Did you mean "html_template"?' in jobs[1]["error"]
+
+
+def test_an_unknown_field_beside_items_refuses_the_batch(api):
+    answer = api.post(
+        BATCH, {"items": [{"html_template": "<p>x</p>"}], "iterms": []}, format="json"
+    )
+    assert answer.status_code == 400
+    assert 'iterms: Unknown field. Did you mean "items"?' in answer.json()["error"]
+    assert not PdfJob.objects.exists()

@@ -280,3 +280,16 @@ def test_openapi_schema_is_generated_and_names_the_endpoints(api):
         "/api/v1/jobs/{job_id}/cancel",
     ):
         assert path in text
+
+
+def test_an_unknown_top_level_field_is_a_400_naming_it_and_nothing_is_queued(api):
+    response = api.post(
+        SUBMIT, {"tempalte": "invoice", "data": {"n": 1}, "colour": "red"}, format="json"
+    )
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid_data"
+    assert 'tempalte: Unknown field. Did you mean "template"?' in body["error"]
+    assert "colour: Unknown field." in body["error"]
+    assert set(body["fields"]) == {"tempalte", "colour"}
+    assert not PdfJob.objects.exists()

@@ -12,7 +12,7 @@ from PIL import Image
 from rendering.errors import LimitExceeded, RenderError
 from rendering.options import parse_options
 from rendering.postprocess.pdf_steps import steps_apply
-from rendering.postprocess.steps import parse_steps
+from rendering.postprocess.steps import SIGN_AND_ENCRYPT, parse_steps
 from tests.conftest import pdf_text
 from tests.rendering.postprocess.conftest import render
 
@@ -165,6 +165,19 @@ def test_bad_steps_are_refused_naming_the_step(raw, message):
     with pytest.raises(RenderError) as raised:
         parse_steps(raw)
     assert message in raised.value.message
+    assert raised.value.code == "invalid_data"
+
+
+@pytest.mark.parametrize("order", [("sign", "encrypt"), ("encrypt", "sign")])
+def test_sign_and_encrypt_cannot_be_combined_in_either_order(order):
+    raw = {
+        "sign": {"type": "sign", "certificate": "0c6f1a47-6e7c-4c55-9f5b-8a2f1f6b4f0e"},
+        "encrypt": {"type": "encrypt", "owner_password": "abcdef"},
+    }
+    with pytest.raises(RenderError) as raised:
+        parse_steps([raw[kind] for kind in order])
+    assert raised.value.message == SIGN_AND_ENCRYPT
+    assert raised.value.code == "invalid_data"
 
 
 def test_a_huge_attachment_is_a_413():

@@ -1,0 +1,82 @@
+"""A starter per template engine for a new template: a short list of items written in that
+engine's own syntax, with the schema and sample data it reads (the studio's "New template")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rendering.engines import ENGINE_NAMES
+
+CSS = """body { font-family: sans-serif; color: #1f2933; }
+h1 { color: #1d4ed8; }
+table { border-collapse: collapse; width: 100%; }
+td { border-bottom: 1px solid #e4e7eb; padding: 4px 0; }
+td.amount { text-align: right; }"""
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["title", "items"],
+    "properties": {
+        "title": {"type": "string"},
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "amount"],
+                "properties": {"name": {"type": "string"}, "amount": {"type": "string"}},
+            },
+        },
+    },
+}
+SAMPLE_DATA: dict[str, Any] = {
+    "title": "Order 2026-0042",
+    "items": [{"name": "Widget", "amount": "12.00"}, {"name": "Gadget", "amount": "30.50"}],
+}
+
+_ROW = '<tr><td>{name}</td><td class="amount">{amount}</td></tr>'
+# One loop over `items` in each engine's own words: where a newcomer sees its syntax at once.
+_HTML = {
+    "raw": (
+        "<!-- Raw HTML: no template language, the data is not used. -->\n"
+        "<h1>Order 2026-0042</h1>\n<table>\n"
+        + _ROW.format(name="Widget", amount="12.00")
+        + "\n</table>"
+    ),
+    "handlebars": (
+        "<h1>{{title}}</h1>\n<table>\n{{#each items}}\n"
+        + _ROW.format(name="{{name}}", amount="{{amount}}")
+        + "\n{{/each}}\n</table>"
+    ),
+    "mustache": (
+        "<h1>{{title}}</h1>\n<table>\n{{#items}}\n"
+        + _ROW.format(name="{{name}}", amount="{{amount}}")
+        + "\n{{/items}}\n</table>"
+    ),
+    "ejs": (
+        "<h1><%= title %></h1>\n<table>\n<% items.forEach(function (item) { %>\n"
+        + _ROW.format(name="<%= item.name %>", amount="<%= item.amount %>")
+        + "\n<% }); %>\n</table>"
+    ),
+}
+for _name in ("jinja2", "liquid", "django"):
+    _HTML[_name] = (
+        "<h1>{{ title }}</h1>\n<table>\n{% for item in items %}\n"
+        + _ROW.format(name="{{ item.name }}", amount="{{ item.amount }}")
+        + "\n{% endfor %}\n</table>"
+    )
+
+
+def starter(engine: str) -> dict[str, Any]:
+    """The new template's source for `engine` (KeyError for an unknown one)."""
+    return {
+        "engine": engine,
+        "html": _HTML[engine],
+        "css": CSS,
+        "helpers": "",
+        "schema": {} if engine == "raw" else SCHEMA,
+        "sample_data": {} if engine == "raw" else SAMPLE_DATA,
+    }
+
+
+# Every engine has one (tests/reports/test_starters.py renders each).
+STARTER_ENGINES: tuple[str, ...] = tuple(name for name in ENGINE_NAMES if name in _HTML)

@@ -1,0 +1,28 @@
+"""Every engine has a starter for a new template, and each renders its sample data."""
+
+from __future__ import annotations
+
+import pytest
+
+from rendering.engines import ENGINE_NAMES, ENGINES_WITH_HELPERS, engine_render
+from rendering.limits import DEFAULT_LIMITS
+from reports.starters import STARTER_ENGINES, starter
+
+
+def test_every_engine_has_a_starter():
+    assert STARTER_ENGINES == ENGINE_NAMES
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+def test_each_starter_renders_its_sample_data(engine):
+    source = starter(engine)
+    html = engine_render(engine, source["html"], source["sample_data"], DEFAULT_LIMITS)
+    assert "Order 2026-0042" in html
+    assert "Widget" in html
+    if engine != "raw":
+        assert "Gadget" in html  # the loop ran over both items
+
+
+def test_only_handlebars_takes_helpers():
+    assert ENGINES_WITH_HELPERS == ("handlebars",)
