@@ -58,7 +58,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/python manage.py makemigrations --check --dry-run
+	env -u DATABASE_URL $(BIN)/python manage.py makemigrations --check --dry-run  # models vs migrations: no database needed
 
 ## docs: serve the docs site (MkDocs, docs/) with live reload on DOCS_PORT (default 8001)
 docs: $(VENV)/.installed-test

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.db import connection
-from kombu import Connection
+from kombu.connection import Connection
 
 from core.redis import redis_client
 

@@ -17,7 +17,7 @@ def clean_text(
     """`value` cleaned, or `error` naming the field by its `path` (options.title, ...)."""
     if not isinstance(value, str):
         raise error(f"{path} must be a string.")
-    value = _CONTROL.sub(" ", value).strip()
-    if len(value) > limit:
+    text = _CONTROL.sub(" ", value).strip()
+    if len(text) > limit:
         raise error(f"{path} is longer than {limit} characters.")
-    return value
+    return text

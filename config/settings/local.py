@@ -1,7 +1,9 @@
 """Development on one machine: SQLite and local disk unless configured. `make run`
 (config.devstack) starts an embedded Redis and sets REDIS_URL when it is unset."""
 
+from config.env import env_bool, env_choice, env_int, env_list, env_str
 from config.settings.base import *
+from core.logs import logging_dict
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
 LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("json", "text"))

@@ -4,7 +4,7 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_required
+from config.env import env_bool, env_int, env_list, env_required, env_str
 from config.production_checks import check_production
 from config.safety import secret_key_problem
 from config.settings.base import *

@@ -4,6 +4,7 @@ tests/redis_plugin.py starts an embedded Redis (and sets VAR_DIR) before these a
 import os
 from pathlib import Path
 
+from config.env import env_bool, env_str
 from config.settings.base import *
 
 _var = Path(__file__).resolve().parents[2] / "var" / "test"

@@ -15,7 +15,7 @@ from math import isnan, nan
 import redis
 from amqp.exceptions import NotFound
 from django.conf import settings
-from kombu import Connection
+from kombu.connection import Connection
 from kombu.exceptions import OperationalError
 
 from core.redis import redis_client

@@ -12,8 +12,9 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
+from jinja2.exceptions import SecurityError
 from jinja2.filters import do_center, do_format, do_indent, do_wordwrap
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import pass_environment
 from markupsafe import Markup
 
