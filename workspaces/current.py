@@ -3,11 +3,14 @@ the browser's session chose (the switcher), else the person's own."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.http import Http404
 
 from rendering.errors import NotFound
 from workspaces.models import Workspace
-from workspaces.permissions import is_api_key, role_in
+from workspaces.permissions import Action, authorize_page, is_api_key, role_in
 from workspaces.services import workspace_personal
 
 SESSION_KEY = "workspace_id"
@@ -47,3 +50,20 @@ def workspace_switch(request: Any, *, workspace_id: int) -> Workspace:
     request.session[SESSION_KEY] = workspace_id
     request._workspace = Workspace.objects.get(pk=workspace_id)
     return request._workspace
+
+
+T = TypeVar("T")
+
+
+def page_get(
+    request: Any, action: Action, getter: Callable[..., T], *, missing: str, **key: Any
+) -> T:
+    """For the browser pages: `getter(workspace=<the current one>, **key)` if the person's
+    role may do `action` on what it finds; Django's 404 page saying `missing` for one that
+    is not there or is another workspace's (they look the same), its 403 page otherwise."""
+    try:
+        found = getter(workspace=workspace_current(request), **key)
+    except NotFound:
+        raise Http404(missing) from None
+    authorize_page(request.user, action, found)
+    return found

@@ -31,14 +31,7 @@ def audit_log(request: HttpRequest) -> HttpResponse:
     filters = AuditFilterSerializer(data=given)
     valid = filters.is_valid()
     found: dict[str, Any] = filters.validated_data if valid else {"limit": PAGE_ROWS}
-    entries = audit_entries(
-        workspace=workspace,
-        action=found.get("action", ""),
-        actor=found.get("actor", ""),
-        since=found.get("since"),
-        until=found.get("until"),
-        search=found.get("q", ""),
-    )
+    entries = audit_entries(workspace=workspace, filters=found)
     kind = found.get("format")
     if kind:
         rows = [audit_row(entry) for entry in entries[: found["limit"]]]

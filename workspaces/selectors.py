@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -41,16 +41,14 @@ def workspace_find(*, name: str) -> Workspace:
 
 
 def audit_entries(
-    *,
-    workspace: Workspace,
-    action: str = "",
-    actor: str = "",
-    since: datetime | None = None,
-    until: datetime | None = None,
-    search: str = "",
+    *, workspace: Workspace, filters: Mapping[str, Any] | None = None
 ) -> QuerySet[AuditEntry]:
-    """The workspace's audit log, newest first: `actor` matches a username or a key's
-    prefix, `search` any of actor, action and target; `since` inclusive, `until` not."""
+    """The workspace's audit log, newest first, narrowed by the audit filters (the API's and
+    the page's, AuditFilterSerializer): `action`; `actor` matches a username or a key's
+    prefix; `q` any of actor, action and target; `since` inclusive, `until` not."""
+    filters = filters or {}
+    action, actor, search = (filters.get(name, "") for name in ("action", "actor", "q"))
+    since, until = filters.get("since"), filters.get("until")
     entries = AuditEntry.objects.filter(workspace=workspace)
     if action:
         entries = entries.filter(action=action)

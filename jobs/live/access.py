@@ -3,10 +3,14 @@ for a job that is missing or another workspace's, 403 for a role that may not vi
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
+
+from django.conf import settings
 
 from accounts.authentication import Caller, caller_resolve
 from jobs import selectors
+from jobs.live.subscriptions import job_follow, workspace_follow
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from workspaces.models import Workspace
@@ -42,3 +46,27 @@ def stream_member(caller: Caller) -> tuple[int, int] | None:
     """(user id, workspace id) of a session's stream, which ends when that person leaves
     the workspace; None for a key's stream (a key is the workspace's, not a person's)."""
     return None if caller.key_prefix else (int(caller.user.pk), caller.workspace_id)
+
+
+def job_follow_as(
+    caller: Caller, job_id: str, *, after_seq: int = -1
+) -> AsyncIterator[dict[str, Any] | None]:
+    """One job's events as `caller` follows them (SSE and WebSocket alike): the caller's
+    key or membership ends the stream when it is revoked or removed."""
+    return job_follow(
+        job_id,
+        heartbeat=settings.SSE_HEARTBEAT_SECONDS,
+        after_seq=after_seq,
+        key_prefix=caller.key_prefix,
+        member=stream_member(caller),
+    )
+
+
+def workspace_follow_as(caller: Caller) -> AsyncIterator[dict[str, Any] | None]:
+    """Every event of the caller's workspace's jobs, as `caller` follows them."""
+    return workspace_follow(
+        caller.workspace_id,
+        heartbeat=settings.SSE_HEARTBEAT_SECONDS,
+        key_prefix=caller.key_prefix,
+        member=stream_member(caller),
+    )

@@ -15,9 +15,13 @@ from django.conf import settings
 
 from accounts.tenancy import tenant_id_for
 from jobs.links import with_links
-from jobs.live.access import follow_authorize, follower_resolve, stream_member
+from jobs.live.access import (
+    follow_authorize,
+    follower_resolve,
+    job_follow_as,
+    workspace_follow_as,
+)
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
-from jobs.live.subscriptions import job_follow, workspace_follow
 from jobs.metrics import live_stream
 from rendering.errors import ApplicationError
 
@@ -132,16 +136,8 @@ class JobEventsConsumer(FollowingConsumer):
         )
         if allowed is None:
             return
-        caller, job_id = allowed
         await self.accept()
-        self._send_all(
-            job_follow(
-                job_id,
-                heartbeat=settings.SSE_HEARTBEAT_SECONDS,
-                key_prefix=caller.key_prefix,
-                member=stream_member(caller),
-            )
-        )
+        self._send_all(job_follow_as(*allowed))
 
 
 class OwnerJobsConsumer(FollowingConsumer):
@@ -152,11 +148,4 @@ class OwnerJobsConsumer(FollowingConsumer):
         if caller is None:
             return
         await self.accept()
-        self._send_all(
-            workspace_follow(
-                caller.workspace_id,
-                heartbeat=settings.SSE_HEARTBEAT_SECONDS,
-                key_prefix=caller.key_prefix,
-                member=stream_member(caller),
-            )
-        )
+        self._send_all(workspace_follow_as(caller))

@@ -17,9 +17,13 @@ from django.views.decorators.http import require_GET
 from accounts.authentication import API_KEY_HEADER
 from accounts.tenancy import tenant_id_for
 from jobs.links import with_links
-from jobs.live.access import follow_authorize, follower_resolve, stream_member
+from jobs.live.access import (
+    follow_authorize,
+    follower_resolve,
+    job_follow_as,
+    workspace_follow_as,
+)
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
-from jobs.live.subscriptions import job_follow, workspace_follow
 from jobs.metrics import live_stream
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
@@ -105,13 +109,7 @@ async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
     return await respond(
         request,
         follow_authorize,
-        lambda found: job_follow(
-            found[1],
-            heartbeat=settings.SSE_HEARTBEAT_SECONDS,
-            after_seq=after,
-            key_prefix=found[0].key_prefix,
-            member=stream_member(found[0]),
-        ),
+        lambda found: job_follow_as(*found, after_seq=after),
         with_ids=True,
         job_id=job_id,
     )
@@ -121,14 +119,4 @@ async def job_events(request: HttpRequest, job_id: str) -> HttpResponseBase:
 @require_GET
 async def owner_job_events(request: HttpRequest) -> HttpResponseBase:
     """Every event of the caller's workspace's jobs; a reconnect starts with their state."""
-    return await respond(
-        request,
-        follower_resolve,
-        lambda caller: workspace_follow(
-            caller.workspace_id,
-            heartbeat=settings.SSE_HEARTBEAT_SECONDS,
-            key_prefix=caller.key_prefix,
-            member=stream_member(caller),
-        ),
-        with_ids=False,
-    )
+    return await respond(request, follower_resolve, workspace_follow_as, with_ids=False)

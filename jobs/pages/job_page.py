@@ -14,19 +14,14 @@ from jobs import selectors, services
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
 from jobs.pages.job_state import job_state
-from rendering.errors import ApplicationError, Conflict, NotFound
-from workspaces.current import workspace_current
-from workspaces.permissions import Action, authorize_page, can
+from rendering.errors import ApplicationError, Conflict
+from workspaces.current import page_get
+from workspaces.permissions import Action, can
 
 
 def _own_job(request: HttpRequest, job_id: str, action: Action = Action.JOB_VIEW) -> PdfJob:
     """The current workspace's job if the person's role may do `action` (403 if not)."""
-    try:
-        job = selectors.job_get(workspace=workspace_current(request), job_id=job_id)
-    except NotFound:
-        raise Http404("No such job.") from None  # another workspace's job looks the same
-    authorize_page(request.user, action, job)
-    return job
+    return page_get(request, action, selectors.job_get, missing="No such job.", job_id=job_id)
 
 
 @login_required

@@ -16,12 +16,12 @@ from accounts.throttles import tenant_rate_take
 from core.disclosure import public_text
 from jobs import services
 from jobs.pages.forms import ReportRequestForm
-from rendering.errors import ApplicationError, NotFound
+from rendering.errors import ApplicationError
 from reports import selectors
 from reports.models import Renderer, ReportTemplate
 from reports.preview_queue import PreviewsBusy
 from reports.thumbnails import template_thumbnail
-from workspaces.current import workspace_current
+from workspaces.current import page_get, workspace_current
 from workspaces.permissions import Action, authorize_page
 
 # An image that says "no preview" rather than a broken-image icon.
@@ -46,12 +46,13 @@ DATA_TABS = ("form", "json")
 
 
 def _visible_template(request: HttpRequest, slug: str) -> ReportTemplate:
-    try:
-        template = selectors.template_get_visible(workspace=workspace_current(request), slug=slug)
-    except NotFound:
-        raise Http404("No such template.") from None
-    authorize_page(request.user, Action.TEMPLATE_VIEW, template)
-    return template
+    return page_get(
+        request,
+        Action.TEMPLATE_VIEW,
+        selectors.template_get_visible,
+        missing="No such template.",
+        slug=slug,
+    )
 
 
 def _schema(template: ReportTemplate) -> dict[str, Any] | None:

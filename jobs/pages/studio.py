@@ -7,18 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 
 from core.disclosure import public_text
 from rendering.engines import ENGINE_NAMES, ENGINES_WITH_HELPERS, engine_choices
-from rendering.errors import ApplicationError, NotFound
+from rendering.errors import ApplicationError
 from reports import selectors
 from reports.models import Renderer, ReportTemplate
 from reports.services import template_create
 from reports.starters import STARTER_ENGINES, starter
-from workspaces.current import workspace_current
+from workspaces.current import page_get, workspace_current
 from workspaces.permissions import Action, authorize_page, can
 
 # What a version's editors show (the draft's if there is one, else the published one's).
@@ -27,12 +27,13 @@ PAGE_SIZES = ("A4", "Letter", "Legal", "A5", "A3")
 
 
 def _own(request: HttpRequest, slug: str) -> ReportTemplate:
-    try:
-        template = selectors.template_get_visible(workspace=workspace_current(request), slug=slug)
-    except NotFound:
-        raise Http404("No such template.") from None
-    authorize_page(request.user, Action.TEMPLATE_VIEW, template)
-    return template
+    return page_get(
+        request,
+        Action.TEMPLATE_VIEW,
+        selectors.template_get_visible,
+        missing="No such template.",
+        slug=slug,
+    )
 
 
 def _studio_state(request: HttpRequest, template: ReportTemplate) -> dict[str, Any]:

@@ -70,14 +70,7 @@ class AuditLogApi(APIView):
         filters = AuditFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         found = filters.validated_data
-        entries = audit_entries(
-            workspace=workspace,
-            action=found.get("action", ""),
-            actor=found.get("actor", ""),
-            since=found.get("since"),
-            until=found.get("until"),
-            search=found.get("q", ""),
-        )[: found["limit"]]
+        entries = audit_entries(workspace=workspace, filters=found)[: found["limit"]]
         rows = [audit_row(entry) for entry in entries]
         response = Response(AuditEntryOutputSerializer(rows, many=True).data)
         if "format" in found:
