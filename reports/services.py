@@ -323,7 +323,10 @@ def _publish(template: ReportTemplate, version: ReportTemplateVersion, *, by: An
     """Make `version` what jobs render: its fields onto the row, who and when recorded.
     What it includes is checked again: the partials may have changed since it was saved."""
     template_includes_check(
-        workspace=template.workspace_id, slug=template.slug, engine=version.engine, html=version.html
+        workspace=template.workspace_id,
+        slug=template.slug,
+        engine=version.engine,
+        html=version.html,
     )
     for name in VERSIONED_FIELDS:
         setattr(template, name, getattr(version, name))

@@ -55,7 +55,7 @@ def test_a_partial_of_another_engine_is_an_error_naming_it(user):
 def test_save_refuses_a_missing_slug_and_a_template_including_itself(user):
     with pytest.raises(TemplateSyntaxError, match="no template 'nope' to include"):
         _template(user, "invoice", "{% render 'nope' %}")
-    with pytest.raises(TemplateSyntaxError, match=r"'invoice' includes itself \(invoice -> invoice"):
+    with pytest.raises(TemplateSyntaxError, match=r"'invoice' includes itself \(invoice ->"):
         _template(user, "invoice", "<p>{% include 'invoice' %}</p>")
     invoice = _template(user, "invoice", "<p>ok</p>")
     with pytest.raises(TemplateSyntaxError, match="'invoice' includes itself"):
