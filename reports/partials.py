@@ -86,6 +86,15 @@ def partials_sources(versions: Mapping[str, ReportTemplateVersion]) -> dict[str,
     return {name: version.html for name, version in versions.items()}
 
 
+def template_partials_sources(
+    *, workspace: Any, engine: str, html: str, slug: str = ""
+) -> dict[str, str]:
+    """What a preview gives the engine: the sources template_partials_resolve finds."""
+    return partials_sources(
+        template_partials_resolve(workspace=workspace, engine=engine, html=html, slug=slug)
+    )
+
+
 def partials_recorded(versions: Mapping[str, ReportTemplateVersion]) -> dict[str, int]:
     """slug -> version id: what a job records, so it renders exactly those versions."""
     return {name: version.pk for name, version in sorted(versions.items())}
