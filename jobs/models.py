@@ -62,6 +62,9 @@ class PdfJob(models.Model):
         blank=True,
         related_name="jobs",
     )
+    # The templates it includes, slug -> ReportTemplateVersion id (reports.partials), fixed
+    # at submit: a partial published after the job was queued does not change what renders.
+    partial_versions = models.JSONField(default=dict, blank=True)
     html_template = models.TextField(blank=True, help_text="Inline template source.")
     engine = models.CharField(max_length=20, choices=engine_choices)
     # What lays the job out: the submit's choice, else its template version's.

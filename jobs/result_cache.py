@@ -3,7 +3,9 @@
 rendered gets a new job, completed at once, pointing at that job's stored PDF.
 
 "Exactly what" is a content hash of the tenant, the template version (or the inline
-source, engine and helpers), the data, the parsed options and the renderer. Every job
+source, engine and helpers), the versions of the templates it includes (so publishing a
+partial changes the key of every template that includes it), the data, the parsed options
+and the renderer. Every job
 stores its hash, so a cached submit can reuse any earlier job, cached or not.
 """
 
@@ -29,8 +31,9 @@ def result_cache_key(
     renderer: str,
     data: Any,
     options: dict[str, Any],
+    partials: dict[str, int] | None = None,
 ) -> str:
-    content = {
+    content: dict[str, Any] = {
         "owner": owner_id,
         # A stored template's version fixes its source; inline jobs carry theirs.
         "version": version_id,
@@ -41,6 +44,8 @@ def result_cache_key(
         "data": data,
         "options": options,
     }
+    if partials:  # only then: the keys of jobs that include nothing stay as they were
+        content["partials"] = partials
     canonical = json.dumps(content, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 

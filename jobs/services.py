@@ -34,6 +34,7 @@ from rendering.renderers import DEFAULT_RENDERER, get_renderer
 from reports import selectors as template_selectors
 from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
+from reports.partials import partials_recorded, template_partials_resolve
 from reports.services import template_current_version
 from reports.validation import data_check, data_validate, size_check
 from workspaces.models import Workspace
@@ -67,6 +68,8 @@ class Source:
     version: ReportTemplateVersion | None
     engine: str
     html: str
+    # The templates it includes, slug -> the published version (reports.partials).
+    partials: dict[str, ReportTemplateVersion]
 
 
 def _resolve_source(
@@ -79,7 +82,7 @@ def _resolve_source(
     limits: Limits,
 ) -> Source:
     """The template text to render: inline, or the current version of a stored template
-    (whose JSON Schema the data must satisfy)."""
+    (whose JSON Schema the data must satisfy), and the workspace's templates it includes."""
     if bool(html_template) == bool(template_slug):
         raise ApplicationError(
             "Send exactly one of html_template (inline source) or template (a stored slug).",
@@ -93,14 +96,25 @@ def _resolve_source(
     if not template_slug:
         source = str(html_template)
         size_check("html_template", source, limits.max_template_bytes)
-        return Source(template=None, version=None, engine=engine or "handlebars", html=source)
+        engine = engine or "handlebars"
+        partials = template_partials_resolve(workspace=workspace, engine=engine, html=source)
+        return Source(template=None, version=None, engine=engine, html=source, partials=partials)
     template, version = stored_source(
         workspace=workspace, template_slug=template_slug, engine=engine
     )
     data_validate(
         schema=version.schema, data=data, limits=limits
     )  # 400 naming the path, nothing queued
-    return Source(template=template, version=version, engine=version.engine, html=version.html)
+    partials = template_partials_resolve(
+        workspace=workspace, engine=version.engine, html=version.html, slug=template.slug
+    )
+    return Source(
+        template=template,
+        version=version,
+        engine=version.engine,
+        html=version.html,
+        partials=partials,
+    )
 
 
 def stored_source(
@@ -252,6 +266,7 @@ def job_create(
         engine=source.engine,
         helpers=helpers,
         renderer=renderer,
+        partials=partials_recorded(source.partials),
         data=data,
         # Steps change the PDF, so they are part of what an identical earlier job means.
         options=options_dict | ({"steps": job_steps} if job_steps else {}),
@@ -273,6 +288,7 @@ def job_create(
                 template=source.template,
                 template_version=source.version,
                 html_template="" if source.template else source.html,
+                partial_versions=partials_recorded(source.partials),
                 engine=source.engine,
                 renderer=renderer,
                 helpers=helpers,

@@ -15,6 +15,7 @@ from reports.models import Renderer, ReportTemplate, ReportTemplateVersion
 from reports.services import (
     VERSIONED_FIELDS,
     template_archive,
+    template_includes_check,
     template_job_defaults_check,
     template_saved_elsewhere,
     template_slug_check,
@@ -71,6 +72,12 @@ class ReportTemplateForm(forms.ModelForm):
                 renderer=cleaned.get("renderer", ""),
                 helpers=cleaned.get("helpers", ""),
                 renderers=cleaned.get("renderers") or [],
+            )
+            template_includes_check(
+                workspace=_workspace_of(cleaned),
+                slug=cleaned.get("slug", ""),
+                engine=cleaned.get("engine", ""),
+                html=cleaned.get("html", ""),
             )
             cleaned["options"], cleaned["steps"] = template_job_defaults_check(
                 options=cleaned.get("options"),

@@ -18,6 +18,7 @@ from PIL import Image, ImageChops
 from rendering.errors import InvalidInput, NotFound
 from rendering.options import parse_options
 from reports.models import ReportTemplate, ReportTemplateVersion
+from reports.partials import template_partials_sources
 from reports.preview import PREVIEW_MAX_PAGES
 from reports.preview_queue import PreviewWork, preview_request_pages, previews_redis
 
@@ -144,6 +145,12 @@ def _pages(version: ReportTemplateVersion, *, data: dict[str, Any], tenant_id: i
         renderer=version.renderer,
         helpers=version.helpers,
         pages=DIFF_MAX_PAGES,
+        partials=template_partials_sources(
+            workspace=version.template.workspace_id,
+            engine=version.engine,
+            html=version.html,
+            slug=version.template.slug,
+        ),
     )
     # Each side renders with its own schema unchecked: the data is the template's own
     # sample, and a schema change between the versions must not stop the comparison.

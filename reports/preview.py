@@ -69,14 +69,21 @@ def template_preview_pngs(
     renderer: str = DEFAULT_RENDERER,
     helpers: str = "",
     pages: int = 1,
+    partials: dict[str, str] | None = None,
 ) -> list[bytes]:
     """The first `pages` pages (all of a shorter document) as PNGs, laid out only that far:
-    the studio's scrollable preview and the visual diff."""
+    the studio's scrollable preview and the visual diff. `partials`: the templates it
+    includes, slug -> source (reports.partials)."""
     limits = limits_from_settings(max_render_seconds=settings.PDF_PREVIEW_MAX_SECONDS)
     checked = preview_data_check(data=data, schema=schema)
     rendered = report_render(
         source=TemplateSource(
-            engine=engine, html=source, css=css, renderer=renderer, helpers=helpers
+            engine=engine,
+            html=source,
+            css=css,
+            renderer=renderer,
+            helpers=helpers,
+            partials=partials or {},
         ),
         data=checked,
         options=options,

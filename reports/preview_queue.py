@@ -15,7 +15,7 @@ import base64
 import json
 import logging
 import uuid
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import redis
@@ -78,6 +78,8 @@ class PreviewWork:
     renderer: str = DEFAULT_RENDERER
     helpers: str = ""
     pages: int = 1  # the first N pages (the studio, the diff); a preview or thumbnail: 1
+    # The templates it includes, slug -> source (reports.partials.template_partials_sources).
+    partials: dict[str, str] = field(default_factory=dict)
 
     def pngs(self) -> list[bytes]:
         return template_preview_pngs(
@@ -91,6 +93,7 @@ class PreviewWork:
             renderer=self.renderer,
             helpers=self.helpers,
             pages=self.pages,
+            partials=self.partials,
         )
 
 

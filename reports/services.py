@@ -24,6 +24,7 @@ from rendering.renderers import DEFAULT_RENDERER, RENDERER_NAMES, get_renderer
 from reports import selectors
 from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
+from reports.partials import template_partials_resolve
 from reports.validation import (
     DataValidationError,
     SchemaInvalid,
@@ -110,6 +111,13 @@ def template_validate(
         data_validate(schema=schema, data=sample_data, limits=limits)
     except DataValidationError as exc:
         raise DataValidationError(f"sample_data does not match the schema: {exc.message}") from None
+
+
+def template_includes_check(*, workspace: Any, slug: str, engine: str, html: str) -> None:
+    """What a template includes by slug is the workspace's own (of its engine), with no
+    cycle (a template including itself, directly or not) and no deeper than the bound: a
+    template error naming the slug, at save and at publish (reports.partials)."""
+    template_partials_resolve(workspace=workspace, engine=engine, html=html, slug=slug)
 
 
 def template_job_defaults_check(
@@ -312,7 +320,14 @@ def template_record_version(*, template: ReportTemplate, by: Any = None) -> Repo
 
 
 def _publish(template: ReportTemplate, version: ReportTemplateVersion, *, by: Any) -> None:
-    """Make `version` what jobs render: its fields onto the row, who and when recorded."""
+    """Make `version` what jobs render: its fields onto the row, who and when recorded.
+    What it includes is checked again: the partials may have changed since it was saved."""
+    template_includes_check(
+        workspace=template.workspace_id,
+        slug=template.slug,
+        engine=version.engine,
+        html=version.html,
+    )
     for name in VERSIONED_FIELDS:
         setattr(template, name, getattr(version, name))
     template.published_version = version
@@ -358,6 +373,12 @@ def template_draft_save(
         renderer=fields["renderer"],
         helpers=fields["helpers"],
         renderers=renderers,
+    )
+    template_includes_check(
+        workspace=template.workspace_id,
+        slug=template.slug,
+        engine=fields["engine"],
+        html=fields["html"],
     )
     raw_steps = changes["steps"] if "steps" in changes else steps_unseal(base.steps)
     fields["options"], fields["steps"] = template_job_defaults_check(

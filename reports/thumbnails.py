@@ -19,6 +19,7 @@ from django.core.files.storage import storages
 
 from rendering.errors import ApplicationError
 from reports.models import ReportTemplate
+from reports.partials import template_partials_sources
 from reports.preview_queue import PreviewsBusy, PreviewWork, preview_request
 
 logger = logging.getLogger(__name__)
@@ -96,6 +97,12 @@ def template_thumbnail(
             width=THUMBNAIL_WIDTH,
             renderer=renderer or template.renderer,
             helpers=template.helpers,
+            partials=template_partials_sources(
+                workspace=template.workspace_id,
+                engine=template.engine,
+                html=template.html,
+                slug=template.slug,
+            ),
         )
         # On the previews queue, within the tenant's share of it.
         png = preview_request(work, schema=template.schema or {}, tenant_id=tenant_id)

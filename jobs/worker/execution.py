@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from uuid import UUID
 
@@ -34,6 +34,7 @@ from rendering.errors import RenderError
 from rendering.options import parse_options
 from rendering.report import TemplateSource, report_layout, report_prepare
 from reports.limits import limits_from_settings
+from reports.partials import partials_of_job, partials_sources, template_partials_resolve
 
 logger = logging.getLogger(__name__)
 
@@ -50,8 +51,22 @@ class Defer:
 
 
 def _job_source(job: PdfJob) -> TemplateSource:
-    """What renders: the pinned version (or an inline template), laid out by the job's
-    renderer (the submit's choice, else the version's, recorded when it was queued)."""
+    """What renders: the pinned version (or an inline template) with the partial versions
+    the job recorded, laid out by the job's renderer (the submit's choice, else the
+    version's, recorded when it was queued)."""
+    source = _job_template(job)
+    if job.partial_versions:
+        return replace(source, partials=partials_of_job(job.partial_versions))
+    # A job queued without a record (before jobs recorded them, or by a path that does not
+    # yet) includes the workspace's templates as published now.
+    slug = job.template.slug if job.template is not None else ""
+    found = template_partials_resolve(
+        workspace=job.workspace_id, engine=source.engine, html=source.html, slug=slug
+    )
+    return replace(source, partials=partials_sources(found)) if found else source
+
+
+def _job_template(job: PdfJob) -> TemplateSource:
     version = job.template_version
     renderer = job.renderer
     made_for = tuple(job.template.renderers) if job.template is not None else ()

@@ -40,6 +40,7 @@ from reports.api.serializers import (
 )
 from reports.diff import diff_image_get, template_diff, version_resolve
 from reports.models import ReportTemplate
+from reports.partials import template_partials_sources
 from reports.preview_queue import PreviewWork, preview_request_pages
 from reports.services import (
     template_archive,
@@ -263,6 +264,12 @@ class TemplatePreviewApi(APIView):
             renderer=renderer,
             helpers=source["helpers"],
             pages=fields.get("pages", 1),
+            partials=template_partials_sources(
+                workspace=template.workspace_id,
+                engine=source["engine"],
+                html=source["html"],
+                slug=template.slug,
+            ),
         )
         # Rendered on the previews queue, not in this process.
         pngs = preview_request_pages(

@@ -122,3 +122,16 @@ def test_a_cache_hit_counts_against_the_in_flight_quota(api, user, settings):
     api.post(SUBMIT, {**BODY, "data": {"n": 9}}, format="json")  # the one slot
     refused = api.post(SUBMIT, {**BODY, "cache": True}, format="json")
     assert (refused.status_code, refused.json()["limit"]) == (429, "PDF_MAX_JOBS_IN_FLIGHT")
+
+
+def test_publishing_a_partial_changes_the_key_of_the_templates_that_include_it(api, user):
+    terms = template_create(owner=user, name="Terms", slug="terms", html="<p>30 days</p>")
+    template_create(owner=user, name="Inv", slug="inv", html="<h1>{{n}}</h1>{{> terms}}")
+    body = {"template": "inv", "data": {"n": 1}, "cache": True}
+    first = _render(api.post(SUBMIT, body, format="json").json()["job_id"])
+    assert api.post(SUBMIT, body, format="json").json()["status"] == "completed"
+    template_update(template=terms, by=user, html="<p>60 days</p>")
+    renewed = PdfJob.objects.get(job_id=api.post(SUBMIT, body, format="json").json()["job_id"])
+    assert renewed.status == JobStatus.QUEUED
+    assert renewed.cache_key != first.cache_key
+    assert renewed.partial_versions == {"terms": terms.published_version_id}

@@ -213,3 +213,34 @@ def test_my_template_without_versions_still_shadows_a_built_in_with_versions(use
     job, _ = services.job_create(owner=user, template_slug="shared", data={"x": 1})
     assert job.template == mine
     assert job.template_version.html == "<p>mine {{x}}</p>"  # its first version, made now
+
+
+def test_submit_records_the_version_of_every_template_it_includes(user):
+    from reports.services import template_create
+
+    small = template_create(owner=user, name="S", slug="small", html="<small>s</small>")
+    terms = template_create(owner=user, name="T", slug="terms", html="{{> small}}<p>terms</p>")
+    template_create(owner=user, name="I", slug="inv", html="<h1>{{n}}</h1>{{> terms}}")
+    job, _ = services.job_create(owner=user, template_slug="inv", data={"n": 1})
+    assert job.partial_versions == {
+        "small": small.published_version_id,
+        "terms": terms.published_version_id,
+    }
+    inline, _ = services.job_create(owner=user, html_template="{{> small}}", data={})
+    assert inline.partial_versions == {"small": small.published_version_id}
+
+
+def test_submit_including_another_workspaces_template_is_a_400_naming_the_slug(api):
+    from reports.services import template_create
+    from tests.factories import UserFactory
+
+    template_create(owner=UserFactory(), name="T", slug="terms", html="<p>theirs</p>")
+    answer = api.post(
+        "/api/v1/generate-pdf-async",
+        {"html_template": "<p>{{> terms}}</p>", "data": {}},
+        format="json",
+    )
+    assert answer.status_code == 400
+    assert answer.json()["code"] == "template_syntax"
+    assert "no template 'terms' to include" in answer.json()["error"]
+    assert not PdfJob.objects.exists()

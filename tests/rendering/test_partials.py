@@ -3,11 +3,13 @@ and nothing else; missing slugs, cycles and depth are template errors naming the
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from rendering.engines import engine_render
 from rendering.engines.partials import MAX_DEPTH, partial_names, partials_check
-from rendering.errors import TemplateRuntimeError, TemplateSyntaxError
+from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
 from rendering.options import parse_options
 from rendering.report import TemplateSource, report_render
 from reports.limits import limits_from_settings
@@ -114,3 +116,25 @@ def test_partials_reach_the_pdf():
     _, text = pdf_text(rendered.content)
     assert "Invoice A-1" in text
     assert "Payable within 30 days." in text
+
+
+# One include of each engine, and a partial that writes `s`.
+BIG = {
+    "liquid": ("{% render 'big', s: s %}", "{{ s }}"),
+    "django": ("{% include 'big' %}", "{{ s }}"),
+    "jinja2": ("{% include 'big' %}", "{{ s }}"),
+    "handlebars": ("{{> big}}", "{{s}}"),
+    "mustache": ("{{> big}}", "{{s}}"),
+    "ejs": ("<%- include('big') %>", "<%= s %>"),
+}
+
+
+@pytest.mark.parametrize("engine", sorted(BIG))
+def test_the_included_output_counts_toward_the_templates_own_limit(engine):
+    include, partial = BIG[engine]
+    limits = replace(limits_from_settings(), max_html_bytes=1500)
+    data = {"s": "x" * 1000}  # one include fits, two do not
+    once = engine_render(engine, include, data, limits, partials={"big": partial})
+    assert once == "x" * 1000
+    with pytest.raises(LimitExceeded):
+        engine_render(engine, include * 2, data, limits, partials={"big": partial})

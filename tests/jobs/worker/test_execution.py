@@ -282,3 +282,44 @@ def test_a_one_page_job_takes_few_queries(settings):
     # Autocommit, as on a worker: the events ran and read the template once, no more.
     template_reads = [q for q in queries if 'FROM "reports_reporttemplate" ' in q["sql"]]
     assert len(template_reads) == 1
+
+
+def test_a_job_renders_the_partial_versions_it_recorded_not_ones_published_later(api, user):
+    from reports.services import template_create, template_update
+
+    terms = template_create(owner=user, name="T", slug="terms", html="<p>Within 30 days.</p>")
+    template_create(owner=user, name="I", slug="inv", html="<h1>Invoice {{n}}</h1>{{> terms}}")
+    answer = api.post(
+        "/api/v1/generate-pdf-async", {"template": "inv", "data": {"n": "A-7"}}, format="json"
+    )
+    assert answer.status_code == 202
+    template_update(template=terms, by=user, html="<p>Within 60 days.</p>")  # after the submit
+    done = execution.job_execute(job_id=answer.json()["job_id"])
+    assert done.status == JobStatus.COMPLETED
+    download = api.get(api.get(answer["Location"]).json()["pdf_url"])
+    _, text = pdf_text(b"".join(download.streaming_content))
+    assert "Invoice A-7" in text
+    assert "Within 30 days." in text
+    assert "60" not in text
+
+
+def test_a_job_without_a_record_includes_the_partials_published_now(user):
+    from reports.services import template_create
+
+    template_create(owner=user, name="T", slug="terms", html="<p>Net 14</p>")
+    job = PdfJobFactory(owner=user, html_template="<h1>Hi</h1>{{> terms}}", data={})
+    assert job.partial_versions == {}
+    done = execution.job_execute(job_id=job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    assert "Net 14" in pdf_text(storages["reports"].open(done.pdf_file).read())[1]
+
+
+def test_a_partial_deleted_after_the_submit_fails_the_job_naming_it(user):
+    from reports.services import template_create
+
+    terms = template_create(owner=user, name="T", slug="terms", html="<p>Net 14</p>")
+    job, _ = services.job_create(owner=user, html_template="{{> terms}}", data={})
+    terms.delete()
+    failed = execution.job_execute(job_id=job.job_id)
+    assert failed.status == JobStatus.FAILED
+    assert "'terms' this job includes has been deleted" in failed.error

@@ -225,3 +225,21 @@ def test_templates_say_which_renderers_they_are_made_for(api):
     refused = _create(api, slug="other", renderers=["prince"])
     assert refused.status_code == 400
     assert refused.json()["code"] == "invalid_data"
+
+
+def test_preview_and_save_include_the_workspaces_own_templates_by_slug(api):
+    block = '<div style="background-color: #000000; height: 300px; width: 100%">&nbsp;</div>'
+    assert _create(api, slug="bar", html=block, schema={}, sample_data={}).status_code == 201
+    assert _create(api, html="<h1>Hi {{who}}</h1>{{> bar}}").status_code == 201
+    response = api.post(f"{URL}/hello/preview", {"width": 300}, format="json")
+    assert response.status_code == 200
+    image = Image.open(io.BytesIO(response.content)).convert("L")
+    dark = sum(1 for pixel in image.getdata() if pixel < 64)
+    assert dark > 300 * 50  # the partial's black block is drawn
+    unsaved = api.post(f"{URL}/hello/preview", {"html": "{{> nope}}"}, format="json")
+    assert unsaved.status_code == 400
+    assert "no template 'nope' to include" in unsaved.json()["error"]
+    saved = _create(api, slug="other", html="{{> nope}}")
+    assert saved.status_code == 400
+    assert saved.json()["code"] == "template_syntax"
+    assert "'nope'" in saved.json()["error"]
