@@ -96,7 +96,7 @@ class JsonInput(serializers.Serializer):
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping) and self.refuse_unknown:
             unknown = {
-                str(name): [unknown_field_message(str(name), list(self.fields))]
+                shown_name(name): [unknown_field_message(str(name), list(self.fields))]
                 for name in data
                 if name not in self.fields
             }
@@ -111,6 +111,12 @@ class JsonInput(serializers.Serializer):
             if wrong:
                 raise serializers.ValidationError(wrong)
         return super().to_internal_value(data)
+
+
+def shown_name(name: object) -> str:
+    """A field name the caller sent, safe to echo back and to store: an unpaired UTF-16
+    surrogate (valid in JSON, not in UTF-8) shown as its escape."""
+    return str(name).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def unknown_field_message(name: str, known: list[str]) -> str:

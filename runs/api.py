@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
-from core.api_fields import unknown_field_message
+from core.api_fields import shown_name, unknown_field_message
 from jobs.api import schema as job_schema
 from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializer
 from jobs.api.views import batch_item_submit
@@ -344,7 +344,10 @@ class JobBatchCreateApi(APIView):
             unknown := [k for k in request.data if k != "items"]
         ):
             raise serializers.ValidationError(
-                {str(name): [unknown_field_message(str(name), ["items"])] for name in unknown}
+                {
+                    shown_name(name): [unknown_field_message(str(name), ["items"])]
+                    for name in unknown
+                }
             )
         items = request.data.get("items") if isinstance(request.data, dict) else None
         if not isinstance(items, list) or not items:

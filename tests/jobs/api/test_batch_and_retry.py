@@ -186,3 +186,20 @@ def test_an_unknown_field_beside_items_refuses_the_batch(api):
     assert answer.status_code == 400
     assert 'iterms: Unknown field. Did you mean "items"?' in answer.json()["error"]
     assert not PdfJob.objects.exists()
+
+
+def test_an_unpaired_surrogate_in_a_field_name_is_named_back_escaped(api):
+    """JSON may carry an unpaired UTF-16 surrogate that UTF-8 (the database, the answer)
+    cannot: the unknown field is named by its escape, never a 500 (the fuzzer's find)."""
+    batch = api.post(
+        "/api/v1/generate-pdf-batch",
+        data='{"items": [{"\\uda6c": 1}]}',
+        content_type="application/json",
+    )
+    assert batch.status_code == 200
+    assert batch.json()["jobs"][0]["error"].startswith("\\uda6c: Unknown field.")
+    single = api.post(
+        "/api/v1/generate-pdf-async", data='{"\\uda6c": 1}', content_type="application/json"
+    )
+    assert single.status_code == 400
+    assert single.json()["error"].startswith("\\uda6c: Unknown field.")
