@@ -30,6 +30,7 @@ from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializ
 from jobs.api.views import batch_item_submit
 from jobs.links import pdf_path
 from jobs.models import JobStatus
+from jobs.retry_rule import job_retry_helps
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
 from reports import selectors as template_selectors
@@ -88,6 +89,10 @@ class RunRecordSerializer(serializers.Serializer):
     job_id = serializers.UUIDField(allow_null=True, source="job.job_id", default=None)
     status = serializers.SerializerMethodField(help_text="The job's status; `invalid`: no job.")
     error = serializers.SerializerMethodField(help_text="Why it was refused, or its job failed.")
+    retryable = serializers.SerializerMethodField(
+        help_text="Its job failed for a reason a retry can fix (retry-failed sends it again); "
+        "a record refused at submit, or failed for its data or template, is not."
+    )
     pdf_url = serializers.SerializerMethodField()
 
     def get_status(self, record: RunRecord) -> str:
@@ -95,6 +100,9 @@ class RunRecordSerializer(serializers.Serializer):
 
     def get_error(self, record: RunRecord) -> str | None:
         return record.error or (record.job.error if record.job else "") or None
+
+    def get_retryable(self, record: RunRecord) -> bool:
+        return record.job is not None and job_retry_helps(record.job)
 
     def get_pdf_url(self, record: RunRecord) -> str | None:
         job = record.job
@@ -155,7 +163,8 @@ def _answer(request: Request, run: Run, *, status: int = 200) -> Response:
     offset, limit = int(raw), settings.RUN_STATUS_MAX_RECORDS
     # Only what a record's answer shows: a status poll of a 1,000-record run reads no data.
     records = run.records.select_related("job").only(
-        "index", "error", "run_id", "job__job_id", "job__status", "job__error", "job__expired_at"
+        "index", "error", "run_id", "job__job_id", "job__status", "job__error", "job__error_code",
+        "job__expired_at",
     )
     rows = list(records.order_by("index")[offset : offset + limit + 1])
     context = {

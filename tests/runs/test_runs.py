@@ -247,6 +247,9 @@ def test_counters_follow_the_jobs_and_retry_failed_sends_only_the_fixable(
     run.refresh_from_db()
     assert (run.status, run.completed, run.failed, run.progress) == (RunStatus.PARTIAL, 2, 2, 100)
     assert run.finished_at is not None
+    # Each record says whether retry-failed can fix it, so a client retries only those.
+    listed = api.get(f"{RUNS}/{run.run_id}").json()["records"]
+    assert [r["retryable"] for r in listed] == [False, False, True, False]
 
     with django_capture_on_commit_callbacks(execute=True):
         answer = api.post(f"{RUNS}/{run.run_id}/retry-failed")

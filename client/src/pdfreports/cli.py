@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -19,7 +19,7 @@ import watchfiles
 from rich.console import Console
 from rich.table import Table
 
-from pdfreports.client import Client, Job
+from pdfreports.client import Client, Job, Run
 from pdfreports.errors import ApiError, JobFailed, PdfReportsError, WaitTimeout
 from pdfreports.folder import (
     WATCHED,
@@ -28,7 +28,7 @@ from pdfreports.folder import (
     folder_write,
     template_with_draft,
 )
-from pdfreports.models import JobState, Template
+from pdfreports.models import JobState, RunState, Template
 from pdfreports.progress import JobProgress, RunProgress, describe, pages_text
 from pdfreports.retry import RetryEvent
 
@@ -370,15 +370,15 @@ def run_command(
         with RunProgress(err, run.run_id) as progress:
             state = run.wait(timeout=wait_timeout, on_update=progress.update)
             if retry_failed and state.failed and state.status != "completed":
-                err.print(f"Retrying {state.failed} failed records", highlight=False)
-                run.retry_failed()
-                state = run.wait(timeout=wait_timeout, on_update=progress.update)
+                state = _retry_what_can_be(run, state, wait_timeout, progress.update)
         for record in state.records:
             if record.status != "completed":
                 err.print(
-                    f"[red]record {record.index}:[/] {record.error or record.status}",
+                    f"[red]record {record.index + 1}:[/] {record.error or record.status}",
                     highlight=False,
                 )
+        # Whatever rendered is saved, whatever else failed: 49 good PDFs are never lost
+        # to the one that could not be rendered.
         target = zip_out or combined
         if target and state.download_url:
             path = run.download(target)
@@ -389,6 +389,35 @@ def run_command(
             click.echo(run.run_id)
         if state.status != "completed":
             sys.exit(EXIT_JOB_FAILED)
+
+
+def _retry_what_can_be(
+    run: Run, state: RunState, timeout: float | None, on_update: Callable[[RunState], None]
+) -> RunState:
+    """Send again only the records a retry can fix, and say which were not retried (a
+    record refused at submit has no job; one failed for its data fails the same way)."""
+    failed = [r for r in state.records if r.status != "completed"]
+    retryable = [r for r in failed if r.may_retry]
+    kept = [r for r in failed if not r.may_retry]
+    if kept:
+        listed = ", ".join(str(r.index + 1) for r in kept[:20]) + (", …" * (len(kept) > 20))
+        err.print(
+            f"Not retried: {len(kept)} records a retry cannot fix (refused at submit, or "
+            f"failed for their data or template; fix them and start a new run): {listed}",
+            highlight=False,
+        )
+    # A run with more records than one answer lists may hold retryable ones further on.
+    if not retryable and not state.raw.get("records_next"):
+        return state
+    err.print(f"Retrying {len(retryable) or 'the'} failed records", highlight=False)
+    try:
+        run.retry_failed()
+    except ApiError as exc:
+        if exc.status_code != 409:
+            raise
+        err.print(f"Not retried: {exc.message}", highlight=False)
+        return state
+    return run.wait(timeout=timeout, on_update=on_update)
 
 
 @cli.group()
