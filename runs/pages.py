@@ -4,23 +4,27 @@ progress counted in records, failed records, retry, download)."""
 from __future__ import annotations
 
 from django.contrib import messages
+from django.db.models import Q
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
+from jobs.models import JobStatus
 from rendering.errors import ApplicationError, Conflict, NotFound
 from reports import selectors as template_selectors
 from runs import combined, selectors, services
 from runs.links import run_download_path
 from runs.live import run_state
 from runs.models import Run, RunOutput
+from runs.output import run_rows
 from runs.records import records_from_upload
 from workspaces.current import workspace_current
 from workspaces.permissions import Action, authorize_page, can
 
 SHOWN_FAILURES = 50
+SHOWN_PDFS = 200  # a separate run's links; the ZIP holds them all
 
 
 def _own_run(request: HttpRequest, run_id: str, action: Action = Action.JOB_VIEW) -> Run:
@@ -81,7 +85,10 @@ def run_new(request: HttpRequest) -> HttpResponse:
 @login_required
 def run_page(request: HttpRequest, run_id: str) -> HttpResponse:
     run = _own_run(request, run_id)
-    failures = run.records.select_related("job").exclude(job__status="completed")
+    # Refused at submit (no job) or failed: a record still rendering is not a failure.
+    failures = run.records.select_related("job").filter(
+        Q(job__isnull=True) | Q(job__status__in=(JobStatus.FAILED, JobStatus.CANCELLED))
+    )
     context = {
         "run": run,
         "failures": [
@@ -93,8 +100,20 @@ def run_page(request: HttpRequest, run_id: str) -> HttpResponse:
             "download": can(request.user, Action.JOB_DOWNLOAD, run),
         },
         "state": run_state(run),
+        "pdfs": _separate_pdfs(run) if run.output == RunOutput.SEPARATE else [],
+        "shown_pdfs": SHOWN_PDFS,
     }
     return render(request, "jobs/run.html", context)
+
+
+def _separate_pdfs(run: Run) -> list[dict[str, object]]:
+    """A separate run's PDFs, each linked (its job's page and download), in record order."""
+    rows = run_rows(run)
+    return [
+        {"index": row.index, "name": row.name, "job_id": row.job_id}
+        for row in rows
+        if row.has_pdf
+    ][:SHOWN_PDFS]
 
 
 @login_required
@@ -114,7 +133,8 @@ def run_retry_post(request: HttpRequest, run_id: str) -> HttpResponse:
 def run_download(request: HttpRequest, run_id: str) -> HttpResponse:
     """A stable link for the page; hands out a fresh signed link so it never goes stale."""
     run = _own_run(request, run_id, Action.JOB_DOWNLOAD)
-    if not run.is_finished or not run.completed or run.output == RunOutput.SEPARATE:
+    # A separate run's PDFs come as one ZIP here too: one click instead of a thousand.
+    if not run.is_finished or not run.completed:
         raise Http404("This run has nothing to download yet.")
     if run.output == RunOutput.COMBINED:
         state = combined.run_combined_prepare(run=run)

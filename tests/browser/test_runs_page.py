@@ -13,9 +13,11 @@ from playwright.sync_api import expect
 from jobs.models import JobStatus, PdfJob
 from rendering.error_codes import ErrorCode
 from reports.services import template_create
-from runs.models import Run
+from runs.models import Run, RunRecord
 from runs.progress import run_recount
 from tests.browser.conftest import sign_in
+from tests.factories import PdfJobFactory
+from workspaces.services import workspace_personal
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -68,3 +70,31 @@ def test_a_csv_run_shows_progress_live_downloads_and_retries(page, person, live_
     expect(page.locator("[data-run-field=completed]")).to_have_text("3", timeout=60_000)
     lost.refresh_from_db()
     assert lost.status == JobStatus.COMPLETED
+
+
+def test_a_running_runs_bar_fills_by_percent_and_lists_only_failed_records(page, person):
+    """12 records, 4 done: the bar is a third full (not 4 %), and the 8 still queued are
+    not listed as records without a PDF; the one refused at submit is."""
+    workspace = workspace_personal(user=person)
+    run = Run.objects.create(
+        workspace=workspace, owner=person, total=12, completed=3, failed=1, event_seq=1
+    )
+    for index in range(12):
+        if index == 11:
+            RunRecord.objects.create(run=run, index=index, error="row 13: name: required")
+            continue
+        status = JobStatus.COMPLETED if index < 3 else JobStatus.QUEUED
+        job = PdfJobFactory(owner=person, workspace=workspace, batch_id=run.run_id, status=status)
+        RunRecord.objects.create(run=run, index=index, job=job)
+    sign_in(page)
+    page.goto(f"/runs/{run.run_id}/")
+    expect(page.locator("[data-run-field=percent]")).to_have_text("33%")
+    bar = page.locator("[data-run-field=bar]")
+    expect(bar).to_have_attribute("aria-valuetext", "4 of 12 records")
+    page.wait_for_timeout(600)  # the width's transition
+    ratio = bar.evaluate("b => b.firstElementChild.offsetWidth / b.offsetWidth")
+    assert 0.3 < ratio < 0.37
+    expect(page.locator("[data-run-failures] li")).to_have_text(
+        ["Record 12: row 13: name: required"]
+    )
+    expect(page.get_by_text("not finished")).to_have_count(0)
