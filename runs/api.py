@@ -163,7 +163,13 @@ def _answer(request: Request, run: Run, *, status: int = 200) -> Response:
     offset, limit = int(raw), settings.RUN_STATUS_MAX_RECORDS
     # Only what a record's answer shows: a status poll of a 1,000-record run reads no data.
     records = run.records.select_related("job").only(
-        "index", "error", "run_id", "job__job_id", "job__status", "job__error", "job__error_code",
+        "index",
+        "error",
+        "run_id",
+        "job__job_id",
+        "job__status",
+        "job__error",
+        "job__error_code",
         "job__expired_at",
     )
     rows = list(records.order_by("index")[offset : offset + limit + 1])

@@ -4,8 +4,8 @@ progress counted in records, failed records, retry, download)."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.db.models import Q
 from django.contrib.auth.decorators import login_required
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -110,9 +110,7 @@ def _separate_pdfs(run: Run) -> list[dict[str, object]]:
     """A separate run's PDFs, each linked (its job's page and download), in record order."""
     rows = run_rows(run)
     return [
-        {"index": row.index, "name": row.name, "job_id": row.job_id}
-        for row in rows
-        if row.has_pdf
+        {"index": row.index, "name": row.name, "job_id": row.job_id} for row in rows if row.has_pdf
     ][:SHOWN_PDFS]
 
 

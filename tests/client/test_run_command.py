@@ -38,8 +38,18 @@ def _run(server, tmp_path):
     out = tmp_path / "out.pdf"
     result = CliRunner().invoke(
         cli,
-        ["--url", server.url, "--api-key", "k", "run", "invoice", str(records)]
-        + ["--combined", str(out), "--retry-failed"],
+        [
+            "--url",
+            server.url,
+            "--api-key",
+            "k",
+            "run",
+            "invoice",
+            str(records),
+            "--combined",
+            str(out),
+            "--retry-failed",
+        ],
     )
     return result, out
 
