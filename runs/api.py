@@ -150,9 +150,9 @@ class RunOutputSerializer(serializers.Serializer):
         return list(RunRecordSerializer(rows, many=True, context=self.context).data)
 
     def get_records_next(self, run: Run) -> str | None:
-        if not self.context["more_records"]:
+        if not self.context["more_records"] or not self.context["records_limit"]:
             return None
-        offset = self.context["records_offset"] + settings.RUN_STATUS_MAX_RECORDS
+        offset = self.context["records_offset"] + self.context["records_limit"]
         return f"{self.get_status_url(run)}?records_offset={offset}"
 
 
@@ -160,7 +160,12 @@ def _answer(request: Request, run: Run, *, status: int = 200) -> Response:
     raw = request.query_params.get("records_offset", "0")
     if not raw.isdigit():
         raise ApplicationError("records_offset must be a whole number of records.")
-    offset, limit = int(raw), settings.RUN_STATUS_MAX_RECORDS
+    most = settings.RUN_STATUS_MAX_RECORDS
+    raw_limit = request.query_params.get("records_limit", str(most))
+    if not raw_limit.isdigit():
+        raise ApplicationError("records_limit must be a whole number of records.")
+    # records_limit=0: the counts alone (what a notice needs), no record read.
+    offset, limit = int(raw), min(int(raw_limit), most)
     # Only what a record's answer shows: a status poll of a 1,000-record run reads no data.
     records = run.records.select_related("job").only(
         "index",
@@ -172,13 +177,14 @@ def _answer(request: Request, run: Run, *, status: int = 200) -> Response:
         "job__error_code",
         "job__expired_at",
     )
-    rows = list(records.order_by("index")[offset : offset + limit + 1])
+    rows = list(records.order_by("index")[offset : offset + limit + 1]) if limit else []
     context = {
         "absolute": request.build_absolute_uri,
         "may_download": can(actor_of(request), Action.JOB_DOWNLOAD, run),
         "records": rows[:limit],
         "more_records": len(rows) > limit,
         "records_offset": offset,
+        "records_limit": limit,
     }
     return Response(RunOutputSerializer(run, context=context).data, status=status)
 
@@ -261,7 +267,15 @@ class RunDetailApi(APIView):
     @extend_schema(
         operation_id="run_get",
         summary="Get a run's progress (in records), its records and its download link",
-        parameters=[OpenApiParameter("records_offset", int, required=False)],
+        parameters=[
+            OpenApiParameter("records_offset", int, required=False),
+            OpenApiParameter(
+                "records_limit",
+                int,
+                required=False,
+                description="At most RUN_STATUS_MAX_RECORDS (the default); 0 for the counts only.",
+            ),
+        ],
         responses=RunOutputSerializer,
     )
     def get(self, request: Request, run_id: str) -> Response:

@@ -15,6 +15,8 @@ from rendering.error_codes import ErrorCode
 from reports.services import template_create
 from runs.models import Run, RunRecord
 from runs.progress import run_recount
+from runs.records import records_from_list
+from runs.services import run_create
 from tests.browser.conftest import sign_in
 from tests.factories import PdfJobFactory
 from workspaces.services import workspace_personal
@@ -98,3 +100,26 @@ def test_a_running_runs_bar_fills_by_percent_and_lists_only_failed_records(page,
         ["Record 12: row 13: name: required"]
     )
     expect(page.get_by_text("not finished")).to_have_count(0)
+
+
+def test_a_separate_run_is_one_notice_when_it_ends_not_one_per_record(page, person):
+    template_create(owner=person, name="Letter", slug="letter", html="<p>Dear {{name}}</p>")
+    sign_in(page)
+    with page.expect_websocket(lambda ws: ws.url.endswith("/ws/jobs/")):
+        page.goto("/keys/")
+    page.wait_for_timeout(500)
+    run = run_create(
+        owner=person,
+        workspace=workspace_personal(user=person),
+        template_slug="letter",
+        records=records_from_list([{"name": n} for n in ("Ada", "Bob", "Cy", "Dee")]),
+        output="separate",
+    )
+    notice = page.locator(f'.toast[data-run-id="{run.run_id}"]')
+    expect(notice).to_contain_text("Run of “letter” finished", timeout=60_000)
+    expect(notice).to_contain_text("4 of 4 records rendered")
+    expect(notice.get_by_role("link", name="Open")).to_have_attribute(
+        "href", f"/runs/{run.run_id}/"
+    )
+    page.wait_for_timeout(2000)
+    expect(page.locator(".toast")).to_have_count(1)
