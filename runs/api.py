@@ -15,8 +15,10 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
     extend_schema_field,
+    inline_serializer,
 )
 from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -25,6 +27,7 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from core.api_fields import QueryFilters
 from jobs.api import schema as job_schema
 from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializer
 from jobs.api.views import batch_item_submit
@@ -113,7 +116,9 @@ class RunRecordSerializer(serializers.Serializer):
         return str(self.context["absolute"](pdf_path(job.job_id)))
 
 
-class RunOutputSerializer(serializers.Serializer):
+class RunSummarySerializer(serializers.Serializer):
+    """A run without its records: a row of the runs list."""
+
     run_id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=RunStatus.choices)
     status_url = serializers.SerializerMethodField()
@@ -129,10 +134,6 @@ class RunOutputSerializer(serializers.Serializer):
     download_url = serializers.SerializerMethodField(
         help_text="Signed link to the ZIP or combined PDF, once the run finished with a PDF."
     )
-    records = serializers.SerializerMethodField()
-    records_next = serializers.SerializerMethodField(
-        help_text="The next page of records, when the run has more than one answer lists."
-    )
 
     def get_status_url(self, run: Run) -> str:
         return str(self.context["absolute"](run_status_path(run.run_id)))
@@ -143,6 +144,13 @@ class RunOutputSerializer(serializers.Serializer):
         if not self.context["may_download"]:
             return None
         return str(self.context["absolute"](run_download_path(run.run_id)))
+
+
+class RunOutputSerializer(RunSummarySerializer):
+    records = serializers.SerializerMethodField()
+    records_next = serializers.SerializerMethodField(
+        help_text="The next page of records, when the run has more than one answer lists."
+    )
 
     @extend_schema_field(RunRecordSerializer(many=True))
     def get_records(self, run: Run) -> list[dict[str, Any]]:
@@ -217,9 +225,71 @@ def _records(request: Request, fields: dict[str, Any], template_slug: str) -> li
     return records_from_upload(name=upload.name or "", content=upload.read(), schema=schema)
 
 
-class RunCreateApi(APIView):
-    throttle_classes = [SubmitThrottle]
+class RunFilterSerializer(QueryFilters):
+    status = serializers.ChoiceField(
+        choices=RunStatus.values,
+        required=False,
+        error_messages={
+            "invalid_choice": (
+                f"Unknown status {{input!r}}; use one of: {', '.join(RunStatus.values)}."
+            )
+        },
+    )
+    template = serializers.SlugField(required=False, help_text="Runs of this template (slug).")
+    output = serializers.ChoiceField(
+        choices=RunOutput.values,
+        required=False,
+        error_messages={
+            "invalid_choice": (
+                f"Unknown output {{input!r}}; use one of: {', '.join(RunOutput.values)}."
+            )
+        },
+    )
+
+
+class RunListCreateApi(APIView):
     parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    class Pagination(LimitOffsetPagination):
+        default_limit = 50
+        max_limit = 200
+
+    def get_throttles(self) -> list[Any]:
+        throttle = StatusReadThrottle if self.request.method == "GET" else SubmitThrottle
+        return [throttle()]
+
+    @extend_schema(
+        operation_id="run_list",
+        summary="List my runs (and batches), newest first",
+        parameters=[RunFilterSerializer],
+        responses=inline_serializer(
+            "PaginatedRunList",
+            {
+                "count": serializers.IntegerField(),
+                "next": serializers.URLField(allow_null=True),
+                "previous": serializers.URLField(allow_null=True),
+                "results": RunSummarySerializer(many=True),
+            },
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        """The workspace's runs without their records (`?status=`, `?template=`,
+        `?output=`, `?limit=`, `?offset=`); GET runs/{run_id} for a run's records."""
+        filters = RunFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        workspace = workspace_current(request)
+        actor = actor_of(request)
+        authorize(actor, Action.JOB_VIEW, workspace)
+        runs = selectors.run_list(workspace=workspace, **filters.validated_data)
+        paginator = self.Pagination()
+        page = paginator.paginate_queryset(runs, request, view=self)
+        context = {
+            "absolute": request.build_absolute_uri,
+            "may_download": can(actor, Action.JOB_DOWNLOAD, workspace),
+        }
+        return paginator.get_paginated_response(
+            RunSummarySerializer(page, many=True, context=context).data
+        )
 
     @extend_schema(
         operation_id="run_create",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
@@ -17,7 +18,7 @@ from reports import selectors as template_selectors
 from runs import combined, selectors, services
 from runs.links import run_download_path
 from runs.live import run_state
-from runs.models import Run, RunOutput
+from runs.models import Run, RunOutput, RunStatus
 from runs.output import run_rows
 from runs.records import records_from_upload
 from workspaces.current import workspace_current
@@ -40,6 +41,28 @@ def _error_text(exc: ApplicationError) -> str:
     details = getattr(exc, "details", {}).get("records") or []
     listed = "; ".join(str(item["error"]) for item in details[:5])
     return public_text(listed or exc.message)
+
+
+RUNS_PER_PAGE = 50
+
+
+@login_required
+def run_list_page(request: HttpRequest) -> HttpResponse:
+    """The workspace's runs, newest first (?status=, ?page=), each linked to its page."""
+    workspace = workspace_current(request)
+    authorize_page(request.user, Action.JOB_VIEW, workspace)
+    status = request.GET.get("status", "")
+    if status not in RunStatus.values:
+        status = ""
+    runs = selectors.run_list(workspace=workspace, status=status or None)
+    page = Paginator(runs, RUNS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "page": page,
+        "status": status,
+        "statuses": RunStatus.choices,
+        "may_start": can(request.user, Action.JOB_SUBMIT, workspace),
+    }
+    return render(request, "jobs/runs.html", context)
 
 
 @login_required
