@@ -16,13 +16,26 @@ from rendering.errors import ApplicationError
 
 
 class ScheduleInvalid(ApplicationError):
-    """400 naming the field of the schedule that is wrong."""
+    """400 naming the field of the schedule that is wrong: `field` (the first) and
+    `fields` (each wrong field's messages, the shape of every other 400's `fields`), at the
+    top level of the answer like every error's details (core.exception_handler)."""
 
     code = ErrorCode.INVALID_SCHEDULE
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
-        self.details = {"field": field}
+        self.details: dict[str, object] = {"field": field, "fields": {field: [message]}}
+
+    @classmethod
+    def every(cls, problems: list[tuple[str, str]]) -> ScheduleInvalid:
+        """One error for several wrong fields: all of them at once, in the message too."""
+        first = cls(*problems[0])
+        first.message = "; ".join(f"{field}: {message}" for field, message in problems)
+        fields: dict[str, list[str]] = {}
+        for field, message in problems:
+            fields.setdefault(field, []).append(message)
+        first.details["fields"] = fields
+        return first
 
 
 def zone_parse(name: str) -> ZoneInfo:

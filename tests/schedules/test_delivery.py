@@ -276,7 +276,7 @@ def test_a_name_with_a_line_break_is_refused_and_an_old_one_still_delivers(owner
     run = _completed_run(owner, [{"type": "email", "to": ["a@example.com"]}])
     with pytest.raises(ScheduleInvalid) as caught:
         services.schedule_update(schedule=run.schedule, fields={"name": "Q1\nBcc: x@evil.test"})
-    assert caught.value.details == {"field": "name"}
+    assert caught.value.details["field"] == "name"
     # Saved before the check: the subject is made one line, the delivery goes out.
     Schedule.objects.filter(pk=run.schedule_id).update(name="Q1\r\nBcc: x@evil.test")
     assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERED
