@@ -9,6 +9,7 @@ import threading
 from datetime import UTC, datetime
 
 import pytest
+from django.test import Client
 from django.core import mail
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
@@ -136,6 +137,12 @@ def test_deliveries_that_keep_failing_end_delivery_failed(owner, settings):
         assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERY_FAILED
         run.refresh_from_db()
         assert "HTTP 502" in run.error
+        # Which delivery failed, not only its kind: the run's error and its page say.
+        assert run.error.startswith(f"webhook to {receiver.url}: ")
+        client = Client()
+        client.force_login(owner)
+        html = client.get(f"/schedules/{run.schedule.schedule_id}/").content.decode()
+        assert f"Failed: webhook to {receiver.url}" in html
         assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERY_FAILED
         assert len(receiver.raw) == 2  # finished: no third attempt
     finally:
