@@ -9,11 +9,11 @@ import threading
 from datetime import UTC, datetime
 
 import pytest
-from django.test import Client
 from django.core import mail
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.db import DatabaseError, connection, transaction
+from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 from standardwebhooks.webhooks import Webhook
