@@ -219,6 +219,9 @@ def _new(
             problems.append(_problem(exc))
     if problems:
         raise ScheduleInvalid.every(problems)
+    if not schedule.name:
+        # Named after its template unless told: lists, mails and the CLI show a name.
+        schedule.name = schedule.template.name[:200]
     return schedule
 
 

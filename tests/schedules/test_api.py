@@ -40,6 +40,8 @@ def test_create_answers_201_with_the_id_and_the_next_tick(client):
     assert body["deliveries"] == BODY["deliveries"]
     listed = client.get("/api/v1/schedules").json()
     assert [s["schedule_id"] for s in listed["results"]] == [body["schedule_id"]]
+    # No name given (as the CLI sends it): named after its template, not left blank.
+    assert body["name"] == schedule.template.name
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 import click
 import watchfiles
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from pdfreports.client import Client, Job, Run
 from pdfreports.errors import ApiError, JobFailed, PdfReportsError, WaitTimeout
@@ -695,7 +695,10 @@ def schedules_list(settings: Settings, as_json: bool) -> None:
     if as_json:
         _print_json(found)
         return
-    table = Table("id", "name", "template", "cron", "timezone", "next run (UTC)", "state")
+    # Whole ids, never shortened by a narrow terminal: they are what the other commands
+    # take (a unique prefix of one works too).
+    whole_id = Column("id", no_wrap=True, min_width=36)
+    table = Table(whole_id, "name", "template", "cron", "timezone", "next run (UTC)", "state")
     for s in found:
         table.add_row(
             s["schedule_id"],
@@ -713,7 +716,7 @@ def schedules_list(settings: Settings, as_json: bool) -> None:
 @click.argument("template")
 @click.argument("cron")
 @click.option("--timezone", "zone", default="UTC", show_default=True, help="An IANA zone.")
-@click.option("--name", help="What to call it.")
+@click.option("--name", help="What to call it (by default the template's name).")
 @click.option("--data", "data_path", metavar="FILE", help="JSON object of data ('-': stdin).")
 @click.option("--data-url", help="An https URL each run fetches its data from.")
 @click.option("--email", "emails", multiple=True, metavar="ADDRESS", help="Mail the PDF here.")
@@ -767,6 +770,7 @@ def schedules_create(
 
 def _set_paused(settings: Settings, schedule_id: str, paused: bool) -> None:
     with settings.client() as client, _service_errors():
+        schedule_id = client.find_schedule_id(schedule_id)
         changed = client.update_schedule(schedule_id, paused=paused)
     state = "paused" if changed["paused"] else f"active, next run {changed['next_run_at']} (UTC)"
     err.print(f"Schedule {schedule_id}: {state}", highlight=False)
@@ -776,7 +780,7 @@ def _set_paused(settings: Settings, schedule_id: str, paused: bool) -> None:
 @click.argument("schedule_id")
 @click.pass_obj
 def schedules_pause(settings: Settings, schedule_id: str) -> None:
-    """Stop its ticks (run-now still works)."""
+    """Stop its ticks (run-now still works). SCHEDULE_ID: whole, or a unique prefix."""
     _set_paused(settings, schedule_id, True)
 
 
@@ -784,7 +788,8 @@ def schedules_pause(settings: Settings, schedule_id: str) -> None:
 @click.argument("schedule_id")
 @click.pass_obj
 def schedules_resume(settings: Settings, schedule_id: str) -> None:
-    """Tick again, counting from now (missed ticks do not run)."""
+    """Tick again, counting from now (missed ticks do not run). SCHEDULE_ID: whole, or a
+    unique prefix."""
     _set_paused(settings, schedule_id, False)
 
 
@@ -795,7 +800,7 @@ def schedules_resume(settings: Settings, schedule_id: str) -> None:
 def schedules_run_now(settings: Settings, schedule_id: str, as_json: bool) -> None:
     """Run it once now; prints the run's id (see `schedules runs`)."""
     with settings.client() as client, _service_errors():
-        run = client.run_schedule(schedule_id)
+        run = client.run_schedule(client.find_schedule_id(schedule_id))
     if as_json:
         _print_json(run)
     else:
@@ -809,7 +814,7 @@ def schedules_run_now(settings: Settings, schedule_id: str, as_json: bool) -> No
 def schedules_runs(settings: Settings, schedule_id: str, as_json: bool) -> None:
     """Its past runs, newest first, with their outcomes."""
     with settings.client() as client, _service_errors():
-        runs = client.schedule_runs(schedule_id)
+        runs = client.schedule_runs(client.find_schedule_id(schedule_id))
     if as_json:
         _print_json(runs)
         return
