@@ -27,7 +27,7 @@ from rendering.postprocess.submit import document_submit_check
 from reports.limits import limits_from_settings
 from reports.validation import data_check, data_validate
 from runs.models import Run, RunOutput, RunRecord
-from runs.names import UniqueNames
+from runs.names import UniqueNames, pattern_check
 from runs.progress import run_recount, run_recount_on_commit
 from runs.records import Record
 from workspaces.models import Workspace
@@ -139,6 +139,7 @@ def run_create(
         records, schema=version.schema, pattern=filename_pattern, options=parsed.as_dict()
     )
     valid = [item for item in checked if not item.error]
+    pattern_check(filename_pattern, [item.data for item in valid])
     if not valid:
         raise RunRecordsInvalid(
             f"None of the {len(checked)} records can be rendered; the first: {checked[0].error}",

@@ -317,3 +317,39 @@ def test_a_large_runs_records_are_paged(api, invoice, settings):
     assert [r["index"] for r in rest["records"]] == [10, 11]
     assert rest["records_next"] is None
     assert api.get(f"{url}?records_offset=x").status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("pattern", "named"),
+    [
+        ("invoice-{numbr}", "{numbr} is not a field of the records (they have: customer, number"),
+        ("invoice", "names no field"),
+        ("x-{customer.name}", "{customer.name} is not a field"),
+    ],
+)
+def test_a_filename_pattern_naming_no_known_field_is_a_400_naming_it(api, invoice, pattern, named):
+    answer = _post(
+        api,
+        {
+            "template": "invoice",
+            "records": [{"number": 1, "customer": "Ada"}, {"number": 2, "customer": "Bob"}],
+            "filename_pattern": pattern,
+        },
+    )
+    assert answer.status_code == 400, answer.json()
+    body = answer.json()
+    assert (body["code"], body["field"]) == ("invalid_data", "filename_pattern")
+    assert named in body["error"]
+    assert not Run.objects.exists()
+
+
+def test_a_pattern_with_index_or_a_field_some_records_lack_is_accepted(api, invoice):
+    ok = _post(
+        api,
+        {
+            "template": "invoice",
+            "records": [{"number": 1, "customer": "Ada"}],
+            "filename_pattern": "letter-{index}",
+        },
+    )
+    assert ok.status_code == 202, ok.json()
