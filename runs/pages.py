@@ -3,6 +3,9 @@ progress counted in records, failed records, retry, download)."""
 
 from __future__ import annotations
 
+from itertools import islice
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -129,12 +132,13 @@ def run_page(request: HttpRequest, run_id: str) -> HttpResponse:
     return render(request, "jobs/run.html", context)
 
 
-def _separate_pdfs(run: Run) -> list[dict[str, object]]:
-    """A separate run's PDFs, each linked (its job's page and download), in record order."""
-    rows = run_rows(run)
+def _separate_pdfs(run: Run) -> list[dict[str, Any]]:
+    """A separate run's first PDFs, each linked (its job's page and download), in order."""
+    rows = (row for row in run_rows(run) if row.has_pdf)
     return [
-        {"index": row.index, "name": row.name, "job_id": row.job_id} for row in rows if row.has_pdf
-    ][:SHOWN_PDFS]
+        {"index": row.index, "name": row.name, "job_id": row.job_id}
+        for row in islice(rows, SHOWN_PDFS)
+    ]
 
 
 @login_required

@@ -32,9 +32,14 @@ class ScheduleForm(forms.ModelForm):
             # Checked on a copy: the service's rules, the field named when one is wrong.
             services.schedule_check(schedule=original, fields=changed)
         except ScheduleInvalid as exc:
-            field = exc.details["field"].split("[")[0].split(".")[0]
-            key = field if field in EDITED_HERE else NON_FIELD_ERRORS
-            raise forms.ValidationError({key: exc.message}) from None
+            # Every wrong field at once, each on its own form field where the form has it.
+            errors: dict[str, list[str]] = {}
+            listed: dict[str, list[str]] = exc.details["fields"]
+            for name, messages_ in listed.items():
+                field = str(name).split("[")[0].split(".")[0]
+                key = field if field in EDITED_HERE else NON_FIELD_ERRORS
+                errors.setdefault(key, []).extend(f"{name}: {m}" for m in messages_)
+            raise forms.ValidationError(errors) from None
         self.changed_fields = changed
         return cleaned
 

@@ -7,6 +7,7 @@ Europe/Berlin fires at 09:00 Berlin time on both sides of a daylight-saving chan
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from croniter import CroniterBadCronError, CroniterBadDateError, croniter
@@ -24,7 +25,7 @@ class ScheduleInvalid(ApplicationError):
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
-        self.details: dict[str, object] = {"field": field, "fields": {field: [message]}}
+        self.details: dict[str, Any] = {"field": field, "fields": {field: [message]}}
 
     @classmethod
     def every(cls, problems: list[tuple[str, str]]) -> ScheduleInvalid:
