@@ -24,10 +24,12 @@ from runs.live import run_state
 from runs.models import Run, RunOutput, RunStatus
 from runs.output import run_rows
 from runs.records import records_from_upload
+from runs.sample_csv import sample_csv, template_columns
 from workspaces.current import workspace_current
 from workspaces.permissions import Action, authorize_page, can
 
 SHOWN_FAILURES = 50
+RUN_SAMPLE = "certificate"  # the built-in sample made for runs (flat CSV columns)
 SHOWN_PDFS = 200  # a separate run's links; the ZIP holds them all
 
 
@@ -104,8 +106,37 @@ def run_new(request: HttpRequest) -> HttpResponse:
             messages.error(request, _error_text(exc))
         else:
             return redirect("run-page", run_id=run.run_id)
-    context = {"templates": templates.order_by("name"), "form": form, "outputs": RunOutput.choices}
+    listed = list(templates.order_by("name"))
+    if not form["template"] and listed:
+        # The sample made for runs first: a new user's first run works from its sample CSV.
+        chosen = next((t for t in listed if t.slug == RUN_SAMPLE), listed[0])
+        form["template"] = chosen.slug
+    context = {
+        "templates": listed,
+        "form": form,
+        "outputs": RunOutput.choices,
+        "columns": [
+            (t.slug, template_columns(schema=t.schema, sample_data=t.sample_data)) for t in listed
+        ],
+    }
     return render(request, "jobs/run_new.html", context)
+
+
+@login_required
+def run_sample_csv(request: HttpRequest) -> HttpResponse:
+    """A CSV a template's run takes: its columns and one row of its sample data."""
+    workspace = workspace_current(request)
+    authorize_page(request.user, Action.TEMPLATE_VIEW, workspace)
+    slug = request.GET.get("template", "")
+    template = (
+        template_selectors.template_list_visible(workspace=workspace).filter(slug=slug).first()
+    )
+    if template is None:
+        raise Http404("No such template.")
+    body = sample_csv(schema=template.schema, sample_data=template.sample_data)
+    response = HttpResponse(body, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{template.slug}-sample.csv"'
+    return response
 
 
 @login_required

@@ -10,9 +10,11 @@ import zipfile
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from jobs import transitions
 from jobs.models import PdfJob
+from reports.samples import template_sync_samples
 from reports.services import template_create
 from runs.models import Run
 from runs.records import records_from_list
@@ -96,3 +98,30 @@ def test_a_finished_separate_run_links_each_pdf_and_zips_them_all(
     answer = client.get(signed["Location"])
     archive = zipfile.ZipFile(io.BytesIO(b"".join(answer.streaming_content)))
     assert archive.namelist() == ["cert-Ada.pdf", "cert-Bob.pdf"]
+
+
+@pytest.mark.parametrize("slug", ["certificate", "invoice"])
+def test_the_sample_csv_of_a_built_in_template_starts_a_run_with_no_bad_record(client, user, slug):
+    """/runs/new shows the template's columns and a sample CSV, and that CSV, uploaded as
+    it is, is a run whose record is valid (nested fields as JSON in their cells)."""
+    template_sync_samples()
+    client.force_login(user)
+    page = client.get("/runs/new/").content.decode()
+    assert '<option value="certificate" selected>' in page  # the sample made for runs
+    assert "<code><strong>name</strong></code>" in page
+    assert "/runs/new/sample.csv?template=certificate" in page
+    sample = client.get(f"/runs/new/sample.csv?template={slug}")
+    assert sample.status_code == 200
+    assert sample["Content-Disposition"] == f'attachment; filename="{slug}-sample.csv"'
+    started = client.post(
+        "/runs/new/",
+        {
+            "template": slug,
+            "output": "zip",
+            "filename_pattern": "",
+            "file": SimpleUploadedFile(f"{slug}.csv", sample.content, "text/csv"),
+        },
+    )
+    assert started.status_code == 302, started.content.decode()[:2000]
+    run = Run.objects.get()
+    assert (run.total, run.failed) == (1, 0)
