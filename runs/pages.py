@@ -153,7 +153,10 @@ def run_page(request: HttpRequest, run_id: str) -> HttpResponse:
             for r in failures.order_by("index")[:SHOWN_FAILURES]
         ],
         "may": {
-            "retry": can(request.user, Action.JOB_RETRY, run),
+            # Offered only when a retry can fix something (not for refused records alone).
+            "retry": can(request.user, Action.JOB_RETRY, run)
+            and run.is_finished
+            and selectors.run_has_retryable(run=run),
             "download": can(request.user, Action.JOB_DOWNLOAD, run),
         },
         "state": run_state(run),

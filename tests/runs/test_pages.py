@@ -75,6 +75,25 @@ def test_a_running_runs_bar_is_a_percent_and_pending_records_are_not_failures(
     assert "not finished" not in html
     failures = re.findall(r"<li>Record (\d+):", html)
     assert failures == ["12"]
+    assert "Retry failed records" not in html  # still running
+
+
+def test_retry_is_offered_only_when_a_retry_can_fix_a_record(
+    client, user, certificate, django_capture_on_commit_callbacks
+):
+    run = _start(user, [{"name": "Ada"}, {"name": "Bob"}, {"name": 3}])  # the last: refused
+    jobs = list(PdfJob.objects.filter(batch_id=run.run_id).order_by("pk"))
+    with django_capture_on_commit_callbacks(execute=True):
+        _complete(jobs[0])
+        transitions.job_claim(job_id=jobs[1].job_id, worker="test:1")
+        transitions.job_fail(job_id=jobs[1].job_id, error="bad", code="template_error")
+    client.force_login(user)
+    html = client.get(f"/runs/{run.run_id}/").content.decode()
+    assert "Retry failed records" not in html
+    assert "A retry would fail the same way" in html
+    PdfJob.objects.filter(pk=jobs[1].pk).update(error_code="worker_lost")
+    html = client.get(f"/runs/{run.run_id}/").content.decode()
+    assert "Retry failed records" in html
 
 
 def test_a_finished_separate_run_links_each_pdf_and_zips_them_all(
