@@ -22,17 +22,18 @@ class Column:
 
 def template_columns(*, schema: dict[str, Any], sample_data: Any) -> list[Column]:
     """The schema's top-level properties in its order (else the sample data's keys)."""
-    properties = schema.get("properties") if isinstance(schema, dict) else None
+    found = schema.get("properties") if isinstance(schema, dict) else None
     required = set(schema.get("required") or []) if isinstance(schema, dict) else set()
-    if isinstance(properties, dict) and properties:
+    properties: dict[str, Any] = found if isinstance(found, dict) else {}
+    if properties:
         names = list(properties)
     else:
         names = list(sample_data) if isinstance(sample_data, dict) else []
-        properties = {}
     columns = []
     for name in names:
-        spec = properties.get(name) if isinstance(properties.get(name), dict) else {}
-        kind = spec.get("type", "") if isinstance(spec.get("type", ""), str) else ""
+        given = properties.get(name)
+        spec: dict[str, Any] = given if isinstance(given, dict) else {}
+        kind = str(spec["type"]) if isinstance(spec.get("type"), str) else ""
         value = sample_data.get(name) if isinstance(sample_data, dict) else None
         flat = kind not in ("object", "array") and not isinstance(value, dict | list)
         columns.append(Column(name, name in required, kind, flat))
