@@ -123,3 +123,22 @@ def test_a_separate_run_is_one_notice_when_it_ends_not_one_per_record(page, pers
     )
     page.wait_for_timeout(2000)
     expect(page.locator(".toast")).to_have_count(1)
+
+
+def test_runs_are_found_again_on_the_runs_page(page, person):
+    template_create(owner=person, name="Letter", slug="letter", html="<p>Dear {{name}}</p>")
+    workspace = workspace_personal(user=person)
+    done = Run.objects.create(
+        workspace=workspace, owner=person, total=2, completed=2, status="completed"
+    )
+    running = Run.objects.create(workspace=workspace, owner=person, total=5)
+    sign_in(page)
+    page.goto("/runs/")
+    expect(page.locator("[data-runs] tbody tr")).to_have_count(2)
+    page.get_by_label("Status").select_option("completed")
+    page.get_by_role("button", name="Show").click()
+    expect(page.locator("[data-runs] tbody tr")).to_have_count(1)
+    expect(page.locator(f'tr[data-run="{running.run_id}"]')).to_have_count(0)
+    page.get_by_role("link", name="Batch").click()
+    page.wait_for_url(f"**/runs/{done.run_id}/")
+    expect(page.get_by_role("link", name="Runs")).to_be_visible()
