@@ -67,6 +67,11 @@ class JobStateSerializer(serializers.Serializer):
     cached_from = serializers.UUIDField(
         allow_null=True, help_text="The job whose PDF this one reuses (result cache)."
     )
+    batch_id = serializers.UUIDField(
+        allow_null=True,
+        help_text="The run, batch or schedule run the job belongs to (GET runs/{batch_id} "
+        "for a run or batch); null for a job of its own.",
+    )
     compliance = serializers.SerializerMethodField(
         help_text="null unless options.pdf asked for a profile, metadata or an e-invoice."
     )

@@ -46,6 +46,8 @@ SAMPLES = (
         renderer=Renderer.CHROMIUM,
         renderers=(Renderer.CHROMIUM,),
     ),
+    # Flat fields, one record a PDF: made for runs from a CSV (see docs/guides/runs.md).
+    Sample(slug="certificate", name="Certificate (flat fields: one PDF per CSV row)"),
 )
 
 

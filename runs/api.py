@@ -15,8 +15,10 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
     extend_schema_field,
+    inline_serializer,
 )
 from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -25,12 +27,13 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
-from core.api_fields import shown_name, unknown_field_message
+from core.api_fields import QueryFilters, shown_name, unknown_field_message
 from jobs.api import schema as job_schema
 from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializer
 from jobs.api.views import batch_item_submit
 from jobs.links import pdf_path
 from jobs.models import JobStatus
+from jobs.retry_rule import job_retry_helps
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
 from reports import selectors as template_selectors
@@ -89,6 +92,10 @@ class RunRecordSerializer(serializers.Serializer):
     job_id = serializers.UUIDField(allow_null=True, source="job.job_id", default=None)
     status = serializers.SerializerMethodField(help_text="The job's status; `invalid`: no job.")
     error = serializers.SerializerMethodField(help_text="Why it was refused, or its job failed.")
+    retryable = serializers.SerializerMethodField(
+        help_text="Its job failed for a reason a retry can fix (retry-failed sends it again); "
+        "a record refused at submit, or failed for its data or template, is not."
+    )
     pdf_url = serializers.SerializerMethodField()
 
     def get_status(self, record: RunRecord) -> str:
@@ -96,6 +103,9 @@ class RunRecordSerializer(serializers.Serializer):
 
     def get_error(self, record: RunRecord) -> str | None:
         return record.error or (record.job.error if record.job else "") or None
+
+    def get_retryable(self, record: RunRecord) -> bool:
+        return record.job is not None and job_retry_helps(record.job)
 
     def get_pdf_url(self, record: RunRecord) -> str | None:
         job = record.job
@@ -106,7 +116,9 @@ class RunRecordSerializer(serializers.Serializer):
         return str(self.context["absolute"](pdf_path(job.job_id)))
 
 
-class RunOutputSerializer(serializers.Serializer):
+class RunSummarySerializer(serializers.Serializer):
+    """A run without its records: a row of the runs list."""
+
     run_id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=RunStatus.choices)
     status_url = serializers.SerializerMethodField()
@@ -122,10 +134,6 @@ class RunOutputSerializer(serializers.Serializer):
     download_url = serializers.SerializerMethodField(
         help_text="Signed link to the ZIP or combined PDF, once the run finished with a PDF."
     )
-    records = serializers.SerializerMethodField()
-    records_next = serializers.SerializerMethodField(
-        help_text="The next page of records, when the run has more than one answer lists."
-    )
 
     def get_status_url(self, run: Run) -> str:
         return str(self.context["absolute"](run_status_path(run.run_id)))
@@ -137,15 +145,22 @@ class RunOutputSerializer(serializers.Serializer):
             return None
         return str(self.context["absolute"](run_download_path(run.run_id)))
 
+
+class RunOutputSerializer(RunSummarySerializer):
+    records = serializers.SerializerMethodField()
+    records_next = serializers.SerializerMethodField(
+        help_text="The next page of records, when the run has more than one answer lists."
+    )
+
     @extend_schema_field(RunRecordSerializer(many=True))
     def get_records(self, run: Run) -> list[dict[str, Any]]:
         rows = self.context["records"]
         return list(RunRecordSerializer(rows, many=True, context=self.context).data)
 
     def get_records_next(self, run: Run) -> str | None:
-        if not self.context["more_records"]:
+        if not self.context["more_records"] or not self.context["records_limit"]:
             return None
-        offset = self.context["records_offset"] + settings.RUN_STATUS_MAX_RECORDS
+        offset = self.context["records_offset"] + self.context["records_limit"]
         return f"{self.get_status_url(run)}?records_offset={offset}"
 
 
@@ -153,18 +168,31 @@ def _answer(request: Request, run: Run, *, status: int = 200) -> Response:
     raw = request.query_params.get("records_offset", "0")
     if not raw.isdigit():
         raise ApplicationError("records_offset must be a whole number of records.")
-    offset, limit = int(raw), settings.RUN_STATUS_MAX_RECORDS
+    most = settings.RUN_STATUS_MAX_RECORDS
+    raw_limit = request.query_params.get("records_limit", str(most))
+    if not raw_limit.isdigit():
+        raise ApplicationError("records_limit must be a whole number of records.")
+    # records_limit=0: the counts alone (what a notice needs), no record read.
+    offset, limit = int(raw), min(int(raw_limit), most)
     # Only what a record's answer shows: a status poll of a 1,000-record run reads no data.
     records = run.records.select_related("job").only(
-        "index", "error", "run_id", "job__job_id", "job__status", "job__error", "job__expired_at"
+        "index",
+        "error",
+        "run_id",
+        "job__job_id",
+        "job__status",
+        "job__error",
+        "job__error_code",
+        "job__expired_at",
     )
-    rows = list(records.order_by("index")[offset : offset + limit + 1])
+    rows = list(records.order_by("index")[offset : offset + limit + 1]) if limit else []
     context = {
         "absolute": request.build_absolute_uri,
         "may_download": can(actor_of(request), Action.JOB_DOWNLOAD, run),
         "records": rows[:limit],
         "more_records": len(rows) > limit,
         "records_offset": offset,
+        "records_limit": limit,
     }
     return Response(RunOutputSerializer(run, context=context).data, status=status)
 
@@ -197,9 +225,71 @@ def _records(request: Request, fields: dict[str, Any], template_slug: str) -> li
     return records_from_upload(name=upload.name or "", content=upload.read(), schema=schema)
 
 
-class RunCreateApi(APIView):
-    throttle_classes = [SubmitThrottle]
+class RunFilterSerializer(QueryFilters):
+    status = serializers.ChoiceField(
+        choices=RunStatus.values,
+        required=False,
+        error_messages={
+            "invalid_choice": (
+                f"Unknown status {{input!r}}; use one of: {', '.join(RunStatus.values)}."
+            )
+        },
+    )
+    template = serializers.SlugField(required=False, help_text="Runs of this template (slug).")
+    output = serializers.ChoiceField(
+        choices=RunOutput.values,
+        required=False,
+        error_messages={
+            "invalid_choice": (
+                f"Unknown output {{input!r}}; use one of: {', '.join(RunOutput.values)}."
+            )
+        },
+    )
+
+
+class RunListCreateApi(APIView):
     parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    class Pagination(LimitOffsetPagination):
+        default_limit = 50
+        max_limit = 200
+
+    def get_throttles(self) -> list[Any]:
+        throttle = StatusReadThrottle if self.request.method == "GET" else SubmitThrottle
+        return [throttle()]
+
+    @extend_schema(
+        operation_id="run_list",
+        summary="List my runs (and batches), newest first",
+        parameters=[RunFilterSerializer],
+        responses=inline_serializer(
+            "PaginatedRunList",
+            {
+                "count": serializers.IntegerField(),
+                "next": serializers.URLField(allow_null=True),
+                "previous": serializers.URLField(allow_null=True),
+                "results": RunSummarySerializer(many=True),
+            },
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        """The workspace's runs without their records (`?status=`, `?template=`,
+        `?output=`, `?limit=`, `?offset=`); GET runs/{run_id} for a run's records."""
+        filters = RunFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        workspace = workspace_current(request)
+        actor = actor_of(request)
+        authorize(actor, Action.JOB_VIEW, workspace)
+        runs = selectors.run_list(workspace=workspace, **filters.validated_data)
+        paginator = self.Pagination()
+        page = paginator.paginate_queryset(runs, request, view=self)
+        context = {
+            "absolute": request.build_absolute_uri,
+            "may_download": can(actor, Action.JOB_DOWNLOAD, workspace),
+        }
+        return paginator.get_paginated_response(
+            RunSummarySerializer(page, many=True, context=context).data
+        )
 
     @extend_schema(
         operation_id="run_create",
@@ -247,7 +337,15 @@ class RunDetailApi(APIView):
     @extend_schema(
         operation_id="run_get",
         summary="Get a run's progress (in records), its records and its download link",
-        parameters=[OpenApiParameter("records_offset", int, required=False)],
+        parameters=[
+            OpenApiParameter("records_offset", int, required=False),
+            OpenApiParameter(
+                "records_limit",
+                int,
+                required=False,
+                description="At most RUN_STATUS_MAX_RECORDS (the default); 0 for the counts only.",
+            ),
+        ],
         responses=RunOutputSerializer,
     )
     def get(self, request: Request, run_id: str) -> Response:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rendering.error_codes import ErrorCode
+from rendering.errors import ApplicationError
 from rendering.options import parse_options
 
 _FIELD = re.compile(r"\{([A-Za-z0-9_.\-]*)\}")
@@ -22,6 +24,47 @@ def _lookup(data: Any, path: str) -> str:
         else:
             return ""
     return "" if isinstance(value, dict | list) or value is None else str(value)
+
+
+def _present(data: Any, path: str) -> bool:
+    value = data
+    for part in path.split("."):
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return False
+    return True
+
+
+def _pattern_error(message: str) -> ApplicationError:
+    error = ApplicationError(message, code=ErrorCode.INVALID_DATA)
+    error.details = {"field": "filename_pattern"}  # type: ignore[attr-defined]
+    return error
+
+
+def pattern_check(pattern: str, records: list[Any]) -> None:
+    """A 400 naming the problem when `pattern` names no field (every PDF would share one
+    name) or a field none of the records has (every PDF would be record-N.pdf)."""
+    if not pattern:
+        return
+    fields = _FIELD.findall(pattern)
+    if not fields:
+        raise _pattern_error(
+            f"filename_pattern {pattern!r} names no field, so every PDF would get the same "
+            "name; put a record's field in braces, e.g. 'invoice-{number}' or "
+            "'letter-{index}'."
+        )
+    for name in fields:
+        if name == "index" or any(_present(data, name) for data in records):
+            continue
+        known = sorted({key for data in records[:50] if isinstance(data, dict) for key in data})
+        listed = ", ".join(known[:20]) or "none"
+        raise _pattern_error(
+            f"filename_pattern: {{{name}}} is not a field of the records (they have: "
+            f"{listed}; {{index}} counts from 1)."
+        )
 
 
 class UniqueNames:

@@ -11,8 +11,9 @@ from django.utils import timezone
 
 from jobs.models import JobStatus, PdfJob
 from jobs.returning import update_returning
+from runs import dispatch
 from runs.live import run_event_publish
-from runs.models import Run, RunOutput, RunStatus
+from runs.models import Run, RunStatus
 
 
 def _status(*, total: int, completed: int, failed: int) -> str:
@@ -54,6 +55,9 @@ def run_recount(*, run_id: UUID | str) -> Run | None:
         )
         if updated is not None:
             transaction.on_commit(lambda: run_event_publish(updated))
+            if finished and run.status == RunStatus.RUNNING:
+                # It ends now (once; again after a retry ends it again): one mail for all.
+                transaction.on_commit(lambda: dispatch.run_notify_enqueue(run_id=run_id))
         return updated
 
 
@@ -70,8 +74,9 @@ def job_settled_received(*, job: PdfJob, new: bool, **_: object) -> None:
 
 
 def job_mail_wanted_received(*, job: PdfJob, **_: object) -> bool:
-    """Connected to jobs.signals.job_mail_wanted: a record of a ZIP or combined run gets
-    no mail of its own."""
+    """Connected to jobs.signals.job_mail_wanted: a record of a run (any output, a batch
+    submit's items too) gets no mail of its own; the run mails once when it ends
+    (runs.mail)."""
     if job.batch_id is None:
         return True
-    return not Run.objects.filter(run_id=job.batch_id).exclude(output=RunOutput.SEPARATE).exists()
+    return not Run.objects.filter(run_id=job.batch_id).exists()

@@ -5,6 +5,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.db.models import QuerySet
+
+from jobs.models import JobStatus, PdfJob
+from rendering.error_codes import ErrorCode, retry_helps
 from rendering.errors import NotFound
 from runs.models import Run
 
@@ -36,3 +40,29 @@ def run_get_finished(*, run_id: str | uuid.UUID) -> Run:
     if run is None or not run.is_finished or not run.completed:
         raise NotFound(f"Run {run_id} has nothing to download yet.")
     return run
+
+
+def run_list(
+    *,
+    workspace: Any,
+    status: str | None = None,
+    template: str | None = None,
+    output: str | None = None,
+) -> QuerySet[Run]:
+    """A workspace's runs, newest first; each filter applies when given."""
+    runs = Run.objects.filter(workspace=workspace).select_related("template")
+    if status:
+        runs = runs.filter(status=status)
+    if template:
+        runs = runs.filter(template__slug=template)
+    if output:
+        runs = runs.filter(output=output)
+    return runs.order_by("-created_at", "-pk")
+
+
+def run_has_retryable(*, run: Run) -> bool:
+    """Has the run a failed record that retry-failed would send again (jobs.retry_rule's
+    rule, as one query: an unknown code is given the benefit of the doubt)?"""
+    permanent = [code.value for code in ErrorCode if not retry_helps(code.value)]
+    failed = PdfJob.objects.filter(batch_id=run.run_id, status=JobStatus.FAILED)
+    return failed.exclude(error_code__in=permanent).exists()

@@ -25,9 +25,10 @@ from rendering.errors import ApplicationError, Conflict
 from rendering.options import parse_options
 from rendering.postprocess.submit import document_submit_check
 from reports.limits import limits_from_settings
+from reports.partials import partials_recorded, template_partials_resolve
 from reports.validation import data_check, data_validate
 from runs.models import Run, RunOutput, RunRecord
-from runs.names import UniqueNames
+from runs.names import UniqueNames, pattern_check
 from runs.progress import run_recount, run_recount_on_commit
 from runs.records import Record
 from workspaces.models import Workspace
@@ -139,11 +140,18 @@ def run_create(
         records, schema=version.schema, pattern=filename_pattern, options=parsed.as_dict()
     )
     valid = [item for item in checked if not item.error]
+    pattern_check(filename_pattern, [item.data for item in valid])
     if not valid:
         raise RunRecordsInvalid(
             f"None of the {len(checked)} records can be rendered; the first: {checked[0].error}",
             records=[{"index": item.index, "error": item.error} for item in checked],
         )
+    # The templates it includes, once for every record: each job renders these versions.
+    partials = partials_recorded(
+        template_partials_resolve(
+            workspace=workspace, engine=version.engine, html=version.html, slug=template.slug
+        )
+    )
     for item in valid:
         item.cache_key = result_cache_key(
             owner_id=owner.pk,
@@ -152,6 +160,7 @@ def run_create(
             engine=version.engine,
             helpers="",
             renderer=version.renderer,
+            partials=partials,
             data=item.data,
             options=(item.options or {}) | ({"steps": job_steps} if job_steps else {}),
         )
@@ -191,6 +200,7 @@ def run_create(
                 steps=sealed_steps,
                 api_key=api_key,
                 batch_id=run.run_id,
+                partial_versions=partials,
                 cache_key=item.cache_key,
                 enqueued_at=now if hit is None else None,
                 **(cached_job_fields(hit) if hit is not None else {}),

@@ -1,12 +1,16 @@
-"""The runs' task: build a finished run's combined PDF. Thin: it calls the service."""
+"""The runs' tasks: build a finished run's combined PDF, mail its owner that it ended.
+Thin: each calls one service."""
 
 from __future__ import annotations
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.conf import settings
 
 from runs.combined import run_combined_build
-from runs.dispatch import RUN_COMBINE_TASK
+from runs.dispatch import RUN_COMBINE_TASK, RUN_NOTIFY_TASK
+from runs.mail import RunMailNotSent, run_notify_owner
+
+NOTIFY_MAX_RETRIES = 8
 
 
 @shared_task(
@@ -17,3 +21,11 @@ from runs.dispatch import RUN_COMBINE_TASK
 )
 def build_run_combined(run_id: str) -> str:
     return run_combined_build(run_id=run_id)
+
+
+@shared_task(bind=True, name=RUN_NOTIFY_TASK, max_retries=NOTIFY_MAX_RETRIES)
+def notify_run_owner(self: Task, run_id: str) -> str:
+    try:
+        return run_notify_owner(run_id=run_id)
+    except RunMailNotSent as exc:
+        raise self.retry(countdown=min(600, 15 * 2**self.request.retries), exc=exc) from exc

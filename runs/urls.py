@@ -6,7 +6,7 @@ from runs import api, live
 
 urlpatterns = [
     path("generate-pdf-batch", api.JobBatchCreateApi.as_view(), name="job-batch-create"),
-    path("runs", api.RunCreateApi.as_view(), name="run-create"),
+    path("runs", api.RunListCreateApi.as_view(), name="run-create"),
     path("runs/<str:run_id>", api.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<str:run_id>/retry-failed", api.RunRetryFailedApi.as_view(), name="run-retry"),
     path("runs/<str:run_id>/download", api.RunDownloadApi.as_view(), name="run-download"),

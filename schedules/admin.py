@@ -32,9 +32,14 @@ class ScheduleForm(forms.ModelForm):
             # Checked on a copy: the service's rules, the field named when one is wrong.
             services.schedule_check(schedule=original, fields=changed)
         except ScheduleInvalid as exc:
-            field = exc.details["field"].split("[")[0].split(".")[0]
-            key = field if field in EDITED_HERE else NON_FIELD_ERRORS
-            raise forms.ValidationError({key: exc.message}) from None
+            # Every wrong field at once, each on its own form field where the form has it.
+            errors: dict[str, list[str]] = {}
+            listed: dict[str, list[str]] = exc.details["fields"]
+            for name, messages_ in listed.items():
+                field = str(name).split("[")[0].split(".")[0]
+                key = field if field in EDITED_HERE else NON_FIELD_ERRORS
+                errors.setdefault(key, []).extend(f"{name}: {m}" for m in messages_)
+            raise forms.ValidationError(errors) from None
         self.changed_fields = changed
         return cleaned
 
@@ -71,7 +76,7 @@ def _each(
 @admin.register(Schedule)
 class ScheduleAdmin(admin.ModelAdmin):
     form = ScheduleForm
-    list_display = ("__str__", "workspace", "template", "paused", "next_run_at", "last_outcome")
+    list_display = ("__str__", "workspace", "template", "state", "next_run_at", "last_outcome")
     list_filter = ("paused",)
     search_fields = ("schedule_id", "name", "template__slug", "workspace__name")
     list_select_related = ("workspace", "template")
@@ -85,6 +90,13 @@ class ScheduleAdmin(admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Schedule | None = None) -> bool:
         allowed = super().has_change_permission(request, obj)
         return allowed and (obj is None or can(request.user, Action.SCHEDULE_MANAGE, obj))
+
+    @admin.display(description="state", ordering="paused")
+    def state(self, schedule: Schedule) -> str:
+        # Words, not the boolean icon: a green tick read as "fine" for a paused schedule.
+        if not schedule.paused:
+            return "Active"
+        return f"Paused: {schedule.paused_reason}" if schedule.paused_reason else "Paused"
 
     @admin.display(description="last run")
     def last_outcome(self, schedule: Schedule) -> str:

@@ -8,7 +8,7 @@ class SchedulesConfig(AppConfig):
     verbose_name = "Schedules"
 
     def ready(self) -> None:
-        from jobs.signals import job_settled
+        from jobs.signals import job_mail_wanted, job_settled
         from schedules import hooks
         from schedules.access import access_lost_received
         from workspaces.access import access_lost
@@ -17,3 +17,5 @@ class SchedulesConfig(AppConfig):
         access_lost.connect(access_lost_received, dispatch_uid="schedules_pause")
         # A schedule run waiting on a job delivers once the job is final.
         job_settled.connect(hooks.job_settled_received, dispatch_uid="schedules_deliver")
+        # Its job mails nobody on its own: the schedule's deliveries are its outcome.
+        job_mail_wanted.connect(hooks.job_mail_wanted_received, dispatch_uid="schedules_mail")

@@ -7,6 +7,7 @@ Europe/Berlin fires at 09:00 Berlin time on both sides of a daylight-saving chan
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from croniter import CroniterBadCronError, CroniterBadDateError, croniter
@@ -16,13 +17,26 @@ from rendering.errors import ApplicationError
 
 
 class ScheduleInvalid(ApplicationError):
-    """400 naming the field of the schedule that is wrong."""
+    """400 naming the field of the schedule that is wrong: `field` (the first) and
+    `fields` (each wrong field's messages, the shape of every other 400's `fields`), at the
+    top level of the answer like every error's details (core.exception_handler)."""
 
     code = ErrorCode.INVALID_SCHEDULE
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
-        self.details = {"field": field}
+        self.details: dict[str, Any] = {"field": field, "fields": {field: [message]}}
+
+    @classmethod
+    def every(cls, problems: list[tuple[str, str]]) -> ScheduleInvalid:
+        """One error for several wrong fields: all of them at once, in the message too."""
+        first = cls(*problems[0])
+        first.message = "; ".join(f"{field}: {message}" for field, message in problems)
+        fields: dict[str, list[str]] = {}
+        for field, message in problems:
+            fields.setdefault(field, []).append(message)
+        first.details["fields"] = fields
+        return first
 
 
 def zone_parse(name: str) -> ZoneInfo:

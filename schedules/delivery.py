@@ -286,7 +286,10 @@ def _record(claim: _Claim, problems: dict[int, str | None]) -> ScheduleRun:
             run.outcome, run.finished_at, run.error = RunOutcome.DELIVERED, timezone.now(), ""
         elif run.delivery_attempts >= settings.SCHEDULE_DELIVERY_MAX_ATTEMPTS:
             run.outcome, run.finished_at = RunOutcome.DELIVERY_FAILED, timezone.now()
-            run.error = "; ".join(f"{r['type']}: {r['error']}" for r in failed)[:2000]
+            # Which delivery failed, not only which kind: a schedule may mail two lists.
+            run.error = "; ".join(
+                f"{r['type']} to {r.get('target') or '?'}: {r['error']}" for r in failed
+            )[:2000]
         if run.delivery_claimed_at == claim.claimed_at:
             run.delivery_claimed_at = None
         run.save(

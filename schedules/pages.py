@@ -23,26 +23,36 @@ from workspaces.current import workspace_current
 from workspaces.permissions import Action, authorize_page, can
 
 
-def _fields(post: Any) -> tuple[dict[str, Any], str]:
-    """The form's fields as the API's; an error text for JSON that does not parse."""
+def _fields(post: Any) -> tuple[dict[str, Any], list[str]]:
+    """The form's fields as the API's; a problem for JSON that does not parse (the other
+    fields are still checked, so the form says everything at once)."""
     fields: dict[str, Any] = {
         "template": post.get("template", ""),
         "name": post.get("name", ""),
         "cron": post.get("cron", ""),
         "timezone": post.get("timezone", "") or "UTC",
     }
+    problems = []
     raw = post.get("data", "").strip()
     if raw:
         try:
             fields["data"] = json.loads(raw)
         except ValueError as exc:
-            return fields, f"data: not JSON ({exc})."
+            problems.append(f"data: not JSON ({exc}).")
     if url := post.get("data_url", "").strip():
         fields["data_url"] = url
     to = [a.strip() for a in post.get("email_to", "").replace(";", ",").split(",") if a.strip()]
     if to:
         fields["deliveries"] = [{"type": "email", "to": to}]
-    return fields, ""
+    return fields, problems
+
+
+def _problems(exc: ApplicationError) -> list[str]:
+    """Each wrong field's message, as the API's `fields` lists them."""
+    listed = getattr(exc, "details", {}).get("fields")
+    if not isinstance(listed, dict):
+        return [public_text(exc.message)]
+    return [public_text(f"{field}: {m}") for field, messages in listed.items() for m in messages]
 
 
 @login_required
@@ -50,28 +60,34 @@ def schedule_list_page(request: HttpRequest) -> HttpResponse:
     workspace = workspace_current(request)
     authorize_page(request.user, Action.SCHEDULE_VIEW, workspace)
     may_manage = can(request.user, Action.SCHEDULE_MANAGE, workspace)
-    error, form = "", request.POST if request.method == "POST" else {}
+    errors: list[str] = []
+    form = request.POST if request.method == "POST" else {}
     if request.method == "POST":
         authorize_page(request.user, Action.SCHEDULE_MANAGE, workspace)
-        fields, error = _fields(request.POST)
-        if not error:
-            try:
+        fields, errors = _fields(request.POST)
+        try:
+            if errors:  # the data is not JSON: check the rest, create nothing
+                fields.pop("data", None)
+                services.schedule_check_new(
+                    workspace=workspace, fields=fields, created_by=request.user
+                )
+            else:
                 schedule = services.schedule_create(
                     workspace=workspace, created_by=request.user, fields=fields
                 )
-            except ApplicationError as exc:
-                error = public_text(exc.message)
-            else:
-                messages.success(request, "Schedule created.")
-                return redirect("schedule-page", schedule_id=schedule.schedule_id)
+        except ApplicationError as exc:
+            errors += _problems(exc)
+        if not errors:
+            messages.success(request, "Schedule created.")
+            return redirect("schedule-page", schedule_id=schedule.schedule_id)
     context = {
         "schedules": selectors.schedule_list(workspace=workspace),
         "templates": template_selectors.template_list_visible(workspace=workspace, archived=False),
         "may_manage": may_manage,
-        "error": error,
+        "errors": errors,
         "form": form,
     }
-    return render(request, "jobs/schedules.html", context, status=400 if error else 200)
+    return render(request, "jobs/schedules.html", context, status=400 if errors else 200)
 
 
 def _schedule(request: HttpRequest, schedule_id: str, action: Action) -> Schedule:

@@ -72,43 +72,97 @@ def _s3_destinations(deliveries: list[dict[str, Any]]) -> set[tuple[str, str]]:
     return {(d["bucket"], d["prefix"]) for d in deliveries if d.get("type") == "s3"}
 
 
+def _problem(exc: ApplicationError) -> tuple[str, str]:
+    """(field, message) of a check's error; a message without a field names `data`."""
+    field = str(getattr(exc, "details", {}).get("field") or "")
+    if field and exc.message.startswith(f"{field}: "):
+        return field, exc.message[len(field) + 2 :]
+    head, sep, rest = exc.message.partition(": ")
+    return (head, rest) if sep and head in EDITABLE else ("data", exc.message)
+
+
 def _apply(schedule: Schedule, fields: dict[str, Any], *, signed: bool, by: Any = None) -> None:
     """Check `fields` and set them on the schedule (not saved). `by` (a person or key;
-    None: an operator in the admin) must have schedule.s3 to add an S3 destination."""
+    None: an operator in the admin) must have schedule.s3 to add an S3 destination. Every
+    field is checked: one error names each wrong one (one alone keeps its own code)."""
+    errors: list[ApplicationError] = []
+
+    def check(step: Any) -> None:
+        try:
+            step()
+        except ApplicationError as exc:
+            errors.append(exc)
+
     if unknown := sorted(set(fields) - set(EDITABLE)):
-        raise ScheduleInvalid(unknown[0], "is not a field of a schedule.")
+        errors.extend(ScheduleInvalid(name, "is not a field of a schedule.") for name in unknown)
+    template_ok = schedule.template_id is not None
     if "template" in fields:
-        schedule.template = _template(workspace=schedule.workspace, slug=fields["template"])
+
+        def template() -> None:
+            nonlocal template_ok
+            template_ok = False
+            schedule.template = _template(workspace=schedule.workspace, slug=fields["template"])
+            template_ok = True
+
+        check(template)
     if "cron" in fields:
-        schedule.cron = cron_check(fields["cron"])
+        check(lambda: setattr(schedule, "cron", cron_check(fields["cron"])))
     if "timezone" in fields:
-        zone_parse(fields["timezone"])
-        schedule.timezone = fields["timezone"]
+
+        def zone() -> None:
+            zone_parse(fields["timezone"])
+            schedule.timezone = fields["timezone"]
+
+        check(zone)
     if "deliveries" in fields:
-        deliveries = deliveries_check(
-            fields["deliveries"], signed=signed, workspace=schedule.workspace
-        )
-        added = _s3_destinations(deliveries) - _s3_destinations(schedule.deliveries or [])
-        if added and by is not None:
-            authorize(by, Action.SCHEDULE_S3_SET, schedule.workspace)
-        schedule.deliveries = deliveries
+
+        def deliveries() -> None:
+            checked = deliveries_check(
+                fields["deliveries"], signed=signed, workspace=schedule.workspace
+            )
+            added = _s3_destinations(checked) - _s3_destinations(schedule.deliveries or [])
+            if added and by is not None:
+                authorize(by, Action.SCHEDULE_S3_SET, schedule.workspace)
+            schedule.deliveries = checked
+
+        check(deliveries)
     if "name" in fields:
-        name = str(fields["name"] or "")
-        if any(ch < " " or ch == "\x7f" for ch in name):
-            # It becomes a mail subject: a header cannot hold a line break.
-            raise ScheduleInvalid("name", "must be one line, without control characters.")
-        schedule.name = name[:200]
+
+        def name() -> None:
+            text = str(fields["name"] or "")
+            if any(ch < " " or ch == "\x7f" for ch in text):
+                # It becomes a mail subject: a header cannot hold a line break.
+                raise ScheduleInvalid("name", "must be one line, without control characters.")
+            schedule.name = text[:200]
+
+        check(name)
     if "paused" in fields:
-        if not isinstance(fields["paused"], bool):
-            raise ScheduleInvalid("paused", "must be true or false.")
-        schedule.paused = fields["paused"]
-        schedule.paused_reason = ""
-    if {"data", "data_url", "template"} & set(fields):
-        data = fields.get("data", None if "data_url" in fields else schedule.data)
-        url = fields.get("data_url", "" if "data" in fields else schedule.data_url) or ""
-        if not isinstance(url, str):
-            raise ScheduleInvalid("data_url", "must be a URL.")
-        schedule.data, schedule.data_url = _data(schedule.template, data, url)
+
+        def paused() -> None:
+            if not isinstance(fields["paused"], bool):
+                raise ScheduleInvalid("paused", "must be true or false.")
+            schedule.paused = fields["paused"]
+            schedule.paused_reason = ""
+
+        check(paused)
+    if {"data", "data_url", "template"} & set(fields) and template_ok:
+
+        def data() -> None:
+            given = fields.get("data", None if "data_url" in fields else schedule.data)
+            url = fields.get("data_url", "" if "data" in fields else schedule.data_url) or ""
+            if not isinstance(url, str):
+                raise ScheduleInvalid("data_url", "must be a URL.")
+            schedule.data, schedule.data_url = _data(schedule.template, given, url)
+
+        check(data)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        # A 403 (schedule.s3) is not a field to fix: it answers alone.
+        for error in errors:
+            if error.http_status != 400:
+                raise error
+        raise ScheduleInvalid.every([_problem(error) for error in errors])
 
 
 def _audit(schedule: Schedule, by: Any, action: AuditAction, **changes: Any) -> None:
@@ -143,6 +197,42 @@ def _schedule_slot_check(*, workspace: Workspace) -> None:
         )
 
 
+def _new(
+    *, workspace: Workspace, created_by: Any, fields: dict[str, Any], api_key: ApiKey | None
+) -> Schedule:
+    """A new schedule checked (not saved): a required field missing is named along with
+    every other wrong field."""
+    schedule = Schedule(workspace=workspace, created_by=created_by, api_key=api_key)
+    by = created_by if api_key is None else api_key
+    missing = [name for name in ("template", "cron") if not fields.get(name)]
+    given = {name: value for name, value in fields.items() if name not in missing}
+    problems = [(name, "is required.") for name in missing]
+    try:
+        _apply(schedule, {"timezone": "UTC", **given}, signed=api_key is not None, by=by)
+    except ApplicationError as exc:
+        if not problems or exc.http_status != 400:
+            raise
+        listed = getattr(exc, "details", {}).get("fields")
+        if isinstance(listed, dict):
+            problems += [(field, m) for field, messages in listed.items() for m in messages]
+        else:
+            problems.append(_problem(exc))
+    if problems:
+        raise ScheduleInvalid.every(problems)
+    if not schedule.name:
+        # Named after its template unless told: lists, mails and the CLI show a name.
+        schedule.name = schedule.template.name[:200]
+    return schedule
+
+
+def schedule_check_new(
+    *, workspace: Workspace, fields: dict[str, Any], created_by: Any = None
+) -> None:
+    """What schedule_create would refuse, without saving (the page's form, when part of
+    it cannot be sent at all)."""
+    _new(workspace=workspace, created_by=created_by, fields=fields, api_key=None)
+
+
 def schedule_create(
     *,
     workspace: Workspace,
@@ -150,14 +240,10 @@ def schedule_create(
     fields: dict[str, Any],
     api_key: ApiKey | None = None,
 ) -> Schedule:
-    """A new schedule of the workspace, its first tick computed; 400 naming the field that
-    is wrong (cron, timezone, data_url, deliveries[i]...)."""
-    for required in ("template", "cron"):
-        if not fields.get(required):
-            raise ScheduleInvalid(required, "is required.")
-    schedule = Schedule(workspace=workspace, created_by=created_by, api_key=api_key)
+    """A new schedule of the workspace, its first tick computed; 400 naming every field
+    that is wrong (cron, timezone, data_url, deliveries[i]...)."""
+    schedule = _new(workspace=workspace, created_by=created_by, fields=fields, api_key=api_key)
     by = created_by if api_key is None else api_key
-    _apply(schedule, {"timezone": "UTC", **fields}, signed=api_key is not None, by=by)
     schedule.next_run_at = _next(schedule, now=timezone.now())
     with transaction.atomic():
         _schedule_slot_check(workspace=workspace)

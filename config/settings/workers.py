@@ -36,6 +36,7 @@ CELERY_TASK_ROUTES = {
     # Mail to a job's owner waits on the mail server: a queue (and Procfile role) of its
     # own, so neither a slow mail server nor a tenant's slow receivers delay the other.
     "jobs.notify_owner": {"queue": "mail"},
+    "runs.notify_owner": {"queue": "mail"},  # one mail when a run ends
     # Previews and thumbnails: short, time-limited, on workers of their own (Procfile).
     "reports.render_preview": {"queue": "previews"},
     "jobs.reconcile": {"queue": "maintenance"},

@@ -10,6 +10,8 @@ const pageTime = Date.parse(document.body.dataset.pageTime);
 const storeKey = `pdfreports.job-notices.${document.body.dataset.user}`;
 // The job page shows its own job's end itself.
 const ownJob = document.querySelector("section.job[data-job-id]")?.dataset.jobId;
+// ...and the run page its run's.
+const ownRun = document.querySelector("[data-run-id]")?.dataset.runId;
 const REMEMBERED = 200;
 const MAX_TOASTS = 4;
 
@@ -99,7 +101,71 @@ function toast(state) {
   }
 }
 
+// A run is one thing to a person: its records tell nothing each; once one of them ends,
+// the run is asked (at most once a RUN_CHECK_MS per run) and told once it has ended.
+const RUN_CHECK_MS = 1500;
+const runChecks = new Map();
+
+function runToast(run) {
+  const name = run.template ? `Run of “${run.template}”` : "Batch";
+  const node = document.createElement("div");
+  node.className = "toast";
+  node.dataset.status = run.status === "completed" ? "completed" : "failed";
+  node.dataset.runId = run.run_id;
+  const words = document.createElement("div");
+  const heading = document.createElement("strong");
+  heading.textContent = run.status === "failed" ? `${name} failed` : `${name} finished`;
+  const detail = document.createElement("p");
+  detail.textContent =
+    `${run.completed} of ${run.total} records rendered` + (run.failed ? `, ${run.failed} failed` : "");
+  const links = document.createElement("div");
+  links.className = "toast-links";
+  links.append(link("Open", `/runs/${run.run_id}/`));
+  words.append(heading, detail, links);
+  const close = document.createElement("button");
+  close.type = "button";
+  close.className = "toast-close";
+  close.setAttribute("aria-label", `Dismiss: ${heading.textContent}`);
+  close.textContent = "×";
+  close.addEventListener("click", () => node.remove());
+  node.append(words, close);
+  box.append(node);
+  while (box.children.length > MAX_TOASTS) box.firstElementChild.remove();
+}
+
+function checkRun(runId) {
+  if (runChecks.has(runId) || runId === ownRun) return;
+  runChecks.set(
+    runId,
+    setTimeout(async () => {
+      try {
+        const answer = await fetch(`/api/v1/runs/${runId}?records_limit=0`, {
+          credentials: "same-origin",
+          headers: { Accept: "application/json" },
+        });
+        if (!answer.ok) return; // a schedule's run, or not mine to see: nothing to tell
+        const run = await answer.json();
+        if (run.status === "running") return;
+        const memory = load();
+        const key = `run:${run.run_id}:${run.finished_at}`;
+        if (memory.told.includes(key)) return;
+        if (Date.parse(run.finished_at) >= pageTime) runToast(run);
+        memory.told.push(key);
+        save(memory);
+      } catch {
+        // Offline for a moment: the run's next record (or its page) tells it.
+      } finally {
+        runChecks.delete(runId);
+      }
+    }, RUN_CHECK_MS),
+  );
+}
+
 function seen(state) {
+  if (state.batch_id) {
+    if (state.status === "completed" || state.status === "failed") checkRun(state.batch_id);
+    return;
+  }
   const memory = load(); // fresh each time: another tab may have told it meanwhile
   const id = state.job_id;
   const wasRunning = memory.running.includes(id);

@@ -13,7 +13,10 @@ function render(run) {
   field("percent").textContent = `${run.progress}%`;
   field("status").textContent = LABELS[run.status] || run.status;
   const bar = field("bar");
-  bar.setAttribute("aria-valuenow", done);
+  // A percent, like every progress bar (common.js sizes them from aria-valuenow); the
+  // record counts are its text.
+  bar.setAttribute("aria-valuenow", run.progress);
+  bar.setAttribute("aria-valuetext", `${done} of ${run.total} records`);
   bar.dataset.status = run.status === "running" ? "processing" : run.failed ? "failed" : "completed";
   bar.firstElementChild.style.width = `${run.progress}%`;
 }

@@ -13,9 +13,13 @@ from playwright.sync_api import expect
 from jobs.models import JobStatus, PdfJob
 from rendering.error_codes import ErrorCode
 from reports.services import template_create
-from runs.models import Run
+from runs.models import Run, RunRecord
 from runs.progress import run_recount
+from runs.records import records_from_list
+from runs.services import run_create
 from tests.browser.conftest import sign_in
+from tests.factories import PdfJobFactory
+from workspaces.services import workspace_personal
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -68,3 +72,73 @@ def test_a_csv_run_shows_progress_live_downloads_and_retries(page, person, live_
     expect(page.locator("[data-run-field=completed]")).to_have_text("3", timeout=60_000)
     lost.refresh_from_db()
     assert lost.status == JobStatus.COMPLETED
+
+
+def test_a_running_runs_bar_fills_by_percent_and_lists_only_failed_records(page, person):
+    """12 records, 4 done: the bar is a third full (not 4 %), and the 8 still queued are
+    not listed as records without a PDF; the one refused at submit is."""
+    workspace = workspace_personal(user=person)
+    run = Run.objects.create(
+        workspace=workspace, owner=person, total=12, completed=3, failed=1, event_seq=1
+    )
+    for index in range(12):
+        if index == 11:
+            RunRecord.objects.create(run=run, index=index, error="row 13: name: required")
+            continue
+        status = JobStatus.COMPLETED if index < 3 else JobStatus.QUEUED
+        job = PdfJobFactory(owner=person, workspace=workspace, batch_id=run.run_id, status=status)
+        RunRecord.objects.create(run=run, index=index, job=job)
+    sign_in(page)
+    page.goto(f"/runs/{run.run_id}/")
+    expect(page.locator("[data-run-field=percent]")).to_have_text("33%")
+    bar = page.locator("[data-run-field=bar]")
+    expect(bar).to_have_attribute("aria-valuetext", "4 of 12 records")
+    page.wait_for_timeout(600)  # the width's transition
+    ratio = bar.evaluate("b => b.firstElementChild.offsetWidth / b.offsetWidth")
+    assert 0.3 < ratio < 0.37
+    expect(page.locator("[data-run-failures] li")).to_have_text(
+        ["Record 12: row 13: name: required"]
+    )
+    expect(page.get_by_text("not finished")).to_have_count(0)
+
+
+def test_a_separate_run_is_one_notice_when_it_ends_not_one_per_record(page, person):
+    template_create(owner=person, name="Letter", slug="letter", html="<p>Dear {{name}}</p>")
+    sign_in(page)
+    with page.expect_websocket(lambda ws: ws.url.endswith("/ws/jobs/")):
+        page.goto("/keys/")
+    page.wait_for_timeout(500)
+    run = run_create(
+        owner=person,
+        workspace=workspace_personal(user=person),
+        template_slug="letter",
+        records=records_from_list([{"name": n} for n in ("Ada", "Bob", "Cy", "Dee")]),
+        output="separate",
+    )
+    notice = page.locator(f'.toast[data-run-id="{run.run_id}"]')
+    expect(notice).to_contain_text("Run of “letter” finished", timeout=60_000)
+    expect(notice).to_contain_text("4 of 4 records rendered")
+    expect(notice.get_by_role("link", name="Open")).to_have_attribute(
+        "href", f"/runs/{run.run_id}/"
+    )
+    page.wait_for_timeout(2000)
+    expect(page.locator(".toast")).to_have_count(1)
+
+
+def test_runs_are_found_again_on_the_runs_page(page, person):
+    template_create(owner=person, name="Letter", slug="letter", html="<p>Dear {{name}}</p>")
+    workspace = workspace_personal(user=person)
+    done = Run.objects.create(
+        workspace=workspace, owner=person, total=2, completed=2, status="completed"
+    )
+    running = Run.objects.create(workspace=workspace, owner=person, total=5)
+    sign_in(page)
+    page.goto("/runs/")
+    expect(page.locator("[data-runs] tbody tr")).to_have_count(2)
+    page.get_by_label("Status").select_option("completed")
+    page.get_by_role("button", name="Show").click()
+    expect(page.locator("[data-runs] tbody tr")).to_have_count(1)
+    expect(page.locator(f'tr[data-run="{running.run_id}"]')).to_have_count(0)
+    page.get_by_role("link", name="Batch").click()
+    page.wait_for_url(f"**/runs/{done.run_id}/")
+    expect(page.get_by_role("link", name="Runs")).to_be_visible()

@@ -23,9 +23,15 @@ MIN_PAGES = {
     "studio-invoice": 2,
     "field-metrics": 1,
     "e-invoice": 1,
+    "certificate": 1,
 }
 # A word of each sample's own data that its first page prints.
-TITLE_WORD = {"studio-invoice": "Fieldnote", "field-metrics": "Field", "e-invoice": "Example"}
+TITLE_WORD = {
+    "studio-invoice": "Fieldnote",
+    "field-metrics": "Field",
+    "e-invoice": "Example",
+    "certificate": "Ada",
+}
 FORM_READY = "performance.getEntriesByName('report-form-ready')[0]?.startTime ?? null"
 
 

@@ -31,6 +31,16 @@ class ScriptedServer:
     url: str = ""
 
 
+def _body(raw: bytes) -> Any:
+    """JSON as parsed; anything else (a multipart upload) as its bytes."""
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
 @contextmanager
 def scripted_server(answers: list[Answer]) -> Iterator[ScriptedServer]:
     script = ScriptedServer(list(answers))
@@ -44,7 +54,7 @@ def scripted_server(answers: list[Answer]) -> Iterator[ScriptedServer]:
                     self.command,
                     self.path,
                     dict(self.headers),
-                    json.loads(raw) if raw else None,
+                    _body(raw),
                     time.monotonic(),
                 )
             )

@@ -265,7 +265,7 @@ def test_run_renders_a_csv_into_a_zip_with_progress_in_records(run, integrator, 
     lines = done.stderr.splitlines()
     assert lines[0].startswith("Started run ")
     assert any(line.endswith("4/4 records, 1 failed") for line in lines), lines
-    assert "record 2: row 4: number: expected integer" in done.stderr
+    assert "record 3: row 4: number: expected integer" in done.stderr  # counted from 1
     names = zipfile.ZipFile(tmp_path / "out.zip").namelist()
     assert names == ["inv-1.pdf", "inv-2.pdf", "inv-4.pdf", "failures.csv"]
     assert done.stdout.strip() in lines[0]

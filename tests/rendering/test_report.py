@@ -150,6 +150,11 @@ def test_shipped_samples_render_with_their_sample_data(sample):
         assert "Invoice INV-2026-0042" in text
         assert "1152.00" in text
         assert overlapping(word_boxes(rendered.content)) == []
+    elif sample.slug == "certificate":  # flat fields, made for runs: one landscape page
+        assert pages == 1
+        assert data["name"] in text
+        assert f"Certificate no. {data['number']}" in text
+        assert overlapping(word_boxes(rendered.content)) == []
     else:  # the 50-page, 30-chart report: the one test that renders it
         assert pages == 50
         assert _image_count(rendered.content) == 30

@@ -247,6 +247,9 @@ def test_counters_follow_the_jobs_and_retry_failed_sends_only_the_fixable(
     run.refresh_from_db()
     assert (run.status, run.completed, run.failed, run.progress) == (RunStatus.PARTIAL, 2, 2, 100)
     assert run.finished_at is not None
+    # Each record says whether retry-failed can fix it, so a client retries only those.
+    listed = api.get(f"{RUNS}/{run.run_id}").json()["records"]
+    assert [r["retryable"] for r in listed] == [False, False, True, False]
 
     with django_capture_on_commit_callbacks(execute=True):
         answer = api.post(f"{RUNS}/{run.run_id}/retry-failed")
@@ -314,3 +317,58 @@ def test_a_large_runs_records_are_paged(api, invoice, settings):
     assert [r["index"] for r in rest["records"]] == [10, 11]
     assert rest["records_next"] is None
     assert api.get(f"{url}?records_offset=x").status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("pattern", "named"),
+    [
+        ("invoice-{numbr}", "{numbr} is not a field of the records (they have: customer, number"),
+        ("invoice", "names no field"),
+        ("x-{customer.name}", "{customer.name} is not a field"),
+    ],
+)
+def test_a_filename_pattern_naming_no_known_field_is_a_400_naming_it(api, invoice, pattern, named):
+    answer = _post(
+        api,
+        {
+            "template": "invoice",
+            "records": [{"number": 1, "customer": "Ada"}, {"number": 2, "customer": "Bob"}],
+            "filename_pattern": pattern,
+        },
+    )
+    assert answer.status_code == 400, answer.json()
+    body = answer.json()
+    assert (body["code"], body["field"]) == ("invalid_data", "filename_pattern")
+    assert named in body["error"]
+    assert not Run.objects.exists()
+
+
+def test_a_pattern_with_index_or_a_field_some_records_lack_is_accepted(api, invoice):
+    ok = _post(
+        api,
+        {
+            "template": "invoice",
+            "records": [{"number": 1, "customer": "Ada"}],
+            "filename_pattern": "letter-{index}",
+        },
+    )
+    assert ok.status_code == 202, ok.json()
+
+
+def test_each_record_records_the_versions_of_the_templates_its_template_includes(user):
+    """A run's jobs render the partials as published when the run was made, like a
+    submit's (reports.partials): later publishes do not change them."""
+    from reports.services import template_create
+
+    terms = template_create(owner=user, name="T", slug="terms", html="<p>terms</p>")
+    template_create(owner=user, name="L", slug="letter", html="<h1>{{n}}</h1>{{> terms}}")
+    run = run_create(
+        owner=user,
+        workspace=workspace_personal(user=user),
+        template_slug="letter",
+        records=records_from_list([{"n": 1}, {"n": 2}]),
+    )
+    recorded = {
+        tuple(job.partial_versions.items()) for job in PdfJob.objects.filter(batch_id=run.run_id)
+    }
+    assert recorded == {(("terms", terms.published_version_id),)}

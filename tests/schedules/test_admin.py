@@ -54,6 +54,10 @@ def test_pause_resume_and_run_now_actions(team, django_capture_on_commit_callbac
         schedule.refresh_from_db()
         if action == "pause":
             assert (schedule.paused, schedule.next_run_at) == (True, None)
+            # Said in words: the boolean icon showed a green tick for "paused".
+            listed = admin.get("/admin/schedules/schedule/").content.decode()
+            assert '<td class="field-state">Paused</td>' in listed
+            assert "icon-yes.svg" not in listed
     assert schedule.paused is False
     assert schedule.next_run_at is not None
     assert ScheduleRun.objects.filter(schedule=schedule, trigger="manual").count() == 1

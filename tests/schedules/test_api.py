@@ -40,6 +40,8 @@ def test_create_answers_201_with_the_id_and_the_next_tick(client):
     assert body["deliveries"] == BODY["deliveries"]
     listed = client.get("/api/v1/schedules").json()
     assert [s["schedule_id"] for s in listed["results"]] == [body["schedule_id"]]
+    # No name given (as the CLI sends it): named after its template, not left blank.
+    assert body["name"] == schedule.template.name
 
 
 @pytest.mark.parametrize(
@@ -58,6 +60,46 @@ def test_bad_input_is_a_400_naming_the_field(client, change, field):
     answer = response.json()
     assert (answer["code"], answer["field"]) == ("invalid_schedule", field)
     assert field in answer["error"]
+
+
+def test_every_wrong_field_is_named_at_once_in_fields_like_other_400s(client):
+    body = {
+        **BODY,
+        "cron": "0 25 * * *",
+        "timezone": "Moon/Base",
+        "deliveries": [{"type": "email", "to": ["not-an-address"]}],
+    }
+    response = client.post("/api/v1/schedules", body, format="json")
+    assert response.status_code == 400
+    answer = response.json()
+    assert answer["code"] == "invalid_schedule"
+    assert answer["field"] == "cron"  # the first, at the top level like every error's details
+    assert sorted(answer["fields"]) == ["cron", "deliveries[0].to[0]", "timezone"]
+    assert "details" not in answer
+    for field in answer["fields"]:
+        assert field in answer["error"]
+    missing = client.post(
+        "/api/v1/schedules", {"template": "weekly", "timezone": "Moon"}, format="json"
+    )
+    assert sorted(missing.json()["fields"]) == ["cron", "timezone"]
+    assert not Schedule.objects.exists()
+
+
+def test_the_page_form_names_every_wrong_field_at_once(user):
+    from django.test import Client
+
+    ReportTemplateFactory(owner=user, slug="weekly")
+    browser = Client()
+    browser.force_login(user)
+    form = {"template": "weekly", "cron": "every day", "timezone": "Moon", "data": "{oops"}
+    answer = browser.post("/schedules/", form)
+    assert answer.status_code == 400
+    html = answer.content.decode()
+    assert "Fix these 3 fields" in html
+    assert "data: not JSON" in html
+    assert "cron: " in html
+    assert "timezone: unknown time zone" in html
+    assert not Schedule.objects.exists()
 
 
 def test_pause_resume_run_now_runs_and_delete(client):

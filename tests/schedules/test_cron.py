@@ -47,7 +47,7 @@ def test_the_next_tick_is_strictly_after():
 def test_an_unparseable_cron_names_the_field(expression):
     with pytest.raises(ScheduleInvalid) as caught:
         cron_check(expression)
-    assert caught.value.details == {"field": "cron"}
+    assert caught.value.details["field"] == "cron"
     assert caught.value.http_status == 400
 
 
@@ -55,7 +55,7 @@ def test_an_unparseable_cron_names_the_field(expression):
 def test_an_unknown_time_zone_names_the_field(name):
     with pytest.raises(ScheduleInvalid) as caught:
         zone_parse(name)
-    assert caught.value.details == {"field": "timezone"}
+    assert caught.value.details["field"] == "timezone"
 
 
 def test_known_zones_and_expressions_pass():

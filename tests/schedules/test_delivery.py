@@ -13,6 +13,7 @@ from django.core import mail
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.db import DatabaseError, connection, transaction
+from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 from standardwebhooks.webhooks import Webhook
@@ -136,6 +137,12 @@ def test_deliveries_that_keep_failing_end_delivery_failed(owner, settings):
         assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERY_FAILED
         run.refresh_from_db()
         assert "HTTP 502" in run.error
+        # Which delivery failed, not only its kind: the run's error and its page say.
+        assert run.error.startswith(f"webhook to {receiver.url}: ")
+        client = Client()
+        client.force_login(owner)
+        html = client.get(f"/schedules/{run.schedule.schedule_id}/").content.decode()
+        assert f"Failed: webhook to {receiver.url}" in html
         assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERY_FAILED
         assert len(receiver.raw) == 2  # finished: no third attempt
     finally:
@@ -276,7 +283,7 @@ def test_a_name_with_a_line_break_is_refused_and_an_old_one_still_delivers(owner
     run = _completed_run(owner, [{"type": "email", "to": ["a@example.com"]}])
     with pytest.raises(ScheduleInvalid) as caught:
         services.schedule_update(schedule=run.schedule, fields={"name": "Q1\nBcc: x@evil.test"})
-    assert caught.value.details == {"field": "name"}
+    assert caught.value.details["field"] == "name"
     # Saved before the check: the subject is made one line, the delivery goes out.
     Schedule.objects.filter(pk=run.schedule_id).update(name="Q1\r\nBcc: x@evil.test")
     assert schedule_run_deliver(run_id=run.run_id) == RunOutcome.DELIVERED

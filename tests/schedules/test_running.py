@@ -129,3 +129,28 @@ def test_the_jobs_final_transition_queues_the_runs_deliveries(owner, quiet_broke
     assert quiet_broker.ids("schedule_deliver_enqueue", "run_id") == []
     schedule_job_finished(job=job)
     assert quiet_broker.ids("schedule_deliver_enqueue", "run_id") == [run.run_id]
+
+
+def test_a_schedules_job_sends_no_report_is_ready_mail_of_its_own(
+    owner, quiet_broker, django_capture_on_commit_callbacks
+):
+    """Each tick's outcome is the schedule's delivery: the owner is not also mailed "Your
+    report is ready" for every tick's job (a job of its own still is)."""
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import storages
+
+    from jobs import transitions
+
+    owner.email = "runner@example.com"
+    owner.save()
+    run = _run(owner, data={"title": "Tick"})
+    alone = PdfJob.objects.create(owner=owner, engine="handlebars", html_template="x")
+    with django_capture_on_commit_callbacks(execute=True):
+        for job in (PdfJob.objects.get(pk=run.job_id), alone):
+            transitions.job_claim(job_id=job.job_id, worker="test:1")
+            key = storages["reports"].save(f"{job.job_id}.pdf", ContentFile(b"%PDF-1.7"))
+            transitions.job_complete(
+                job_id=job.job_id, pdf_file=key, page_count=1, size_bytes=8, warnings=[]
+            )
+    assert quiet_broker.ids("notify_enqueue") == [alone.job_id]
+    assert quiet_broker.ids("schedule_deliver_enqueue", "run_id") == [run.run_id]

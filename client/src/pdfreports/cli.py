@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -17,9 +17,9 @@ from typing import Any, NoReturn
 import click
 import watchfiles
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
-from pdfreports.client import Client, Job
+from pdfreports.client import Client, Job, Run
 from pdfreports.errors import ApiError, JobFailed, PdfReportsError, WaitTimeout
 from pdfreports.folder import (
     WATCHED,
@@ -28,7 +28,7 @@ from pdfreports.folder import (
     folder_write,
     template_with_draft,
 )
-from pdfreports.models import JobState, Template
+from pdfreports.models import JobState, RunState, Template
 from pdfreports.progress import JobProgress, RunProgress, describe, pages_text
 from pdfreports.retry import RetryEvent
 
@@ -370,15 +370,15 @@ def run_command(
         with RunProgress(err, run.run_id) as progress:
             state = run.wait(timeout=wait_timeout, on_update=progress.update)
             if retry_failed and state.failed and state.status != "completed":
-                err.print(f"Retrying {state.failed} failed records", highlight=False)
-                run.retry_failed()
-                state = run.wait(timeout=wait_timeout, on_update=progress.update)
+                state = _retry_what_can_be(run, state, wait_timeout, progress.update)
         for record in state.records:
             if record.status != "completed":
                 err.print(
-                    f"[red]record {record.index}:[/] {record.error or record.status}",
+                    f"[red]record {record.index + 1}:[/] {record.error or record.status}",
                     highlight=False,
                 )
+        # Whatever rendered is saved, whatever else failed: 49 good PDFs are never lost
+        # to the one that could not be rendered.
         target = zip_out or combined
         if target and state.download_url:
             path = run.download(target)
@@ -389,6 +389,35 @@ def run_command(
             click.echo(run.run_id)
         if state.status != "completed":
             sys.exit(EXIT_JOB_FAILED)
+
+
+def _retry_what_can_be(
+    run: Run, state: RunState, timeout: float | None, on_update: Callable[[RunState], None]
+) -> RunState:
+    """Send again only the records a retry can fix, and say which were not retried (a
+    record refused at submit has no job; one failed for its data fails the same way)."""
+    failed = [r for r in state.records if r.status != "completed"]
+    retryable = [r for r in failed if r.may_retry]
+    kept = [r for r in failed if not r.may_retry]
+    if kept:
+        listed = ", ".join(str(r.index + 1) for r in kept[:20]) + (", …" * (len(kept) > 20))
+        err.print(
+            f"Not retried: {len(kept)} records a retry cannot fix (refused at submit, or "
+            f"failed for their data or template; fix them and start a new run): {listed}",
+            highlight=False,
+        )
+    # A run with more records than one answer lists may hold retryable ones further on.
+    if not retryable and not state.raw.get("records_next"):
+        return state
+    err.print(f"Retrying {len(retryable) or 'the'} failed records", highlight=False)
+    try:
+        run.retry_failed()
+    except ApiError as exc:
+        if exc.status_code != 409:
+            raise
+        err.print(f"Not retried: {exc.message}", highlight=False)
+        return state
+    return run.wait(timeout=timeout, on_update=on_update)
 
 
 @cli.group()
@@ -666,7 +695,10 @@ def schedules_list(settings: Settings, as_json: bool) -> None:
     if as_json:
         _print_json(found)
         return
-    table = Table("id", "name", "template", "cron", "timezone", "next run (UTC)", "state")
+    # Whole ids, never shortened by a narrow terminal: they are what the other commands
+    # take (a unique prefix of one works too).
+    whole_id = Column("id", no_wrap=True, min_width=36)
+    table = Table(whole_id, "name", "template", "cron", "timezone", "next run (UTC)", "state")
     for s in found:
         table.add_row(
             s["schedule_id"],
@@ -684,7 +716,7 @@ def schedules_list(settings: Settings, as_json: bool) -> None:
 @click.argument("template")
 @click.argument("cron")
 @click.option("--timezone", "zone", default="UTC", show_default=True, help="An IANA zone.")
-@click.option("--name", help="What to call it.")
+@click.option("--name", help="What to call it (by default the template's name).")
 @click.option("--data", "data_path", metavar="FILE", help="JSON object of data ('-': stdin).")
 @click.option("--data-url", help="An https URL each run fetches its data from.")
 @click.option("--email", "emails", multiple=True, metavar="ADDRESS", help="Mail the PDF here.")
@@ -738,6 +770,7 @@ def schedules_create(
 
 def _set_paused(settings: Settings, schedule_id: str, paused: bool) -> None:
     with settings.client() as client, _service_errors():
+        schedule_id = client.find_schedule_id(schedule_id)
         changed = client.update_schedule(schedule_id, paused=paused)
     state = "paused" if changed["paused"] else f"active, next run {changed['next_run_at']} (UTC)"
     err.print(f"Schedule {schedule_id}: {state}", highlight=False)
@@ -747,7 +780,7 @@ def _set_paused(settings: Settings, schedule_id: str, paused: bool) -> None:
 @click.argument("schedule_id")
 @click.pass_obj
 def schedules_pause(settings: Settings, schedule_id: str) -> None:
-    """Stop its ticks (run-now still works)."""
+    """Stop its ticks (run-now still works). SCHEDULE_ID: whole, or a unique prefix."""
     _set_paused(settings, schedule_id, True)
 
 
@@ -755,7 +788,8 @@ def schedules_pause(settings: Settings, schedule_id: str) -> None:
 @click.argument("schedule_id")
 @click.pass_obj
 def schedules_resume(settings: Settings, schedule_id: str) -> None:
-    """Tick again, counting from now (missed ticks do not run)."""
+    """Tick again, counting from now (missed ticks do not run). SCHEDULE_ID: whole, or a
+    unique prefix."""
     _set_paused(settings, schedule_id, False)
 
 
@@ -766,7 +800,7 @@ def schedules_resume(settings: Settings, schedule_id: str) -> None:
 def schedules_run_now(settings: Settings, schedule_id: str, as_json: bool) -> None:
     """Run it once now; prints the run's id (see `schedules runs`)."""
     with settings.client() as client, _service_errors():
-        run = client.run_schedule(schedule_id)
+        run = client.run_schedule(client.find_schedule_id(schedule_id))
     if as_json:
         _print_json(run)
     else:
@@ -780,7 +814,7 @@ def schedules_run_now(settings: Settings, schedule_id: str, as_json: bool) -> No
 def schedules_runs(settings: Settings, schedule_id: str, as_json: bool) -> None:
     """Its past runs, newest first, with their outcomes."""
     with settings.client() as client, _service_errors():
-        runs = client.schedule_runs(schedule_id)
+        runs = client.schedule_runs(client.find_schedule_id(schedule_id))
     if as_json:
         _print_json(runs)
         return

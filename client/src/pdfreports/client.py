@@ -175,6 +175,28 @@ class Client:
         )
         return list(page["results"])
 
+    def find_schedule_id(self, prefix: str) -> str:
+        """The whole id of the one schedule whose id starts with `prefix` (as a table may
+        show it, shortened); a whole id is returned as it is. PdfReportsError when none or
+        several match."""
+        wanted = prefix.strip().rstrip("…").lower()
+        if len(wanted) == 36:
+            return wanted
+        if len(wanted) < 4:
+            raise PdfReportsError(f"schedule id {prefix!r}: give at least 4 characters")
+        found = [
+            str(s["schedule_id"])
+            for s in self.list_schedules()
+            if str(s["schedule_id"]).lower().startswith(wanted)
+        ]
+        if not found:
+            raise PdfReportsError(f"no schedule id starts with {prefix!r}")
+        if len(found) > 1:
+            raise PdfReportsError(
+                f"{len(found)} schedule ids start with {prefix!r}: {', '.join(found)}"
+            )
+        return found[0]
+
     def create_schedule(self, **fields: Any) -> dict[str, Any]:
         """`template`, `cron`, and any of `data`, `data_url`, `timezone`, `deliveries`,
         `name`, `paused`; the service's answer (with `schedule_id`, `next_run_at`)."""

@@ -100,6 +100,13 @@ class RunRecordState:
     job_id: str | None
     status: str  # the job's status, or "invalid": refused at submit (see error)
     error: str | None = None
+    # The service's word on whether retry-failed can fix it; None from a service that
+    # does not say (then a failed job may be, a record refused at submit never is).
+    retryable: bool | None = None
+
+    @property
+    def may_retry(self) -> bool:
+        return self.retryable if self.retryable is not None else self.status == "failed"
 
 
 @dataclass(frozen=True)
@@ -142,6 +149,7 @@ class RunState:
                     job_id=r.get("job_id"),
                     status=str(r.get("status") or ""),
                     error=r.get("error"),
+                    retryable=r.get("retryable"),
                 )
                 for r in body.get("records") or []
             ],
