@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -114,9 +115,22 @@ class JsonInput(serializers.Serializer):
 
 
 def shown_name(name: object) -> str:
-    """A field name the caller sent, safe to echo back and to store: an unpaired UTF-16
-    surrogate (valid in JSON, not in UTF-8) shown as its escape."""
-    return str(name).encode("utf-8", "backslashreplace").decode("utf-8")
+    """Text a caller sent, safe to echo back and to store: control characters (NUL, which
+    PostgreSQL's text refuses, among them) and unpaired UTF-16 surrogates (valid in JSON,
+    not in UTF-8) shown as their \\u escapes."""
+    return "".join(
+        f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cc", "Cs") else ch for ch in str(name)
+    )
+
+
+def storable_text(text: str) -> str:
+    """`text` as PostgreSQL's text and UTF-8 take it: a NUL or an unpaired UTF-16
+    surrogate (which a message may echo from the caller's JSON) shown as its \\u escape;
+    line breaks and the rest kept."""
+    return "".join(
+        f"\\u{ord(ch):04x}" if ch == "\x00" or unicodedata.category(ch) == "Cs" else ch
+        for ch in text
+    )
 
 
 def unknown_field_message(name: str, known: list[str]) -> str:

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from accounts.models import ApiKey
 from accounts.sealing import steps_seal, steps_unseal
+from core.api_fields import storable_text
 from jobs import dispatch, services, transitions
 from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
@@ -253,7 +254,8 @@ def run_for_batch_record(*, run: Run, answers: list[dict[str, Any]]) -> None:
             run=run,
             index=answer["index"],
             job=jobs.get(str(answer["job_id"])) if answer.get("job_id") else None,
-            error=answer.get("error") or "",
+            # An item's error may echo what the caller sent (NUL, lone surrogates).
+            error=storable_text(answer.get("error") or ""),
         )
         for answer in answers
     )

@@ -190,14 +190,16 @@ def test_an_unknown_field_beside_items_refuses_the_batch(api):
 
 def test_an_unpaired_surrogate_in_a_field_name_is_named_back_escaped(api):
     """JSON may carry an unpaired UTF-16 surrogate that UTF-8 (the database, the answer)
-    cannot: the unknown field is named by its escape, never a 500 (the fuzzer's find)."""
+    cannot, and a NUL that PostgreSQL's text cannot: the unknown field is named by its
+    escape, never a 500 (the fuzzer's finds)."""
     batch = api.post(
         "/api/v1/generate-pdf-batch",
-        data='{"items": [{"\\uda6c": 1}]}',
+        data='{"items": [{"\\uda6c": 1}, {"a\\u0000b": 1}]}',
         content_type="application/json",
     )
     assert batch.status_code == 200
     assert batch.json()["jobs"][0]["error"].startswith("\\uda6c: Unknown field.")
+    assert batch.json()["jobs"][1]["error"].startswith("a\\u0000b: Unknown field.")
     single = api.post(
         "/api/v1/generate-pdf-async", data='{"\\uda6c": 1}', content_type="application/json"
     )
