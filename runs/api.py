@@ -15,10 +15,8 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
     extend_schema_field,
-    inline_serializer,
 )
 from rest_framework import serializers
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -28,6 +26,7 @@ from rest_framework.views import APIView
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
 from core.api_fields import QueryFilters, shown_name, unknown_field_message
+from core.api_pagination import paginated, paginated_schema
 from jobs.api import schema as job_schema
 from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializer
 from jobs.api.views import batch_item_submit
@@ -250,10 +249,6 @@ class RunFilterSerializer(QueryFilters):
 class RunListCreateApi(APIView):
     parser_classes = [JSONParser, MultiPartParser, FormParser]
 
-    class Pagination(LimitOffsetPagination):
-        default_limit = 50
-        max_limit = 200
-
     def get_throttles(self) -> list[Any]:
         throttle = StatusReadThrottle if self.request.method == "GET" else SubmitThrottle
         return [throttle()]
@@ -262,15 +257,7 @@ class RunListCreateApi(APIView):
         operation_id="run_list",
         summary="List my runs (and batches), newest first",
         parameters=[RunFilterSerializer],
-        responses=inline_serializer(
-            "PaginatedRunList",
-            {
-                "count": serializers.IntegerField(),
-                "next": serializers.URLField(allow_null=True),
-                "previous": serializers.URLField(allow_null=True),
-                "results": RunSummarySerializer(many=True),
-            },
-        ),
+        responses=paginated_schema("PaginatedRunList", RunSummarySerializer),
     )
     def get(self, request: Request) -> Response:
         """The workspace's runs without their records (`?status=`, `?template=`,
@@ -281,14 +268,15 @@ class RunListCreateApi(APIView):
         actor = actor_of(request)
         authorize(actor, Action.JOB_VIEW, workspace)
         runs = selectors.run_list(workspace=workspace, **filters.validated_data)
-        paginator = self.Pagination()
-        page = paginator.paginate_queryset(runs, request, view=self)
         context = {
             "absolute": request.build_absolute_uri,
             "may_download": can(actor, Action.JOB_DOWNLOAD, workspace),
         }
-        return paginator.get_paginated_response(
-            RunSummarySerializer(page, many=True, context=context).data
+        return paginated(
+            request,
+            self,
+            runs,
+            lambda page: RunSummarySerializer(page, many=True, context=context).data,
         )
 
     @extend_schema(

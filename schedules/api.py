@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from core.api_pagination import paginated, paginated_schema
 from schedules import selectors, services
 from schedules.models import Schedule
 from schedules.serializers import (
@@ -42,11 +42,6 @@ def _context(request: Request) -> dict[str, Any]:
     return {"absolute": request.build_absolute_uri}
 
 
-class Pagination(LimitOffsetPagination):
-    default_limit = 50
-    max_limit = 200
-
-
 class ScheduleListCreateApi(APIView):
     def get_throttles(self) -> list[Any]:
         throttle = SubmitThrottle if self.request.method == "POST" else StatusReadThrottle
@@ -55,24 +50,17 @@ class ScheduleListCreateApi(APIView):
     @extend_schema(
         operation_id="schedule_list",
         summary="List the workspace's schedules, newest first",
-        responses=inline_serializer(
-            "PaginatedScheduleList",
-            {
-                "count": serializers.IntegerField(),
-                "next": serializers.URLField(allow_null=True),
-                "previous": serializers.URLField(allow_null=True),
-                "results": ScheduleOutputSerializer(many=True),
-            },
-        ),
+        responses=paginated_schema("PaginatedScheduleList", ScheduleOutputSerializer),
     )
     def get(self, request: Request) -> Response:
         workspace = workspace_current(request)
         authorize(actor_of(request), Action.SCHEDULE_VIEW, workspace)
-        paginator = Pagination()
-        page = paginator.paginate_queryset(
-            selectors.schedule_list(workspace=workspace), request, view=self
+        return paginated(
+            request,
+            self,
+            selectors.schedule_list(workspace=workspace),
+            lambda page: ScheduleOutputSerializer(page, many=True).data,
         )
-        return paginator.get_paginated_response(ScheduleOutputSerializer(page, many=True).data)
 
     @extend_schema(
         operation_id="schedule_create",
@@ -152,22 +140,14 @@ class ScheduleRunListApi(APIView):
     @extend_schema(
         operation_id="schedule_runs",
         summary="List a schedule's runs, newest first, each with its outcome",
-        responses=inline_serializer(
-            "PaginatedScheduleRunList",
-            {
-                "count": serializers.IntegerField(),
-                "next": serializers.URLField(allow_null=True),
-                "previous": serializers.URLField(allow_null=True),
-                "results": ScheduleRunOutputSerializer(many=True),
-            },
-        ),
+        responses=paginated_schema("PaginatedScheduleRunList", ScheduleRunOutputSerializer),
     )
     def get(self, request: Request, schedule_id: str) -> Response:
         schedule = _schedule(request, schedule_id, Action.SCHEDULE_VIEW)
-        paginator = Pagination()
-        page = paginator.paginate_queryset(
-            selectors.schedule_runs(schedule=schedule), request, view=self
-        )
-        return paginator.get_paginated_response(
-            ScheduleRunOutputSerializer(page, many=True, context=_context(request)).data
+        context = _context(request)
+        return paginated(
+            request,
+            self,
+            selectors.schedule_runs(schedule=schedule),
+            lambda page: ScheduleRunOutputSerializer(page, many=True, context=context).data,
         )

@@ -15,7 +15,6 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,6 +22,7 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle, submit_budget_take
+from core.api_pagination import paginated, paginated_schema
 from core.disclosure import public_text
 from core.exception_handler import flatten_errors
 from jobs import selectors, services
@@ -150,23 +150,11 @@ def batch_item_submit(
 class JobListApi(APIView):
     throttle_classes = [StatusReadThrottle]
 
-    class Pagination(LimitOffsetPagination):
-        default_limit = 50
-        max_limit = 200
-
     @extend_schema(
         operation_id="job_list",
         summary="List my jobs, newest first",
         parameters=[JobFilterSerializer],
-        responses=inline_serializer(
-            "PaginatedJobList",
-            {
-                "count": serializers.IntegerField(),
-                "next": serializers.URLField(allow_null=True),
-                "previous": serializers.URLField(allow_null=True),
-                "results": JobOutputSerializer(many=True),
-            },
-        ),
+        responses=paginated_schema("PaginatedJobList", JobOutputSerializer),
     )
     def get(self, request: Request) -> Response:
         filters = JobFilterSerializer(data=request.query_params)
@@ -178,11 +166,12 @@ class JobListApi(APIView):
             status=filters.validated_data.get("status"),
             batch_id=filters.validated_data.get("batch_id"),
         )
-        paginator = self.Pagination()
-        page = paginator.paginate_queryset(jobs, request, view=self)
         context = _context(request)
-        return paginator.get_paginated_response(
-            JobOutputSerializer(page, many=True, context=context).data
+        return paginated(
+            request,
+            self,
+            jobs,
+            lambda page: JobOutputSerializer(page, many=True, context=context).data,
         )
 
 
