@@ -77,6 +77,16 @@ def _stored_name(run: Run) -> str:
     return f"runs/{run.run_id}/combined-{version}.pdf"
 
 
+def _combined_metadata(run: Run, records: int) -> dict[str, str]:
+    """A title a PDF reader shows in its window and tab instead of the file's key."""
+    name = run.template.name if run.template else "Run"
+    plural = "record" if records == 1 else "records"
+    return {
+        "/Title": f"{name}: run {run.run_id.hex[:8]} ({records} {plural})",
+        "/Producer": "pdfreports",
+    }
+
+
 def run_combined_build(*, run_id: UUID | str) -> str:
     """Merge each completed record's PDF in record order, one bookmark per record named like
     its file, into a spooled temporary file; store it and keep its key on the run unless
@@ -98,6 +108,7 @@ def run_combined_build(*, run_id: UUID | str) -> str:
         done += 1
         if done % PROGRESS_EVERY == 0:
             current.update(combined_done=done)
+    writer.add_metadata(_combined_metadata(run, done))
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as out:
         writer.write(out)
         out.seek(0)

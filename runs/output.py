@@ -10,11 +10,13 @@ import io
 import zipfile
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import IO
 from uuid import UUID
 
 from asgiref.sync import sync_to_async
 from django.core.files.storage import storages
+from django.utils import timezone
 
 from core.spreadsheet import spreadsheet_cell
 from jobs.models import JobStatus
@@ -58,6 +60,7 @@ class _Row:
     job_error: str
     pdf_file: str
     name: str
+    completed_at: datetime | None = None
 
     @property
     def has_pdf(self) -> bool:
@@ -68,10 +71,21 @@ def run_rows(run: Run) -> Iterator[_Row]:
     """The run's records in order, only the columns a download needs, read in chunks:
     1,000 records never sit in memory as model instances at once."""
     columns = ("index", "error", "job__job_id", "job__status", "job__error", "job__pdf_file")
-    rows = run.records.order_by("index").values_list(*columns, "job__options")
-    for index, error, job_id, status, job_error, pdf_file, options in rows.iterator(500):
+    rows = run.records.order_by("index").values_list(*columns, "job__options", "job__completed_at")
+    for index, error, job_id, status, job_error, pdf_file, options, done in rows.iterator(500):
         name = (options or {}).get("filename") or f"record-{index + 1}.pdf"
-        yield _Row(index, error, job_id, status or "invalid", job_error or "", pdf_file or "", name)
+        yield _Row(
+            index, error, job_id, status or "invalid", job_error or "", pdf_file or "", name, done
+        )
+
+
+def _zip_entry(name: str, when: datetime | None) -> zipfile.ZipInfo:
+    """An entry dated when its PDF was made (ZIP keeps a local wall-clock time with no zone:
+    the deployment's TIME_ZONE), not zipfile's default of 1 January 1980."""
+    local = timezone.localtime(when or timezone.now())
+    entry = zipfile.ZipInfo(name, date_time=local.timetuple()[:6])
+    entry.compress_type = zipfile.ZIP_STORED
+    return entry
 
 
 def _failures_csv(rows: list[_Row]) -> bytes:
@@ -98,12 +112,15 @@ def run_zip_stream(run: Run) -> Iterator[bytes]:
                 failures.append(row)
                 continue
             handle: IO[bytes]
-            with storage.open(row.pdf_file, "rb") as handle, archive.open(row.name, "w") as entry:
+            with (
+                storage.open(row.pdf_file, "rb") as handle,
+                archive.open(_zip_entry(row.name, row.completed_at), "w") as entry,
+            ):
                 while chunk := handle.read(CHUNK_BYTES):
                     entry.write(chunk)
                     yield sink.take()
         if failures:
-            archive.writestr(FAILURES_NAME, _failures_csv(failures))
+            archive.writestr(_zip_entry(FAILURES_NAME, None), _failures_csv(failures))
     yield sink.take()
 
 

@@ -75,11 +75,14 @@ def _mail(schedule: Schedule, run: ScheduleRun, job: PdfJob, to: list[str], pdf:
     # One line whatever was saved (names from before the check, a template's name): a line
     # break in a subject is a BadHeaderError, which would fail every delivery.
     name = " ".join((schedule.name or schedule.template.name).split())
-    expires = timezone.now() + timedelta(seconds=settings.PDF_URL_TTL_SECONDS)
+    # Every time in the schedule's own zone, as the attachment's name and the cron are.
+    zone = zone_parse(schedule.timezone)
+    tick = run.scheduled_for.astimezone(zone)
+    expires = (timezone.now() + timedelta(seconds=settings.PDF_URL_TTL_SECONDS)).astimezone(zone)
     lines = [
-        f"The scheduled report “{name}” for {run.scheduled_for:%Y-%m-%d %H:%M} UTC is ready.",
+        f"The scheduled report “{name}” for {tick:%Y-%m-%d %H:%M} {schedule.timezone} is ready.",
         "",
-        f"Download it (link valid until {expires:%Y-%m-%d %H:%M} UTC):",
+        f"Download it (link valid until {expires:%Y-%m-%d %H:%M} {schedule.timezone}):",
         _pdf_url(job),
     ]
     message = EmailMessage(

@@ -67,6 +67,8 @@ def test_combined_pdf_is_built_once_on_a_worker_and_served_from_storage(
     reader = PdfReader(io.BytesIO(b"".join(download.streaming_content)))
     assert len(reader.pages) == 3  # one page, then two
     assert [item.title for item in reader.outline] == ["inv-1", "inv-2"]
+    # A title a reader shows instead of the storage key: the template and the run.
+    assert reader.metadata.title == f"Invoice: run {run.run_id.hex[:8]} (2 records)"
     # Served, not built again: a second build message finds nothing to do.
     assert len(sent_tasks.calls["run_combine_enqueue"]) == 1
     assert build_run_combined(str(run.run_id)) == "nothing_to_build"

@@ -12,6 +12,7 @@ import zipfile
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import storages
+from django.utils import timezone
 from pypdf import PdfReader, PdfWriter
 from rest_framework.test import APIClient
 
@@ -282,6 +283,13 @@ def test_zip_streams_the_pdfs_under_their_names_with_a_failures_list(
     assert download["Content-Type"] == "application/zip"
     archive = zipfile.ZipFile(io.BytesIO(b"".join(download.streaming_content)))
     assert archive.namelist() == ["Same.pdf", "Same-3.pdf", "failures.csv"]
+    # Each entry is dated when its PDF was made, in the deployment's zone, not 1 January 1980.
+    made = PdfJob.objects.filter(batch_id=run.run_id, status=JobStatus.COMPLETED)
+    first = timezone.localtime(made.order_by("pk")[0].completed_at)
+    stamp = first.timetuple()[:6]
+    # (ZIP keeps even seconds.)
+    assert archive.getinfo("Same.pdf").date_time == (*stamp[:5], stamp[5] - stamp[5] % 2)
+    assert archive.getinfo("failures.csv").date_time[0] == timezone.localtime().year
     assert len(PdfReader(io.BytesIO(archive.read("Same-3.pdf"))).pages) == 3  # the third job
     assert "render_error" not in archive.read("failures.csv").decode()  # the message, not code
     assert "worker lost" in archive.read("failures.csv").decode()

@@ -88,6 +88,9 @@ def test_mail_goes_to_every_listed_address_with_the_pdf(owner, settings):
     assert message.subject == "Scheduled report “Ledger”"
     (name, content, kind) = message.attachments[0]
     assert (name, content, kind) == ("ledger-20261201-0600.pdf", PDF, "application/pdf")
+    # The body names the same tick as the attachment, in the schedule's zone.
+    assert "for 2026-12-01 06:00 Europe/Berlin is ready." in message.body
+    assert "UTC" not in message.body
     assert f"/api/v1/jobs/{run.job.job_id}/pdf?token=" in message.body
     run.refresh_from_db()
     assert run.delivery_results[0]["status"] == "sent"
