@@ -122,6 +122,12 @@ class RunSummarySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=RunStatus.choices)
     status_url = serializers.SerializerMethodField()
     template = serializers.SlugField(source="template.slug", allow_null=True, default=None)
+    template_name = serializers.CharField(
+        source="template.name",
+        allow_null=True,
+        default=None,
+        help_text="The template's name, as people know it (the slug is for the API).",
+    )
     output = serializers.ChoiceField(choices=RunOutput.values)
     total = serializers.IntegerField()
     completed = serializers.IntegerField()

@@ -107,7 +107,8 @@ const RUN_CHECK_MS = 1500;
 const runChecks = new Map();
 
 function runToast(run) {
-  const name = run.template ? `Run of “${run.template}”` : "Batch";
+  const template = run.template_name || run.template;
+  const name = template ? `Run of “${template}”` : "Batch";
   const node = document.createElement("div");
   node.className = "toast";
   node.dataset.status = run.status === "completed" ? "completed" : "failed";

@@ -103,7 +103,7 @@ def test_a_running_runs_bar_fills_by_percent_and_lists_only_failed_records(page,
 
 
 def test_a_separate_run_is_one_notice_when_it_ends_not_one_per_record(page, person):
-    template_create(owner=person, name="Letter", slug="letter", html="<p>Dear {{name}}</p>")
+    template_create(owner=person, name="Welcome letter", slug="letter", html="<p>Dear {{name}}</p>")
     sign_in(page)
     with page.expect_websocket(lambda ws: ws.url.endswith("/ws/jobs/")):
         page.goto("/keys/")
@@ -116,7 +116,8 @@ def test_a_separate_run_is_one_notice_when_it_ends_not_one_per_record(page, pers
         output="separate",
     )
     notice = page.locator(f'.toast[data-run-id="{run.run_id}"]')
-    expect(notice).to_contain_text("Run of “letter” finished", timeout=60_000)
+    # Named as people know the template, not by its slug.
+    expect(notice).to_contain_text("Run of “Welcome letter” finished", timeout=60_000)
     expect(notice).to_contain_text("4 of 4 records rendered")
     expect(notice.get_by_role("link", name="Open")).to_have_attribute(
         "href", f"/runs/{run.run_id}/"
@@ -141,4 +142,12 @@ def test_runs_are_found_again_on_the_runs_page(page, person):
     expect(page.locator(f'tr[data-run="{running.run_id}"]')).to_have_count(0)
     page.get_by_role("link", name="Batch").click()
     page.wait_for_url(f"**/runs/{done.run_id}/")
-    expect(page.get_by_role("link", name="Runs")).to_be_visible()
+    # Back to the list from the breadcrumb, and from the main navigation, which leads to
+    # the list of runs (where "New run" is), not straight to a new one.
+    crumbs = page.get_by_role("navigation", name="Breadcrumb")
+    expect(crumbs.get_by_role("link", name="Runs")).to_be_visible()
+    nav = page.get_by_role("navigation", name="Main").get_by_role("link", name="Runs")
+    expect(nav).to_have_attribute("aria-current", "page")
+    nav.click()
+    page.wait_for_url("**/runs/")
+    expect(page.get_by_role("link", name="New run")).to_be_visible()
