@@ -1,7 +1,7 @@
 """Shopify's own Liquid filters that order, invoice and packing-slip templates use: the
 money family (integer cents, the shop's money_format), images and assets, handleize,
-pluralize, weight_with_unit and Order Printer's payment_method. Liquid's `date` already
-takes strftime formats and "now".
+pluralize, weight_with_unit and Order Printer's payment_method, and `date` with Shopify's
+named formats (`date: format: 'abbreviated_date'`) beside Liquid's strftime formats.
 
 Image and asset filters only make strings: nothing is fetched here. A data: URI or a URL
 is passed on for the renderer, whose resource policy decides (remote hosts only when
@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
+from liquid.builtin.filters.misc import date as liquid_date
 from liquid.filter import with_context
 from liquid.undefined import is_undefined
 from markupsafe import Markup, escape
@@ -211,7 +212,39 @@ def weight_with_unit(value: Any, unit: Any = "kg") -> str:
     return f"{amount:f} {name}"
 
 
+# Shopify's locale-aware formats (an English store's), by the names its `date` filter takes;
+# `short` and `long` are deprecated there and kept for the templates that still use them.
+DATE_FORMATS: dict[str, str] = {
+    "default": "%A, %B %d, %Y at %-l:%M %P %z",
+    "abbreviated_date": "%b %d, %Y",
+    "basic": "%m/%d/%Y",
+    "date": "%B %d, %Y",
+    "date_at_time": "%B %d, %Y at %-l:%M %P",
+    "on_date": "on %b %d, %Y",
+    "short": "%d %b %H:%M",
+    "long": "%B %d, %Y %H:%M",
+}
+
+
+@with_context
+def date(value: Any, fmt: Any = None, *, context: Any, format: Any = None) -> str:
+    """Liquid's date (strftime formats, "now" and "today"), plus Shopify's named formats
+    given as `format: 'name'`; with no format at all, Shopify's `default`."""
+    if format is not None and not is_undefined(format):
+        name = str(format)
+        if name not in DATE_FORMATS:
+            raise TemplateRuntimeError(
+                f"date: unknown format {name[:40]!r}; Shopify's named formats are "
+                f"{', '.join(DATE_FORMATS)}, or give a strftime format: date: '%B %d, %Y'."
+            )
+        fmt = DATE_FORMATS[name]
+    elif fmt is None:
+        fmt = DATE_FORMATS["default"]
+    return str(liquid_date(value, fmt, environment=context.env))
+
+
 SHOPIFY_FILTERS: dict[str, Callable[..., Any]] = {
+    "date": date,
     "money": money,
     "money_with_currency": money_with_currency,
     "money_without_currency": money_without_currency,

@@ -125,6 +125,26 @@ def test_handleize_pluralize_weight_and_date_now():
     )
 
 
+def test_date_takes_shopifys_named_formats_and_names_the_known_ones():
+    data = {"order": {"created_at": "2018-12-31 13:00:00 -0500"}}
+    rendered = _render(
+        "{{ order.created_at | date: format: 'abbreviated_date' }}|"
+        "{{ order.created_at | date: format: 'basic' }}|"
+        "{{ order.created_at | date: format: 'date' }}|"
+        "{{ order.created_at | date: format: 'date_at_time' }}|"
+        "{{ order.created_at | date: format: 'on_date' }}|"
+        "{{ order.created_at | date }}|{{ order.created_at | date: '%d.%m.%Y' }}|"
+        "{{ order.missing | date: format: 'basic' }}",
+        data,
+    )
+    assert rendered == (
+        "Dec 31, 2018|12/31/2018|December 31, 2018|December 31, 2018 at 1:00 pm|"
+        "on Dec 31, 2018|Monday, December 31, 2018 at 1:00 pm -0500|31.12.2018|"
+    )
+    with pytest.raises(TemplateRuntimeError, match=r"unknown format 'fancy'.*abbreviated_date"):
+        _render("{{ order.created_at | date: format: 'fancy' }}", data)
+
+
 def test_a_shopify_receipt_renders_into_the_pdf_with_its_settings():
     source = (
         "<h1>Order {{ order.name }}</h1>{% for li in order.line_items %}"
