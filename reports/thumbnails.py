@@ -34,8 +34,29 @@ def thumbnail_dir() -> Path:
     return Path(settings.VAR_DIR) / "thumbnails"
 
 
-def thumbnail_key(template: ReportTemplate, renderer: str | None = None) -> str:
-    """Changes whenever anything that shows in the picture changes, so no invalidation."""
+def _partials(template: ReportTemplate) -> tuple[dict[str, str], ApplicationError | None]:
+    """The live sources of what the template includes, or why they cannot be found."""
+    try:
+        sources = template_partials_sources(
+            workspace=template.workspace_id,
+            engine=template.engine,
+            html=template.html,
+            slug=template.slug,
+        )
+    except ApplicationError as exc:
+        return {}, exc
+    return sources, None
+
+
+def thumbnail_key(
+    template: ReportTemplate,
+    renderer: str | None = None,
+    partials: dict[str, str] | None = None,
+) -> str:
+    """Changes whenever anything that shows in the picture changes, so no invalidation:
+    a publish of a template it includes (a header, a footer) changes it too."""
+    if partials is None:
+        partials, _ = _partials(template)
     material = json.dumps(
         [
             template.engine,
@@ -45,6 +66,7 @@ def thumbnail_key(template: ReportTemplate, renderer: str | None = None) -> str:
             template.helpers,
             template.sample_data,
             THUMBNAIL_WIDTH,
+            sorted(partials.items()),
         ],
         sort_keys=True,
         default=str,
@@ -76,7 +98,8 @@ def template_thumbnail(
     PreviewsBusy (429) while `tenant_id` has its share of the previews queue.
 
     Rendered once per template version: later calls read the cached file."""
-    key = thumbnail_key(template, renderer)
+    partials, missing = _partials(template)
+    key = thumbnail_key(template, renderer, partials)
     name = f"{THUMBNAIL_PREFIX}{key}.png"
     store = storages["reports"]
     if store.exists(name):
@@ -86,6 +109,8 @@ def template_thumbnail(
     if _failed_recently(failed):
         return None
     try:
+        if missing is not None:
+            raise missing
         # Laid out only as far as the first page, under the preview time limit: a
         # 50-page sample costs no more than a one-page one.
         work = PreviewWork(
@@ -97,12 +122,7 @@ def template_thumbnail(
             width=THUMBNAIL_WIDTH,
             renderer=renderer or template.renderer,
             helpers=template.helpers,
-            partials=template_partials_sources(
-                workspace=template.workspace_id,
-                engine=template.engine,
-                html=template.html,
-                slug=template.slug,
-            ),
+            partials=partials,
         )
         # On the previews queue, within the tenant's share of it.
         png = preview_request(work, schema=template.schema or {}, tenant_id=tenant_id)

@@ -38,6 +38,30 @@ def test_changing_the_template_or_its_sample_data_changes_the_key(user):
     assert thumbnails.thumbnail_key(template) != before
 
 
+def test_publishing_a_template_it_includes_changes_the_key_and_the_picture(user, report_storage):
+    from reports.services import template_create, template_update
+
+    footer = template_create(
+        owner=user, name="Footer", slug="footer", html="<p>Old footer</p>", engine="liquid"
+    )
+    page = template_create(
+        owner=user,
+        name="Page",
+        slug="page",
+        html="<h1>Page</h1>{% render 'footer' %}",
+        engine="liquid",
+    )
+    first = thumbnails.template_thumbnail(template=page, tenant_id=user.pk)
+    before = thumbnails.thumbnail_key(page)
+    template_update(template=footer, by=user, html="<h2>A much bigger new footer</h2>")
+    page.refresh_from_db()
+    assert thumbnails.thumbnail_key(page) != before
+    second = thumbnails.template_thumbnail(template=page, tenant_id=user.pk)
+    assert second.startswith(b"\x89PNG")
+    assert second != first
+    assert len(list((report_storage / "thumbnails").glob("*.png"))) == 2
+
+
 def test_a_template_that_cannot_render_has_no_thumbnail(user, report_storage):
     template = ReportTemplateFactory(owner=user, html="<p>{{shout x}}</p>")
     assert thumbnails.template_thumbnail(template=template, tenant_id=user.pk) is None
