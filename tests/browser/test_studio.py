@@ -204,6 +204,12 @@ def test_a_new_template_from_an_engines_starter_previews_without_a_helpers_tab(
     starters = page.locator("[data-starters] input[name=sample]")
     offered = [starters.nth(i).get_attribute("value") for i in range(starters.count())]
     assert offered == [f"starter:{name}" for name in STARTER_ENGINES]
+    # Each choice is one row, the radio beside its name (the page loads the studio's
+    # stylesheet; without it each radio stood alone, full width, above its label).
+    choice = page.locator("[data-starters] .studio-sample").first
+    row, radio = choice.bounding_box(), choice.locator("input").bounding_box()
+    assert radio["width"] < 40
+    assert row["height"] < 60
     page.get_by_label("Name", exact=True).fill(f"Order {engine}")
     page.locator(f"input[name=sample][value='starter:{engine}']").check()
     page.get_by_role("button", name="Create and open the studio").click()
