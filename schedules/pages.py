@@ -5,6 +5,7 @@ the API; a wrong field is a message on the form, never a 500."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from django.contrib import messages
@@ -38,7 +39,7 @@ def _fields(post: Any) -> tuple[dict[str, Any], list[str]]:
         try:
             fields["data"] = json.loads(raw)
         except ValueError as exc:
-            problems.append(f"data: not JSON ({exc}).")
+            problems.append(f"{_LABELS['data']}: not JSON ({exc}).")
     if url := post.get("data_url", "").strip():
         fields["data_url"] = url
     to = [a.strip() for a in post.get("email_to", "").replace(";", ",").split(",") if a.strip()]
@@ -47,12 +48,31 @@ def _fields(post: Any) -> tuple[dict[str, Any], list[str]]:
     return fields, problems
 
 
+# The form's labels for the API's field names: a person filled in "Mail the PDF to", not
+# deliveries[0].to[0].
+_LABELS = {
+    "template": "Template",
+    "name": "Name",
+    "cron": "Cron expression",
+    "timezone": "Time zone",
+    "data": "Data",
+    "data_url": "Data URL",
+    "deliveries": "Mail the PDF to",
+}
+
+
+def _label(field: str) -> str:
+    return _LABELS.get(re.split(r"[.\[]", field, maxsplit=1)[0], field)
+
+
 def _problems(exc: ApplicationError) -> list[str]:
-    """Each wrong field's message, as the API's `fields` lists them."""
+    """Each wrong field's message, as the API's `fields` lists them, named by its label."""
     listed = getattr(exc, "details", {}).get("fields")
     if not isinstance(listed, dict):
         return [public_text(exc.message)]
-    return [public_text(f"{field}: {m}") for field, messages in listed.items() for m in messages]
+    return [
+        public_text(f"{_label(field)}: {m}") for field, messages in listed.items() for m in messages
+    ]
 
 
 @login_required

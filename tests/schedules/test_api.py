@@ -96,9 +96,10 @@ def test_the_page_form_names_every_wrong_field_at_once(user):
     assert answer.status_code == 400
     html = answer.content.decode()
     assert "Fix these 3 fields" in html
-    assert "data: not JSON" in html
-    assert "cron: " in html
-    assert "timezone: unknown time zone" in html
+    # Named by the form's labels, not the API's field names.
+    assert "Data: not JSON" in html
+    assert "Cron expression: " in html
+    assert "Time zone: unknown time zone" in html
     assert not Schedule.objects.exists()
 
 

@@ -55,10 +55,10 @@ def test_create_pause_and_run_now_from_the_pages(signed_in):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"cron": "nope"}, "cron: "),
-        ({"timezone": "Nowhere/City"}, "timezone: "),
-        ({"data": "{not json"}, "data: not JSON"),
-        ({"email_to": "x"}, "deliveries[0].to[0]"),
+        ({"cron": "nope"}, "Cron expression: "),
+        ({"timezone": "Nowhere/City"}, "Time zone: "),
+        ({"data": "{not json"}, "Data: not JSON"),
+        ({"email_to": "x"}, "Mail the PDF to: "),
     ],
 )
 def test_bad_input_is_shown_on_the_form(signed_in, change, message):
