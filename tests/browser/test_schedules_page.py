@@ -32,7 +32,7 @@ def test_create_pause_run_now_and_inspect_the_run(page, person, live_stack):
     page.get_by_label("Time zone").fill("Europe/Dublin")
     page.get_by_label("Data (JSON)").fill('{"team": "Core"}')
     page.get_by_role("button", name="Create schedule").click()
-    expect(page.locator("[data-schedule-error]")).to_contain_text("cron:")
+    expect(page.locator("[data-schedule-error]")).to_contain_text("Cron expression:")
     page.get_by_label("Cron expression").fill("0 16 * * 5")
     page.get_by_role("button", name="Create schedule").click()
 

@@ -38,6 +38,9 @@ def test_create_pause_and_run_now_from_the_pages(signed_in):
     assert schedule.data == {"title": "W"}
     page = signed_in.get(created["Location"]).content.decode()
     assert "a@example.com, b@example.com" in page
+    # The next run at 07:00 on a Monday in the schedule's own zone, as its cron says.
+    assert " 07:00 Europe/Oslo" in page
+    assert " UTC" not in page
     assert (
         signed_in.post(f"/schedules/{schedule.schedule_id}/pause", {"paused": "true"}).status_code
         == 302
