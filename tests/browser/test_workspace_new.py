@@ -26,6 +26,10 @@ def test_an_owner_makes_a_team_workspace_from_the_members_page(page, person, liv
     page.wait_for_url("**/members/")
     expect(page.get_by_role("status")).to_contain_text("Finance is made")
     expect(page.get_by_role("heading", name="Members of Finance")).to_be_visible()
+    # The members table fills its card, as the jobs list does (it was unstyled).
+    members = page.locator("[data-members]")
+    table, card = members.bounding_box(), members.locator("xpath=..").bounding_box()
+    assert table["width"] > card["width"] * 0.9, (table, card)
     finance = Workspace.objects.get(slug="finance")
     assert Membership.objects.get(workspace=finance, user=person).role == "owner"
     expect(page.get_by_label("Workspace")).to_have_value(str(finance.pk))
