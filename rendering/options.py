@@ -15,7 +15,7 @@ PAGE_SIZES = ("A3", "A4", "A5", "Letter", "Legal")
 ORIENTATIONS = ("portrait", "landscape")
 _TEXT_OPTIONS = {"title": 300, "author": 200, "subject": 300, "header": 300, "footer": 300}
 _KNOWN = {"filename", "page_size", "orientation", "margin", "watermark", "test_mode", "pdf"}
-_KNOWN |= {"engine"}
+_KNOWN |= {"engine", "flatten"}
 _KNOWN |= set(_TEXT_OPTIONS)
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _LENGTH = re.compile(r"^(\d{1,3}(?:\.\d{1,3})?)(mm|cm|in|pt)$")
@@ -39,6 +39,8 @@ class PdfOptions:
     pdf: DocumentOptions | None = None
     # options.engine: the template engine's settings (rendering.engines.settings).
     engine: EngineSettings | None = None
+    # A pdf-form template's fields drawn into the pages and the form dropped.
+    flatten: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         # Only what was set, so jobs stored before an option existed read back the same.
@@ -113,6 +115,9 @@ def parse_options(raw: Any) -> PdfOptions:
         raise InvalidInput("options.test_mode must be true or false.")
     if test_mode and not watermark:
         watermark = "TEST"
+    flatten = raw.get("flatten", False)
+    if not isinstance(flatten, bool):
+        raise InvalidInput("options.flatten must be true or false.")
     return PdfOptions(
         filename=filename,
         page_size=sizes[page_size.lower()],
@@ -121,5 +126,6 @@ def parse_options(raw: Any) -> PdfOptions:
         watermark=watermark,
         pdf=parse_document_options(raw.get("pdf")),
         engine=parse_engine_settings(raw.get("engine")),
+        flatten=flatten,
         **texts,
     )

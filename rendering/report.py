@@ -9,6 +9,7 @@ from typing import Any
 from rendering.base_style import with_base_style
 from rendering.charts import charts_embed
 from rendering.engines import engine_render
+from rendering.forms import FORM_ENGINE, form_fill, form_pdf
 from rendering.glyphs import html_text, missing_glyph_warning
 from rendering.limits import Limits
 from rendering.long_words import unbreakable_word_warning
@@ -145,6 +146,30 @@ def report_layout(
     return pdf_finish(rendered, options=options, warnings=prepared.warnings)
 
 
+def form_render(
+    *,
+    source: TemplateSource,
+    data: dict[str, Any],
+    options: PdfOptions,
+    limits: Limits,
+    on_stage: StageCallback | None = None,
+) -> RenderedPdf:
+    """A pdf-form template (rendering.forms): its fields filled from the data, flattened
+    when options.flatten, then finished like any laid-out PDF (watermark, options.pdf)."""
+    notify = on_stage or (lambda stage, progress: None)
+    notify("rendering_template", 10)
+    filled = form_fill(
+        form_pdf(source.html),
+        data,
+        flatten=options.flatten,
+        metadata={"title": options.title, "author": options.author, "subject": options.subject},
+        limits=limits,
+    )
+    notify("finishing", 88)
+    rendered = RenderedPdf(content=filled.content, page_count=filled.page_count)
+    return pdf_finish(rendered, options=options, warnings=[])
+
+
 def report_render(
     *,
     source: TemplateSource,
@@ -161,6 +186,10 @@ def report_render(
     rising with the pages laid out), finishing. `on_page(n)` is called as page n starts;
     `max_pages` stops the layout after that many pages (a preview needs only the first)."""
     get_renderer(source.renderer)  # an unknown renderer fails before the template runs
+    if source.engine == FORM_ENGINE:
+        return form_render(
+            source=source, data=data, options=options, limits=limits, on_stage=on_stage
+        )
     prepared = report_prepare(
         source=source, data=data, options=options, limits=limits, on_stage=on_stage
     )

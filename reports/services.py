@@ -17,6 +17,7 @@ from accounts.signing_certificates import signing_certificates_check
 from accounts.timestamping import timestamp_urls_check
 from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
 from rendering.errors import Conflict, InvalidInput, NotFound
+from rendering.forms import FORM_ENGINE, form_fields, form_pdf, form_schema
 from rendering.options import parse_options
 from rendering.postprocess.steps import parse_steps
 from rendering.postprocess.submit import document_submit_check
@@ -111,6 +112,17 @@ def template_validate(
         data_validate(schema=schema, data=sample_data, limits=limits)
     except DataValidationError as exc:
         raise DataValidationError(f"sample_data does not match the schema: {exc.message}") from None
+
+
+def template_form_defaults(
+    *, engine: str, html: str, schema: dict[str, Any], sample_data: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A pdf-form template without a schema gets its form's: each field a property, and
+    sample data that fills them all (rendering.forms). Other templates: as given."""
+    if engine != FORM_ENGINE or schema:
+        return schema, sample_data
+    derived, sample = form_schema(form_fields(form_pdf(html)))
+    return derived, sample_data or sample
 
 
 def template_includes_check(*, workspace: Any, slug: str, engine: str, html: str) -> None:
@@ -210,6 +222,9 @@ def template_create(
     # Only a missing value defaults to {}: `false` or `[]` must fail validation, not vanish.
     schema = {} if schema is None else schema
     sample_data = {} if sample_data is None else sample_data
+    schema, sample_data = template_form_defaults(
+        engine=engine, html=html, schema=schema, sample_data=sample_data
+    )
     template_validate(
         engine=engine,
         html=html,
@@ -256,6 +271,7 @@ def template_update(*, template: ReportTemplate, by: Any = None, **changes: Any)
     through template_draft_save."""
     _updatable_check(changes)
     stored_steps = template.steps
+    changes = _form_changes(template, changes)
     for field, value in changes.items():
         setattr(template, field, value)
     raw_steps = changes["steps"] if "steps" in changes else steps_unseal(stored_steps)
@@ -293,6 +309,17 @@ def template_saved_elsewhere(
     elif fields:
         _audit(template, by, AuditAction.TEMPLATE_CHANGED, fields=sorted(fields))
     return template_record_version(template=template, by=by)
+
+
+def _form_changes(base: Any, changes: dict[str, Any]) -> dict[str, Any]:
+    """A new PDF for a pdf-form template without a new schema: the new form's schema and
+    sample data, so its fields and the data they take stay one."""
+    if base.engine != FORM_ENGINE or "html" not in changes or "schema" in changes:
+        return changes
+    schema, sample = template_form_defaults(
+        engine=FORM_ENGINE, html=changes["html"], schema={}, sample_data={}
+    )
+    return {"sample_data": sample, **changes, "schema": schema}
 
 
 def _updatable_check(changes: dict[str, Any]) -> None:
@@ -361,6 +388,7 @@ def template_draft_save(
     _updatable_check(changes)
     template = _locked(template)
     base: Any = template_draft(template=template) or template
+    changes = _form_changes(base, changes)
     fields = {name: getattr(base, name) for name in VERSIONED_FIELDS}
     fields.update({k: v for k, v in changes.items() if k in VERSIONED_FIELDS})
     renderers = changes.get("renderers", template.renderers)

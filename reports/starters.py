@@ -78,5 +78,6 @@ def starter(engine: str) -> dict[str, Any]:
     }
 
 
-# Every engine has one (tests/reports/test_starters.py renders each).
+# Every HTML engine has one (tests/reports/test_starters.py renders each); a pdf-form
+# template starts from a PDF form, not a starter.
 STARTER_ENGINES: tuple[str, ...] = tuple(name for name in ENGINE_NAMES if name in _HTML)

@@ -31,8 +31,9 @@ from rendering.base_style import INLINE_BASE_CSS
 from rendering.deadline import Interrupted, interruptible
 from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
+from rendering.forms import FORM_ENGINE
 from rendering.options import parse_options
-from rendering.report import TemplateSource, report_layout, report_prepare
+from rendering.report import TemplateSource, form_render, report_layout, report_prepare
 from reports.limits import limits_from_settings
 from reports.partials import partials_of_job, partials_sources, template_partials_resolve
 
@@ -185,27 +186,40 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
                 source = _job_source(job)
                 options = parse_options(job.options)
                 limits = limits_from_settings()
-                prepared = report_prepare(
-                    source=source, data=job.data, options=options, limits=limits, on_stage=on_stage
-                )
-                # Steps run on the whole PDF in this process, so such a job is laid out whole.
-                chunks = (
-                    None
-                    if job.steps
-                    else chunk_plan_for(
-                        renderer=source.renderer, prepared=prepared, options=options
+                if source.engine == FORM_ENGINE:  # a PDF form is filled, not laid out
+                    rendered = form_render(
+                        source=source,
+                        data=job.data,
+                        options=options,
+                        limits=limits,
+                        on_stage=on_stage,
                     )
-                )
-                if chunks is not None:  # laid out by several workers; the merge completes it
-                    job_dispatch_chunks(job=job, chunks=chunks, prepared=prepared)
-                    return job
-                rendered = report_layout(
-                    prepared,
-                    renderer=source.renderer,
-                    options=options,
-                    limits=limits,
-                    on_stage=on_stage,
-                )
+                else:
+                    prepared = report_prepare(
+                        source=source,
+                        data=job.data,
+                        options=options,
+                        limits=limits,
+                        on_stage=on_stage,
+                    )
+                    # Steps run on the whole PDF in this process: such a job is laid out whole.
+                    chunks = (
+                        None
+                        if job.steps
+                        else chunk_plan_for(
+                            renderer=source.renderer, prepared=prepared, options=options
+                        )
+                    )
+                    if chunks is not None:  # laid out by several workers; the merge completes
+                        job_dispatch_chunks(job=job, chunks=chunks, prepared=prepared)
+                        return job
+                    rendered = report_layout(
+                        prepared,
+                        renderer=source.renderer,
+                        options=options,
+                        limits=limits,
+                        on_stage=on_stage,
+                    )
                 rendered = job_steps_apply(
                     job=job, rendered=rendered, document=options.pdf, on_stage=on_stage
                 )

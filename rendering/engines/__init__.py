@@ -19,6 +19,7 @@ from rendering.engines.partials import partials_check
 from rendering.engines.raw import RawEngine
 from rendering.engines.settings import DEFAULT_ENGINE_SETTINGS, EngineSettings
 from rendering.errors import InvalidInput, RenderError
+from rendering.forms import PdfFormEngine
 from rendering.limits import DEFAULT_LIMITS, Limits
 
 
@@ -53,6 +54,7 @@ _ENGINES: dict[str, TemplateEngine] = {
         LiquidEngine(),
         MustacheEngine(),
         EjsEngine(),
+        PdfFormEngine(),
     )
 }
 ENGINE_NAMES: tuple[str, ...] = (*_ENGINES, *PLUGGED)

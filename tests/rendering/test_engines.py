@@ -30,6 +30,7 @@ def test_engine_names_are_the_supported_ones():
         "django",
         "mustache",
         "ejs",
+        "pdf-form",
     }
 
 
