@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
@@ -14,7 +15,9 @@ from django.utils.text import slugify
 from core.disclosure import public_text
 from rendering.engines import ENGINE_NAMES, ENGINES_WITH_HELPERS, engine_choices
 from rendering.errors import ApplicationError
+from rendering.forms import FORM_ENGINE, form_source
 from reports import selectors
+from reports.limits import limits_from_settings
 from reports.models import Renderer, ReportTemplate
 from reports.services import template_create
 from reports.starters import STARTER_ENGINES, starter
@@ -99,11 +102,18 @@ def template_studio_new(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         name = (request.POST.get("name") or "").strip()
         slug = slugify(request.POST.get("slug") or name)
-        source = _start_source(request.POST.get("sample") or "", samples)
+        upload = request.FILES.get("form_pdf")
+        source = (
+            _form_source(upload)
+            if upload is not None
+            else _start_source(request.POST.get("sample") or "", samples)
+        )
         if not name or not slug:
             error = "Give the template a name."
         elif source is None:
             error = "Choose an engine's starter or a sample to start from."
+        elif "error" in source:
+            error = source["error"]
         else:
             try:
                 template = template_create(
@@ -129,6 +139,16 @@ def template_studio_new(request: HttpRequest) -> HttpResponse:
 
 
 STARTER_PREFIX = "starter:"
+
+
+def _form_source(upload: UploadedFile) -> dict[str, Any]:
+    """A fillable PDF as a pdf-form template's source (its schema comes from its fields at
+    save), or what is wrong with the file. Read no further than the template limit allows."""
+    limit = limits_from_settings().max_template_bytes * 3 // 4  # base64 grows it by 4/3
+    content = upload.read(limit + 1)
+    if len(content) > limit:
+        return {"error": f"The PDF is larger than {limit // 1024} KB, the template limit."}
+    return {"engine": FORM_ENGINE, "html": form_source(content)}
 
 
 def _start_source(chosen: str, samples: list[ReportTemplate]) -> dict[str, Any] | None:
