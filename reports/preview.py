@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
 
+from rendering.forms import FORM_ENGINE
 from rendering.options import PdfOptions
 from rendering.raster import pdf_page_png
 from rendering.renderers import DEFAULT_RENDERER
@@ -86,7 +88,9 @@ def template_preview_pngs(
             partials=partials or {},
         ),
         data=checked,
-        options=options,
+        # A picture of a PDF form shows its values drawn in, as a flattened form has them:
+        # a rasteriser draws no field's value of its own.
+        options=replace(options, flatten=True) if engine == FORM_ENGINE else options,
         limits=limits,
         max_pages=pages,
     )

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
+from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
 from rendering.engines import ENGINE_NAMES, ENGINES_WITH_HELPERS, engine_choices
@@ -19,7 +21,7 @@ from rendering.forms import FORM_ENGINE, form_source
 from reports import selectors
 from reports.limits import limits_from_settings
 from reports.models import Renderer, ReportTemplate
-from reports.services import template_create
+from reports.services import template_create, template_draft_save
 from reports.starters import STARTER_ENGINES, starter
 from workspaces.current import page_get, workspace_current
 from workspaces.permissions import Action, authorize_page, can
@@ -84,6 +86,29 @@ def template_studio(request: HttpRequest, slug: str) -> HttpResponse:
         "jobs/studio.html",
         {"template": template, "studio": _studio_state(request, template)},
     )
+
+
+@require_POST
+@login_required
+def template_studio_form_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    """A new PDF for a pdf-form template: saved as its draft, with the new form's fields as
+    the schema; published from the studio like any draft."""
+    template = _own(request, slug)
+    authorize_page(request.user, Action.TEMPLATE_EDIT, template)
+    upload = request.FILES.get("form_pdf")
+    source = _form_source(upload) if upload is not None else {"error": "Choose a PDF file."}
+    if template.engine != FORM_ENGINE:
+        source = {"error": "Only a PDF form template takes a PDF."}
+    if "error" not in source:
+        try:
+            template_draft_save(template=template, by=request.user, html=source["html"])
+        except ApplicationError as exc:
+            source = {"error": exc.message}
+    if "error" in source:
+        messages.error(request, public_text(source["error"]))
+    else:
+        messages.success(request, "The new PDF is saved as a draft: publish it to use it.")
+    return redirect("template-studio", slug=template.slug)
 
 
 @login_required

@@ -17,6 +17,11 @@ urlpatterns = [
     ),
     path("templates/new", studio.template_studio_new, name="template-studio-new"),
     path("templates/<slug:slug>/edit", studio.template_studio, name="template-studio"),
+    path(
+        "templates/<slug:slug>/form-pdf",
+        studio.template_studio_form_upload,
+        name="template-studio-form-upload",
+    ),
     path("jobs/<uuid:job_id>/", job_page.job_page, name="job-page"),
     path("jobs/<uuid:job_id>/retry", job_page.job_retry_post, name="job-retry"),
     path("jobs/<uuid:job_id>/cancel", job_page.job_cancel_post, name="job-cancel-page"),

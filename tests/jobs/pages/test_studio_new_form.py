@@ -45,3 +45,22 @@ def test_a_pdf_without_fields_or_too_large_stays_on_the_form(browser, settings):
     assert large.status_code == 400
     assert "larger than 3 KB" in large.content.decode()
     assert not ReportTemplate.objects.filter(slug="application").exists()
+
+
+def test_a_new_pdf_uploaded_in_the_studio_becomes_the_draft_with_its_fields(browser):
+    _upload(browser, membership_form())
+    page = browser.get("/templates/application/edit").content.decode()
+    assert "Upload a new version" in page
+    smaller = membership_form().replace(b"/T (country)", b"/T (nation)")
+    upload = SimpleUploadedFile("v2.pdf", smaller, content_type="application/pdf")
+    saved = browser.post("/templates/application/form-pdf", {"form_pdf": upload}, follow=True)
+    assert "saved as a draft" in saved.content.decode()
+    template = ReportTemplate.objects.get(slug="application")
+    assert template.draft_version.number == 2
+    assert "nation" in template.draft_version.schema["properties"]
+    assert "country" in template.schema["properties"]  # the published one until published
+    bad = SimpleUploadedFile("x.pdf", plain_pdf(), content_type="application/pdf")
+    refused = browser.post("/templates/application/form-pdf", {"form_pdf": bad}, follow=True)
+    assert "no form fields" in refused.content.decode()
+    template.refresh_from_db()
+    assert template.draft_version.number == 2

@@ -91,3 +91,8 @@ def test_the_preview_of_a_form_is_its_first_page_filled_with_the_sample_data(api
     assert preview.status_code == 200, preview.content[:300]
     assert preview["Content-Type"] == "image/png"
     assert preview.content.startswith(b"\x89PNG")
+    # The sample data's values are drawn: the picture differs from the blank form's.
+    blank = {"full_name": "", "returning": False, "plan": "basic", "country": "France"}
+    empty = api.post(f"{URL}/membership/preview", {"data": blank}, format="json")
+    assert empty.status_code == 200
+    assert empty.content != preview.content
