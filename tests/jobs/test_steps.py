@@ -242,3 +242,44 @@ def test_a_template_save_that_adds_a_sign_step_needs_certificate_use(signing_tea
             steps=signing_team["sign"],
             by=requester_key,
         )
+
+
+@pytest.mark.parametrize("flatten", [False, True], ids=["fillable", "flattened"])
+def test_a_filled_pdf_form_is_signed_by_its_templates_sign_step(signing_team, flatten):
+    from rendering.forms import form_source
+    from tests.rendering.form_pdfs import membership_form
+
+    created = signing_team["editor"].post(
+        "/api/v1/templates",
+        {
+            "slug": "signed-form",
+            "name": "Signed form",
+            "engine": "pdf-form",
+            "html": form_source(membership_form()),
+            "steps": signing_team["sign"],
+        },
+        format="json",
+    )
+    assert created.status_code == 201, created.json()
+    with mock.patch("jobs.dispatch.job_enqueue"):
+        response = signing_team["requester"].post(
+            SUBMIT,
+            {
+                "template": "signed-form",
+                "data": {"full_name": "Ada Lovelace", "plan": "pro"},
+                "options": {"flatten": flatten},
+            },
+            format="json",
+        )
+    assert response.status_code == 202, response.json()
+    done = execution.job_execute(job_id=response.json()["job_id"])
+    assert done.status == JobStatus.COMPLETED, done.error
+    content = storages["reports"].open(done.pdf_file).read()
+    reader = PdfFileReader(io.BytesIO(content))
+    assert len(reader.embedded_signatures) == 1
+    if flatten:  # the value is page content, under the signature
+        assert "Ada Lovelace" in pdf_text(content)[1]
+    else:  # the value is the field's, kept by the signature's incremental update
+        fields = pikepdf.open(io.BytesIO(content)).Root.AcroForm.Fields
+        values = {str(field.get("/T")): str(field.get("/V", "")) for field in fields}
+        assert values["full_name"] == "Ada Lovelace"
