@@ -280,6 +280,7 @@ def test_a_filled_pdf_form_is_signed_by_its_templates_sign_step(signing_team, fl
     if flatten:  # the value is page content, under the signature
         assert "Ada Lovelace" in pdf_text(content)[1]
     else:  # the value is the field's, kept by the signature's incremental update
-        fields = pikepdf.open(io.BytesIO(content)).Root.AcroForm.Fields
-        values = {str(field.get("/T")): str(field.get("/V", "")) for field in fields}
+        with pikepdf.open(io.BytesIO(content)) as document:
+            fields = document.Root.AcroForm.Fields
+            values = {str(field.get("/T")): str(field.get("/V", "")) for field in fields}
         assert values["full_name"] == "Ada Lovelace"
