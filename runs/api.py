@@ -54,7 +54,7 @@ class _RecordsField(serializers.ListField):
         return super().to_internal_value(data)
 
 
-class RunCreateInputSerializer(serializers.Serializer):
+class RunCreateInputSerializer(serializers.Serializer[Any]):
     template = serializers.SlugField(help_text="The stored template every record renders.")
     records = _RecordsField(
         child=serializers.JSONField(),
@@ -78,7 +78,7 @@ class RunCreateInputSerializer(serializers.Serializer):
         ref_name = "RunCreate"
 
 
-class RunAcceptedSerializer(serializers.Serializer):
+class RunAcceptedSerializer(serializers.Serializer[Any]):
     run_id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=RunStatus.choices)
     status_url = serializers.URLField()
@@ -86,7 +86,7 @@ class RunAcceptedSerializer(serializers.Serializer):
     failed = serializers.IntegerField(help_text="Records refused at once (see the status).")
 
 
-class RunRecordSerializer(serializers.Serializer):
+class RunRecordSerializer(serializers.Serializer[Any]):
     index = serializers.IntegerField()
     job_id = serializers.UUIDField(allow_null=True, source="job.job_id", default=None)
     status = serializers.SerializerMethodField(help_text="The job's status; `invalid`: no job.")
@@ -115,7 +115,7 @@ class RunRecordSerializer(serializers.Serializer):
         return str(self.context["absolute"](pdf_path(job.job_id)))
 
 
-class RunSummarySerializer(serializers.Serializer):
+class RunSummarySerializer(serializers.Serializer[Any]):
     """A run without its records: a row of the runs list."""
 
     run_id = serializers.UUIDField()
@@ -355,7 +355,7 @@ class RunRetryFailedApi(APIView):
         return _answer(request, run, status=202)
 
 
-class CombinedPreparingSerializer(serializers.Serializer):
+class CombinedPreparingSerializer(serializers.Serializer[Any]):
     status = serializers.CharField(default="preparing")
     message = serializers.CharField()
     done = serializers.IntegerField(help_text="PDFs merged so far.")

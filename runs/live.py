@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from django.conf import settings
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
-from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from accounts.authentication import Caller
+from core.websocket_routes import websocket_path
 from jobs.live.access import follower_resolve, stream_member
 from jobs.live.consumers import FollowingConsumer
 from jobs.live.events import group_publish
@@ -26,6 +26,9 @@ from rendering.errors import NotFound
 from runs.links import run_status_path
 from runs.models import Run, RunStatus
 from workspaces.permissions import Action, authorize
+
+if TYPE_CHECKING:
+    from core.websocket_routes import WebSocketRoutes
 
 RUN_EVENT_TYPE = "run.event"
 
@@ -130,4 +133,6 @@ class RunEventsConsumer(FollowingConsumer):
         self._send_all(_follow(*allowed))
 
 
-websocket_urlpatterns = [path("ws/runs/<str:run_id>/", RunEventsConsumer.as_asgi())]
+websocket_urlpatterns: WebSocketRoutes = [
+    websocket_path("ws/runs/<str:run_id>/", RunEventsConsumer.as_asgi())
+]

@@ -27,7 +27,8 @@ def workspace_of_actor(actor: Any, *, session: Any = None) -> Workspace:
     if is_api_key(actor):
         if actor.workspace_id is None:  # only a key made between the two migrations
             return workspace_personal(user=actor.user)
-        return actor.workspace  # joined when the key was resolved
+        workspace: Workspace = actor.workspace  # joined when the key was resolved
+        return workspace
     chosen = session.get(SESSION_KEY) if session is not None else None
     if chosen is not None and role_in(actor, chosen) is not None:
         return Workspace.objects.get(pk=chosen)
@@ -48,8 +49,9 @@ def workspace_switch(request: Any, *, workspace_id: int) -> Workspace:
     if role_in(request.user, workspace_id) is None:
         raise NotFound(f"No workspace {workspace_id} was found.")
     request.session[SESSION_KEY] = workspace_id
-    request._workspace = Workspace.objects.get(pk=workspace_id)
-    return request._workspace
+    workspace = Workspace.objects.get(pk=workspace_id)
+    request._workspace = workspace
+    return workspace
 
 
 T = TypeVar("T")

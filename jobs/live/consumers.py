@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,7 +29,7 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_TOO_MANY_STREAMS = 4429
 
 
-def _origin_allowed(scope: dict[str, Any]) -> bool:
+def _origin_allowed(scope: Mapping[str, Any]) -> bool:
     """Same origin as the page's host, or one of CSRF_TRUSTED_ORIGINS (behind a proxy):
     the WebSocket twin of Django's CSRF origin check."""
     headers = dict(scope.get("headers", []))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from core.api_fields import JsonInput, QueryFilters
@@ -32,14 +34,14 @@ class AuditFilterSerializer(QueryFilters):
         choices=["json", "csv"], required=False, help_text="Download the entries as a file."
     )
 
-    def validate(self, attrs: dict) -> dict:
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         since, until = attrs.get("since"), attrs.get("until")
         if since and until and since >= until:
             raise serializers.ValidationError({"until": ["until must be later than since."]})
         return attrs
 
 
-class AuditEntryOutputSerializer(serializers.Serializer):
+class AuditEntryOutputSerializer(serializers.Serializer[Any]):
     at = serializers.DateTimeField()
     actor = serializers.CharField(help_text="A username, `key <prefix>… (creator)`, or system.")
     action = serializers.CharField()
@@ -55,7 +57,7 @@ class WorkspaceCreateInputSerializer(JsonInput):
     name = serializers.CharField(max_length=200, help_text="Its name; the slug is made from it.")
 
 
-class WorkspaceOutputSerializer(serializers.Serializer):
+class WorkspaceOutputSerializer(serializers.Serializer[Any]):
     name = serializers.CharField()
     slug = serializers.SlugField()
     role = serializers.CharField(help_text="Yours there: owner for one you made.")
