@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -50,6 +50,19 @@ def renderer_field(**kwargs: Any) -> serializers.ChoiceField:
     return serializers.ChoiceField(
         choices=RENDERER_CHOICES,
         error_messages={"invalid_choice": UNKNOWN_RENDERER},
+        **kwargs,
+    )
+
+
+def choice_filter(noun: str, values: Sequence[str], **kwargs: Any) -> serializers.ChoiceField:
+    """An optional list filter whose typo is answered with the accepted values: DRF's own
+    message lists none, and a typo must not look like "no such rows"."""
+    return serializers.ChoiceField(
+        choices=list(values),
+        required=False,
+        error_messages={
+            "invalid_choice": f"Unknown {noun} {{input!r}}; use one of: {', '.join(values)}."
+        },
         **kwargs,
     )
 

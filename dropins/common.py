@@ -26,8 +26,8 @@ from rendering.error_codes import ErrorCode, code_info
 from rendering.errors import ApplicationError, InvalidInput, NotFound
 from rendering.limits import size_text
 from reports import selectors as template_selectors
-from workspaces.current import actor_of, workspace_current
-from workspaces.permissions import Action, authorize
+from workspaces.current import workspace_current, workspace_for
+from workspaces.permissions import Action
 
 
 def body_size_check(request: Request) -> None:
@@ -47,8 +47,7 @@ def body_size_check(request: Request) -> None:
 def template_slug_visible(request: Request, *, slug: str = "", name: str = "") -> str:
     """The slug of the caller's template with this slug or name (a built-in sample too);
     another workspace's is a 404 like a missing one."""
-    workspace = workspace_current(request)
-    authorize(actor_of(request), Action.TEMPLATE_VIEW, workspace)
+    workspace = workspace_for(request, Action.TEMPLATE_VIEW)
     visible = template_selectors.template_list_visible(workspace=workspace, archived=False)
     if slug:
         return template_selectors.template_get_visible(workspace=workspace, slug=slug).slug
@@ -63,7 +62,7 @@ def template_slug_visible(request: Request, *, slug: str = "", name: str = "") -
 def adapter_authorize(request: Request) -> None:
     """May the calling key submit in its workspace? Asked before a drop-in route parses
     anything of the body (issue 42): a key that may not submit costs no parsing."""
-    authorize(actor_of(request), Action.JOB_SUBMIT, workspace_current(request))
+    workspace_for(request, Action.JOB_SUBMIT)
 
 
 def adapter_submit(
@@ -73,8 +72,7 @@ def adapter_submit(
     persistence as POST /api/v1/generate-pdf-async. `result_webhook` (ResultWebhook's
     fields) sends the PDF itself to the callback_url; it commits with the job, so the
     job cannot finish before it exists."""
-    workspace = workspace_current(request)
-    authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+    workspace = workspace_for(request, Action.JOB_SUBMIT)
     with transaction.atomic():
         job, created = services.job_create(
             owner=request.user,

@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
-from core.api_fields import QueryFilters, shown_name, unknown_field_message
+from core.api_fields import QueryFilters, choice_filter, shown_name, unknown_field_message
 from core.api_pagination import paginated, paginated_schema
 from jobs.api import schema as job_schema
 from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializer
@@ -40,8 +40,8 @@ from runs import combined, output, selectors, services
 from runs.links import run_download_path, run_download_token_valid, run_status_path
 from runs.models import Run, RunOutput, RunRecord, RunStatus
 from runs.records import Record, records_from_list, records_from_upload
-from workspaces.current import actor_of, workspace_current
-from workspaces.permissions import Action, authorize, can
+from workspaces.current import actor_of, api_get, workspace_current, workspace_for
+from workspaces.permissions import Action, can
 
 
 class _RecordsField(serializers.ListField):
@@ -197,9 +197,7 @@ def _answer(request: Request, run: Run, *, status: int = 200) -> Response:
 
 
 def _run(request: Request, run_id: str, action: Action) -> Run:
-    run = selectors.run_get(workspace=workspace_current(request), run_id=run_id)
-    authorize(actor_of(request), action, run)
-    return run
+    return api_get(request, action, selectors.run_get, run_id=run_id)
 
 
 def _records(request: Request, fields: dict[str, Any], template_slug: str) -> list[Record]:
@@ -225,24 +223,11 @@ def _records(request: Request, fields: dict[str, Any], template_slug: str) -> li
 
 
 class RunFilterSerializer(QueryFilters):
-    status = serializers.ChoiceField(
-        choices=RunStatus.values,
-        required=False,
-        error_messages={
-            "invalid_choice": (
-                f"Unknown status {{input!r}}; use one of: {', '.join(RunStatus.values)}."
-            )
-        },
-    )
+    status = choice_filter("status", RunStatus.values)
     template = serializers.SlugField(required=False, help_text="Runs of this template (slug).")
-    output = serializers.ChoiceField(
-        choices=RunOutput.values,
-        required=False,
-        error_messages={
-            "invalid_choice": (
-                f"Unknown output {{input!r}}; use one of: {', '.join(RunOutput.values)}."
-            )
-        },
+    output = choice_filter(
+        "output",
+        RunOutput.values,
     )
 
 
@@ -264,9 +249,8 @@ class RunListCreateApi(APIView):
         `?output=`, `?limit=`, `?offset=`); GET runs/{run_id} for a run's records."""
         filters = RunFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        workspace = workspace_current(request)
+        workspace = workspace_for(request, Action.JOB_VIEW)
         actor = actor_of(request)
-        authorize(actor, Action.JOB_VIEW, workspace)
         runs = selectors.run_list(workspace=workspace, **filters.validated_data)
         context = {
             "absolute": request.build_absolute_uri,
@@ -295,8 +279,7 @@ class RunListCreateApi(APIView):
         serializer = RunCreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         fields = serializer.validated_data
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+        workspace = workspace_for(request, Action.JOB_SUBMIT)
         run = services.run_create(
             owner=request.user,
             workspace=workspace,
@@ -446,8 +429,7 @@ class JobBatchCreateApi(APIView):
                 f"this one has {len(items)}.",
                 code=ErrorCode.TOO_MANY_ITEMS,  # a schema (maxItems) violation: 400, like others
             )
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+        workspace = workspace_for(request, Action.JOB_SUBMIT)
         # A batch is a run of separate jobs: GET runs/{batch_id} follows it as one.
         run = services.run_for_batch_create(
             owner=request.user, workspace=workspace, total=len(items)

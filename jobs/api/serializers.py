@@ -14,6 +14,7 @@ from core.api_fields import (
     JsonObjectField,
     PdfOptionsField,
     QueryFilters,
+    choice_filter,
     renderer_field,
 )
 from jobs.links import pdf_path, status_path
@@ -99,17 +100,7 @@ class JobCreateOutputSerializer(serializers.Serializer[Any]):
 
 
 class JobFilterSerializer(QueryFilters):
-    status = serializers.ChoiceField(
-        choices=JobStatus.values,
-        required=False,
-        allow_blank=True,
-        error_messages={
-            # A typo must not look like "no such jobs": name what is accepted.
-            "invalid_choice": (
-                f"Unknown status {{input!r}}; use one of: {', '.join(JobStatus.values)}."
-            )
-        },
-    )
+    status = choice_filter("status", JobStatus.values, allow_blank=True)
     batch_id = serializers.UUIDField(required=False, help_text="Jobs of one batch submit.")
 
 

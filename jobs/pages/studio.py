@@ -12,28 +12,19 @@ from django.shortcuts import redirect, render
 from django.utils.text import slugify
 
 from core.disclosure import public_text
+from jobs.pages.new_report import visible_template
 from rendering.engines import ENGINE_NAMES, ENGINES_WITH_HELPERS, engine_choices
 from rendering.errors import ApplicationError
 from reports import selectors
 from reports.models import Renderer, ReportTemplate
 from reports.services import template_create
 from reports.starters import STARTER_ENGINES, starter
-from workspaces.current import page_get, workspace_current
-from workspaces.permissions import Action, authorize_page, can
+from workspaces.current import workspace_page_for
+from workspaces.permissions import Action, can
 
 # What a version's editors show (the draft's if there is one, else the published one's).
 _SOURCE = ("engine", "renderer", "html", "css", "helpers", "schema", "sample_data", "options")
 PAGE_SIZES = ("A4", "Letter", "Legal", "A5", "A3")
-
-
-def _own(request: HttpRequest, slug: str) -> ReportTemplate:
-    return page_get(
-        request,
-        Action.TEMPLATE_VIEW,
-        selectors.template_get_visible,
-        missing="No such template.",
-        slug=slug,
-    )
 
 
 def _studio_state(request: HttpRequest, template: ReportTemplate) -> dict[str, Any]:
@@ -75,7 +66,7 @@ def _studio_state(request: HttpRequest, template: ReportTemplate) -> dict[str, A
 
 @login_required
 def template_studio(request: HttpRequest, slug: str) -> HttpResponse:
-    template = _own(request, slug)
+    template = visible_template(request, slug)
     return render(
         request,
         "jobs/studio.html",
@@ -86,8 +77,7 @@ def template_studio(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def template_studio_new(request: HttpRequest) -> HttpResponse:
     """A new template of the workspace's, started from a built-in sample's source."""
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.TEMPLATE_EDIT, workspace)
+    workspace = workspace_page_for(request, Action.TEMPLATE_EDIT)
     samples = [
         t
         for t in selectors.template_list_for_gallery(workspace=workspace)

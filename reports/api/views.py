@@ -52,7 +52,7 @@ from reports.services import (
     template_unarchive,
     template_validate,
 )
-from workspaces.current import actor_of, workspace_current
+from workspaces.current import actor_of, workspace_current, workspace_for
 from workspaces.permissions import Action, authorize
 
 
@@ -91,8 +91,7 @@ class TemplateListCreateApi(APIView):
     def get(self, request: Request) -> Response:
         filters = TemplateFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.TEMPLATE_VIEW, workspace)
+        workspace = workspace_for(request, Action.TEMPLATE_VIEW)
         templates = selectors.template_list_visible(
             workspace=workspace, archived=filters.validated_data["archived"]
         ).select_related("published_version", "draft_version", "published_by")
@@ -106,8 +105,7 @@ class TemplateListCreateApi(APIView):
         responses={201: TemplateOutputSerializer},
     )
     def post(self, request: Request) -> Response:
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.TEMPLATE_EDIT, workspace)
+        workspace = workspace_for(request, Action.TEMPLATE_EDIT)
         serializer = TemplateCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         template = template_create(
@@ -231,7 +229,7 @@ class TemplatePreviewApi(APIView):
     def post(self, request: Request, slug: str) -> HttpResponse:
         template = _visible(request, slug)
         # A preview renders like a submit; viewers read templates but do not render.
-        authorize(actor_of(request), Action.JOB_SUBMIT, workspace_current(request))
+        workspace_for(request, Action.JOB_SUBMIT)
         serializer = TemplatePreviewSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         fields = serializer.validated_data
@@ -294,9 +292,8 @@ class TemplateDiffApi(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         template = _visible(request, slug)
-        workspace = workspace_current(request)
         # Both versions render on the previews queue, as a preview does.
-        authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+        workspace = workspace_for(request, Action.JOB_SUBMIT)
         query = TemplateDiffQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         has_draft = template.draft_version_id is not None

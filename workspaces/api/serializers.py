@@ -6,21 +6,12 @@ from typing import Any
 
 from rest_framework import serializers
 
-from core.api_fields import JsonInput, QueryFilters
+from core.api_fields import JsonInput, QueryFilters, choice_filter
 from workspaces.audit import AuditAction
 
 
 class AuditFilterSerializer(QueryFilters):
-    action = serializers.ChoiceField(
-        choices=[action.value for action in AuditAction],
-        required=False,
-        error_messages={
-            "invalid_choice": (
-                f"Unknown action {{input!r}}; use one of: "
-                f"{', '.join(action.value for action in AuditAction)}."
-            )
-        },
-    )
+    action = choice_filter("action", [action.value for action in AuditAction])
     actor = serializers.CharField(
         required=False, max_length=200, help_text="A username, or an API key's prefix."
     )
