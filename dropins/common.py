@@ -108,8 +108,8 @@ def job_wait(request: Request, job: PdfJob) -> PdfJob:
             f"(ADAPTER_WAIT_SECONDS); it goes on: GET /api/v1/jobs/{job.job_id}.",
             code=ErrorCode.STILL_RENDERING,
             http_status=504,
+            details={"job_id": str(job.job_id)},
         )
-        error.details = {"job_id": str(job.job_id)}  # type: ignore[attr-defined]
         raise error
     return job
 
@@ -125,8 +125,8 @@ def job_failure(job: PdfJob) -> ApplicationError:
         job.error or f"Job {job.job_id} was {job.status}.",
         code=ErrorCode(job.error_code) if info is not None else ErrorCode.SERVER_ERROR,
         http_status=status if status >= 400 else 422,
+        details={"job_id": str(job.job_id)},
     )
-    error.details = {"job_id": str(job.job_id)}  # type: ignore[attr-defined]
     return error
 
 

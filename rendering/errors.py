@@ -5,6 +5,9 @@ bottom of the import graph, so every package can raise it)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from rendering.error_codes import ErrorCode
 
 
@@ -21,10 +24,13 @@ class ApplicationError(Exception):
         code: ErrorCode | None = None,
         http_status: int | None = None,
         line: int | None = None,
+        details: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
+        # More of the answer's body, beside code and message (which field, which limit).
+        self.details: dict[str, Any] = dict(details or {})
         if code:
             self.code = code
         if http_status:
@@ -49,6 +55,18 @@ class Gone(ApplicationError):
 class Conflict(ApplicationError):
     code = ErrorCode.CONFLICT
     http_status = 409
+
+
+class LimitReached(ApplicationError):
+    """429: a per-workspace limit set by a setting was reached; the body names the
+    setting (`limit`)."""
+
+    http_status = 429
+    code = ErrorCode.THROTTLED
+    limit = ""  # the setting's name
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, details={"limit": self.limit})
 
 
 class RenderError(ApplicationError):

@@ -28,7 +28,7 @@ from core.celery import app
 from core.leases import lease_release, lease_take
 from core.redis import redis_client
 from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, RenderError
+from rendering.errors import ApplicationError, LimitReached, RenderError
 from rendering.options import parse_options
 from rendering.renderers import DEFAULT_RENDERER
 from reports.preview import preview_data_check, template_preview_pngs
@@ -43,15 +43,14 @@ class PreviewTimeout(ApplicationError):
     code = ErrorCode.PREVIEW_TIMEOUT
 
 
-class PreviewsBusy(ApplicationError):
+class PreviewsBusy(LimitReached):
     """429: the tenant already has its share of the previews queue."""
 
-    http_status = 429
     code = ErrorCode.PREVIEWS_BUSY
+    limit = "PREVIEW_MAX_IN_FLIGHT_PER_TENANT"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-        self.details = {"limit": "PREVIEW_MAX_IN_FLIGHT_PER_TENANT"}
         self.retry_after = settings.PDF_PREVIEW_WAIT_SECONDS
 
 

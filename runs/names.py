@@ -42,9 +42,9 @@ def _present(data: Any, path: str) -> bool:
 
 
 def _pattern_error(message: str) -> ApplicationError:
-    error = ApplicationError(message, code=ErrorCode.INVALID_DATA)
-    error.details = {"field": "filename_pattern"}  # type: ignore[attr-defined]
-    return error
+    return ApplicationError(
+        message, code=ErrorCode.INVALID_DATA, details={"field": "filename_pattern"}
+    )
 
 
 def pattern_check(pattern: str, records: list[Any]) -> None:

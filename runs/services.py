@@ -44,8 +44,7 @@ class RunRecordsInvalid(ApplicationError):
     code = ErrorCode.RUN_RECORDS_INVALID
 
     def __init__(self, message: str, *, records: list[dict[str, Any]]) -> None:
-        super().__init__(message)
-        self.details = {"records": records[:100]}
+        super().__init__(message, details={"records": records[:100]})
 
 
 @dataclass

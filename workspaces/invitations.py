@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError
+from rendering.errors import ApplicationError, LimitReached
 from workspaces.audit import AuditAction, audit_record
 from workspaces.models import Invitation, Membership, Role, Workspace
 from workspaces.services import membership_set
@@ -64,15 +64,10 @@ def _mail(invitation: Invitation) -> None:
         logger.warning("could not mail the invitation to %s", invitation.email, exc_info=True)
 
 
-class InvitationsThrottled(ApplicationError):
+class InvitationsThrottled(LimitReached):
     """The workspace sent its invitations for the day: the service is no mail relay."""
 
-    http_status = 429
-    code = ErrorCode.THROTTLED
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.details = {"limit": "WORKSPACE_INVITATIONS_PER_DAY"}
+    limit = "WORKSPACE_INVITATIONS_PER_DAY"
 
 
 def _invitation_rate_check(*, workspace: Workspace, now: datetime) -> None:
