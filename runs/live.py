@@ -124,13 +124,11 @@ class RunEventsConsumer(FollowingConsumer):
     links = staticmethod(run_links)
 
     async def connect(self) -> None:
-        allowed = await self._authorize(
-            run_follow_authorize, run_id=self.scope["url_route"]["kwargs"]["run_id"]
+        await self._connect_following(
+            run_follow_authorize,
+            lambda allowed: _follow(*allowed),
+            run_id=self.scope["url_route"]["kwargs"]["run_id"],
         )
-        if allowed is None:
-            return
-        await self.accept()
-        self._send_all(_follow(*allowed))
 
 
 websocket_urlpatterns: WebSocketRoutes = [
