@@ -1,6 +1,7 @@
-"""Every error code the service answers or records, defined once: its HTTP status, whether
-running the same job again can succeed, and what a person should do about it.
-docs/reference/errors.md lists the same codes (tests/rendering/test_error_codes.py)."""
+"""The error codes of rendering, the jobs and the API itself, defined once: its HTTP status,
+whether running the same job again can succeed, and what a person should do about it. An
+app's own codes live in its `error_codes.py` (workspaces, schedules, runs) with the same
+CodeInfo; docs/reference/errors.md lists them all (tests/rendering/test_error_codes.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ class ErrorCode(StrEnum):
     TOO_LARGE = "too_large"
     TOO_DEEP = "too_deep"
     TOO_MANY_ITEMS = "too_many_items"
-    TOO_MANY_SCHEDULES = "too_many_schedules"
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
     CALLBACK_NEEDS_API_KEY = "callback_needs_api_key"
     SCHEMA_TOO_SLOW = "schema_too_slow"
@@ -62,17 +62,7 @@ class ErrorCode(StrEnum):
     CERTIFICATE_EXPIRED = "certificate_expired"
     TIMESTAMP_FAILED = "timestamp_failed"
     COMPLIANCE_FAILED = "compliance_failed"
-    WORKSPACE_EXISTS = "workspace_exists"
-    INVALID_WORKSPACE_NAME = "invalid_workspace_name"
-    LAST_OWNER = "last_owner"
-    INVITATION_INVALID = "invitation_invalid"
-    ALREADY_MEMBER = "already_member"
-    INVALID_SSO_DOMAIN = "invalid_sso_domain"
-    SSO_DOMAIN_TAKEN = "sso_domain_taken"
     STORAGE_UNAVAILABLE = "storage_unavailable"
-    INVALID_SCHEDULE = "invalid_schedule"
-    # Bulk runs (issue 22).
-    RUN_RECORDS_INVALID = "run_records_invalid"
 
 
 @dataclass(frozen=True)
@@ -137,12 +127,6 @@ CODES: dict[ErrorCode, CodeInfo] = {
         False,
         "Send the batch in several requests of at most PDF_MAX_BATCH items (a run: at most "
         "RUN_MAX_RECORDS records).",
-    ),
-    ErrorCode.TOO_MANY_SCHEDULES: CodeInfo(
-        400,
-        False,
-        "Delete a schedule the workspace no longer needs (or ask the operator to raise "
-        "SCHEDULE_MAX_PER_WORKSPACE), then create it again.",
     ),
     ErrorCode.IDEMPOTENCY_KEY_REUSED: CodeInfo(
         422,
@@ -291,45 +275,11 @@ CODES: dict[ErrorCode, CodeInfo] = {
         "Change the template or options so the check the message names passes (e.g. no "
         "transparency or encryption in PDF/A), then submit again.",
     ),
-    ErrorCode.WORKSPACE_EXISTS: CodeInfo(409, False, "Choose another workspace name."),
-    ErrorCode.INVALID_SSO_DOMAIN: CodeInfo(
-        400,
-        False,
-        "Give bare domain names (example.com) of your own email address, and the role "
-        "requester or viewer.",
-    ),
-    ErrorCode.SSO_DOMAIN_TAKEN: CodeInfo(
-        409, False, "A domain joins one workspace only: remove it from the other one first."
-    ),
-    ErrorCode.INVALID_WORKSPACE_NAME: CodeInfo(
-        400, False, "Give the workspace a name with at least one letter or digit."
-    ),
-    ErrorCode.LAST_OWNER: CodeInfo(
-        400, False, "Make another member an owner first (or transfer ownership), then retry."
-    ),
-    ErrorCode.INVITATION_INVALID: CodeInfo(
-        410, False, "Ask a workspace owner to send you a new invitation."
-    ),
-    ErrorCode.ALREADY_MEMBER: CodeInfo(
-        409, False, "They are in the workspace already; change their role instead."
-    ),
     ErrorCode.STORAGE_UNAVAILABLE: CodeInfo(
         None,
         True,
         "The PDF store was unreachable; the worker retries for PDF_STORAGE_OUTAGE_SECONDS"
         " by itself, then retry the job.",
-    ),
-    ErrorCode.INVALID_SCHEDULE: CodeInfo(
-        400,
-        False,
-        "Correct the schedule's field the message names (cron, timezone, data_url, "
-        "deliveries), then save it again.",
-    ),
-    ErrorCode.RUN_RECORDS_INVALID: CodeInfo(
-        422,
-        False,
-        "Correct the records the answer's `records` list names (each with its row and "
-        "field), then start the run again.",
     ),
 }
 

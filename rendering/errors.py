@@ -6,6 +6,7 @@ bottom of the import graph, so every package can raise it)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Any
 
 from rendering.error_codes import ErrorCode
@@ -14,14 +15,15 @@ from rendering.error_codes import ErrorCode
 class ApplicationError(Exception):
     """A request that cannot be done as asked; no retry fixes it."""
 
-    code: ErrorCode = ErrorCode.INVALID_DATA
+    # Rendering's and the API's ErrorCode, or an app's own (workspaces.error_codes, ...).
+    code: StrEnum = ErrorCode.INVALID_DATA
     http_status = 400
 
     def __init__(
         self,
         message: str,
         *,
-        code: ErrorCode | None = None,
+        code: StrEnum | None = None,
         http_status: int | None = None,
         line: int | None = None,
         details: Mapping[str, Any] | None = None,
