@@ -17,6 +17,7 @@ from django.http import HttpResponse
 from rest_framework.request import Request
 
 from accounts.models import ApiKey
+from dropins.error_codes import DropinErrorCode
 from jobs import selectors, services
 from jobs.callbacks import callback_url_check
 from jobs.live.subscriptions import job_follow
@@ -106,7 +107,7 @@ def job_wait(request: Request, job: PdfJob) -> PdfJob:
         error = ApplicationError(
             f"Job {job.job_id} did not finish within {settings.ADAPTER_WAIT_SECONDS} s "
             f"(ADAPTER_WAIT_SECONDS); it goes on: GET /api/v1/jobs/{job.job_id}.",
-            code=ErrorCode.STILL_RENDERING,
+            code=DropinErrorCode.STILL_RENDERING,
             http_status=504,
             details={"job_id": str(job.job_id)},
         )

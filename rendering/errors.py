@@ -64,7 +64,7 @@ class LimitReached(ApplicationError):
     setting (`limit`)."""
 
     http_status = 429
-    code = ErrorCode.THROTTLED
+    code: StrEnum = ErrorCode.THROTTLED
     limit = ""  # the setting's name
 
     def __init__(self, message: str) -> None:

@@ -31,6 +31,7 @@ from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, LimitReached, RenderError
 from rendering.options import parse_options
 from rendering.renderers import DEFAULT_RENDERER
+from reports.error_codes import TemplateErrorCode
 from reports.preview import preview_data_check, template_preview_pngs
 
 logger = logging.getLogger(__name__)
@@ -40,13 +41,13 @@ PREVIEW_QUEUE = "previews"
 
 class PreviewTimeout(ApplicationError):
     http_status = 503
-    code = ErrorCode.PREVIEW_TIMEOUT
+    code = TemplateErrorCode.PREVIEW_TIMEOUT
 
 
 class PreviewsBusy(LimitReached):
     """429: the tenant already has its share of the previews queue."""
 
-    code = ErrorCode.PREVIEWS_BUSY
+    code = TemplateErrorCode.PREVIEWS_BUSY
     limit = "PREVIEW_MAX_IN_FLIGHT_PER_TENANT"
 
     def __init__(self, message: str) -> None:

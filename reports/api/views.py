@@ -16,7 +16,6 @@ from rest_framework.views import APIView
 
 from accounts.tenancy import tenant_id_for
 from accounts.throttles import PreviewThrottle, TemplateWriteThrottle
-from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.options import parse_options
 from reports import selectors
@@ -39,6 +38,7 @@ from reports.api.serializers import (
     TemplateVersionOutputSerializer,
 )
 from reports.diff import diff_image_get, template_diff, version_resolve
+from reports.error_codes import TemplateErrorCode
 from reports.models import ReportTemplate
 from reports.partials import template_partials_sources
 from reports.preview_queue import PreviewWork, preview_request_pages
@@ -69,7 +69,7 @@ def _own_template(request: Request, slug: str) -> ReportTemplate:
     if template.workspace_id is None:
         raise ApplicationError(
             f"{slug!r} is a built-in template and read-only; create your own copy.",
-            code=ErrorCode.READ_ONLY,
+            code=TemplateErrorCode.READ_ONLY,
             http_status=403,
         )
     return template

@@ -11,9 +11,13 @@ from pathlib import Path
 import pytest
 from rest_framework import exceptions
 
+from accounts import error_codes as account_codes
 from core.exception_handler import drf_error_code
+from dropins import error_codes as dropin_codes
+from jobs import error_codes as job_codes
 from rendering import error_codes
 from rendering.error_codes import CODES, ErrorCode, retry_helps
+from reports import error_codes as report_codes
 from runs import error_codes as run_codes
 from schedules import error_codes as schedule_codes
 from workspaces import error_codes as workspace_codes
@@ -23,6 +27,10 @@ APP_PACKAGES = ("accounts", "core", "jobs", "reports", "rendering", "config")
 # Each registry: its enum and its CodeInfo table.
 REGISTRIES = [
     (error_codes.ErrorCode, error_codes.CODES),
+    (account_codes.AccountErrorCode, account_codes.CODES),
+    (report_codes.TemplateErrorCode, report_codes.CODES),
+    (job_codes.JobErrorCode, job_codes.CODES),
+    (dropin_codes.DropinErrorCode, dropin_codes.CODES),
     (workspace_codes.WorkspaceErrorCode, workspace_codes.CODES),
     (schedule_codes.ScheduleErrorCode, schedule_codes.CODES),
     (run_codes.RunErrorCode, run_codes.CODES),
