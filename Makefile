@@ -50,7 +50,7 @@ test-fast: $(VENV)/.installed-test
 bench-push: $(VENV)/.installed-test
 	$(BIN)/python tests/bench/push_fanout.py $(BENCH_ARGS)
 
-## lint: ruff (lint and format check), mypy (django-stubs, DRF stubs) on all app code,
+## lint: ruff (lint and format check), mypy --strict (django-stubs, DRF stubs, celery-types, types-channels) on all app code,
 ## import-linter's contracts (pyproject.toml: the layers, rendering plain, no import circles)
 ## and a model change without its migration (makemigrations --check)
 lint: $(VENV)/.installed-test

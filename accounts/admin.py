@@ -14,7 +14,7 @@ from accounts.services import api_key_revoke
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(admin.ModelAdmin[ApiKey]):
     list_display = (
         "prefix",
         "workspace",
@@ -59,14 +59,14 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
 
 @admin.register(NotificationSettings)
-class NotificationSettingsAdmin(admin.ModelAdmin):
+class NotificationSettingsAdmin(admin.ModelAdmin[NotificationSettings]):
     list_display = ("user", "email_job_finished", "browser_job_finished", "updated_at")
     list_filter = ("email_job_finished", "browser_job_finished")
     search_fields = ("user__username", "user__email")
 
 
 @admin.register(SentNotification)
-class SentNotificationAdmin(admin.ModelAdmin):
+class SentNotificationAdmin(admin.ModelAdmin[SentNotification]):
     """Every notification mail (one row per job's final state): who got what, and when."""
 
     list_display = ("subject", "to", "user", "created_at", "sent_at")
@@ -78,7 +78,7 @@ class SentNotificationAdmin(admin.ModelAdmin):
 
 
 @admin.register(SsoIdentity)
-class SsoIdentityAdmin(admin.ModelAdmin):
+class SsoIdentityAdmin(admin.ModelAdmin[SsoIdentity]):
     """Who signs in to which account by single sign-on. An operator links an account made
     before these links existed (issuer and subject from the provider), or unlinks one."""
 

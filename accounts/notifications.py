@@ -5,6 +5,9 @@ goes, and that a given notification (its key) is sent once however often a task 
 
 from __future__ import annotations
 
+import logging
+import smtplib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
@@ -79,3 +82,26 @@ def notification_send_once(*, key: str, user_id: int, message: EmailMessage) -> 
         record.sent_at = timezone.now()
         record.save(update_fields=["sent_at"])
     return True
+
+
+def owner_mail_once(
+    *,
+    user_id: int,
+    key: str,
+    message: Callable[[str], EmailMessage],
+    what: str,
+    error: type[Exception],
+    log: logging.Logger,
+) -> str:
+    """Mail a job's or a run's owner once per `key` (the message built for their address):
+    "sent", "already_sent" or "not_wanted" (no address, or job mail turned off). A mail
+    server error is logged on `log` and raised as `error`, for the task to retry."""
+    to = job_mail_recipient(user_id=user_id)
+    if to is None:
+        return "not_wanted"
+    try:
+        sent = notification_send_once(key=key, user_id=user_id, message=message(to))
+    except (smtplib.SMTPException, OSError) as exc:
+        log.warning("could not mail the owner of %s: %s", what, exc)
+        raise error(f"{type(exc).__name__}: {exc}") from exc
+    return "sent" if sent else "already_sent"

@@ -37,7 +37,8 @@ class OidcLoginView(OIDCAuthenticationRequestView):
         except ProviderUnavailable as exc:
             return sso_error(request, str(exc), status=503)
         self.OIDC_RP_CLIENT_ID = settings.OIDC_RP_CLIENT_ID
-        return super().get(request)
+        redirect: HttpResponse = super().get(request)
+        return redirect
 
 
 class OidcCallbackView(OIDCAuthenticationCallbackView):
@@ -52,7 +53,8 @@ class OidcCallbackView(OIDCAuthenticationCallbackView):
                 f"{request.GET.get('error_description') or request.GET['error']}."
             )
         try:
-            return super().get(request)
+            response: HttpResponse = super().get(request)
+            return response
         except ProviderUnavailable as exc:
             return sso_error(request, str(exc), status=503)
         except requests.HTTPError as exc:

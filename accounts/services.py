@@ -14,9 +14,9 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.error_codes import AccountErrorCode
 from accounts.events import key_revoked_publish
 from accounts.models import ApiKey
-from rendering.error_codes import ErrorCode
 from rendering.errors import Conflict
 from workspaces.access import access_lost
 from workspaces.audit import AuditAction, audit_record
@@ -93,7 +93,7 @@ def _api_key_slot_reserve(*, workspace: Workspace) -> None:
         raise Conflict(
             f"{workspace.name} already has {count} usable API keys; the limit is {limit} "
             "(API_KEYS_MAX_PER_TENANT). Revoke one you no longer use, then create the new one.",
-            code=ErrorCode.API_KEYS_MAX,
+            code=AccountErrorCode.API_KEYS_MAX,
         )
 
 

@@ -24,8 +24,8 @@ from accounts.oidc_provider import sso_enabled
 from accounts.selectors import api_key_list
 from accounts.services import api_key_create, api_key_revoke, user_email_set
 from rendering.errors import ApplicationError
-from workspaces.current import workspace_current
-from workspaces.permissions import Action, authorize_page
+from workspaces.current import workspace_page_for
+from workspaces.permissions import Action
 
 
 class SignInView(auth_views.LoginView):
@@ -45,8 +45,7 @@ class SignInView(auth_views.LoginView):
 def api_keys(request: HttpRequest) -> HttpResponse:
     created = None
     status = 200
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.KEY_MANAGE, workspace)
+    workspace = workspace_page_for(request, Action.KEY_MANAGE)
     form = ApiKeyCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

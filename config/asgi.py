@@ -17,7 +17,7 @@ from core.body_limit import BodyLimitMiddleware  # noqa: E402
 from jobs.live.routing import websocket_urlpatterns as job_sockets  # noqa: E402
 from runs.live import websocket_urlpatterns as run_sockets  # noqa: E402
 
-websocket_urlpatterns = job_sockets + run_sockets
+websocket_urlpatterns = [*job_sockets, *run_sockets]
 
 application = ProtocolTypeRouter(
     {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -54,6 +54,19 @@ def renderer_field(**kwargs: Any) -> serializers.ChoiceField:
     )
 
 
+def choice_filter(noun: str, values: Sequence[str], **kwargs: Any) -> serializers.ChoiceField:
+    """An optional list filter whose typo is answered with the accepted values: DRF's own
+    message lists none, and a typo must not look like "no such rows"."""
+    return serializers.ChoiceField(
+        choices=list(values),
+        required=False,
+        error_messages={
+            "invalid_choice": f"Unknown {noun} {{input!r}}; use one of: {', '.join(values)}."
+        },
+        **kwargs,
+    )
+
+
 class IsoDateTimeField(serializers.DateTimeField):
     """`datetime.isoformat()` as the API has always answered (`+00:00`, not DRF's `Z`)."""
 
@@ -71,7 +84,7 @@ class PdfOptionsField(serializers.JSONField):
     """Page options; reports.options parses and checks them."""
 
 
-class QueryFilters(serializers.Serializer):
+class QueryFilters(serializers.Serializer[Any]):
     """Query-string filters. A blank value (`?status=`) is refused, where DRF's form rule
     would silently read it as absent."""
 
@@ -86,7 +99,7 @@ class QueryFilters(serializers.Serializer):
         return super().to_internal_value(data)
 
 
-class JsonInput(serializers.Serializer):
+class JsonInput(serializers.Serializer[Any]):
     """A JSON request body, typed as the schema says: DRF would read 7 as "7" for a text
     field and "7" as 7 for a number; here each must arrive as its own JSON type. With
     `refuse_unknown`, a field the body does not define (a typo: `tempalte`) is refused by
@@ -140,7 +153,7 @@ def unknown_field_message(name: str, known: list[str]) -> str:
     return f"Unknown field.{hint} Known fields: {', '.join(known)}."
 
 
-def _json_type_error(field: serializers.Field, value: Any) -> str:
+def _json_type_error(field: serializers.Field[Any, Any, Any, Any], value: Any) -> str:
     if value is None:
         return ""  # absent or null: the field's own rules answer
     if isinstance(field, serializers.CharField) and not isinstance(value, str):

@@ -20,7 +20,7 @@ class Pagination(LimitOffsetPagination):
     max_limit = 200
 
 
-def paginated_schema(name: str, item: type[serializers.Serializer]) -> Any:
+def paginated_schema(name: str, item: type[serializers.Serializer[Any]]) -> Any:
     """The schema of a page of `item`s, named `name`. The item serializer is made last:
     DRF orders fields by when they were made, so `results` stays the last property."""
     return inline_serializer(

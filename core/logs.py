@@ -58,7 +58,8 @@ def _scrub(value: Any) -> Any:
 
 
 def redact_secrets(logger: WrappedLogger, method: str, event_dict: EventDict) -> EventDict:
-    return _scrub(event_dict)
+    scrubbed: EventDict = _scrub(event_dict)
+    return scrubbed
 
 
 def job_id_from_celery_message(

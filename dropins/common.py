@@ -17,6 +17,7 @@ from django.http import HttpResponse
 from rest_framework.request import Request
 
 from accounts.models import ApiKey
+from dropins.error_codes import DropinErrorCode
 from jobs import selectors, services
 from jobs.callbacks import callback_url_check
 from jobs.live.subscriptions import job_follow
@@ -26,8 +27,8 @@ from rendering.error_codes import ErrorCode, code_info
 from rendering.errors import ApplicationError, InvalidInput, NotFound
 from rendering.limits import size_text
 from reports import selectors as template_selectors
-from workspaces.current import actor_of, workspace_current
-from workspaces.permissions import Action, authorize
+from workspaces.current import workspace_current, workspace_for
+from workspaces.permissions import Action
 
 
 def body_size_check(request: Request) -> None:
@@ -47,8 +48,7 @@ def body_size_check(request: Request) -> None:
 def template_slug_visible(request: Request, *, slug: str = "", name: str = "") -> str:
     """The slug of the caller's template with this slug or name (a built-in sample too);
     another workspace's is a 404 like a missing one."""
-    workspace = workspace_current(request)
-    authorize(actor_of(request), Action.TEMPLATE_VIEW, workspace)
+    workspace = workspace_for(request, Action.TEMPLATE_VIEW)
     visible = template_selectors.template_list_visible(workspace=workspace, archived=False)
     if slug:
         return template_selectors.template_get_visible(workspace=workspace, slug=slug).slug
@@ -63,7 +63,7 @@ def template_slug_visible(request: Request, *, slug: str = "", name: str = "") -
 def adapter_authorize(request: Request) -> None:
     """May the calling key submit in its workspace? Asked before a drop-in route parses
     anything of the body (issue 42): a key that may not submit costs no parsing."""
-    authorize(actor_of(request), Action.JOB_SUBMIT, workspace_current(request))
+    workspace_for(request, Action.JOB_SUBMIT)
 
 
 def adapter_submit(
@@ -73,8 +73,7 @@ def adapter_submit(
     persistence as POST /api/v1/generate-pdf-async. `result_webhook` (ResultWebhook's
     fields) sends the PDF itself to the callback_url; it commits with the job, so the
     job cannot finish before it exists."""
-    workspace = workspace_current(request)
-    authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+    workspace = workspace_for(request, Action.JOB_SUBMIT)
     with transaction.atomic():
         job, created = services.job_create(
             owner=request.user,
@@ -108,10 +107,10 @@ def job_wait(request: Request, job: PdfJob) -> PdfJob:
         error = ApplicationError(
             f"Job {job.job_id} did not finish within {settings.ADAPTER_WAIT_SECONDS} s "
             f"(ADAPTER_WAIT_SECONDS); it goes on: GET /api/v1/jobs/{job.job_id}.",
-            code=ErrorCode.STILL_RENDERING,
+            code=DropinErrorCode.STILL_RENDERING,
             http_status=504,
+            details={"job_id": str(job.job_id)},
         )
-        error.details = {"job_id": str(job.job_id)}  # type: ignore[attr-defined]
         raise error
     return job
 
@@ -127,8 +126,8 @@ def job_failure(job: PdfJob) -> ApplicationError:
         job.error or f"Job {job.job_id} was {job.status}.",
         code=ErrorCode(job.error_code) if info is not None else ErrorCode.SERVER_ERROR,
         http_status=status if status >= 400 else 422,
+        details={"job_id": str(job.job_id)},
     )
-    error.details = {"job_id": str(job.job_id)}  # type: ignore[attr-defined]
     return error
 
 

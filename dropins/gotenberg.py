@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpResponse
@@ -46,7 +47,10 @@ from reports.limits import limits_from_settings
 _FILENAME = re.compile(r"[^A-Za-z0-9._ -]+")
 
 
-def _schema(route: str, fields: dict[str, Any]) -> Any:
+_Post = Callable[..., HttpResponse]
+
+
+def _schema(route: str, fields: dict[str, Any]) -> Callable[[_Post], _Post]:
     form = {
         "paperWidth": serializers.CharField(required=False),
         "paperHeight": serializers.CharField(required=False),
@@ -61,7 +65,7 @@ def _schema(route: str, fields: dict[str, Any]) -> Any:
         "metadata": serializers.CharField(required=False),
         **fields,
     }
-    return extend_schema(
+    decorator: Callable[[_Post], _Post] = extend_schema(
         operation_id=f"gotenberg_convert_{route}",
         summary=f"Gotenberg drop-in: Chromium {route} to PDF (waits for the job)",
         request={"multipart/form-data": inline_serializer(f"Gotenberg{route.title()}Form", form)},
@@ -83,6 +87,7 @@ def _schema(route: str, fields: dict[str, Any]) -> Any:
         ],
         tags=["drop-in: Gotenberg"],
     )
+    return decorator
 
 
 _FILES = serializers.ListField(child=serializers.FileField(), required=False)

@@ -269,6 +269,7 @@ def markdown_inline(source: str, files: Mapping[str, bytes]) -> str:
         if name not in files:
             raise InvalidInput(f'index.html asks for toHTML "{name}", which was not uploaded.')
         text = files[name].decode("utf-8", errors="replace")
-        return markdown.markdown(text, extensions=["tables", "fenced_code"])
+        html: str = markdown.markdown(text, extensions=["tables", "fenced_code"])
+        return html
 
     return _TO_HTML.sub(converted, source)

@@ -41,13 +41,15 @@ def _pretty_json(value: object) -> SafeString:
     )
 
 
-def _allowed(request: HttpRequest, action: Action, rows: Iterable[Any], job: str = "") -> list:
+def _allowed(request: HttpRequest, action: Action, rows: Iterable[Any], job: str = "") -> list[Any]:
     """The rows whose workspace lets the admin user do `action` (superusers: all;
     operators re-drive in every workspace), each checked by workspaces.permissions."""
     return [row for row in rows if can(request.user, action, getattr(row, job) if job else row)]
 
 
-def _refused(request: HttpRequest, admin_: admin.ModelAdmin, count: int, action: Action) -> None:
+def _refused(
+    request: HttpRequest, admin_: admin.ModelAdmin[Any], count: int, action: Action
+) -> None:
     if count:
         needed = ", ".join(role.value for role in roles_allowed(action))
         admin_.message_user(
@@ -57,7 +59,7 @@ def _refused(request: HttpRequest, admin_: admin.ModelAdmin, count: int, action:
         )
 
 
-def _redrive(request: HttpRequest, admin_: admin.ModelAdmin, jobs: list[PdfJob]) -> None:
+def _redrive(request: HttpRequest, admin_: admin.ModelAdmin[Any], jobs: list[PdfJob]) -> None:
     allowed = _allowed(request, Action.JOB_REDRIVE, jobs)
     _refused(request, admin_, len(jobs) - len(allowed), Action.JOB_REDRIVE)
     done = sum(1 for job in allowed if services.job_redrive(job_id=job.job_id))
@@ -90,7 +92,9 @@ class ErrorCodeFilter(admin.SimpleListFilter):
     title = "error code"
     parameter_name = "error_code"
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(
+        self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]
+    ) -> list[tuple[str, str]]:
         codes = (
             PdfJob.objects.exclude(error_code="")
             .order_by("error_code")
@@ -104,7 +108,7 @@ class ErrorCodeFilter(admin.SimpleListFilter):
 
 
 @admin.register(PdfJob)
-class PdfJobAdmin(admin.ModelAdmin):
+class PdfJobAdmin(admin.ModelAdmin[PdfJob]):
     Media = _AdminCss
     # Fits 1,280 px: the error is cut short here and whole on the job's page.
     list_display = (
@@ -268,7 +272,7 @@ class PdfJobAdmin(admin.ModelAdmin):
 
 
 @admin.register(DeadLetter)
-class DeadLetterAdmin(admin.ModelAdmin):
+class DeadLetterAdmin(admin.ModelAdmin[DeadLetter]):
     Media = _AdminCss
     list_display = (
         "job_link",
@@ -328,7 +332,7 @@ class DeadLetterAdmin(admin.ModelAdmin):
         self.message_user(request, f"Discarded {count} dead letter(s).")
 
 
-class WebhookAttemptInline(admin.TabularInline):
+class WebhookAttemptInline(admin.TabularInline[WebhookAttempt, WebhookDelivery]):
     model = WebhookAttempt
     extra = 0
     can_delete = False
@@ -340,7 +344,7 @@ class WebhookAttemptInline(admin.TabularInline):
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(admin.ModelAdmin):
+class WebhookDeliveryAdmin(admin.ModelAdmin[WebhookDelivery]):
     """Signed webhooks sent to callback URLs: each with its attempts and answers."""
 
     list_display = ("message_id", "event_type", "job", "url", "created_at", "delivered_at")

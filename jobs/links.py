@@ -28,7 +28,7 @@ def pdf_download_token_valid(token: str, job_id: UUID | str, *, salt: str = _SAL
         signed = signing.loads(token, salt=salt, max_age=settings.PDF_URL_TTL_SECONDS)
     except signing.BadSignature:  # includes SignatureExpired
         return False
-    return signed == str(job_id)
+    return isinstance(signed, str) and signed == str(job_id)
 
 
 def status_path(job_id: UUID | str) -> str:

@@ -11,7 +11,6 @@ Each final state mails once (accounts.notifications keys the mail by job, status
 from __future__ import annotations
 
 import logging
-import smtplib
 from datetime import timedelta
 from typing import Any
 from uuid import UUID
@@ -22,7 +21,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.notifications import job_mail_recipient, notification_send_once
+from accounts.notifications import job_mail_recipient, owner_mail_once
 from jobs import dispatch
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
@@ -104,13 +103,11 @@ def job_notify_owner(*, job_id: UUID | str) -> str:
         return "not_final"  # re-driven since (or cancelled): its next final state mails
     if dead_letter_redrive_expected(job=job):
         return "redrive_pending"  # not final yet: beat will try it again by itself
-    to = job_mail_recipient(user_id=job.owner_id)
-    if to is None:
-        return "not_wanted"
-    key = f"job:{job.job_id}:{job.status}:{job.completed_at.isoformat()}"
-    try:
-        sent = notification_send_once(key=key, user_id=job.owner_id, message=job_mail(job, to=to))
-    except (smtplib.SMTPException, OSError) as exc:
-        logger.warning("could not mail the owner of job %s: %s", job.job_id, exc)
-        raise MailNotSent(f"{type(exc).__name__}: {exc}") from exc
-    return "sent" if sent else "already_sent"
+    return owner_mail_once(
+        user_id=job.owner_id,
+        key=f"job:{job.job_id}:{job.status}:{job.completed_at.isoformat()}",
+        message=lambda to: job_mail(job, to=to),
+        what=f"job {job.job_id}",
+        error=MailNotSent,
+        log=logger,
+    )

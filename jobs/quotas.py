@@ -40,8 +40,7 @@ class QuotaExceeded(ApplicationError):
     code = ErrorCode.QUOTA_EXCEEDED
 
     def __init__(self, message: str, *, limit: str, value: int, retry_after: int) -> None:
-        super().__init__(message)
-        self.details = {"limit": limit, "limit_value": value}
+        super().__init__(message, details={"limit": limit, "limit_value": value})
         self.retry_after = retry_after
 
 

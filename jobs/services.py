@@ -17,6 +17,7 @@ from accounts.models import ApiKey
 from accounts.sealing import steps_seal, steps_unseal
 from jobs import dispatch, transitions
 from jobs.callbacks import callback_url_check
+from jobs.error_codes import JobErrorCode
 from jobs.log_context import job_log_bind
 from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
@@ -56,7 +57,7 @@ def _replay(*, workspace: Any, idempotency_key: str, digest: str) -> PdfJob | No
         raise Conflict(
             f"Idempotency-Key {idempotency_key!r} was already used with a different request "
             f"(job {existing.job_id}); use a new key for a new request.",
-            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
+            code=JobErrorCode.IDEMPOTENCY_KEY_REUSED,
             http_status=422,
         )
     return existing
@@ -223,7 +224,7 @@ def job_create(
         # session) it could not be, and a receiver could not tell it from a forgery.
         raise ApplicationError(
             "callback_url needs a submit with an API key: its webhook secret signs the callbacks.",
-            code=ErrorCode.CALLBACK_NEEDS_API_KEY,
+            code=JobErrorCode.CALLBACK_NEEDS_API_KEY,
         )
     if source.version is not None and source.version.options and isinstance(options, dict | None):
         # The template's options, each one the submit sends replacing the template's.

@@ -12,18 +12,18 @@ from jobs.models import JobStatus, PdfJob
 from jobs.retry_rule import failure_advice, job_retry_helps
 
 
-class ComplianceCheckSerializer(serializers.Serializer):
+class ComplianceCheckSerializer(serializers.Serializer[Any]):
     name = serializers.CharField()
     passed = serializers.BooleanField()
     detail = serializers.CharField()
 
 
-class SignatureSerializer(serializers.Serializer):
+class SignatureSerializer(serializers.Serializer[Any]):
     valid = serializers.BooleanField()
     signer = serializers.CharField()
 
 
-class ComplianceSerializer(serializers.Serializer):
+class ComplianceSerializer(serializers.Serializer[Any]):
     """What the finished PDF was read back for (options.pdf); a failed check fails the job."""
 
     profile = serializers.CharField(allow_null=True)
@@ -31,7 +31,7 @@ class ComplianceSerializer(serializers.Serializer):
     signature = SignatureSerializer(allow_null=True)
 
 
-class JobStateSerializer(serializers.Serializer):
+class JobStateSerializer(serializers.Serializer[Any]):
     """The job's public state, without links (what a live event carries)."""
 
     job_id = serializers.UUIDField()

@@ -1,6 +1,8 @@
-"""Every error code the service answers or records, defined once: its HTTP status, whether
-running the same job again can succeed, and what a person should do about it.
-docs/reference/errors.md lists the same codes (tests/rendering/test_error_codes.py)."""
+"""The error codes of rendering, of job failures and of the API itself, defined once: each
+one's HTTP status, whether running the same job again can succeed, and what a person should
+do about it. An app's own codes live in its `error_codes.py` (accounts, reports, jobs,
+dropins, workspaces, schedules, runs) with the same CodeInfo; docs/reference/errors.md
+lists them all (tests/rendering/test_error_codes.py)."""
 
 from __future__ import annotations
 
@@ -22,16 +24,11 @@ class ErrorCode(StrEnum):
     TOO_LARGE = "too_large"
     TOO_DEEP = "too_deep"
     TOO_MANY_ITEMS = "too_many_items"
-    TOO_MANY_SCHEDULES = "too_many_schedules"
-    IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
-    CALLBACK_NEEDS_API_KEY = "callback_needs_api_key"
     SCHEMA_TOO_SLOW = "schema_too_slow"
     # What the request points at.
     NOT_FOUND = "not_found"
     EXPIRED = "expired"
     CONFLICT = "conflict"
-    API_KEYS_MAX = "api_keys_max"
-    READ_ONLY = "read_only"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_ACCEPTABLE = "not_acceptable"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
@@ -43,9 +40,6 @@ class ErrorCode(StrEnum):
     THROTTLED = "throttled"
     QUOTA_EXCEEDED = "quota_exceeded"
     TOO_MANY_STREAMS = "too_many_streams"
-    PREVIEW_TIMEOUT = "preview_timeout"
-    PREVIEWS_BUSY = "previews_busy"
-    STILL_RENDERING = "still_rendering"
     # Our side: a later attempt can succeed.
     SERVER_ERROR = "server_error"
     TRANSIENT = "transient"
@@ -62,17 +56,7 @@ class ErrorCode(StrEnum):
     CERTIFICATE_EXPIRED = "certificate_expired"
     TIMESTAMP_FAILED = "timestamp_failed"
     COMPLIANCE_FAILED = "compliance_failed"
-    WORKSPACE_EXISTS = "workspace_exists"
-    INVALID_WORKSPACE_NAME = "invalid_workspace_name"
-    LAST_OWNER = "last_owner"
-    INVITATION_INVALID = "invitation_invalid"
-    ALREADY_MEMBER = "already_member"
-    INVALID_SSO_DOMAIN = "invalid_sso_domain"
-    SSO_DOMAIN_TAKEN = "sso_domain_taken"
     STORAGE_UNAVAILABLE = "storage_unavailable"
-    INVALID_SCHEDULE = "invalid_schedule"
-    # Bulk runs (issue 22).
-    RUN_RECORDS_INVALID = "run_records_invalid"
 
 
 @dataclass(frozen=True)
@@ -138,40 +122,11 @@ CODES: dict[ErrorCode, CodeInfo] = {
         "Send the batch in several requests of at most PDF_MAX_BATCH items (a run: at most "
         "RUN_MAX_RECORDS records).",
     ),
-    ErrorCode.TOO_MANY_SCHEDULES: CodeInfo(
-        400,
-        False,
-        "Delete a schedule the workspace no longer needs (or ask the operator to raise "
-        "SCHEDULE_MAX_PER_WORKSPACE), then create it again.",
-    ),
-    ErrorCode.IDEMPOTENCY_KEY_REUSED: CodeInfo(
-        422,
-        False,
-        "Use a new Idempotency-Key for a new request; resend the same body to get the earlier job.",
-    ),
-    ErrorCode.CALLBACK_NEEDS_API_KEY: CodeInfo(
-        400,
-        False,
-        "Submit with an X-API-Key (its webhook secret signs the callbacks), or "
-        "leave callback_url out.",
-    ),
     ErrorCode.SCHEMA_TOO_SLOW: CodeInfo(
         400,
         False,
         "Simplify the template's schema (anyOf/oneOf, $ref recursion) so data is "
         "checked within PDF_SCHEMA_VALIDATION_MS.",
-    ),
-    ErrorCode.API_KEYS_MAX: CodeInfo(
-        409, False, "Revoke an API key you no longer use, then create the new one."
-    ),
-    ErrorCode.STILL_RENDERING: CodeInfo(
-        504,
-        True,
-        "The job goes on: fetch its PDF from GET /api/v1/jobs/{id} when it is done, or use "
-        "the route's async mode.",
-    ),
-    ErrorCode.PREVIEWS_BUSY: CodeInfo(
-        429, True, "Your previews are already queued: wait Retry-After seconds, then ask again."
     ),
     ErrorCode.NOT_FOUND: CodeInfo(
         404, False, "Check the id or slug; another caller's jobs and templates are not visible."
@@ -184,9 +139,6 @@ CODES: dict[ErrorCode, CodeInfo] = {
         False,
         "The thing is not in a state that allows this (the message says which): "
         "choose another slug, or wait for the job's state.",
-    ),
-    ErrorCode.READ_ONLY: CodeInfo(
-        403, False, "Built-in templates cannot be changed: create your own copy."
     ),
     ErrorCode.METHOD_NOT_ALLOWED: CodeInfo(
         405, False, "Use the method the API reference gives for this path."
@@ -220,9 +172,6 @@ CODES: dict[ErrorCode, CodeInfo] = {
     ),
     ErrorCode.TOO_MANY_STREAMS: CodeInfo(
         429, True, "Close some of your open live streams, or wait Retry-After seconds."
-    ),
-    ErrorCode.PREVIEW_TIMEOUT: CodeInfo(
-        503, True, "The preview workers are busy or the template is slow: try again shortly."
     ),
     ErrorCode.SERVER_ERROR: CodeInfo(
         500, True, "The server failed; the error is logged. Try again later."
@@ -291,45 +240,11 @@ CODES: dict[ErrorCode, CodeInfo] = {
         "Change the template or options so the check the message names passes (e.g. no "
         "transparency or encryption in PDF/A), then submit again.",
     ),
-    ErrorCode.WORKSPACE_EXISTS: CodeInfo(409, False, "Choose another workspace name."),
-    ErrorCode.INVALID_SSO_DOMAIN: CodeInfo(
-        400,
-        False,
-        "Give bare domain names (example.com) of your own email address, and the role "
-        "requester or viewer.",
-    ),
-    ErrorCode.SSO_DOMAIN_TAKEN: CodeInfo(
-        409, False, "A domain joins one workspace only: remove it from the other one first."
-    ),
-    ErrorCode.INVALID_WORKSPACE_NAME: CodeInfo(
-        400, False, "Give the workspace a name with at least one letter or digit."
-    ),
-    ErrorCode.LAST_OWNER: CodeInfo(
-        400, False, "Make another member an owner first (or transfer ownership), then retry."
-    ),
-    ErrorCode.INVITATION_INVALID: CodeInfo(
-        410, False, "Ask a workspace owner to send you a new invitation."
-    ),
-    ErrorCode.ALREADY_MEMBER: CodeInfo(
-        409, False, "They are in the workspace already; change their role instead."
-    ),
     ErrorCode.STORAGE_UNAVAILABLE: CodeInfo(
         None,
         True,
         "The PDF store was unreachable; the worker retries for PDF_STORAGE_OUTAGE_SECONDS"
         " by itself, then retry the job.",
-    ),
-    ErrorCode.INVALID_SCHEDULE: CodeInfo(
-        400,
-        False,
-        "Correct the schedule's field the message names (cron, timezone, data_url, "
-        "deliveries), then save it again.",
-    ),
-    ErrorCode.RUN_RECORDS_INVALID: CodeInfo(
-        422,
-        False,
-        "Correct the records the answer's `records` list names (each with its row and "
-        "field), then start the run again.",
     ),
 }
 

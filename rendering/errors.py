@@ -5,26 +5,34 @@ bottom of the import graph, so every package can raise it)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
+
 from rendering.error_codes import ErrorCode
 
 
 class ApplicationError(Exception):
     """A request that cannot be done as asked; no retry fixes it."""
 
-    code: ErrorCode = ErrorCode.INVALID_DATA
+    # Rendering's and the API's ErrorCode, or an app's own (workspaces.error_codes, ...).
+    code: StrEnum = ErrorCode.INVALID_DATA
     http_status = 400
 
     def __init__(
         self,
         message: str,
         *,
-        code: ErrorCode | None = None,
+        code: StrEnum | None = None,
         http_status: int | None = None,
         line: int | None = None,
+        details: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
+        # More of the answer's body, beside code and message (which field, which limit).
+        self.details: dict[str, Any] = dict(details or {})
         if code:
             self.code = code
         if http_status:
@@ -49,6 +57,18 @@ class Gone(ApplicationError):
 class Conflict(ApplicationError):
     code = ErrorCode.CONFLICT
     http_status = 409
+
+
+class LimitReached(ApplicationError):
+    """429: a per-workspace limit set by a setting was reached; the body names the
+    setting (`limit`)."""
+
+    http_status = 429
+    code: StrEnum = ErrorCode.THROTTLED
+    limit = ""  # the setting's name
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, details={"limit": self.limit})
 
 
 class RenderError(ApplicationError):

@@ -16,6 +16,7 @@ import select
 import signal
 import time
 from collections.abc import Callable
+from typing import Any
 
 from rendering.errors import LimitExceeded, RenderError
 from rendering.limits import Limits, size_text
@@ -39,7 +40,7 @@ def _child(work: Callable[[], str], write_fd: int, memory_bytes: int) -> None:
             ceiling = min(ceiling, hard)
         resource.setrlimit(resource.RLIMIT_AS, (ceiling, hard))
         try:
-            payload: tuple = ("ok", work())
+            payload: tuple[Any, ...] = ("ok", work())
         except MemoryError:
             payload = ("memory",)
         except RenderError as exc:
@@ -113,7 +114,8 @@ def run_isolated(work: Callable[[], str], limits: Limits) -> str:
         raise RenderError("The template render stopped unexpectedly.")
     payload = pickle.loads(raw)  # noqa: S301 - written by our own forked child
     if payload[0] == "ok":
-        return payload[1]
+        html: str = payload[1]
+        return html
     if payload[0] == "memory":
         raise out_of_memory
     _, error_type, message, line, code, http_status = payload

@@ -65,7 +65,7 @@ def _outline_tops(reader: PdfReader) -> list[tuple[int, float | None]]:
     """(page index, top) of each bookmark, in document order."""
     found: list[tuple[int, float | None]] = []
 
-    def walk(items: list) -> None:
+    def walk(items: list[Any]) -> None:
         for item in items:
             if isinstance(item, list):
                 walk(item)

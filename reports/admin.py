@@ -35,7 +35,7 @@ def _workspace_of(cleaned: dict[str, Any]) -> Any:
     return workspace_personal(user=owner) if owner is not None else None
 
 
-class ReportTemplateForm(forms.ModelForm):
+class ReportTemplateForm(forms.ModelForm[ReportTemplate]):
     class Meta:
         model = ReportTemplate
         fields = ("workspace", "owner", "name", "slug", "renderers", *VERSIONED_FIELDS)
@@ -91,7 +91,7 @@ class ReportTemplateForm(forms.ModelForm):
         return cleaned
 
 
-class VersionInline(admin.TabularInline):
+class VersionInline(admin.TabularInline[ReportTemplateVersion, ReportTemplate]):
     model = ReportTemplateVersion
     fields = ("number", "engine", "renderer", "created_by", "created_at")
     readonly_fields = fields
@@ -104,7 +104,7 @@ class VersionInline(admin.TabularInline):
 
 
 @admin.register(ReportTemplate)
-class ReportTemplateAdmin(admin.ModelAdmin):
+class ReportTemplateAdmin(admin.ModelAdmin[ReportTemplate]):
     form = ReportTemplateForm
     list_display = (
         "name",

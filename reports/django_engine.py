@@ -151,7 +151,7 @@ def _engine(partials: Mapping[str, str] | None = None) -> Engine:
 _ENGINE = _engine()
 
 
-class _Dict(dict):
+class _Dict(dict[str, Any]):
     """A JSON object in the template: its keys, and items/keys/values for `for` loops."""
 
     def __getattribute__(self, name: str) -> Any:
@@ -164,7 +164,7 @@ class _Dict(dict):
         return ["items", "keys", "values"]
 
 
-class _List(list):
+class _List(list[Any]):
     """A JSON array: its indexes only (no pop, clear, append… for Django to call)."""
 
     def __getattribute__(self, name: str) -> Any:
@@ -254,7 +254,7 @@ def _count_output(compiled: Template, limit: int) -> None:
     def counted(render: Any) -> Any:
         def count(context: Context) -> str:
             nonlocal written
-            out = render(context)
+            out: str = render(context)
             written += len(out)
             if written > limit:
                 raise LimitExceeded(

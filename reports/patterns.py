@@ -53,14 +53,16 @@ def pattern_search(pattern: str, text: str) -> bool:
     return pattern_compile(pattern).search(text) is not None
 
 
-def _pattern(validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]) -> Iterator:
+def _pattern(
+    validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
     if validator.is_type(instance, "string") and not pattern_search(pattern, instance):
         yield ValidationError(f"{instance[:80]!r} does not match {pattern[:80]!r}")
 
 
 def _pattern_properties(
     validator: Any, patterns: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]
-) -> Iterator:
+) -> Iterator[ValidationError]:
     if not validator.is_type(instance, "object"):
         return
     for pattern, subschema in patterns.items():
@@ -81,7 +83,7 @@ def _additional(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> list[
 
 def _additional_properties(
     validator: Any, additional: Any, instance: Any, schema: Mapping[str, Any]
-) -> Iterator:
+) -> Iterator[ValidationError]:
     if not validator.is_type(instance, "object"):
         return
     extras = _additional(instance, schema)

@@ -28,9 +28,10 @@ from core.celery import app
 from core.leases import lease_release, lease_take
 from core.redis import redis_client
 from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, RenderError
+from rendering.errors import ApplicationError, LimitReached, RenderError
 from rendering.options import parse_options
 from rendering.renderers import DEFAULT_RENDERER
+from reports.error_codes import TemplateErrorCode
 from reports.preview import preview_data_check, template_preview_pngs
 
 logger = logging.getLogger(__name__)
@@ -40,18 +41,17 @@ PREVIEW_QUEUE = "previews"
 
 class PreviewTimeout(ApplicationError):
     http_status = 503
-    code = ErrorCode.PREVIEW_TIMEOUT
+    code = TemplateErrorCode.PREVIEW_TIMEOUT
 
 
-class PreviewsBusy(ApplicationError):
+class PreviewsBusy(LimitReached):
     """429: the tenant already has its share of the previews queue."""
 
-    http_status = 429
-    code = ErrorCode.PREVIEWS_BUSY
+    code = TemplateErrorCode.PREVIEWS_BUSY
+    limit = "PREVIEW_MAX_IN_FLIGHT_PER_TENANT"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-        self.details = {"limit": "PREVIEW_MAX_IN_FLIGHT_PER_TENANT"}
         self.retry_after = settings.PDF_PREVIEW_WAIT_SECONDS
 
 

@@ -55,7 +55,7 @@ def samples_dir() -> Path:
     return Path(settings.BASE_DIR) / "templates" / "samples"
 
 
-def sample_files(slug: str) -> tuple[str, str, dict]:
+def sample_files(slug: str) -> tuple[str, str, dict[str, Any]]:
     """Return (html, css, sample data) of a shipped sample."""
     base = samples_dir() / slug
     html = base.with_suffix(".hbs").read_text(encoding="utf-8")
@@ -65,7 +65,7 @@ def sample_files(slug: str) -> tuple[str, str, dict]:
     return html, css, data
 
 
-def sample_schema(slug: str) -> dict:
+def sample_schema(slug: str) -> dict[str, Any]:
     """The sample's JSON Schema (templates/samples/<slug>.schema.json), or {} if it has none."""
     path = (samples_dir() / slug).with_suffix(".schema.json")
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}

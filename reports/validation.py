@@ -52,7 +52,8 @@ def _reason(error: ValidationError) -> str:
     if error.validator == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return f"missing required property {missing!r}"
-    return error.message[:200]
+    message: str = error.message
+    return message[:200]
 
 
 def schema_check(schema: Any, *, limits: Limits = DEFAULT_LIMITS) -> None:

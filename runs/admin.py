@@ -13,7 +13,7 @@ from django.utils.html import format_html
 from runs.models import Run, RunRecord
 
 
-class RunRecordInline(admin.TabularInline):
+class RunRecordInline(admin.TabularInline[RunRecord, Run]):
     model = RunRecord
     extra = 0
     can_delete = False
@@ -28,7 +28,7 @@ class RunRecordInline(admin.TabularInline):
 
 
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(admin.ModelAdmin[Run]):
     list_display = (
         "run_id",
         "workspace",

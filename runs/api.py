@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 
 from accounts.models import ApiKey
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
-from core.api_fields import QueryFilters, shown_name, unknown_field_message
+from core.api_fields import QueryFilters, choice_filter, shown_name, unknown_field_message
 from core.api_pagination import paginated, paginated_schema
 from jobs.api import schema as job_schema
 from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializer
@@ -40,8 +40,8 @@ from runs import combined, output, selectors, services
 from runs.links import run_download_path, run_download_token_valid, run_status_path
 from runs.models import Run, RunOutput, RunRecord, RunStatus
 from runs.records import Record, records_from_list, records_from_upload
-from workspaces.current import actor_of, workspace_current
-from workspaces.permissions import Action, authorize, can
+from workspaces.current import actor_of, api_get, workspace_current, workspace_for
+from workspaces.permissions import Action, can
 
 
 class _RecordsField(serializers.ListField):
@@ -54,7 +54,7 @@ class _RecordsField(serializers.ListField):
         return super().to_internal_value(data)
 
 
-class RunCreateInputSerializer(serializers.Serializer):
+class RunCreateInputSerializer(serializers.Serializer[Any]):
     template = serializers.SlugField(help_text="The stored template every record renders.")
     records = _RecordsField(
         child=serializers.JSONField(),
@@ -78,7 +78,7 @@ class RunCreateInputSerializer(serializers.Serializer):
         ref_name = "RunCreate"
 
 
-class RunAcceptedSerializer(serializers.Serializer):
+class RunAcceptedSerializer(serializers.Serializer[Any]):
     run_id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=RunStatus.choices)
     status_url = serializers.URLField()
@@ -86,7 +86,7 @@ class RunAcceptedSerializer(serializers.Serializer):
     failed = serializers.IntegerField(help_text="Records refused at once (see the status).")
 
 
-class RunRecordSerializer(serializers.Serializer):
+class RunRecordSerializer(serializers.Serializer[Any]):
     index = serializers.IntegerField()
     job_id = serializers.UUIDField(allow_null=True, source="job.job_id", default=None)
     status = serializers.SerializerMethodField(help_text="The job's status; `invalid`: no job.")
@@ -115,7 +115,7 @@ class RunRecordSerializer(serializers.Serializer):
         return str(self.context["absolute"](pdf_path(job.job_id)))
 
 
-class RunSummarySerializer(serializers.Serializer):
+class RunSummarySerializer(serializers.Serializer[Any]):
     """A run without its records: a row of the runs list."""
 
     run_id = serializers.UUIDField()
@@ -203,9 +203,7 @@ def _answer(request: Request, run: Run, *, status: int = 200) -> Response:
 
 
 def _run(request: Request, run_id: str, action: Action) -> Run:
-    run = selectors.run_get(workspace=workspace_current(request), run_id=run_id)
-    authorize(actor_of(request), action, run)
-    return run
+    return api_get(request, action, selectors.run_get, run_id=run_id)
 
 
 def _records(request: Request, fields: dict[str, Any], template_slug: str) -> list[Record]:
@@ -231,24 +229,11 @@ def _records(request: Request, fields: dict[str, Any], template_slug: str) -> li
 
 
 class RunFilterSerializer(QueryFilters):
-    status = serializers.ChoiceField(
-        choices=RunStatus.values,
-        required=False,
-        error_messages={
-            "invalid_choice": (
-                f"Unknown status {{input!r}}; use one of: {', '.join(RunStatus.values)}."
-            )
-        },
-    )
+    status = choice_filter("status", RunStatus.values)
     template = serializers.SlugField(required=False, help_text="Runs of this template (slug).")
-    output = serializers.ChoiceField(
-        choices=RunOutput.values,
-        required=False,
-        error_messages={
-            "invalid_choice": (
-                f"Unknown output {{input!r}}; use one of: {', '.join(RunOutput.values)}."
-            )
-        },
+    output = choice_filter(
+        "output",
+        RunOutput.values,
     )
 
 
@@ -270,9 +255,8 @@ class RunListCreateApi(APIView):
         `?output=`, `?limit=`, `?offset=`); GET runs/{run_id} for a run's records."""
         filters = RunFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        workspace = workspace_current(request)
+        workspace = workspace_for(request, Action.JOB_VIEW)
         actor = actor_of(request)
-        authorize(actor, Action.JOB_VIEW, workspace)
         runs = selectors.run_list(workspace=workspace, **filters.validated_data)
         context = {
             "absolute": request.build_absolute_uri,
@@ -301,8 +285,7 @@ class RunListCreateApi(APIView):
         serializer = RunCreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         fields = serializer.validated_data
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+        workspace = workspace_for(request, Action.JOB_SUBMIT)
         run = services.run_create(
             owner=request.user,
             workspace=workspace,
@@ -361,7 +344,7 @@ class RunRetryFailedApi(APIView):
         return _answer(request, run, status=202)
 
 
-class CombinedPreparingSerializer(serializers.Serializer):
+class CombinedPreparingSerializer(serializers.Serializer[Any]):
     status = serializers.CharField(default="preparing")
     message = serializers.CharField()
     done = serializers.IntegerField(help_text="PDFs merged so far.")
@@ -452,8 +435,7 @@ class JobBatchCreateApi(APIView):
                 f"this one has {len(items)}.",
                 code=ErrorCode.TOO_MANY_ITEMS,  # a schema (maxItems) violation: 400, like others
             )
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+        workspace = workspace_for(request, Action.JOB_SUBMIT)
         # A batch is a run of separate jobs: GET runs/{batch_id} follows it as one.
         run = services.run_for_batch_create(
             owner=request.user, workspace=workspace, total=len(items)

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from django.conf import settings
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
-from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from accounts.authentication import Caller
+from core.websocket_routes import websocket_path
 from jobs.live.access import follower_resolve, stream_member
 from jobs.live.consumers import FollowingConsumer
 from jobs.live.events import group_publish
@@ -26,6 +26,9 @@ from rendering.errors import NotFound
 from runs.links import run_status_path
 from runs.models import Run, RunStatus
 from workspaces.permissions import Action, authorize
+
+if TYPE_CHECKING:
+    from core.websocket_routes import WebSocketRoutes
 
 RUN_EVENT_TYPE = "run.event"
 
@@ -121,13 +124,13 @@ class RunEventsConsumer(FollowingConsumer):
     links = staticmethod(run_links)
 
     async def connect(self) -> None:
-        allowed = await self._authorize(
-            run_follow_authorize, run_id=self.scope["url_route"]["kwargs"]["run_id"]
+        await self._connect_following(
+            run_follow_authorize,
+            lambda allowed: _follow(*allowed),
+            run_id=self.scope["url_route"]["kwargs"]["run_id"],
         )
-        if allowed is None:
-            return
-        await self.accept()
-        self._send_all(_follow(*allowed))
 
 
-websocket_urlpatterns = [path("ws/runs/<str:run_id>/", RunEventsConsumer.as_asgi())]
+websocket_urlpatterns: WebSocketRoutes = [
+    websocket_path("ws/runs/<str:run_id>/", RunEventsConsumer.as_asgi())
+]

@@ -4,7 +4,6 @@ runs.progress.job_mail_wanted_received): how many rendered, how many failed, its
 from __future__ import annotations
 
 import logging
-import smtplib
 from typing import Any
 from uuid import UUID
 
@@ -13,7 +12,7 @@ from django.core.mail import EmailMessage
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from accounts.notifications import job_mail_recipient, notification_send_once
+from accounts.notifications import owner_mail_once
 from runs.models import Run, RunOutput, RunStatus
 
 logger = logging.getLogger(__name__)
@@ -58,13 +57,11 @@ def run_notify_owner(*, run_id: UUID | str) -> str:
         return "no_run"
     if not run.is_finished or run.finished_at is None:
         return "not_finished"
-    to = job_mail_recipient(user_id=run.owner_id)
-    if to is None:
-        return "not_wanted"
-    key = f"run:{run.run_id}:{run.status}:{run.finished_at.isoformat()}"
-    try:
-        sent = notification_send_once(key=key, user_id=run.owner_id, message=run_mail(run, to=to))
-    except (smtplib.SMTPException, OSError) as exc:
-        logger.warning("could not mail the owner of run %s: %s", run.run_id, exc)
-        raise RunMailNotSent(f"{type(exc).__name__}: {exc}") from exc
-    return "sent" if sent else "already_sent"
+    return owner_mail_once(
+        user_id=run.owner_id,
+        key=f"run:{run.run_id}:{run.status}:{run.finished_at.isoformat()}",
+        message=lambda to: run_mail(run, to=to),
+        what=f"run {run.run_id}",
+        error=RunMailNotSent,
+        log=logger,
+    )

@@ -14,7 +14,11 @@ _FIELD = re.compile(r"\{([A-Za-z0-9_.\-]*)\}")
 DEFAULT_PATTERN = "record-{index}"
 
 
-def _lookup(data: Any, path: str) -> str:
+_ABSENT = object()
+
+
+def _walk(data: Any, path: str) -> Any:
+    """The value at a dotted path ("customer.name", "items.0"), else _ABSENT."""
     value = data
     for part in path.split("."):
         if isinstance(value, dict) and part in value:
@@ -22,26 +26,25 @@ def _lookup(data: Any, path: str) -> str:
         elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
             value = value[int(part)]
         else:
-            return ""
-    return "" if isinstance(value, dict | list) or value is None else str(value)
+            return _ABSENT
+    return value
+
+
+def _lookup(data: Any, path: str) -> str:
+    value = _walk(data, path)
+    if value is _ABSENT or value is None or isinstance(value, dict | list):
+        return ""
+    return str(value)
 
 
 def _present(data: Any, path: str) -> bool:
-    value = data
-    for part in path.split("."):
-        if isinstance(value, dict) and part in value:
-            value = value[part]
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return False
-    return True
+    return _walk(data, path) is not _ABSENT
 
 
 def _pattern_error(message: str) -> ApplicationError:
-    error = ApplicationError(message, code=ErrorCode.INVALID_DATA)
-    error.details = {"field": "filename_pattern"}  # type: ignore[attr-defined]
-    return error
+    return ApplicationError(
+        message, code=ErrorCode.INVALID_DATA, details={"field": "filename_pattern"}
+    )
 
 
 def pattern_check(pattern: str, records: list[Any]) -> None:

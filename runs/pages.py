@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
 from jobs.models import JobStatus
-from rendering.errors import ApplicationError, Conflict, NotFound
+from rendering.errors import ApplicationError, Conflict
 from reports import selectors as template_selectors
 from runs import combined, selectors, services
 from runs.links import run_download_path
@@ -25,8 +25,8 @@ from runs.models import Run, RunOutput, RunStatus
 from runs.output import run_rows
 from runs.records import records_from_upload
 from runs.sample_csv import sample_csv, template_columns
-from workspaces.current import workspace_current
-from workspaces.permissions import Action, authorize_page, can
+from workspaces.current import page_get, workspace_page_for
+from workspaces.permissions import Action, can
 
 SHOWN_FAILURES = 50
 RUN_SAMPLE = "certificate"  # the built-in sample made for runs (flat CSV columns)
@@ -34,12 +34,7 @@ SHOWN_PDFS = 200  # a separate run's links; the ZIP holds them all
 
 
 def _own_run(request: HttpRequest, run_id: str, action: Action = Action.JOB_VIEW) -> Run:
-    try:
-        run = selectors.run_get(workspace=workspace_current(request), run_id=run_id)
-    except NotFound:
-        raise Http404("No such run.") from None
-    authorize_page(request.user, action, run)
-    return run
+    return page_get(request, action, selectors.run_get, missing="No such run.", run_id=run_id)
 
 
 def _error_text(exc: ApplicationError) -> str:
@@ -54,8 +49,7 @@ RUNS_PER_PAGE = 50
 @login_required
 def run_list_page(request: HttpRequest) -> HttpResponse:
     """The workspace's runs, newest first (?status=, ?page=), each linked to its page."""
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.JOB_VIEW, workspace)
+    workspace = workspace_page_for(request, Action.JOB_VIEW)
     status = request.GET.get("status", "")
     if status not in RunStatus.values:
         status = ""
@@ -72,8 +66,7 @@ def run_list_page(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def run_new(request: HttpRequest) -> HttpResponse:
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.JOB_SUBMIT, workspace)
+    workspace = workspace_page_for(request, Action.JOB_SUBMIT)
     templates = template_selectors.template_list_visible(workspace=workspace, archived=False)
     form = {"template": request.GET.get("template", ""), "output": RunOutput.ZIP, "pattern": ""}
     if request.method == "POST":
@@ -125,8 +118,7 @@ def run_new(request: HttpRequest) -> HttpResponse:
 @login_required
 def run_sample_csv(request: HttpRequest) -> HttpResponse:
     """A CSV a template's run takes: its columns and one row of its sample data."""
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.TEMPLATE_VIEW, workspace)
+    workspace = workspace_page_for(request, Action.TEMPLATE_VIEW)
     slug = request.GET.get("template", "")
     template = (
         template_selectors.template_list_visible(workspace=workspace).filter(slug=slug).first()

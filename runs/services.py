@@ -28,6 +28,7 @@ from rendering.postprocess.submit import document_submit_check
 from reports.limits import limits_from_settings
 from reports.partials import partials_recorded, template_partials_resolve
 from reports.validation import data_check, data_validate
+from runs.error_codes import RunErrorCode
 from runs.models import Run, RunOutput, RunRecord
 from runs.names import UniqueNames, pattern_check
 from runs.progress import run_recount, run_recount_on_commit
@@ -41,11 +42,10 @@ class RunRecordsInvalid(ApplicationError):
     """422: not one record of the run can render; `records` names each one's problem."""
 
     http_status = 422
-    code = ErrorCode.RUN_RECORDS_INVALID
+    code = RunErrorCode.RUN_RECORDS_INVALID
 
     def __init__(self, message: str, *, records: list[dict[str, Any]]) -> None:
-        super().__init__(message)
-        self.details = {"records": records[:100]}
+        super().__init__(message, details={"records": records[:100]})
 
 
 @dataclass

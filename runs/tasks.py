@@ -3,6 +3,8 @@ Thin: each calls one service."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import Task, shared_task
 from django.conf import settings
 
@@ -24,7 +26,7 @@ def build_run_combined(run_id: str) -> str:
 
 
 @shared_task(bind=True, name=RUN_NOTIFY_TASK, max_retries=NOTIFY_MAX_RETRIES)
-def notify_run_owner(self: Task, run_id: str) -> str:
+def notify_run_owner(self: Task[Any, Any], /, run_id: str) -> str:
     try:
         return run_notify_owner(run_id=run_id)
     except RunMailNotSent as exc:

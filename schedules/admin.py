@@ -19,7 +19,7 @@ from workspaces.permissions import Action, can, roles_allowed
 EDITED_HERE = ("name", "cron", "timezone", "paused", "deliveries")
 
 
-class ScheduleForm(forms.ModelForm):
+class ScheduleForm(forms.ModelForm[Schedule]):
     class Meta:
         model = Schedule
         fields = EDITED_HERE
@@ -44,7 +44,7 @@ class ScheduleForm(forms.ModelForm):
         return cleaned
 
 
-class ScheduleRunInline(admin.TabularInline):
+class ScheduleRunInline(admin.TabularInline[ScheduleRun, Schedule]):
     model = ScheduleRun
     extra = 0
     can_delete = False
@@ -58,7 +58,11 @@ class ScheduleRunInline(admin.TabularInline):
 
 
 def _each(
-    admin_: admin.ModelAdmin, request: HttpRequest, rows: QuerySet[Schedule], do: Any, verb: str
+    admin_: admin.ModelAdmin[Any],
+    request: HttpRequest,
+    rows: QuerySet[Schedule],
+    do: Any,
+    verb: str,
 ) -> None:
     allowed = [row for row in rows if can(request.user, Action.SCHEDULE_MANAGE, row)]
     if skipped := len(rows) - len(allowed):
@@ -74,7 +78,7 @@ def _each(
 
 
 @admin.register(Schedule)
-class ScheduleAdmin(admin.ModelAdmin):
+class ScheduleAdmin(admin.ModelAdmin[Schedule]):
     form = ScheduleForm
     list_display = ("__str__", "workspace", "template", "state", "next_run_at", "last_outcome")
     list_filter = ("paused",)
@@ -138,7 +142,7 @@ class ScheduleAdmin(admin.ModelAdmin):
 
 
 @admin.register(ScheduleRun)
-class ScheduleRunAdmin(admin.ModelAdmin):
+class ScheduleRunAdmin(admin.ModelAdmin[ScheduleRun]):
     list_display = ("run_id", "schedule", "trigger", "scheduled_for", "outcome", "finished_at")
     list_filter = ("outcome", "trigger")
     search_fields = ("run_id", "schedule__schedule_id", "schedule__name")

@@ -20,14 +20,12 @@ from schedules.serializers import (
     ScheduleOutputSerializer,
     ScheduleRunOutputSerializer,
 )
-from workspaces.current import actor_of, workspace_current
-from workspaces.permissions import Action, authorize
+from workspaces.current import actor_of, api_get, workspace_for
+from workspaces.permissions import Action
 
 
 def _schedule(request: Request, schedule_id: str, action: Action) -> Schedule:
-    schedule = selectors.schedule_get(workspace=workspace_current(request), schedule_id=schedule_id)
-    authorize(actor_of(request), action, schedule)
-    return schedule
+    return api_get(request, action, selectors.schedule_get, schedule_id=schedule_id)
 
 
 def _input(request: Request) -> dict[str, Any]:
@@ -53,8 +51,7 @@ class ScheduleListCreateApi(APIView):
         responses=paginated_schema("PaginatedScheduleList", ScheduleOutputSerializer),
     )
     def get(self, request: Request) -> Response:
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.SCHEDULE_VIEW, workspace)
+        workspace = workspace_for(request, Action.SCHEDULE_VIEW)
         return paginated(
             request,
             self,
@@ -73,8 +70,7 @@ class ScheduleListCreateApi(APIView):
         that is wrong (`details.field`). Webhook deliveries are signed with the calling
         key's secret, so they need a schedule made with an API key."""
         fields = _input(request)
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.SCHEDULE_MANAGE, workspace)
+        workspace = workspace_for(request, Action.SCHEDULE_MANAGE)
         schedule = services.schedule_create(
             workspace=workspace,
             created_by=request.user,

@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from croniter import CroniterBadCronError, CroniterBadDateError, croniter
 
-from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
+from schedules.error_codes import ScheduleErrorCode
 
 
 class ScheduleInvalid(ApplicationError):
@@ -21,7 +21,7 @@ class ScheduleInvalid(ApplicationError):
     `fields` (each wrong field's messages, the shape of every other 400's `fields`), at the
     top level of the answer like every error's details (core.exception_handler)."""
 
-    code = ErrorCode.INVALID_SCHEDULE
+    code = ScheduleErrorCode.INVALID_SCHEDULE
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")

@@ -13,21 +13,15 @@ from django.db import transaction
 from django.db.models import F, Sum
 from django.utils import timezone
 
-from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError
+from rendering.errors import LimitReached
 from schedules.models import ScheduleRun
 from workspaces.models import Membership, Workspace
 
 
-class ScheduleMailThrottled(ApplicationError):
+class ScheduleMailThrottled(LimitReached):
     """The workspace's schedules mailed their recipients for the day."""
 
-    http_status = 429
-    code = ErrorCode.THROTTLED
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.details = {"limit": "SCHEDULE_MAILS_PER_DAY"}
+    limit = "SCHEDULE_MAILS_PER_DAY"
 
 
 def mail_recipients_outside(*, workspace: Any, addresses: Iterable[str]) -> list[str]:

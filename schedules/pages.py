@@ -10,17 +10,17 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
-from rendering.errors import ApplicationError, NotFound
+from rendering.errors import ApplicationError
 from reports import selectors as template_selectors
 from schedules import selectors, services
 from schedules.delivery import delivery_target
 from schedules.models import Schedule
-from workspaces.current import workspace_current
+from workspaces.current import page_get, workspace_page_for
 from workspaces.permissions import Action, authorize_page, can
 
 
@@ -77,8 +77,7 @@ def _problems(exc: ApplicationError) -> list[str]:
 
 @login_required
 def schedule_list_page(request: HttpRequest) -> HttpResponse:
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.SCHEDULE_VIEW, workspace)
+    workspace = workspace_page_for(request, Action.SCHEDULE_VIEW)
     may_manage = can(request.user, Action.SCHEDULE_MANAGE, workspace)
     errors: list[str] = []
     form = request.POST if request.method == "POST" else {}
@@ -111,14 +110,7 @@ def schedule_list_page(request: HttpRequest) -> HttpResponse:
 
 
 def _schedule(request: HttpRequest, schedule_id: str, action: Action) -> Schedule:
-    try:
-        schedule = selectors.schedule_get(
-            workspace=workspace_current(request), schedule_id=schedule_id
-        )
-    except NotFound as exc:
-        raise Http404(exc.message) from None
-    authorize_page(request.user, action, schedule)
-    return schedule
+    return page_get(request, action, selectors.schedule_get, schedule_id=schedule_id)
 
 
 @login_required

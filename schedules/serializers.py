@@ -59,7 +59,7 @@ class ScheduleInputSerializer(JsonInput):
         return {name: self.validated_data[name] for name in sent if name in self.validated_data}
 
 
-class ScheduleOutputSerializer(serializers.Serializer):
+class ScheduleOutputSerializer(serializers.Serializer[Any]):
     schedule_id = serializers.UUIDField()
     name = serializers.CharField()
     template = serializers.CharField(source="template.slug")
@@ -77,7 +77,7 @@ class ScheduleOutputSerializer(serializers.Serializer):
     updated_at = IsoDateTimeField()
 
 
-class DeliveryResultSerializer(serializers.Serializer):
+class DeliveryResultSerializer(serializers.Serializer[Any]):
     index = serializers.IntegerField()
     type = serializers.CharField()
     target = serializers.CharField()
@@ -86,7 +86,7 @@ class DeliveryResultSerializer(serializers.Serializer):
     at = serializers.CharField()
 
 
-class ScheduleRunOutputSerializer(serializers.Serializer):
+class ScheduleRunOutputSerializer(serializers.Serializer[Any]):
     run_id = serializers.UUIDField()
     schedule_id = serializers.UUIDField(source="schedule.schedule_id")
     trigger = serializers.CharField()

@@ -24,6 +24,7 @@ from schedules import dispatch
 from schedules.access import schedule_access_lost
 from schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
 from schedules.delivery import delivery_target
+from schedules.error_codes import ScheduleErrorCode
 from schedules.mail_limits import mail_quota_check, mail_recipients_of
 from schedules.models import RunTrigger, Schedule, ScheduleRun
 from schedules.validation import data_url_check, deliveries_check
@@ -192,7 +193,7 @@ def _schedule_slot_check(*, workspace: Workspace) -> None:
         raise ApplicationError(
             f"{workspace.name} has {cap} schedules, the most a workspace may keep "
             f"(SCHEDULE_MAX_PER_WORKSPACE={cap}); delete one first.",
-            code=ErrorCode.TOO_MANY_SCHEDULES,
+            code=ScheduleErrorCode.TOO_MANY_SCHEDULES,
             http_status=400,
         )
 

@@ -22,13 +22,13 @@ from workspaces.services import (
 )
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(admin.TabularInline[Membership, Workspace]):
     model = Membership
     extra = 0
     autocomplete_fields = ("user",)
 
 
-class WorkspaceQuotaInline(admin.StackedInline):
+class WorkspaceQuotaInline(admin.StackedInline[WorkspaceQuota, Workspace]):
     model = WorkspaceQuota
     can_delete = True
     verbose_name_plural = "quota (empty: the WORKSPACE_* setting; 0: no limit)"
@@ -38,7 +38,7 @@ def _limits(row: WorkspaceQuota | None) -> dict[str, int | None]:
     return {name: getattr(row, name) if row is not None else None for name in NAMES}
 
 
-class SsoDomainInline(admin.TabularInline):
+class SsoDomainInline(admin.TabularInline[SsoDomain, Workspace]):
     """Whoever runs the service may set any claimable domain here (the owners' page allows
     only their own) and verifies it: the approval without which nobody joins by it. The
     database still keeps a domain to one workspace."""
@@ -50,7 +50,7 @@ class SsoDomainInline(admin.TabularInline):
 
 
 @admin.register(Workspace)
-class WorkspaceAdmin(admin.ModelAdmin):
+class WorkspaceAdmin(admin.ModelAdmin[Workspace]):
     list_display = ("name", "slug", "personal", "created_at")
     list_filter = ("personal",)
     search_fields = ("name", "slug", "memberships__user__username")
@@ -58,7 +58,11 @@ class WorkspaceAdmin(admin.ModelAdmin):
     inlines = (MembershipInline, WorkspaceQuotaInline, SsoDomainInline)
 
     def save_formset(
-        self, request: HttpRequest, form: ModelForm, formset: BaseInlineFormSet, change: bool
+        self,
+        request: HttpRequest,
+        form: ModelForm[Any],
+        formset: BaseInlineFormSet[Any, Workspace, Any],
+        change: bool,
     ) -> None:
         workspace = form.instance
         rows: list[Any] = formset.save(commit=False)
@@ -86,18 +90,18 @@ class WorkspaceAdmin(admin.ModelAdmin):
 
 
 @admin.register(WorkspaceQuota)
-class WorkspaceQuotaAdmin(admin.ModelAdmin):
+class WorkspaceQuotaAdmin(admin.ModelAdmin[WorkspaceQuota]):
     list_display = ("workspace", "jobs_per_day", "jobs_per_month", "pages_per_day", "updated_at")
     search_fields = ("workspace__name", "workspace__slug")
 
     def save_model(
-        self, request: HttpRequest, obj: WorkspaceQuota, form: ModelForm, change: bool
+        self, request: HttpRequest, obj: WorkspaceQuota, form: ModelForm[Any], change: bool
     ) -> None:
         workspace_quota_set(workspace=obj.workspace, by=request.user, **_limits(obj))
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
+class AuditEntryAdmin(admin.ModelAdmin[AuditEntry]):
     """Read-only: the log is append-only from the application, the admin included."""
 
     list_display = ("at", "workspace", "actor", "action", "target")

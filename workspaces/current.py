@@ -10,7 +10,7 @@ from django.http import Http404
 
 from rendering.errors import NotFound
 from workspaces.models import Workspace
-from workspaces.permissions import Action, authorize_page, is_api_key, role_in
+from workspaces.permissions import Action, authorize, authorize_page, is_api_key, role_in
 from workspaces.services import workspace_personal
 
 SESSION_KEY = "workspace_id"
@@ -27,7 +27,8 @@ def workspace_of_actor(actor: Any, *, session: Any = None) -> Workspace:
     if is_api_key(actor):
         if actor.workspace_id is None:  # only a key made between the two migrations
             return workspace_personal(user=actor.user)
-        return actor.workspace  # joined when the key was resolved
+        workspace: Workspace = actor.workspace  # joined when the key was resolved
+        return workspace
     chosen = session.get(SESSION_KEY) if session is not None else None
     if chosen is not None and role_in(actor, chosen) is not None:
         return Workspace.objects.get(pk=chosen)
@@ -48,22 +49,48 @@ def workspace_switch(request: Any, *, workspace_id: int) -> Workspace:
     if role_in(request.user, workspace_id) is None:
         raise NotFound(f"No workspace {workspace_id} was found.")
     request.session[SESSION_KEY] = workspace_id
-    request._workspace = Workspace.objects.get(pk=workspace_id)
-    return request._workspace
+    workspace = Workspace.objects.get(pk=workspace_id)
+    request._workspace = workspace
+    return workspace
+
+
+def workspace_for(request: Any, action: Action) -> Workspace:
+    """For the API: the request's workspace once its caller (key or person) may do
+    `action` in it; PermissionDenied (403, naming the roles that may) otherwise."""
+    workspace = workspace_current(request)
+    authorize(actor_of(request), action, workspace)
+    return workspace
+
+
+def workspace_page_for(request: Any, action: Action) -> Workspace:
+    """For the browser pages: the same, with Django's 403 page for a refusal."""
+    workspace = workspace_current(request)
+    authorize_page(request.user, action, workspace)
+    return workspace
 
 
 T = TypeVar("T")
 
 
+def api_get(request: Any, action: Action, getter: Callable[..., T], **key: Any) -> T:
+    """For the API: `getter(workspace=<the current one>, **key)` if the caller's role may do
+    `action` on what it finds (403 naming the roles that may); one that is not there or is
+    another workspace's stays the getter's NotFound (404, they look the same)."""
+    found = getter(workspace=workspace_current(request), **key)
+    authorize(actor_of(request), action, found)
+    return found
+
+
 def page_get(
-    request: Any, action: Action, getter: Callable[..., T], *, missing: str, **key: Any
+    request: Any, action: Action, getter: Callable[..., T], *, missing: str = "", **key: Any
 ) -> T:
     """For the browser pages: `getter(workspace=<the current one>, **key)` if the person's
-    role may do `action` on what it finds; Django's 404 page saying `missing` for one that
-    is not there or is another workspace's (they look the same), its 403 page otherwise."""
+    role may do `action` on what it finds; Django's 404 page saying `missing` (else the
+    getter's message) for one that is not there or is another workspace's (they look the
+    same), its 403 page otherwise."""
     try:
         found = getter(workspace=workspace_current(request), **key)
-    except NotFound:
-        raise Http404(missing) from None
+    except NotFound as exc:
+        raise Http404(missing or exc.message) from None
     authorize_page(request.user, action, found)
     return found

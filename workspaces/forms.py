@@ -9,6 +9,7 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
 
 from workspaces.models import Role
 
@@ -30,7 +31,7 @@ class RoleForm(forms.Form):
     role = forms.ChoiceField(choices=Role.choices)
 
 
-class InvitedSignUpForm(UserCreationForm):
+class InvitedSignUpForm(UserCreationForm[User]):
     """A new account for the invited address (the invitation names it)."""
 
     def __init__(self, *args: Any, email: str, **kwargs: Any) -> None:

@@ -18,9 +18,9 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError
+from rendering.errors import ApplicationError, LimitReached
 from workspaces.audit import AuditAction, audit_record
+from workspaces.error_codes import WorkspaceErrorCode
 from workspaces.models import Invitation, Membership, Role, Workspace
 from workspaces.services import membership_set
 
@@ -32,7 +32,7 @@ class InvitationInvalid(ApplicationError):
     """The link was used already, expired, was withdrawn or altered: the page says which."""
 
     http_status = 410
-    code = ErrorCode.INVITATION_INVALID
+    code = WorkspaceErrorCode.INVITATION_INVALID
 
 
 class InvitationForSomeoneElse(InvitationInvalid):
@@ -64,15 +64,10 @@ def _mail(invitation: Invitation) -> None:
         logger.warning("could not mail the invitation to %s", invitation.email, exc_info=True)
 
 
-class InvitationsThrottled(ApplicationError):
+class InvitationsThrottled(LimitReached):
     """The workspace sent its invitations for the day: the service is no mail relay."""
 
-    http_status = 429
-    code = ErrorCode.THROTTLED
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.details = {"limit": "WORKSPACE_INVITATIONS_PER_DAY"}
+    limit = "WORKSPACE_INVITATIONS_PER_DAY"
 
 
 def _invitation_rate_check(*, workspace: Workspace, now: datetime) -> None:
@@ -101,7 +96,7 @@ def invitation_create(*, workspace: Workspace, email: str, role: str, by: Any) -
     if Membership.objects.filter(workspace=workspace, user__in=users).exists():
         raise ApplicationError(
             f"{email} is a member of {workspace.name} already; change their role instead.",
-            code=ErrorCode.ALREADY_MEMBER,
+            code=WorkspaceErrorCode.ALREADY_MEMBER,
             http_status=409,
         )
     now = timezone.now()

@@ -15,7 +15,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from rendering.errors import ApplicationError
-from workspaces.current import workspace_current, workspace_switch
+from workspaces.current import workspace_page_for, workspace_switch
 from workspaces.forms import InvitedSignUpForm, InviteForm, RoleForm
 from workspaces.invitations import (
     InvitationInvalid,
@@ -28,7 +28,7 @@ from workspaces.invitations import (
     invitations_pending,
 )
 from workspaces.models import Workspace
-from workspaces.permissions import Action, authorize_page
+from workspaces.permissions import Action
 from workspaces.selectors import membership_list
 from workspaces.services import membership_remove, membership_set, ownership_transfer
 
@@ -36,8 +36,7 @@ _BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 
 def _managed(request: HttpRequest) -> Workspace:
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.MEMBER_MANAGE, workspace)
+    workspace = workspace_page_for(request, Action.MEMBER_MANAGE)
     return workspace
 
 

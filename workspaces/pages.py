@@ -13,8 +13,8 @@ from django.views.decorators.cache import never_cache
 from workspaces.api.serializers import AuditFilterSerializer
 from workspaces.audit import AuditAction
 from workspaces.audit_export import audit_csv, audit_row, changes_text
-from workspaces.current import workspace_current
-from workspaces.permissions import Action, authorize_page
+from workspaces.current import workspace_page_for
+from workspaces.permissions import Action
 from workspaces.selectors import audit_entries
 
 PAGE_ROWS = 200
@@ -24,8 +24,7 @@ PAGE_ROWS = 200
 @login_required
 def audit_log(request: HttpRequest) -> HttpResponse:
     """The log with the API's filters; `?format=csv|json` downloads what the filters match."""
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.AUDIT_VIEW, workspace)
+    workspace = workspace_page_for(request, Action.AUDIT_VIEW)
     # An empty field of the search form means "any", not "blank".
     given = {name: value for name, value in request.GET.items() if value}
     filters = AuditFilterSerializer(data=given)

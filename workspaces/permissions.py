@@ -93,11 +93,13 @@ class PermissionDenied(ApplicationError):
     code = ErrorCode.PERMISSION_DENIED
 
     def __init__(self, message: str, *, action: Action) -> None:
-        super().__init__(message)
-        self.details = {
-            "action": action.value,
-            "roles_allowed": [role.value for role in roles_allowed(action)],
-        }
+        super().__init__(
+            message,
+            details={
+                "action": action.value,
+                "roles_allowed": [role.value for role in roles_allowed(action)],
+            },
+        )
 
 
 def roles_allowed(action: Action) -> list[Role]:

@@ -13,6 +13,7 @@ from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from workspaces.access import access_lost
 from workspaces.audit import AuditAction, audit_record
+from workspaces.error_codes import WorkspaceErrorCode
 from workspaces.events import member_removed_publish
 from workspaces.limits import NAMES as QUOTA_NAMES
 from workspaces.mail_domains import public_mail_domain
@@ -21,14 +22,14 @@ from workspaces.models import DomainJoin, Membership, Role, SsoDomain, Workspace
 
 class WorkspaceNameTaken(ApplicationError):
     http_status = 409
-    code = ErrorCode.WORKSPACE_EXISTS
+    code = WorkspaceErrorCode.WORKSPACE_EXISTS
 
 
 class LastOwner(ApplicationError):
     """A workspace always keeps an owner: whoever manages its members and keys."""
 
     http_status = 400
-    code = ErrorCode.LAST_OWNER
+    code = WorkspaceErrorCode.LAST_OWNER
 
 
 def personal_slug(user: Any) -> str:
@@ -63,14 +64,14 @@ def workspace_create(*, name: str, owner: Any, by: Any = None) -> Workspace:
     if len(name) > 200:
         raise ApplicationError(
             "A workspace name is at most 200 characters.",
-            code=ErrorCode.INVALID_WORKSPACE_NAME,
+            code=WorkspaceErrorCode.INVALID_WORKSPACE_NAME,
             http_status=400,
         )
     slug = slugify(name)[:100]
     if not slug:
         raise ApplicationError(
             f"A workspace name needs a letter or digit; {name!r} has none.",
-            code=ErrorCode.INVALID_WORKSPACE_NAME,
+            code=WorkspaceErrorCode.INVALID_WORKSPACE_NAME,
             http_status=400,
         )
     try:
@@ -266,7 +267,7 @@ def workspace_join_by_email_domain(*, user: Any, email: str) -> Membership | Non
 
 
 def _invalid(message: str) -> ApplicationError:
-    return ApplicationError(message, code=ErrorCode.INVALID_SSO_DOMAIN, http_status=400)
+    return ApplicationError(message, code=WorkspaceErrorCode.INVALID_SSO_DOMAIN, http_status=400)
 
 
 def sso_domain_claimable(*, workspace: Workspace, domain: str) -> None:
@@ -318,7 +319,7 @@ def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by
     if taken:
         raise ApplicationError(
             f"{', '.join(sorted(taken))} already joins people to another workspace.",
-            code=ErrorCode.SSO_DOMAIN_TAKEN,
+            code=WorkspaceErrorCode.SSO_DOMAIN_TAKEN,
             http_status=409,
         )
     before_domains = sorted(workspace.sso_domains.values_list("domain", flat=True))
@@ -347,7 +348,7 @@ def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by
     except IntegrityError:  # another workspace claimed it meanwhile
         raise ApplicationError(
             "One of these domains was just claimed by another workspace.",
-            code=ErrorCode.SSO_DOMAIN_TAKEN,
+            code=WorkspaceErrorCode.SSO_DOMAIN_TAKEN,
             http_status=409,
         ) from None
     return workspace

@@ -13,7 +13,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from rendering.errors import ApplicationError, NotFound
-from workspaces.current import workspace_current, workspace_switch
+from workspaces.current import workspace_current, workspace_page_for, workspace_switch
 from workspaces.forms import WorkspaceCreateForm, WorkspaceSsoForm
 from workspaces.models import Workspace
 from workspaces.permissions import Action, authorize_page, can
@@ -97,8 +97,7 @@ def workspace_new_page(request: HttpRequest) -> HttpResponse:
 @never_cache
 @login_required
 def workspace_sso_page(request: HttpRequest) -> HttpResponse:
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.SSO_MANAGE, workspace)
+    workspace = workspace_page_for(request, Action.SSO_MANAGE)
     current = workspace_sso(workspace=workspace)
     initial = {"domains": ", ".join(current["domains"]), "role": current["role"]}
     form = WorkspaceSsoForm(request.POST or None, initial=initial)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from core.api_fields import IsoDateTimeField
 from rendering.postprocess.signing import MAX_PKCS12_BYTES
 
 
-class SigningCertificateCreateSerializer(serializers.Serializer):
+class SigningCertificateCreateSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
     pkcs12 = serializers.FileField(
         help_text=f"The .p12/.pfx file, at most {MAX_PKCS12_BYTES} bytes."
@@ -18,7 +20,7 @@ class SigningCertificateCreateSerializer(serializers.Serializer):
     )
 
 
-class SigningCertificateOutputSerializer(serializers.Serializer):
+class SigningCertificateOutputSerializer(serializers.Serializer[Any]):
     """Never the file or its password: they stay sealed on the server."""
 
     id = serializers.UUIDField(source="public_id")
@@ -28,7 +30,7 @@ class SigningCertificateOutputSerializer(serializers.Serializer):
     created_at = IsoDateTimeField()
 
 
-class WorkspaceSsoSerializer(serializers.Serializer):
+class WorkspaceSsoSerializer(serializers.Serializer[Any]):
     """Who joins the workspace by single sign-on: people with a verified address at one of
     `domains`, in `role`."""
 

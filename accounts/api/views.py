@@ -25,8 +25,8 @@ from accounts.signing_certificates import (
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.postprocess.signing import MAX_PKCS12_BYTES
-from workspaces.current import actor_of, workspace_current
-from workspaces.permissions import Action, authorize, is_api_key
+from workspaces.current import actor_of, workspace_for
+from workspaces.permissions import Action, is_api_key
 from workspaces.selectors import workspace_sso
 from workspaces.services import workspace_sso_set
 
@@ -42,8 +42,7 @@ class SigningCertificateCreateApi(APIView):
         responses={200: SigningCertificateOutputSerializer(many=True)},
     )
     def get(self, request: Request) -> Response:
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.CERTIFICATE_MANAGE, workspace)
+        workspace = workspace_for(request, Action.CERTIFICATE_MANAGE)
         certificates = signing_certificates_list(workspace=workspace)
         return Response(SigningCertificateOutputSerializer(certificates, many=True).data)
 
@@ -54,8 +53,7 @@ class SigningCertificateCreateApi(APIView):
         responses={201: SigningCertificateOutputSerializer},
     )
     def post(self, request: Request) -> Response:
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.CERTIFICATE_MANAGE, workspace)
+        workspace = workspace_for(request, Action.CERTIFICATE_MANAGE)
         serializer = SigningCertificateCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         upload = serializer.validated_data["pkcs12"]
@@ -85,9 +83,8 @@ class SigningCertificateRevokeApi(APIView):
         responses={204: None},
     )
     def delete(self, request: Request, certificate_id: str) -> Response:
-        workspace = workspace_current(request)
+        workspace = workspace_for(request, Action.CERTIFICATE_MANAGE)
         actor = actor_of(request)
-        authorize(actor, Action.CERTIFICATE_MANAGE, workspace)
         signing_certificate_revoke(workspace=workspace, certificate_id=certificate_id, by=actor)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -99,8 +96,7 @@ class WorkspaceSsoApi(APIView):
         responses=WorkspaceSsoSerializer,
     )
     def get(self, request: Request) -> Response:
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.SSO_MANAGE, workspace)
+        workspace = workspace_for(request, Action.SSO_MANAGE)
         return Response(WorkspaceSsoSerializer(workspace_sso(workspace=workspace)).data)
 
     @extend_schema(
@@ -110,9 +106,8 @@ class WorkspaceSsoApi(APIView):
         responses=WorkspaceSsoSerializer,
     )
     def put(self, request: Request) -> Response:
-        workspace = workspace_current(request)
+        workspace = workspace_for(request, Action.SSO_MANAGE)
         actor = actor_of(request)
-        authorize(actor, Action.SSO_MANAGE, workspace)
         serializer = WorkspaceSsoSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         workspace_sso_set(

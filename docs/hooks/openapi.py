@@ -76,7 +76,7 @@ def _type(schema: dict[str, Any]) -> str:
         kind = f"{kind}: " + ", ".join(value for value in shown if value != "`None`")
     if schema.get("nullable"):
         kind = f"{kind}, nullable"
-    return kind
+    return str(kind)
 
 
 def _operation(path: str, method: str, operation: dict[str, Any]) -> list[str]:

@@ -8,13 +8,11 @@ from rest_framework.request import Request
 
 from jobs import selectors
 from jobs.models import PdfJob
-from workspaces.current import actor_of, workspace_current
-from workspaces.permissions import Action, authorize
+from workspaces.current import api_get
+from workspaces.permissions import Action
 
 
 def job_for_request(request: Request, job_id: str | uuid.UUID, action: Action) -> PdfJob:
     """The job of the caller's workspace, if their role may do `action` (403 naming the
     roles that may); another workspace's job is a 404 like a missing one."""
-    job = selectors.job_get(workspace=workspace_current(request), job_id=job_id)
-    authorize(actor_of(request), action, job)
-    return job
+    return api_get(request, action, selectors.job_get, job_id=job_id)

@@ -3,6 +3,8 @@ plus its links."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from rest_framework import serializers
 
@@ -12,6 +14,7 @@ from core.api_fields import (
     JsonObjectField,
     PdfOptionsField,
     QueryFilters,
+    choice_filter,
     renderer_field,
 )
 from jobs.links import pdf_path, status_path
@@ -87,7 +90,7 @@ class JobCreateInputSerializer(JsonInput):
         ref_name = "JobCreate"  # the schema's component name
 
 
-class JobCreateOutputSerializer(serializers.Serializer):
+class JobCreateOutputSerializer(serializers.Serializer[Any]):
     job_id = serializers.UUIDField()
     status = serializers.CharField()
     status_url = serializers.URLField()
@@ -97,17 +100,7 @@ class JobCreateOutputSerializer(serializers.Serializer):
 
 
 class JobFilterSerializer(QueryFilters):
-    status = serializers.ChoiceField(
-        choices=JobStatus.values,
-        required=False,
-        allow_blank=True,
-        error_messages={
-            # A typo must not look like "no such jobs": name what is accepted.
-            "invalid_choice": (
-                f"Unknown status {{input!r}}; use one of: {', '.join(JobStatus.values)}."
-            )
-        },
-    )
+    status = choice_filter("status", JobStatus.values, allow_blank=True)
     batch_id = serializers.UUIDField(required=False, help_text="Jobs of one batch submit.")
 
 
@@ -128,7 +121,7 @@ class JobBatchInputSerializer(JsonInput):
         ref_name = "JobBatch"
 
 
-class JobBatchItemSerializer(serializers.Serializer):
+class JobBatchItemSerializer(serializers.Serializer[Any]):
     index = serializers.IntegerField(help_text="Position of the item in the request.")
     job_id = serializers.UUIDField(allow_null=True)
     status = serializers.CharField(allow_null=True)
@@ -137,7 +130,7 @@ class JobBatchItemSerializer(serializers.Serializer):
     code = serializers.CharField(allow_null=True)
 
 
-class JobBatchOutputSerializer(serializers.Serializer):
+class JobBatchOutputSerializer(serializers.Serializer[Any]):
     batch_id = serializers.UUIDField(
         help_text="Filter the jobs list with ?batch_id=; the batch's run id as well."
     )
@@ -145,14 +138,14 @@ class JobBatchOutputSerializer(serializers.Serializer):
     jobs = JobBatchItemSerializer(many=True)
 
 
-class WebhookAttemptSerializer(serializers.Serializer):
+class WebhookAttemptSerializer(serializers.Serializer[Any]):
     attempted_at = IsoDateTimeField()
     status_code = serializers.IntegerField(allow_null=True, help_text="null: no answer")
     error = serializers.CharField(help_text="Empty when the receiver took it.")
     duration_ms = serializers.IntegerField()
 
 
-class WebhookDeliverySerializer(serializers.Serializer):
+class WebhookDeliverySerializer(serializers.Serializer[Any]):
     """One event sent to the job's callback URL, with every attempt and its answer."""
 
     webhook_id = serializers.CharField(source="message_id", help_text="The webhook-id header.")
@@ -163,7 +156,7 @@ class WebhookDeliverySerializer(serializers.Serializer):
     attempts = WebhookAttemptSerializer(many=True)
 
 
-class UsageRowSerializer(serializers.Serializer):
+class UsageRowSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(help_text="jobs_per_day, jobs_per_month, pages_per_day, ...")
     metric = serializers.CharField()
     period = serializers.CharField()
@@ -173,6 +166,6 @@ class UsageRowSerializer(serializers.Serializer):
     resets_at = IsoDateTimeField()
 
 
-class UsageOutputSerializer(serializers.Serializer):
+class UsageOutputSerializer(serializers.Serializer[Any]):
     workspace = serializers.CharField(help_text="The workspace's slug.")
     quotas = UsageRowSerializer(many=True)

@@ -41,8 +41,8 @@ from jobs.models import PdfJob
 from jobs.quotas import workspace_usage_report
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound
-from workspaces.current import actor_of, workspace_current
-from workspaces.permissions import Action, authorize
+from workspaces.current import actor_of, workspace_for
+from workspaces.permissions import Action
 
 
 def _job_answer(request: Request, job: PdfJob) -> Response:
@@ -57,8 +57,7 @@ def _submit(
     request: Request, fields: dict[str, Any], *, idempotency_key: str = "", **extra: Any
 ) -> tuple[PdfJob, bool]:
     """job_create from one checked submit body, as the calling key, in its workspace."""
-    workspace = workspace_current(request)
-    authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+    workspace = workspace_for(request, Action.JOB_SUBMIT)
     return services.job_create(
         owner=request.user,
         workspace=workspace,
@@ -159,8 +158,7 @@ class JobListApi(APIView):
     def get(self, request: Request) -> Response:
         filters = JobFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.JOB_VIEW, workspace)
+        workspace = workspace_for(request, Action.JOB_VIEW)
         jobs = selectors.job_list(
             workspace=workspace,
             status=filters.validated_data.get("status"),
@@ -270,8 +268,7 @@ class UsageApi(APIView):
     def get(self, request: Request) -> Response:
         """The workspace's quotas, its use this UTC day and month, and when each resets
         (owners)."""
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.USAGE_VIEW, workspace)
+        workspace = workspace_for(request, Action.USAGE_VIEW)
         answer = {
             "workspace": workspace.slug,
             "quotas": workspace_usage_report(workspace=workspace),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,7 +29,7 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_TOO_MANY_STREAMS = 4429
 
 
-def _origin_allowed(scope: dict[str, Any]) -> bool:
+def _origin_allowed(scope: Mapping[str, Any]) -> bool:
     """Same origin as the page's host, or one of CSRF_TRUSTED_ORIGINS (behind a proxy):
     the WebSocket twin of Django's CSRF origin check."""
     headers = dict(scope.get("headers", []))
@@ -82,6 +82,20 @@ class FollowingConsumer(AsyncJsonWebsocketConsumer):
             return None
         return allowed
 
+    async def _connect_following(
+        self,
+        check: Callable[..., Any],
+        follow: Callable[[Any], AsyncIterator[dict[str, Any] | None]],
+        **arguments: Any,
+    ) -> None:
+        """connect(): the access check (the socket closed on a refusal), then accept and
+        relay `follow(<what the check allowed>)` until it ends."""
+        allowed = await self._authorize(check, **arguments)
+        if allowed is None:
+            return
+        await self.accept()
+        self._send_all(follow(allowed))
+
     async def _refuse(self, code: int) -> None:
         # Accept, then close with an application code: a bare handshake 403 tells a client
         # nothing, while 4401/4404 say "who are you" and "no such job" apart.
@@ -131,21 +145,15 @@ class JobEventsConsumer(FollowingConsumer):
     """ws/jobs/{id}/: one job's events until it ends."""
 
     async def connect(self) -> None:
-        allowed = await self._authorize(
-            follow_authorize, job_id=self.scope["url_route"]["kwargs"]["job_id"]
+        await self._connect_following(
+            follow_authorize,
+            lambda allowed: job_follow_as(*allowed),
+            job_id=self.scope["url_route"]["kwargs"]["job_id"],
         )
-        if allowed is None:
-            return
-        await self.accept()
-        self._send_all(job_follow_as(*allowed))
 
 
 class OwnerJobsConsumer(FollowingConsumer):
     """ws/jobs/: every event of the caller's workspace's jobs (the dashboard's one subscription)."""
 
     async def connect(self) -> None:
-        caller = await self._authorize(follower_resolve)
-        if caller is None:
-            return
-        await self.accept()
-        self._send_all(workspace_follow_as(caller))
+        await self._connect_following(follower_resolve, workspace_follow_as)

@@ -14,7 +14,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from channels.layers import get_channel_layer
+from channels.layers import BaseChannelLayer, get_channel_layer
 from django.db.models import Q
 from django.utils import timezone
 
@@ -30,6 +30,14 @@ from workspaces.models import Membership
 Member = tuple[int, int] | None
 
 logger = logging.getLogger(__name__)
+
+
+def _layer() -> BaseChannelLayer:
+    """The channel layer (CHANNEL_LAYERS); every setting configures one."""
+    layer = get_channel_layer()
+    if layer is None:
+        raise RuntimeError("No channel layer: CHANNEL_LAYERS is empty.")
+    return layer
 
 
 async def _current(job_id: str) -> dict[str, Any]:
@@ -92,7 +100,7 @@ async def row_follow(
     one announced on `group`, until `finished`; None on idle ticks (heartbeats). The stream
     ends when its API key is revoked or its member leaves the workspace (announced on their
     groups, and re-checked on every idle tick in case the announcement was lost)."""
-    layer = get_channel_layer()
+    layer = _layer()
     channel = await layer.new_channel()
     groups = await subscribe(layer, channel, group, key_prefix, member)
     last = after_seq
@@ -175,7 +183,7 @@ async def workspace_follow(
     (new ones included); None on idle ticks. Never ends by itself: the client closes it.
     Each idle tick re-reads the unfinished jobs, so a lost channel message only delays an
     update by one tick."""
-    layer = get_channel_layer()
+    layer = _layer()
     channel = await layer.new_channel()
     groups = await subscribe(layer, channel, workspace_group(workspace_id), key_prefix, member)
     last: dict[str, int] = {}  # seq sent per job id

@@ -15,7 +15,9 @@ class AlertStateFilter(admin.SimpleListFilter):
     title = "state"
     parameter_name = "state"
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(
+        self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]
+    ) -> list[tuple[str, str]]:
         return [("open", "Open"), ("resolved", "Resolved")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
@@ -27,7 +29,7 @@ class AlertStateFilter(admin.SimpleListFilter):
 
 
 @admin.register(Alert)
-class AlertAdmin(admin.ModelAdmin):
+class AlertAdmin(admin.ModelAdmin[Alert]):
     list_display = ("rule", "is_open", "opened_at", "resolved_at", "value", "threshold", "message")
     list_filter = (AlertStateFilter, "rule")
     date_hierarchy = "opened_at"

@@ -48,7 +48,7 @@ class LockedScheduler(PersistentScheduler):
         super().__init__(*args, **kwargs)
 
     def apply_entry(self, entry: ScheduleEntry, producer: Any = None) -> None:
-        if not beat_turn_take(name=entry.name, interval=_interval_seconds(entry)):
+        if not beat_turn_take(name=str(entry.name), interval=_interval_seconds(entry)):
             logger.info("beat: %s was sent by another beat this interval", entry.name)
             return
         super().apply_entry(entry, producer=producer)

@@ -9,7 +9,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import DurationField, ExpressionWrapper, F, OuterRef, Q, Subquery
+from django.db.models import (
+    DurationField,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Q,
+    Subquery,
+)
+from django.db.models.expressions import CombinedExpression
 from django.urls import reverse
 from django.utils import timezone
 
@@ -106,7 +114,7 @@ def _job_link(job_pk: int) -> str:
     return reverse("admin:jobs_pdfjob_change", args=[job_pk])
 
 
-def _took() -> ExpressionWrapper:
+def _took() -> ExpressionWrapper[CombinedExpression]:
     return ExpressionWrapper(F("completed_at") - F("created_at"), output_field=DurationField())
 
 

@@ -11,8 +11,10 @@ import json
 import time
 from dataclasses import dataclass
 from math import isnan, nan
+from typing import cast
 
 import redis
+from amqp.channel import Channel as AmqpChannel
 from amqp.exceptions import NotFound
 from django.conf import settings
 from kombu.connection import Connection
@@ -78,9 +80,11 @@ def _amqp_queues(queues: list[str]) -> dict[str, QueueStats]:
     with Connection(settings.CELERY_BROKER_URL, connect_timeout=2) as connection:
         connection.ensure_connection(max_retries=1)
         for queue in queues:
-            channel = connection.channel()
+            # An AMQP broker here, so its channel (kombu types the transport-neutral base).
+            channel = cast(AmqpChannel, connection.channel())
             try:
-                _, depth, _ = channel.queue_declare(queue=queue, passive=True)
+                declared = channel.queue_declare(queue=queue, passive=True)
+                depth = declared[1] if declared is not None else 0  # None only with nowait
             except NotFound:  # not declared yet: no worker has consumed it, nothing sent
                 depth = 0
             finally:

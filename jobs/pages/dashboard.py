@@ -8,16 +8,15 @@ from django.shortcuts import render
 
 from jobs.pages.job_state import job_state
 from jobs.selectors import job_list
-from workspaces.current import workspace_current
-from workspaces.permissions import Action, authorize_page
+from workspaces.current import workspace_page_for
+from workspaces.permissions import Action
 
 DASHBOARD_JOBS = 25
 
 
 @login_required
 def dashboard(request: HttpRequest) -> HttpResponse:
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.JOB_VIEW, workspace)
+    workspace = workspace_page_for(request, Action.JOB_VIEW)
     jobs = list(job_list(workspace=workspace)[:DASHBOARD_JOBS])
     rows = [(job, job_state(request, job)) for job in jobs]
     return render(

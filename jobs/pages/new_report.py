@@ -21,7 +21,7 @@ from reports import selectors
 from reports.models import Renderer, ReportTemplate
 from reports.preview_queue import PreviewsBusy
 from reports.thumbnails import template_thumbnail
-from workspaces.current import page_get, workspace_current
+from workspaces.current import page_get, workspace_current, workspace_page_for
 from workspaces.permissions import Action, authorize_page
 
 # An image that says "no preview" rather than a broken-image icon.
@@ -45,7 +45,8 @@ def _not_now(limit: str) -> HttpResponse:
 DATA_TABS = ("form", "json")
 
 
-def _visible_template(request: HttpRequest, slug: str) -> ReportTemplate:
+def visible_template(request: HttpRequest, slug: str) -> ReportTemplate:
+    """The workspace's template or a built-in, for a page that shows it (the studio too)."""
     return page_get(
         request,
         Action.TEMPLATE_VIEW,
@@ -63,15 +64,14 @@ def _schema(template: ReportTemplate) -> dict[str, Any] | None:
 
 @login_required
 def template_gallery(request: HttpRequest) -> HttpResponse:
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.TEMPLATE_VIEW, workspace)
+    workspace = workspace_page_for(request, Action.TEMPLATE_VIEW)
     templates = selectors.template_list_for_gallery(workspace=workspace)
     return render(request, "jobs/gallery.html", {"templates": templates})
 
 
 @login_required
 def report_new(request: HttpRequest, slug: str) -> HttpResponse:
-    template = _visible_template(request, slug)
+    template = visible_template(request, slug)
     schema = _schema(template)
     made_for = tuple(template.renderers)
     if request.method == "POST":
@@ -117,7 +117,7 @@ def report_new(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def template_thumbnail_png(request: HttpRequest, slug: str) -> HttpResponse:
-    template = _visible_template(request, slug)
+    template = visible_template(request, slug)
     renderer = request.GET.get("renderer") or template.renderer
     if renderer not in Renderer.values:
         raise Http404("No such renderer.")

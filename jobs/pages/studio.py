@@ -15,6 +15,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
+from jobs.pages.new_report import visible_template
 from rendering.engines import ENGINE_NAMES, ENGINES_WITH_HELPERS, engine_choices
 from rendering.errors import ApplicationError
 from rendering.forms import FORM_ENGINE, form_source
@@ -23,22 +24,12 @@ from reports.limits import limits_from_settings
 from reports.models import Renderer, ReportTemplate
 from reports.services import template_create, template_draft_save
 from reports.starters import STARTER_ENGINES, starter
-from workspaces.current import page_get, workspace_current
-from workspaces.permissions import Action, authorize_page, can
+from workspaces.current import workspace_page_for
+from workspaces.permissions import Action, can
 
 # What a version's editors show (the draft's if there is one, else the published one's).
 _SOURCE = ("engine", "renderer", "html", "css", "helpers", "schema", "sample_data", "options")
 PAGE_SIZES = ("A4", "Letter", "Legal", "A5", "A3")
-
-
-def _own(request: HttpRequest, slug: str) -> ReportTemplate:
-    return page_get(
-        request,
-        Action.TEMPLATE_VIEW,
-        selectors.template_get_visible,
-        missing="No such template.",
-        slug=slug,
-    )
 
 
 def _studio_state(request: HttpRequest, template: ReportTemplate) -> dict[str, Any]:
@@ -80,7 +71,7 @@ def _studio_state(request: HttpRequest, template: ReportTemplate) -> dict[str, A
 
 @login_required
 def template_studio(request: HttpRequest, slug: str) -> HttpResponse:
-    template = _own(request, slug)
+    template = visible_template(request, slug)
     return render(
         request,
         "jobs/studio.html",
@@ -114,8 +105,7 @@ def template_studio_form_upload(request: HttpRequest, slug: str) -> HttpResponse
 @login_required
 def template_studio_new(request: HttpRequest) -> HttpResponse:
     """A new template of the workspace's, started from a built-in sample's source."""
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.TEMPLATE_EDIT, workspace)
+    workspace = workspace_page_for(request, Action.TEMPLATE_EDIT)
     samples = [
         t
         for t in selectors.template_list_for_gallery(workspace=workspace)

@@ -7,13 +7,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from jobs.quotas import workspace_usage_report
-from workspaces.current import workspace_current
-from workspaces.permissions import Action, authorize_page
+from workspaces.current import workspace_page_for
+from workspaces.permissions import Action
 
 
 @login_required
 def usage(request: HttpRequest) -> HttpResponse:
-    workspace = workspace_current(request)
-    authorize_page(request.user, Action.USAGE_VIEW, workspace)
+    workspace = workspace_page_for(request, Action.USAGE_VIEW)
     rows = workspace_usage_report(workspace=workspace)
     return render(request, "jobs/usage.html", {"workspace": workspace, "rows": rows})

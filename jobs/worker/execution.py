@@ -71,23 +71,15 @@ def _job_template(job: PdfJob) -> TemplateSource:
     version = job.template_version
     renderer = job.renderer
     made_for = tuple(job.template.renderers) if job.template is not None else ()
-    if version is not None:
+    # The version it was queued with, else (queued before versions) the template as it is.
+    source = version if version is not None else job.template
+    if source is not None:
         return TemplateSource(
-            engine=version.engine,
-            html=version.html,
-            css=version.css,
+            engine=source.engine,
+            html=source.html,
+            css=source.css,
             renderer=renderer,
-            helpers=version.helpers,
-            made_for=made_for,
-        )
-    if job.template is not None:
-        template = job.template
-        return TemplateSource(
-            engine=template.engine,
-            html=template.html,
-            css=template.css,
-            renderer=renderer,
-            helpers=template.helpers,
+            helpers=source.helpers,
             made_for=made_for,
         )
     if job.html_template:

@@ -26,7 +26,7 @@ from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 
 
-class RenderTask(Task):
+class RenderTask(Task[Any, Any]):
     def on_failure(
         self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
     ) -> None:
@@ -71,7 +71,7 @@ def render_pdf(
         raise self.retry(countdown=outcome.seconds)
 
 
-def _chunk_failed(task: Task, job_id: str, exc: Exception) -> None:
+def _chunk_failed(task: Task[Any, Any], job_id: str, exc: Exception) -> None:
     """A chunk or merge error: permanent ones fail the job now; others retry this task
     alone (the other chunks keep their results) until its retries are used up."""
     if isinstance(exc, RenderError):
@@ -109,7 +109,9 @@ def _chunk_failed(task: Task, job_id: str, exc: Exception) -> None:
 
 
 @shared_task(bind=True, name=CHUNK_TASK, max_retries=3)
-def render_chunk(self: Task, job_id: str, index: int, **_outage: Any) -> dict[str, Any] | None:
+def render_chunk(
+    self: Task[Any, Any], /, job_id: str, index: int, **_outage: Any
+) -> dict[str, Any] | None:
     try:
         return chunked.chunk_execute(job_id=job_id, index=index)
     except Exception as exc:
@@ -119,7 +121,7 @@ def render_chunk(self: Task, job_id: str, index: int, **_outage: Any) -> dict[st
 
 @shared_task(bind=True, name=MERGE_TASK, max_retries=3, ignore_result=True)
 def merge_chunks(
-    self: Task, results: list[dict[str, Any] | None], job_id: str, **_outage: Any
+    self: Task[Any, Any], /, results: list[dict[str, Any] | None], job_id: str, **_outage: Any
 ) -> str:
     try:
         return chunked.chunks_merge_execute(job_id=job_id, results=results)
@@ -129,7 +131,7 @@ def merge_chunks(
 
 
 @shared_task(bind=True, name=CALLBACK_TASK, max_retries=None)
-def deliver_callback(self: Task, job_id: str) -> None:
+def deliver_callback(self: Task[Any, Any], /, job_id: str) -> None:
     try:
         callbacks.callback_deliver(job_id=job_id)
     except callbacks.CallbackDeferred as exc:  # the tenant's share is busy: not an attempt
@@ -151,7 +153,7 @@ NOTIFY_MAX_RETRIES = 8
 
 
 @shared_task(bind=True, name=NOTIFY_TASK, max_retries=NOTIFY_MAX_RETRIES)
-def notify_owner(self: Task, job_id: str) -> str:
+def notify_owner(self: Task[Any, Any], /, job_id: str) -> str:
     try:
         return owner_mail.job_notify_owner(job_id=job_id)
     except owner_mail.MailNotSent as exc:

@@ -16,6 +16,7 @@ import os
 import resource
 import sys
 from pathlib import Path
+from typing import Any
 
 _HERE = Path(__file__).resolve().parent
 
@@ -70,7 +71,7 @@ def _data_bytes() -> int:
     raise RuntimeError("no VmData in /proc/self/status")
 
 
-def _answer(payload: dict | str) -> None:
+def _answer(payload: dict[str, Any] | str) -> None:
     text = payload if isinstance(payload, str) else json.dumps(payload)
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -23,7 +23,7 @@ from reports.models import ReportTemplate
 from reports.preview import PREVIEW_MAX_PAGES
 
 
-class TemplateDraftSerializer(serializers.Serializer):
+class TemplateDraftSerializer(serializers.Serializer[Any]):
     """A version's source: the draft in a template's JSON."""
 
     number = serializers.IntegerField()
@@ -38,7 +38,7 @@ class TemplateDraftSerializer(serializers.Serializer):
     created_at = IsoDateTimeField()
 
 
-class TemplateOutputSerializer(serializers.Serializer):
+class TemplateOutputSerializer(serializers.Serializer[Any]):
     slug = serializers.SlugField()
     name = serializers.CharField()
     engine = serializers.ChoiceField(choices=ENGINE_NAMES)
@@ -97,7 +97,7 @@ class TemplateOutputSerializer(serializers.Serializer):
         return template.workspace_id is None
 
 
-class TemplateVersionOutputSerializer(serializers.Serializer):
+class TemplateVersionOutputSerializer(serializers.Serializer[Any]):
     number = serializers.IntegerField()
     engine = serializers.CharField()
     renderer = serializers.CharField()
@@ -227,7 +227,7 @@ class TemplatePreviewSerializer(JsonInput):
 PREVIEW_SOURCE_FIELDS = ("engine", "html", "css", "helpers", "schema")
 
 
-class TemplatePreviewPagesSerializer(serializers.Serializer):
+class TemplatePreviewPagesSerializer(serializers.Serializer[Any]):
     pages = serializers.ListField(child=serializers.CharField(), help_text="data:image/png URLs")
 
 
@@ -245,7 +245,7 @@ class TemplateDiffQuerySerializer(QueryFilters):
         return fields
 
 
-class TemplateDiffPageSerializer(serializers.Serializer):
+class TemplateDiffPageSerializer(serializers.Serializer[Any]):
     page = serializers.IntegerField(help_text="1-based.")
     changed_pixels = serializers.IntegerField()
     before_png_url = serializers.CharField(allow_null=True, help_text="Null: no such page.")
@@ -253,7 +253,7 @@ class TemplateDiffPageSerializer(serializers.Serializer):
     overlay_png_url = serializers.CharField(help_text="The newer page, changed pixels marked.")
 
 
-class TemplateDiffOutputSerializer(serializers.Serializer):
+class TemplateDiffOutputSerializer(serializers.Serializer[Any]):
     from_version = serializers.IntegerField()
     to_version = serializers.IntegerField()
     pages = TemplateDiffPageSerializer(many=True)

@@ -16,7 +16,6 @@ from rest_framework.views import APIView
 
 from accounts.tenancy import tenant_id_for
 from accounts.throttles import PreviewThrottle, TemplateWriteThrottle
-from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.options import parse_options
 from reports import selectors
@@ -39,6 +38,7 @@ from reports.api.serializers import (
     TemplateVersionOutputSerializer,
 )
 from reports.diff import diff_image_get, template_diff, version_resolve
+from reports.error_codes import TemplateErrorCode
 from reports.models import ReportTemplate
 from reports.partials import template_partials_sources
 from reports.preview_queue import PreviewWork, preview_request_pages
@@ -52,7 +52,7 @@ from reports.services import (
     template_unarchive,
     template_validate,
 )
-from workspaces.current import actor_of, workspace_current
+from workspaces.current import actor_of, workspace_current, workspace_for
 from workspaces.permissions import Action, authorize
 
 
@@ -69,7 +69,7 @@ def _own_template(request: Request, slug: str) -> ReportTemplate:
     if template.workspace_id is None:
         raise ApplicationError(
             f"{slug!r} is a built-in template and read-only; create your own copy.",
-            code=ErrorCode.READ_ONLY,
+            code=TemplateErrorCode.READ_ONLY,
             http_status=403,
         )
     return template
@@ -91,8 +91,7 @@ class TemplateListCreateApi(APIView):
     def get(self, request: Request) -> Response:
         filters = TemplateFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.TEMPLATE_VIEW, workspace)
+        workspace = workspace_for(request, Action.TEMPLATE_VIEW)
         templates = selectors.template_list_visible(
             workspace=workspace, archived=filters.validated_data["archived"]
         ).select_related("published_version", "draft_version", "published_by")
@@ -106,8 +105,7 @@ class TemplateListCreateApi(APIView):
         responses={201: TemplateOutputSerializer},
     )
     def post(self, request: Request) -> Response:
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.TEMPLATE_EDIT, workspace)
+        workspace = workspace_for(request, Action.TEMPLATE_EDIT)
         serializer = TemplateCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         template = template_create(
@@ -231,7 +229,7 @@ class TemplatePreviewApi(APIView):
     def post(self, request: Request, slug: str) -> HttpResponse:
         template = _visible(request, slug)
         # A preview renders like a submit; viewers read templates but do not render.
-        authorize(actor_of(request), Action.JOB_SUBMIT, workspace_current(request))
+        workspace_for(request, Action.JOB_SUBMIT)
         serializer = TemplatePreviewSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         fields = serializer.validated_data
@@ -294,9 +292,8 @@ class TemplateDiffApi(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         template = _visible(request, slug)
-        workspace = workspace_current(request)
         # Both versions render on the previews queue, as a preview does.
-        authorize(actor_of(request), Action.JOB_SUBMIT, workspace)
+        workspace = workspace_for(request, Action.JOB_SUBMIT)
         query = TemplateDiffQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         has_draft = template.draft_version_id is not None

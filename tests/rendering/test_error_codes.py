@@ -1,5 +1,6 @@
-"""The error-code registry is the one list: the code emits only its members, DRF's own
-errors map onto it, and docs/reference/errors.md documents exactly its codes."""
+"""The error-code registries (rendering's and each app's own) are the one list: the code
+emits only their members, DRF's own errors map onto them, no two define the same code,
+and docs/reference/errors.md documents exactly their codes."""
 
 from __future__ import annotations
 
@@ -10,11 +11,31 @@ from pathlib import Path
 import pytest
 from rest_framework import exceptions
 
+from accounts import error_codes as account_codes
 from core.exception_handler import drf_error_code
+from dropins import error_codes as dropin_codes
+from jobs import error_codes as job_codes
+from rendering import error_codes
 from rendering.error_codes import CODES, ErrorCode, retry_helps
+from reports import error_codes as report_codes
+from runs import error_codes as run_codes
+from schedules import error_codes as schedule_codes
+from workspaces import error_codes as workspace_codes
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_PACKAGES = ("accounts", "core", "jobs", "reports", "rendering", "config")
+# Each registry: its enum and its CodeInfo table.
+REGISTRIES = [
+    (error_codes.ErrorCode, error_codes.CODES),
+    (account_codes.AccountErrorCode, account_codes.CODES),
+    (report_codes.TemplateErrorCode, report_codes.CODES),
+    (job_codes.JobErrorCode, job_codes.CODES),
+    (dropin_codes.DropinErrorCode, dropin_codes.CODES),
+    (workspace_codes.WorkspaceErrorCode, workspace_codes.CODES),
+    (schedule_codes.ScheduleErrorCode, schedule_codes.CODES),
+    (run_codes.RunErrorCode, run_codes.CODES),
+]
+ALL_CODES = {str(code): info for _, table in REGISTRIES for code, info in table.items()}
 DOC = ROOT / "docs" / "reference" / "errors.md"
 
 
@@ -60,8 +81,13 @@ def test_the_literal_scan_finds_a_literal_code():
     assert sorted(code for _, code in _literal_codes(ast.parse(source))) == ["b", "c", "oops"]
 
 
-def test_every_code_has_its_registry_entry():
-    assert set(CODES) == set(ErrorCode)
+@pytest.mark.parametrize(("codes", "table"), REGISTRIES)
+def test_every_code_has_its_registry_entry(codes, table):
+    assert set(table) == set(codes)
+
+
+def test_no_two_registries_define_the_same_code():
+    assert len(ALL_CODES) == sum(len(codes) for codes, _ in REGISTRIES)
 
 
 @pytest.mark.parametrize(
@@ -99,11 +125,11 @@ def _documented() -> dict[str, str]:
 
 def test_the_errors_page_documents_exactly_the_registry():
     documented = _documented()
-    assert sorted(documented) == sorted(ErrorCode)
+    assert sorted(documented) == sorted(ALL_CODES)
 
 
 def test_the_errors_page_gives_each_code_its_status():
-    for code, info in CODES.items():
+    for code, info in ALL_CODES.items():
         expected = str(info.status) if info.status else "job only"
         assert _documented()[code] == expected, code
 

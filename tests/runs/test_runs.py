@@ -23,6 +23,7 @@ from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from reports.services import template_create
 from runs import records as records_module
+from runs.error_codes import RunErrorCode
 from runs.models import Run, RunStatus
 from runs.records import records_from_list, records_from_upload
 from runs.services import run_create
@@ -90,7 +91,7 @@ def test_every_record_bad_is_a_422_listing_each_and_makes_nothing(api, invoice):
     answer = _post(api, {"template": "invoice", "records": [{"number": 1}, "text"]})
     assert answer.status_code == 422
     body = answer.json()
-    assert body["code"] == ErrorCode.RUN_RECORDS_INVALID
+    assert body["code"] == RunErrorCode.RUN_RECORDS_INVALID
     assert [r["index"] for r in body["records"]] == [0, 1]
     assert "missing required property 'customer'" in body["records"][0]["error"]
     assert body["records"][1]["error"] == "records[1] must be a JSON object."

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
-from core.api_fields import JsonInput, QueryFilters
+from core.api_fields import JsonInput, QueryFilters, choice_filter
 from workspaces.audit import AuditAction
 
 
 class AuditFilterSerializer(QueryFilters):
-    action = serializers.ChoiceField(
-        choices=[action.value for action in AuditAction],
-        required=False,
-        error_messages={
-            "invalid_choice": (
-                f"Unknown action {{input!r}}; use one of: "
-                f"{', '.join(action.value for action in AuditAction)}."
-            )
-        },
-    )
+    action = choice_filter("action", [action.value for action in AuditAction])
     actor = serializers.CharField(
         required=False, max_length=200, help_text="A username, or an API key's prefix."
     )
@@ -32,14 +25,14 @@ class AuditFilterSerializer(QueryFilters):
         choices=["json", "csv"], required=False, help_text="Download the entries as a file."
     )
 
-    def validate(self, attrs: dict) -> dict:
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         since, until = attrs.get("since"), attrs.get("until")
         if since and until and since >= until:
             raise serializers.ValidationError({"until": ["until must be later than since."]})
         return attrs
 
 
-class AuditEntryOutputSerializer(serializers.Serializer):
+class AuditEntryOutputSerializer(serializers.Serializer[Any]):
     at = serializers.DateTimeField()
     actor = serializers.CharField(help_text="A username, `key <prefix>… (creator)`, or system.")
     action = serializers.CharField()
@@ -55,7 +48,7 @@ class WorkspaceCreateInputSerializer(JsonInput):
     name = serializers.CharField(max_length=200, help_text="Its name; the slug is made from it.")
 
 
-class WorkspaceOutputSerializer(serializers.Serializer):
+class WorkspaceOutputSerializer(serializers.Serializer[Any]):
     name = serializers.CharField()
     slug = serializers.SlugField()
     role = serializers.CharField(help_text="Yours there: owner for one you made.")

@@ -20,7 +20,7 @@ from workspaces.api.serializers import (
     WorkspaceOutputSerializer,
 )
 from workspaces.audit_export import audit_csv, audit_row
-from workspaces.current import actor_of, workspace_current
+from workspaces.current import actor_of, workspace_current, workspace_for
 from workspaces.permissions import Action, authorize
 from workspaces.selectors import audit_entries
 from workspaces.services import workspace_create
@@ -65,8 +65,7 @@ class AuditLogApi(APIView):
         },
     )
     def get(self, request: Request) -> Response:
-        workspace = workspace_current(request)
-        authorize(actor_of(request), Action.AUDIT_VIEW, workspace)
+        workspace = workspace_for(request, Action.AUDIT_VIEW)
         filters = AuditFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         found = filters.validated_data

@@ -13,45 +13,19 @@ import httpx
 from httpx_sse import SSEError, aconnect_sse
 
 from pdfreports import protocol
-from pdfreports.errors import ApiError, JobFailed, PdfReportsError, ServiceUnavailable
+from pdfreports.base import _BaseClient
+from pdfreports.errors import ApiError, JobFailed, PdfReportsError
 from pdfreports.follow import SSE_MAX_FAILURES, OnUpdate, Tracker, Transport
 from pdfreports.models import JobState, Template
-from pdfreports.retry import RetryEvent, RetryPolicy
 
-OnRetry = Callable[[RetryEvent], None]
 OnBytes = Callable[[int, int | None], None]
 
 
-class AsyncClient:
-    """`async with AsyncClient(base_url, api_key) as client: job = await client.submit(...)`."""
+class AsyncClient(_BaseClient[httpx.AsyncClient]):
+    """`async with AsyncClient(base_url, api_key) as client: job = await client.submit(...)`;
+    `transport`: an httpx.AsyncBaseTransport."""
 
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str,
-        *,
-        timeout: float = 30.0,
-        retry: RetryPolicy | None = None,
-        on_retry: OnRetry | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.retry = retry or RetryPolicy()
-        self.on_retry = on_retry
-        self._http = httpx.AsyncClient(
-            base_url=self.base_url,
-            headers={protocol.API_KEY_HEADER: api_key, "User-Agent": protocol.USER_AGENT},
-            timeout=timeout,
-            transport=transport,
-        )
-        # Signed download links are their own credential: the API key is not sent with them.
-        # On S3 the service answers a link with a redirect to a presigned URL of the PDF.
-        self._links = httpx.AsyncClient(
-            headers={"User-Agent": protocol.USER_AGENT},
-            timeout=timeout,
-            transport=transport,
-            follow_redirects=True,
-        )
+    _http_class = httpx.AsyncClient
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -81,22 +55,17 @@ class AsyncClient:
             try:
                 response = await http.send(request, stream=stream)
             except httpx.TransportError as exc:
-                delay = self.retry.delay(attempt=attempt, response=None, idempotent=idempotent)
-                if delay is None:
-                    raise ServiceUnavailable(f"{method} {request.url}: {exc!r}") from exc
-                reason = type(exc).__name__
+                delay = self._wait_after_error(method, request, attempt, idempotent, exc)
             else:
-                delay = self.retry.delay(attempt=attempt, response=response, idempotent=idempotent)
-                if delay is None:
+                wait = self._wait_after_answer(method, request, attempt, idempotent, response)
+                if wait is None:
                     if not response.is_success:
                         await response.aread()
                         await response.aclose()
                         protocol.raise_for_error(response)
                     return response
-                reason = f"{response.status_code} {response.reason_phrase}"
+                delay = wait
                 await response.aclose()
-            if self.on_retry:
-                self.on_retry(RetryEvent(method, str(request.url), attempt + 1, delay, reason))
             await asyncio.sleep(delay)
             attempt += 1
 

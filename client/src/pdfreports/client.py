@@ -13,46 +13,19 @@ import httpx
 from httpx_sse import SSEError, connect_sse
 
 from pdfreports import protocol
-from pdfreports.errors import ApiError, JobFailed, PdfReportsError, ServiceUnavailable
+from pdfreports.base import _BaseClient
+from pdfreports.errors import ApiError, JobFailed, PdfReportsError
 from pdfreports.follow import SSE_MAX_FAILURES, OnUpdate, Tracker, Transport
 from pdfreports.models import JobState, RunState, Template
-from pdfreports.retry import RetryEvent, RetryPolicy
 
-OnRetry = Callable[[RetryEvent], None]
 OnBytes = Callable[[int, int | None], None]
 
 
-class Client:
+class Client(_BaseClient[httpx.Client]):
     """A connection to the service, authenticated by API key. Use it as a context manager
-    (or call `close()`) to release its connections."""
+    (or call `close()`) to release its connections. `transport`: an httpx.BaseTransport."""
 
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str,
-        *,
-        timeout: float = 30.0,
-        retry: RetryPolicy | None = None,
-        on_retry: OnRetry | None = None,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.retry = retry or RetryPolicy()
-        self.on_retry = on_retry
-        self._http = httpx.Client(
-            base_url=self.base_url,
-            headers={protocol.API_KEY_HEADER: api_key, "User-Agent": protocol.USER_AGENT},
-            timeout=timeout,
-            transport=transport,
-        )
-        # Signed download links are their own credential: the API key is not sent with them.
-        # On S3 the service answers a link with a redirect to a presigned URL of the PDF.
-        self._links = httpx.Client(
-            headers={"User-Agent": protocol.USER_AGENT},
-            timeout=timeout,
-            transport=transport,
-            follow_redirects=True,
-        )
+    _http_class = httpx.Client
 
     def __enter__(self) -> Client:
         return self
@@ -81,26 +54,20 @@ class Client:
         request = http.build_request(method, url, **kwargs)
         attempt = 0
         while True:
-            response: httpx.Response | None = None
             try:
                 response = http.send(request, stream=stream)
             except httpx.TransportError as exc:
-                delay = self.retry.delay(attempt=attempt, response=None, idempotent=idempotent)
-                if delay is None:
-                    raise ServiceUnavailable(f"{method} {request.url}: {exc!r}") from exc
-                reason = type(exc).__name__
+                delay = self._wait_after_error(method, request, attempt, idempotent, exc)
             else:
-                delay = self.retry.delay(attempt=attempt, response=response, idempotent=idempotent)
-                if delay is None:
+                wait = self._wait_after_answer(method, request, attempt, idempotent, response)
+                if wait is None:
                     if not response.is_success:
                         response.read()
                         response.close()
                         protocol.raise_for_error(response)
                     return response
-                reason = f"{response.status_code} {response.reason_phrase}"
+                delay = wait
                 response.close()
-            if self.on_retry:
-                self.on_retry(RetryEvent(method, str(request.url), attempt + 1, delay, reason))
             time.sleep(delay)
             attempt += 1
 

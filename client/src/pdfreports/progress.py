@@ -51,7 +51,23 @@ def describe(state: JobState) -> str:
     return STAGE_LABELS.get(state.stage) or state.stage.replace("_", " ").capitalize()
 
 
-class JobProgress:
+class _Bar:
+    """What a job's and a run's bar share: shown live on a terminal, stopped on exit."""
+
+    live: bool
+    _progress: Progress
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.live:
+            self._progress.stop()
+
+
+class JobProgress(_Bar):
     """A context manager whose `update(state)` is a `Job.wait(on_update=...)` callback."""
 
     def __init__(self, console: Console, job_id: str) -> None:
@@ -76,15 +92,6 @@ class JobProgress:
             self._task = self._progress.add_task("Submitted", total=100, short_id=self.job_id[:8])
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self.live:
-            self._progress.stop()
-
     def update(self, state: JobState) -> None:
         text = describe(state)
         if self.live and self._task is not None:
@@ -97,7 +104,7 @@ class JobProgress:
             self._last_line = line
 
 
-class RunProgress:
+class RunProgress(_Bar):
     """A run's bar counted in records (rendered + failed of total); one line per change
     when not on a terminal."""
 
@@ -120,15 +127,6 @@ class RunProgress:
             self._progress.start()
             self._task = self._progress.add_task("", total=None, short_id=self.run_id[:8])
         return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self.live:
-            self._progress.stop()
 
     def update(self, state: RunState) -> None:
         failed = f"{state.failed} failed" if state.failed else ""
