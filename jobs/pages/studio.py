@@ -25,7 +25,7 @@ from reports.models import Renderer, ReportTemplate
 from reports.services import template_create, template_draft_save
 from reports.starters import STARTER_ENGINES, starter
 from workspaces.current import workspace_page_for
-from workspaces.permissions import Action, can
+from workspaces.permissions import Action, authorize_page, can
 
 # What a version's editors show (the draft's if there is one, else the published one's).
 _SOURCE = ("engine", "renderer", "html", "css", "helpers", "schema", "sample_data", "options")
@@ -84,7 +84,7 @@ def template_studio(request: HttpRequest, slug: str) -> HttpResponse:
 def template_studio_form_upload(request: HttpRequest, slug: str) -> HttpResponse:
     """A new PDF for a pdf-form template: saved as its draft, with the new form's fields as
     the schema; published from the studio like any draft."""
-    template = _own(request, slug)
+    template = visible_template(request, slug)
     authorize_page(request.user, Action.TEMPLATE_EDIT, template)
     upload = request.FILES.get("form_pdf")
     source = _form_source(upload) if upload is not None else {"error": "Choose a PDF file."}
@@ -156,7 +156,7 @@ def template_studio_new(request: HttpRequest) -> HttpResponse:
 STARTER_PREFIX = "starter:"
 
 
-def _form_source(upload: UploadedFile) -> dict[str, Any]:
+def _form_source(upload: UploadedFile[Any]) -> dict[str, Any]:
     """A fillable PDF as a pdf-form template's source (its schema comes from its fields at
     save), or what is wrong with the file. Read no further than the template limit allows."""
     limit = limits_from_settings().max_template_bytes * 3 // 4  # base64 grows it by 4/3
