@@ -37,6 +37,7 @@ from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.partials import partials_recorded, template_partials_resolve
 from reports.services import template_current_version
+from reports.template_cache import template_latest_version_cached
 from reports.validation import data_check, data_validate, size_check
 from workspaces.models import Workspace
 from workspaces.services import workspace_personal
@@ -124,9 +125,7 @@ def stored_source(
     """The current version of a stored template the workspace may use (a 400 naming why
     not); the data is checked against its schema by the caller (one submit, or each record
     of a run)."""
-    latest = template_selectors.template_latest_version_visible(
-        workspace=workspace, slug=template_slug
-    )
+    latest = template_latest_version_cached(workspace=workspace, slug=template_slug)
     try:
         template = (
             latest.template

@@ -1,12 +1,15 @@
-"""One Handlebars, Mustache or EJS render in a process of its own, under an OS memory ceiling.
+"""Handlebars, Mustache and EJS renders in a process apart from the worker, each in a fresh
+V8 isolate, under an OS memory ceiling.
 
 Run as a script (`python -I v8_child.py`) by rendering.engines.v8_process, with an empty
-environment; it imports nothing of the project. It starts V8 and loads handlebars.js,
-then blocks on stdin for one request (so a spare one waits ready), sets RLIMIT_DATA to
-what it uses now plus the template's memory budget (V8's heap limit does not count
-ArrayBuffers: 390 MB allocated under a 16 MB limit), renders, writes the JSON answer to
-stdout and exits. A helper that allocates past the ceiling gets a RangeError or ends
-this process; the worker that started it only sees a failed render.
+environment; it imports nothing of the project. It serves renders one at a time, each a
+length-prefixed JSON request on stdin and answer on stdout: before each it has a new
+isolate ready (V8 started, handlebars.js loaded), so no global, helper or partial of one
+render is there for the next, and closes it after. During a render RLIMIT_DATA is what the
+process uses then plus the template's memory budget (V8's heap limit does not count
+ArrayBuffers: 390 MB allocated under a 16 MB limit). A render that meets a limit or fails
+outside the template ends the process after its answer, as does memory that stays used
+after the isolate closed; the parent also replaces it after a number of renders.
 """
 
 from __future__ import annotations
@@ -71,28 +74,45 @@ def _data_bytes() -> int:
     raise RuntimeError("no VmData in /proc/self/status")
 
 
-def _answer(payload: dict[str, Any] | str) -> None:
+# Past this much more data than after the first isolate, the process retires itself.
+_GROWTH_RETIRE_BYTES = 128 << 20
+
+
+def _read_exactly(size: int) -> bytes | None:
+    chunks = []
+    while size:
+        chunk = sys.stdin.buffer.read(size)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _answer(payload: dict | str, *, retire: bool) -> None:
     text = payload if isinstance(payload, str) else json.dumps(payload)
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    # The answer's first byte says whether this process ends after it (R) or serves on (K).
+    body = (b"R" if retire else b"K") + text.encode("utf-8")
+    sys.stdout.buffer.write(len(body).to_bytes(4, "big") + body)
+    sys.stdout.buffer.flush()
 
 
-def main() -> None:
-    from py_mini_racer import JSEvalException, JSOOMException, JSTimeoutException, MiniRacer
+def _fresh_isolate(libraries: list[str]) -> Any:
+    from py_mini_racer import MiniRacer
 
     ctx = MiniRacer()
-    ctx.eval((_HERE / "vendor" / "handlebars.min.js").read_text(encoding="utf-8"))
-    ctx.eval((_HERE / "handlebars_helpers.js").read_text(encoding="utf-8"))
-    ctx.eval((_HERE / "mustache_subset.js").read_text(encoding="utf-8"))
-    ctx.eval((_HERE / "vendor" / "ejs.min.js").read_text(encoding="utf-8"))
-    ctx.eval((_HERE / "ejs_templates.js").read_text(encoding="utf-8"))
-    raw = sys.stdin.buffer.read()
-    if not raw:
-        return  # a spare whose parent went away
-    request = json.loads(raw)
+    for library in libraries:
+        ctx.eval(library)
+    return ctx
+
+
+def _render(ctx: Any, request: dict) -> tuple[dict | str, bool]:
+    """The answer, and whether a limit was met (the process retires)."""
+    from py_mini_racer import JSEvalException, JSOOMException, JSTimeoutException
+
     memory = int(request["memory_bytes"])
     ctx.set_hard_memory_limit(memory)
-    _soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
     ceiling = _data_bytes() + memory
     if hard != resource.RLIM_INFINITY:
         ceiling = min(ceiling, hard)
@@ -108,13 +128,42 @@ def main() -> None:
             timeout_sec=request["timeout_ms"] / 1000,
         )
     except JSTimeoutException:
-        _answer({"limit": "time"})
+        return {"limit": "time"}, True
     except (JSOOMException, MemoryError):
-        _answer({"limit": "memory"})
+        return {"limit": "memory"}, True
     except JSEvalException as exc:
-        _answer({"ok": False, "syntax": False, "message": str(exc).splitlines()[0], "line": None})
-    else:
-        _answer(str(result))
+        message = str(exc).splitlines()[0]
+        return {"ok": False, "syntax": False, "message": message, "line": None}, False
+    finally:
+        # Our own code (the next isolate's start) runs without the template's ceiling.
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+    return str(result), "allocation failed" in str(result)
+
+
+def main() -> None:
+    libraries = [
+        (_HERE / "vendor" / "handlebars.min.js").read_text(encoding="utf-8"),
+        (_HERE / "handlebars_helpers.js").read_text(encoding="utf-8"),
+        (_HERE / "mustache_subset.js").read_text(encoding="utf-8"),
+        (_HERE / "vendor" / "ejs.min.js").read_text(encoding="utf-8"),
+        (_HERE / "ejs_templates.js").read_text(encoding="utf-8"),
+    ]
+    ctx = _fresh_isolate(libraries)
+    settled = _data_bytes()
+    while True:
+        header = _read_exactly(4)
+        if header is None:
+            return  # the parent closed our stdin: no more renders
+        raw = _read_exactly(int.from_bytes(header, "big"))
+        if raw is None:
+            return
+        answer, limit_met = _render(ctx, json.loads(raw))
+        ctx.close()
+        retire = limit_met or _data_bytes() > settled + _GROWTH_RETIRE_BYTES
+        _answer(answer, retire=retire)
+        if retire:
+            return
+        ctx = _fresh_isolate(libraries)
 
 
 if __name__ == "__main__":

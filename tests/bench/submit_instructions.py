@@ -2,8 +2,11 @@
 process, counted by valgrind's callgrind (the same count whatever the machine's load).
 
 It runs the ASGI application in process (no sockets, no uvicorn) and posts the `invoice`
-sample's template WARM times to warm up and then SUBMITS times; a second run with no timed
-submits is subtracted, so what is left is the submits' own work. Needs `valgrind` (Debian package).
+sample WARM times to warm up and then SUBMITS times; a second run with no timed submits is
+subtracted, so what is left is the submits' own work. BENCH_BODY picks the body: `inline`
+(default: the sample's Handlebars source as `html_template`) or `template` (the seeded
+stored template `invoice` by slug, so its look-up and JSON Schema check count too).
+Needs `valgrind` (Debian package).
 Uses BENCH_DATABASE_URL / BENCH_REDIS_URL like `make bench`, else SQLite and an embedded Redis."""
 
 from __future__ import annotations
@@ -33,8 +36,10 @@ def _child() -> None:
 
     from reports.samples import sample_files
 
-    html, css, data = sample_files("invoice")
-    body = {"html_template": html, "css": css, "data": data, "engine": "handlebars"}
+    html, _, data = sample_files("invoice")
+    body: dict = {"html_template": html, "data": data, "engine": "handlebars"}
+    if os.environ.get("BENCH_BODY") == "template":
+        body = {"template": "invoice", "data": data}
     key = os.environ["BENCH_KEY"]
     app = get_asgi_application()
 
@@ -85,7 +90,11 @@ def main() -> int:
             raise SystemExit(f"no totals in {out}")
         totals.append(int(summary.group(1)))
     per_submit = (totals[1] - totals[0]) / SUBMITS
-    print(f"{per_submit / 1e6:.1f} M instructions a submit ({SUBMITS} submits, {WARM} warm)")
+    body = os.environ.get("BENCH_BODY", "inline")
+    print(
+        f"{per_submit / 1e6:.1f} M instructions a submit ({body} body, "
+        f"{SUBMITS} submits, {WARM} warm)"
+    )
     shutil.rmtree(var, ignore_errors=True)
     return 0
 

@@ -144,3 +144,35 @@ def test_a_large_template_check_does_not_hold_up_a_small_one():
     thread.join()
     assert slow[0] > 2 * max(took), (slow, took)
     assert max(took) < 1, took
+
+
+def test_one_child_serves_many_renders_each_in_a_fresh_isolate():
+    """Neither a helper, a global nor a partial of one render is there for the next, though
+    the same child served both (no process started between them)."""
+    leaky = (
+        "function remember() { globalThis.kept = 'secret';"
+        " Handlebars.registerPartial('p', 'x'); return 'ok'; }"
+    )
+    assert engine_render("handlebars", "{{remember}}", {}, LIMITS, helpers=leaky) == "ok"
+    _started.clear()
+    for n in range(5):
+        probe = (
+            "function probe() { return typeof remember + ':' + typeof kept + ':'"
+            " + typeof Handlebars.partials.p; }"
+        )
+        html = engine_render("handlebars", "{{probe}} {{n}}", {"n": n}, LIMITS, helpers=probe)
+        assert html == f"undefined:undefined:undefined {n}"
+    assert _started == []
+
+
+def test_a_child_that_met_a_limit_serves_no_other_render():
+    from rendering.engines import v8_process
+
+    spin = "function spin() { while (true) {} }"
+    quick = Limits(template_timeout_ms=300, template_max_memory_mb=256)
+    with pytest.raises(LimitExceeded):
+        engine_render("handlebars", "{{spin}}", {}, quick, helpers=spin)
+    # The killed child is not among the idle ones (all running), and renders go on.
+    assert all(child.process.poll() is None for child in v8_process._idle)
+    assert len(v8_process._idle) <= v8_process.MAX_IDLE
+    assert engine_render("handlebars", "{{n}}", {"n": 1}, LIMITS) == "1"
