@@ -89,7 +89,7 @@ def _read_exactly(size: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def _answer(payload: dict | str, *, retire: bool) -> None:
+def _answer(payload: dict[str, Any] | str, *, retire: bool) -> None:
     text = payload if isinstance(payload, str) else json.dumps(payload)
     # The answer's first byte says whether this process ends after it (R) or serves on (K).
     body = (b"R" if retire else b"K") + text.encode("utf-8")
@@ -106,7 +106,7 @@ def _fresh_isolate(libraries: list[str]) -> Any:
     return ctx
 
 
-def _render(ctx: Any, request: dict) -> tuple[dict | str, bool]:
+def _render(ctx: Any, request: dict[str, Any]) -> tuple[dict[str, Any] | str, bool]:
     """The answer, and whether a limit was met (the process retires)."""
     from py_mini_racer import JSEvalException, JSOOMException, JSTimeoutException
 
