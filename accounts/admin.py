@@ -60,8 +60,14 @@ class ApiKeyAdmin(admin.ModelAdmin[ApiKey]):
 
 @admin.register(NotificationSettings)
 class NotificationSettingsAdmin(admin.ModelAdmin[NotificationSettings]):
-    list_display = ("user", "email_job_finished", "browser_job_finished", "updated_at")
-    list_filter = ("email_job_finished", "browser_job_finished")
+    list_display = (
+        "user",
+        "email_job_finished",
+        "browser_job_finished",
+        "email_api_jobs",
+        "updated_at",
+    )
+    list_filter = ("email_job_finished", "browser_job_finished", "email_api_jobs")
     search_fields = ("user__username", "user__email")
 
 

@@ -21,6 +21,9 @@ class NotificationPreferencesForm(forms.Form):
     browser_job_finished = forms.BooleanField(
         required=False, label="Show a notice on any page of this site when one of my jobs ends"
     )
+    email_api_jobs = forms.BooleanField(
+        required=False, label="Email me about the jobs my API keys submit too"
+    )
 
 
 class EmailChangeForm(forms.Form):

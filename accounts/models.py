@@ -60,8 +60,8 @@ class ApiKey(models.Model):
 
 
 class NotificationSettings(models.Model):
-    """What a person wants to be told about their own jobs; no row means the defaults (all
-    on), so nobody has to visit a page to get mail."""
+    """What a person wants to be told about their own jobs; no row means the defaults (mail
+    and notices for what they asked for in the browser), so nobody has to visit a page."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,
@@ -73,6 +73,9 @@ class NotificationSettings(models.Model):
     email_job_finished = models.BooleanField(default=True)
     # A notice in the open browser UI (and a desktop notification, if the browser allows).
     browser_job_finished = models.BooleanField(default=True)
+    # The same mail for the jobs an API key of theirs submits: off unless asked for, since
+    # an integration's jobs would otherwise mail a person once each (thousands a day).
+    email_api_jobs = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

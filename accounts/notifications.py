@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import smtplib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from django.contrib.auth.models import User
 from django.core.mail import EmailMessage
@@ -22,6 +22,7 @@ from accounts.models import NotificationSettings, SentNotification
 class Preferences:
     email_job_finished: bool = True
     browser_job_finished: bool = True
+    email_api_jobs: bool = False
 
 
 def notification_preferences(*, user_id: int) -> Preferences:
@@ -30,32 +31,37 @@ def notification_preferences(*, user_id: int) -> Preferences:
     if row is None:
         return Preferences()
     return Preferences(
-        email_job_finished=row.email_job_finished, browser_job_finished=row.browser_job_finished
+        email_job_finished=row.email_job_finished,
+        browser_job_finished=row.browser_job_finished,
+        email_api_jobs=row.email_api_jobs,
     )
 
 
 def notification_preferences_set(
-    *, user: User, email_job_finished: bool, browser_job_finished: bool
+    *,
+    user: User,
+    email_job_finished: bool,
+    browser_job_finished: bool,
+    email_api_jobs: bool = False,
 ) -> Preferences:
-    NotificationSettings.objects.update_or_create(
-        user=user,
-        defaults={
-            "email_job_finished": email_job_finished,
-            "browser_job_finished": browser_job_finished,
-        },
+    chosen = Preferences(
+        email_job_finished=email_job_finished,
+        browser_job_finished=browser_job_finished,
+        email_api_jobs=email_api_jobs,
     )
-    return Preferences(
-        email_job_finished=email_job_finished, browser_job_finished=browser_job_finished
-    )
+    NotificationSettings.objects.update_or_create(user=user, defaults=asdict(chosen))
+    return chosen
 
 
-def job_mail_recipient(*, user_id: int) -> str | None:
+def job_mail_recipient(*, user_id: int, by_api_key: bool = False) -> str | None:
     """The address a person's job mail goes to, or None: no such active person, no address,
-    or they turned job mail off."""
+    they turned job mail off, or the job came from one of their API keys and they did not
+    ask for mail about those (an integration's jobs would mail them once each)."""
+    preferences = notification_preferences(user_id=user_id)
+    if not preferences.email_job_finished or (by_api_key and not preferences.email_api_jobs):
+        return None
     user = User.objects.filter(pk=user_id, is_active=True).only("email").first()
     if user is None or not user.email:
-        return None
-    if not notification_preferences(user_id=user_id).email_job_finished:
         return None
     return user.email
 
@@ -92,11 +98,13 @@ def owner_mail_once(
     what: str,
     error: type[Exception],
     log: logging.Logger,
+    by_api_key: bool = False,
 ) -> str:
     """Mail a job's or a run's owner once per `key` (the message built for their address):
-    "sent", "already_sent" or "not_wanted" (no address, or job mail turned off). A mail
-    server error is logged on `log` and raised as `error`, for the task to retry."""
-    to = job_mail_recipient(user_id=user_id)
+    "sent", "already_sent" or "not_wanted" (no address, job mail turned off, or an API
+    key's job they want no mail about). A mail server error is logged on `log` and raised
+    as `error`, for the task to retry."""
+    to = job_mail_recipient(user_id=user_id, by_api_key=by_api_key)
     if to is None:
         return "not_wanted"
     try:

@@ -91,6 +91,7 @@ def _account_page(
             initial={
                 "email_job_finished": current.email_job_finished,
                 "browser_job_finished": current.browser_job_finished,
+                "email_api_jobs": current.email_api_jobs,
             }
         )
     context = {

@@ -44,8 +44,8 @@ def job_notify_enqueue(*, job: PdfJob) -> None:
     the task checks again when it runs."""
     if job.status not in MAILED_STATUSES:
         return
-    if job_mail_recipient(user_id=job.owner_id) is None:
-        return
+    if job_mail_recipient(user_id=job.owner_id, by_api_key=job.api_key_id is not None) is None:
+        return  # no message at all: the common case for an integration's jobs
     if job.batch_id is not None:
         # django-stubs types a receiver's answer as str | None; ours answer a bool.
         answers: list[tuple[Any, object]] = list(job_mail_wanted.send(PdfJob, job=job))
@@ -110,4 +110,5 @@ def job_notify_owner(*, job_id: UUID | str) -> str:
         what=f"job {job.job_id}",
         error=MailNotSent,
         log=logger,
+        by_api_key=job.api_key_id is not None,
     )

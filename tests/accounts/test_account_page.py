@@ -29,6 +29,23 @@ def test_turning_job_mail_off_stops_it_and_says_so(browser, user):
     assert job_mail_recipient(user_id=user.pk) == "ada@example.com"
 
 
+def test_mail_about_an_api_keys_jobs_is_off_until_asked_for(browser, user):
+    user.email = "ada@example.com"
+    user.save()
+    page = browser.get("/account/").content.decode()
+    assert 'name="email_api_jobs" checked' not in page
+    assert job_mail_recipient(user_id=user.pk, by_api_key=True) is None
+    assert job_mail_recipient(user_id=user.pk) == "ada@example.com"  # the browser's jobs
+    browser.post(
+        "/account/",
+        {"email_job_finished": "on", "browser_job_finished": "on", "email_api_jobs": "on"},
+    )
+    assert 'name="email_api_jobs" checked' in browser.get("/account/").content.decode()
+    assert job_mail_recipient(user_id=user.pk, by_api_key=True) == "ada@example.com"
+    browser.post("/account/", {"email_api_jobs": "on"})  # job mail off: none at all
+    assert job_mail_recipient(user_id=user.pk, by_api_key=True) is None
+
+
 def test_the_page_says_where_mail_goes_or_that_there_is_no_address(browser, user):
     assert "You have no email address on file" in browser.get("/account/").content.decode()
     user.email = "ada@example.com"

@@ -51,6 +51,10 @@ def test_the_key_owner_is_mailed_a_working_link_on_completion_and_advice_on_fail
     chaos.worker("mailer", **_mail_env(mail, PUBLIC_BASE_URL=web))
     owner = UserFactory(username="ada", email="ada@example.com")
     _, raw_key = api_key_create(user=owner, name="billing")
+    # Jobs an API key submits mail its owner only when asked for (the account page).
+    notification_preferences_set(
+        user=owner, email_job_finished=True, browser_job_finished=True, email_api_jobs=True
+    )
     with httpx.Client(base_url=web, headers={"X-API-Key": raw_key}, timeout=30) as api:
         wait_for(lambda: _up(api), timeout=30, what="the web process", chaos=chaos)
         ok = api.post(
@@ -103,6 +107,9 @@ def test_a_cache_hit_mails_its_owner_like_a_render(chaos, tmp_path):
     chaos.worker("mailer", **_mail_env(mail, PUBLIC_BASE_URL=web))
     owner = UserFactory(username="grace", email="grace@example.com")
     _, raw_key = api_key_create(user=owner, name="reports")
+    notification_preferences_set(
+        user=owner, email_job_finished=True, browser_job_finished=True, email_api_jobs=True
+    )
     body = {"html_template": "<h1>Hello {{name}}</h1>", "data": {"name": "Grace"}}
     with httpx.Client(base_url=web, headers={"X-API-Key": raw_key}, timeout=30) as api:
         wait_for(lambda: _up(api), timeout=30, what="the web process", chaos=chaos)

@@ -83,12 +83,26 @@ def test_failed_job_mails_the_message_and_what_to_do(mail_dir, owner):
     assert f"{BASE}/jobs/{job.job_id}/" in body
 
 
-def test_a_job_submitted_with_an_api_key_names_the_key(mail_dir, owner):
+def test_an_api_keys_jobs_mail_only_a_person_who_asked_and_name_the_key(
+    mail_dir, owner, sent_tasks
+):
     from accounts.services import api_key_create
 
     key, _ = api_key_create(user=owner, name="billing")
+    # By default an integration's jobs mail nobody: not even a message is queued.
+    quiet = _completed(owner, api_key=key)
+    job_notify_enqueue(job=quiet)
+    assert sent_tasks.calls["notify_enqueue"] == []
+    assert job_notify_owner(job_id=quiet.job_id) == "not_wanted"
+    assert mails_in(mail_dir) == []
+    # Asked for on the account page, they mail like a browser job, naming the key.
+    notification_preferences_set(
+        user=owner, email_job_finished=True, browser_job_finished=True, email_api_jobs=True
+    )
     job = _completed(owner, api_key=key)
-    job_notify_owner(job_id=job.job_id)
+    job_notify_enqueue(job=job)
+    assert sent_tasks.ids("notify_enqueue", "job_id") == [job.job_id]
+    assert job_notify_owner(job_id=job.job_id) == "sent"
     assert f"with the API key rk_{key.prefix}_…" in body_of(mails_in(mail_dir)[0])
 
 
