@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.core.files.storage import storages
+from django.core.files.storage import Storage, storages
 from django.db import connection
 from kombu.connection import Connection
 
@@ -62,6 +63,22 @@ def _storage_problem(exc: Exception, *, bucket: str) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+# Probe objects whose delete failed (the store went away between the write and the
+# delete): deleted by the next probe that finds the store working, so an outage leaves
+# nothing behind in the bucket.
+_undeleted: set[str] = set()
+_undeleted_lock = threading.Lock()
+
+
+def _delete_leftovers(storage: Storage) -> None:
+    with _undeleted_lock:
+        names = list(_undeleted)
+    for name in names:
+        storage.delete(name)
+        with _undeleted_lock:
+            _undeleted.discard(name)
+
+
 def check_storage() -> str:
     """Write, read back and delete a small object: a bucket that exists but refuses writes
     is caught here, not by a failed job later."""
@@ -74,7 +91,13 @@ def check_storage() -> str:
                 if handle.read() != b"ok":
                     raise OSError("the object read back differs from the one written")
         finally:
-            storage.delete(saved)
+            try:
+                storage.delete(saved)
+            except Exception:
+                with _undeleted_lock:
+                    _undeleted.add(saved)
+                raise
+        _delete_leftovers(storage)
     except Exception as exc:
         bucket = str(getattr(storage, "bucket_name", "") or "")
         raise OSError(_storage_problem(exc, bucket=bucket)) from None

@@ -165,3 +165,35 @@ def test_a_bucket_that_refuses_writes_is_a_readiness_error(settings, tmp_path):
     assert storage["detail"].startswith(
         "the bucket 'read-only-reports' refuses writes (AccessDenied)"
     )
+
+
+def test_a_probe_object_left_by_an_outage_is_deleted_by_the_next_good_probe(
+    settings, tmp_path, monkeypatch
+):
+    from django.core.files.storage import FileSystemStorage, storages
+
+    from jobs import readiness
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "reports": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "reports")},
+        },
+    }
+    left = tmp_path / "reports" / "_health"
+
+    def refuse(self, name):
+        raise OSError("the store went away")
+
+    # The store goes away between the probe's write and its delete: the probe fails...
+    with monkeypatch.context() as outage:
+        outage.setattr(FileSystemStorage, "delete", refuse)
+        with pytest.raises(OSError, match="went away"):
+            readiness.check_storage()
+    assert len(list(left.iterdir())) == 1
+    # ...and the next probe that finds it back deletes its own object and the one left.
+    assert isinstance(storages["reports"], FileSystemStorage)
+    readiness.check_storage()
+    assert list(left.iterdir()) == []
+    assert readiness._undeleted == set()
