@@ -20,6 +20,7 @@ from typing import Any
 import pikepdf
 from pypdf import PdfReader, PdfWriter
 from pypdf.errors import PdfReadError
+from pypdf.generic import NameObject
 
 from rendering.errors import InvalidInput, TemplateSyntaxError
 from rendering.limits import DEFAULT_LIMITS, Limits
@@ -191,6 +192,11 @@ def form_fill(
         raise InvalidInput(
             f"The form has {len(writer.pages)} pages; the limit is {limits.max_pages}."
         )
+    # A hybrid form (most government forms) also carries an XFA copy, which viewers that
+    # read XFA show instead of the fields filled here: it goes.
+    form = writer._root_object.get("/AcroForm")
+    if form is not None and "/XFA" in form.get_object():
+        del form.get_object()[NameObject("/XFA")]
     if values:
         writer.update_page_form_field_values(None, values)
     if metadata:

@@ -111,3 +111,14 @@ def test_bad_forms_and_bad_data_say_what_is_wrong():
         form_fill(membership_form(), {"plan": "gold"})
     with pytest.raises(InvalidInput, match=r"options\.flatten must be true or false"):
         parse_options({"flatten": "yes"})
+
+
+def test_a_hybrid_forms_xfa_copy_is_dropped_so_viewers_show_the_filled_fields():
+    with pikepdf.open(io.BytesIO(membership_form())) as document:
+        document.Root.AcroForm.XFA = pikepdf.Array([pikepdf.String("template"), b"<xdp/>"])
+        out = io.BytesIO()
+        document.save(out)
+    filled = form_fill(out.getvalue(), DATA)
+    with pikepdf.open(io.BytesIO(filled.content)) as document:
+        assert "/XFA" not in document.Root.AcroForm
+    assert _values(filled.content)["full_name"] == "Ada Lovelace"
