@@ -59,6 +59,10 @@ def run_combined_prepare(*, run: Run) -> CombinedState:
     if claimed:
         run_id = run.run_id
         transaction.on_commit(lambda: dispatch.run_combine_enqueue(run_id=run_id))
+        # Just claimed: nothing is built yet. Not read back, since outside a transaction the
+        # build is sent at once, and a fast worker could finish before the read and this
+        # answer would say nothing of the build it started.
+        return CombinedState(key="", done=0, total=run.completed)
     key, done = Run.objects.filter(pk=run.pk).values_list("combined_file", "combined_done").get()
     return CombinedState(key=key, done=run.completed if key else done, total=run.completed)
 
