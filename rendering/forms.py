@@ -107,7 +107,11 @@ def _field(name: str, raw: Any) -> FormField | None:
 
 def form_fields(pdf: bytes) -> list[FormField]:
     """The form's fillable fields, in the PDF's order; a template error when it has none."""
-    found = _reader(pdf).get_fields() or {}
+    return _fields_of(_reader(pdf))
+
+
+def _fields_of(reader: PdfReader) -> list[FormField]:
+    found = reader.get_fields() or {}
     fields = [field for name, raw in found.items() if (field := _field(name, raw)) is not None]
     if not [field for field in fields if field.kind != "signature"]:
         raise TemplateSyntaxError(
@@ -185,9 +189,9 @@ def form_fill(
 ) -> FilledForm:
     """The form with its fields set from `data` (by field name), flattened on request, with
     the document's title, author and subject when given."""
-    fields = form_fields(pdf)
-    values = _values(fields, data)
-    writer = PdfWriter(clone_from=_reader(pdf))
+    reader = _reader(pdf)  # parsed once: for its fields, then cloned to fill
+    values = _values(_fields_of(reader), data)
+    writer = PdfWriter(clone_from=reader)
     if len(writer.pages) > limits.max_pages:
         raise InvalidInput(
             f"The form has {len(writer.pages)} pages; the limit is {limits.max_pages}."

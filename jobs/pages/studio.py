@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 from core.disclosure import public_text
 from jobs.pages.new_report import visible_template
 from rendering.engines import ENGINE_NAMES, ENGINES_WITH_HELPERS, engine_choices
-from rendering.errors import ApplicationError
+from rendering.errors import ApplicationError, InvalidInput
 from rendering.forms import FORM_ENGINE, form_source
 from reports import selectors
 from reports.limits import limits_from_settings
@@ -87,16 +87,14 @@ def template_studio_form_upload(request: HttpRequest, slug: str) -> HttpResponse
     template = visible_template(request, slug)
     authorize_page(request.user, Action.TEMPLATE_EDIT, template)
     upload = request.FILES.get("form_pdf")
-    source = _form_source(upload) if upload is not None else {"error": "Choose a PDF file."}
-    if template.engine != FORM_ENGINE:
-        source = {"error": "Only a PDF form template takes a PDF."}
-    if "error" not in source:
-        try:
-            template_draft_save(template=template, by=request.user, html=source["html"])
-        except ApplicationError as exc:
-            source = {"error": exc.message}
-    if "error" in source:
-        messages.error(request, public_text(source["error"]))
+    try:
+        if template.engine != FORM_ENGINE:
+            raise InvalidInput("Only a PDF form template takes a PDF.")
+        if upload is None:
+            raise InvalidInput("Choose a PDF file.")
+        template_draft_save(template=template, by=request.user, html=_form_html(upload))
+    except ApplicationError as exc:
+        messages.error(request, public_text(exc.message))
     else:
         messages.success(request, "The new PDF is saved as a draft: publish it to use it.")
     return redirect("template-studio", slug=template.slug)
@@ -118,19 +116,17 @@ def template_studio_new(request: HttpRequest) -> HttpResponse:
         name = (request.POST.get("name") or "").strip()
         slug = slugify(request.POST.get("slug") or name)
         upload = request.FILES.get("form_pdf")
-        source = (
-            _form_source(upload)
-            if upload is not None
-            else _start_source(request.POST.get("sample") or "", samples)
-        )
         if not name or not slug:
             error = "Give the template a name."
-        elif source is None:
-            error = "Choose an engine's starter or a sample to start from."
-        elif "error" in source:
-            error = source["error"]
         else:
             try:
+                source = (
+                    {"engine": FORM_ENGINE, "html": _form_html(upload)}
+                    if upload is not None
+                    else _start_source(request.POST.get("sample") or "", samples)
+                )
+                if source is None:
+                    raise InvalidInput("Choose an engine's starter or a sample to start from.")
                 template = template_create(
                     owner=request.user, workspace=workspace, name=name, slug=slug, **source
                 )
@@ -156,14 +152,14 @@ def template_studio_new(request: HttpRequest) -> HttpResponse:
 STARTER_PREFIX = "starter:"
 
 
-def _form_source(upload: UploadedFile[Any]) -> dict[str, Any]:
-    """A fillable PDF as a pdf-form template's source (its schema comes from its fields at
-    save), or what is wrong with the file. Read no further than the template limit allows."""
+def _form_html(upload: UploadedFile[Any]) -> str:
+    """An uploaded PDF as a pdf-form template's source (its schema comes from its fields at
+    save); InvalidInput past the template limit, read no further than that."""
     limit = limits_from_settings().max_template_bytes * 3 // 4  # base64 grows it by 4/3
     content = upload.read(limit + 1)
     if len(content) > limit:
-        return {"error": f"The PDF is larger than {limit // 1024} KB, the template limit."}
-    return {"engine": FORM_ENGINE, "html": form_source(content)}
+        raise InvalidInput(f"The PDF is larger than {limit // 1024} KB, the template limit.")
+    return form_source(content)
 
 
 def _start_source(chosen: str, samples: list[ReportTemplate]) -> dict[str, Any] | None:
