@@ -20,6 +20,9 @@ def pdf_page_png(
     narrower if that would exceed `max_pixels`: the page size comes from the template
     (`@page { size: 10mm 12500mm }`), and no page may ask for gigabytes."""
     document = pdfium.PdfDocument(pdf)
+    # A fillable form's fields are drawn with their values, as a viewer shows them (pdfium
+    # draws no field without its form environment, set up before a page is loaded).
+    document.init_forms()
     try:
         if not 0 <= page < len(document):
             raise RenderError(f"The PDF has no page {page + 1}.")

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
 
-from rendering.forms import FORM_ENGINE
 from rendering.options import PdfOptions
 from rendering.raster import pdf_page_png
 from rendering.renderers import DEFAULT_RENDERER
@@ -88,9 +86,7 @@ def template_preview_pngs(
             partials=partials or {},
         ),
         data=checked,
-        # A picture of a PDF form shows its values drawn in, as a flattened form has them:
-        # a rasteriser draws no field's value of its own.
-        options=replace(options, flatten=True) if engine == FORM_ENGINE else options,
+        options=options,
         limits=limits,
         max_pages=pages,
     )
