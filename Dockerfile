@@ -26,6 +26,16 @@ RUN apt-get update \
       fontconfig fonts-dejavu-core tini ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /app --shell /usr/sbin/nologin app
+# OFFICE=1 builds the office variant: LibreOffice (Writer, Calc, Impress without the GUI)
+# and python3-uno for office conversions (rendering.office, POST /api/v1/convert, the
+# Gotenberg LibreOffice route). The default image (OFFICE=0) installs nothing here.
+ARG OFFICE=0
+RUN if [ "$OFFICE" = "1" ]; then \
+      apt-get update \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+         libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi
 COPY --from=build /opt/venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \

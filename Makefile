@@ -25,6 +25,12 @@ run: $(VENV)/.installed-local
 	@command -v $${CHROMIUM_PATH:-chromium} >/dev/null 2>&1 || echo "make run: Chromium is \
 	not installed, so jobs with renderer 'chromium' will fail (the other renderers work). \
 	Install it with: apt-get install chromium (or set CHROMIUM_PATH to its binary)."
+	@command -v $${OFFICE_PATH:-soffice} >/dev/null 2>&1 && /usr/bin/python3 -c "import uno" \
+	>/dev/null 2>&1 || echo "make run: LibreOffice is not installed, so office conversions \
+	(POST /api/v1/convert, the Gotenberg LibreOffice route) and Word templates (engine docx) \
+	will fail; the other jobs work. \
+	Install it with: apt-get install libreoffice-writer-nogui libreoffice-calc-nogui \
+	libreoffice-impress-nogui python3-uno"
 	DJANGO_SETTINGS_MODULE=$${DJANGO_SETTINGS_MODULE:-config.settings.local} $(BIN)/python -m config.devstack
 
 ## test: the whole suite on embedded defaults (or DATABASE_URL / REDIS_URL when set), in
@@ -77,11 +83,13 @@ clean:
 
 ## bench: submit latency vs the bare /livez baseline, render time vs bare xhtml2pdf, and
 ## tenant B's job latency behind tenant A's 500-job burst (fair dispatch on and off), and
-## 1,000 records as one run vs 1,000 separate submits (records/s, ZIP first byte, web memory)
+## 1,000 records as one run vs 1,000 separate submits (records/s, ZIP first byte, web memory), and
+## a one-page Word invoice end to end vs a cold soffice and a warm conversion alone
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m tests.bench.run
 	$(BIN)/python -m tests.bench.fairness
 	$(BIN)/python -m tests.bench.runs
+	$(BIN)/python -m tests.bench.office
 
 ## chaos: soak test, 500 jobs while worker children are SIGKILLed (not in CI)
 chaos: $(VENV)/.installed-test

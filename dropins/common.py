@@ -22,7 +22,7 @@ from jobs import selectors, services
 from jobs.callbacks import callback_url_check
 from jobs.live.subscriptions import job_follow
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, ResultWebhook
-from jobs.webhook_transport import WebhookRefused, outbound_get
+from jobs.webhook_transport import WebhookRefused, WebhookResponse, outbound_get
 from rendering.error_codes import ErrorCode, code_info
 from rendering.errors import ApplicationError, InvalidInput, NotFound
 from rendering.limits import size_text
@@ -156,35 +156,58 @@ def pdf_response(
     return response
 
 
-def page_fetch(url: str) -> str:
-    """The HTML at `url` (Gotenberg's /url, DocRaptor's document_url), fetched once under
-    the callbacks' outbound rules: http(s), no internal address (checked again once
-    resolved), CALLBACK_TIMEOUT_SECONDS, at most PDF_MAX_TEMPLATE_BYTES."""
-    if not url:
-        raise InvalidInput("Send the page's address (url).")
+def remote_get(
+    url: str,
+    *,
+    field: str,
+    max_bytes: int,
+    limit_name: str,
+    accept: str,
+    extra_headers: dict[str, str] | None = None,
+    deadline_seconds: float | None = None,
+) -> WebhookResponse:
+    """The 2xx answer of a GET of `url` (the form field `field` names it) under the
+    callbacks' outbound rules: http(s), no internal address (checked again once
+    resolved, the connection pinned to the checked address), within `deadline_seconds`
+    (by default CALLBACK_TIMEOUT_SECONDS), at most `max_bytes` (`limit_name` says which
+    limit); InvalidInput otherwise."""
+    seconds = settings.CALLBACK_TIMEOUT_SECONDS if deadline_seconds is None else deadline_seconds
     problem = callback_url_check(url, resolve=False)
     if problem:
-        raise InvalidInput(problem.replace("callback_url", "url"))
-    limit = settings.PDF_MAX_TEMPLATE_BYTES
+        raise InvalidInput(problem.replace("callback_url", field))
     try:
         fetched = outbound_get(
             url,
-            deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
+            deadline_seconds=seconds,
             connect_seconds=settings.CALLBACK_CONNECT_TIMEOUT_SECONDS,
-            max_bytes=limit,
+            max_bytes=max_bytes,
             allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
-            accept="text/html",
+            accept=accept,
+            extra_headers=extra_headers,
         )
     except WebhookRefused as exc:
-        raise InvalidInput(str(exc).replace("callback host", "url host")) from None
+        raise InvalidInput(str(exc).replace("callback host", f"{field} host")) from None
     except (TimeoutError, httpx.HTTPError, OSError):
-        raise InvalidInput(
-            f"{url} did not answer within {settings.CALLBACK_TIMEOUT_SECONDS} s."
-        ) from None
+        raise InvalidInput(f"{url} did not answer within {seconds:.3g} s.") from None
     if not 200 <= fetched.status_code < 300:
         raise InvalidInput(f"{url} answered HTTP {fetched.status_code}.")
-    if len(fetched.body) > limit:
-        raise InvalidInput(f"{url} is larger than PDF_MAX_TEMPLATE_BYTES ({size_text(limit)}).")
+    if len(fetched.body) > max_bytes:
+        raise InvalidInput(f"{url} is larger than {limit_name} ({size_text(max_bytes)}).")
+    return fetched
+
+
+def page_fetch(url: str) -> str:
+    """The HTML at `url` (Gotenberg's /url, DocRaptor's document_url), fetched once under
+    the callbacks' outbound rules (remote_get), at most PDF_MAX_TEMPLATE_BYTES."""
+    if not url:
+        raise InvalidInput("Send the page's address (url).")
+    fetched = remote_get(
+        url,
+        field="url",
+        max_bytes=settings.PDF_MAX_TEMPLATE_BYTES,
+        limit_name="PDF_MAX_TEMPLATE_BYTES",
+        accept="text/html",
+    )
     page = fetched.body.decode("utf-8", errors="replace")
     # Relative links then point at the page's own site (fetched by the resource policy).
     base = f'<base href="{html.escape(url)}">'

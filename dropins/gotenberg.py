@@ -10,21 +10,11 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import (
-    OpenApiParameter,
-    OpenApiResponse,
-    extend_schema,
-    inline_serializer,
-)
 from rest_framework import serializers
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 
-from accounts.throttles import SubmitThrottle
 from dropins.common import (
-    adapter_authorize,
     adapter_submit,
-    body_size_check,
     job_wait,
     page_fetch,
     pdf_response,
@@ -38,8 +28,15 @@ from dropins.gotenberg_form import (
     markdown_inline,
     running_text,
 )
-from dropins.views import DropInApi
+from dropins.gotenberg_route import (
+    WEBHOOK_ANSWER,
+    GotenbergApi,
+    Post,
+    gotenberg_form,
+    gotenberg_schema,
+)
 from jobs.callbacks import callback_url_check
+from jobs.models import PdfJob
 from jobs.result_webhook import headers_seal
 from rendering.errors import InvalidInput
 from reports.limits import limits_from_settings
@@ -47,10 +44,9 @@ from reports.limits import limits_from_settings
 _FILENAME = re.compile(r"[^A-Za-z0-9._ -]+")
 
 
-_Post = Callable[..., HttpResponse]
-
-
-def _schema(route: str, fields: dict[str, Any]) -> Callable[[_Post], _Post]:
+def _schema(route: str, fields: dict[str, Any]) -> Callable[[Post], Post]:
+    # The page and PDF fields are made here, after the route's own: a serializer lists its
+    # fields in the order they were made, and the route's source comes first.
     form = {
         "paperWidth": serializers.CharField(required=False),
         "paperHeight": serializers.CharField(required=False),
@@ -65,51 +61,26 @@ def _schema(route: str, fields: dict[str, Any]) -> Callable[[_Post], _Post]:
         "metadata": serializers.CharField(required=False),
         **fields,
     }
-    decorator: Callable[[_Post], _Post] = extend_schema(
+    return gotenberg_schema(
         operation_id=f"gotenberg_convert_{route}",
         summary=f"Gotenberg drop-in: Chromium {route} to PDF (waits for the job)",
-        request={"multipart/form-data": inline_serializer(f"Gotenberg{route.title()}Form", form)},
-        responses={
-            (200, "application/pdf"): OpenApiTypes.BINARY,
-            204: OpenApiResponse(description="Webhook mode: the PDF goes to the webhook."),
-        },
-        parameters=[
-            OpenApiParameter(name, str, OpenApiParameter.HEADER)
-            for name in (
-                "Gotenberg-Output-Filename",
-                "Gotenberg-Trace",
-                "Gotenberg-Webhook-Url",
-                "Gotenberg-Webhook-Error-Url",
-                "Gotenberg-Webhook-Method",
-                "Gotenberg-Webhook-Error-Method",
-                "Gotenberg-Webhook-Extra-Http-Headers",
-            )
-        ],
-        tags=["drop-in: Gotenberg"],
+        form_name=f"Gotenberg{route.title()}Form",
+        form=form,
+        responses={(200, "application/pdf"): OpenApiTypes.BINARY, **WEBHOOK_ANSWER},
     )
-    return decorator
 
 
 _FILES = serializers.ListField(child=serializers.FileField(), required=False)
 
 
-class _GotenbergApi(DropInApi):
-    parser_classes = [MultiPartParser, FormParser]
-    throttle_classes = [SubmitThrottle]
-
+class _ChromiumApi(GotenbergApi):
     def page(self, request: Request, uploads: dict[str, bytes], fields: dict[str, str]) -> str:
         raise NotImplementedError
 
     def post(self, request: Request) -> HttpResponse:
-        adapter_authorize(request)  # before anything of the body is read or parsed
-        body_size_check(request)  # before the multipart parser reads the body
-        uploads = {
-            str(upload.name).rsplit("/", 1)[-1]: upload.read()
-            for _field, items in request.FILES.lists()
-            for upload in items
-        }
-        form = request.POST  # the multipart's fields, its files apart
-        fields = {name: str(form.get(name, "")) for name in form}
+        form = gotenberg_form(request)
+        uploads = {name: content for _field, name, content in form.uploads}
+        fields = form.fields
         webhook = webhook_fields(request.headers)
         source = self.page(request, uploads, fields)
         assets = {name: data for name, data in uploads.items() if name not in SPECIAL_FILES}
@@ -117,10 +88,9 @@ class _GotenbergApi(DropInApi):
         for part in ("header", "footer"):
             if f"{part}.html" in uploads:
                 options[part] = running_text(uploads[f"{part}.html"].decode("utf-8", "replace"))
-        wanted = _FILENAME.sub("-", request.headers.get("Gotenberg-Output-Filename", "")).strip()
-        if wanted:
+        if wanted := output_filename(request):
             options["filename"] = wanted
-        trace = request.headers.get("Gotenberg-Trace", "").strip()[:200]
+        trace = trace_of(request)
         job = adapter_submit(
             request,
             result_webhook=None if webhook is None else {**webhook[1], "trace": trace},
@@ -135,13 +105,26 @@ class _GotenbergApi(DropInApi):
             idempotency_key=request.headers.get("Idempotency-Key", "").strip(),
             warnings=form_warnings(fields),
         )
-        if webhook is not None:  # Gotenberg's async mode: the PDF goes to the webhook
-            trace_headers = {"Gotenberg-Trace": trace or str(job.job_id)}
-            headers = {**trace_headers, "X-Job-Id": str(job.job_id)}
-            return HttpResponse(status=204, headers=headers | warnings_header(job.warnings))
-        job = job_wait(request, job)
-        headers = {"Gotenberg-Trace": trace or str(job.job_id), "X-Job-Id": str(job.job_id)}
-        return pdf_response(job, headers=headers | warnings_header(job.warnings))
+        return gotenberg_answer(request, job, trace=trace, webhook=webhook is not None)
+
+
+def output_filename(request: Request) -> str:
+    """Gotenberg-Output-Filename, made safe for a download name ("" when not sent)."""
+    return _FILENAME.sub("-", request.headers.get("Gotenberg-Output-Filename", "")).strip()
+
+
+def trace_of(request: Request) -> str:
+    return request.headers.get("Gotenberg-Trace", "").strip()[:200]
+
+
+def gotenberg_answer(request: Request, job: PdfJob, *, trace: str, webhook: bool) -> HttpResponse:
+    """Gotenberg's answer to a submitted job: in webhook mode a 204 at once (the PDF goes
+    to the webhook), else the PDF once the job finished, with its trace and job id."""
+    headers = {"Gotenberg-Trace": trace or str(job.job_id), "X-Job-Id": str(job.job_id)}
+    if webhook:
+        return HttpResponse(status=204, headers=headers | warnings_header(job.warnings))
+    job = job_wait(request, job)
+    return pdf_response(job, headers=headers | warnings_header(job.warnings))
 
 
 _METHODS = ("POST", "PUT", "PATCH")
@@ -204,7 +187,7 @@ def _index(uploads: dict[str, bytes]) -> str:
     return uploads["index.html"].decode("utf-8", errors="replace")
 
 
-class GotenbergHtmlApi(_GotenbergApi):
+class GotenbergHtmlApi(_ChromiumApi):
     @_schema("html", {"files": _FILES})
     def post(self, request: Request) -> HttpResponse:
         """index.html (and its assets, header.html, footer.html) to PDF."""
@@ -214,7 +197,7 @@ class GotenbergHtmlApi(_GotenbergApi):
         return _index(uploads)
 
 
-class GotenbergMarkdownApi(_GotenbergApi):
+class GotenbergMarkdownApi(_ChromiumApi):
     @_schema("markdown", {"files": _FILES})
     def post(self, request: Request) -> HttpResponse:
         """index.html whose {{ toHTML "file.md" }} take the uploaded Markdown files."""
@@ -224,7 +207,7 @@ class GotenbergMarkdownApi(_GotenbergApi):
         return markdown_inline(_index(uploads), uploads)
 
 
-class GotenbergUrlApi(_GotenbergApi):
+class GotenbergUrlApi(_ChromiumApi):
     @_schema("url", {"url": serializers.URLField()})
     def post(self, request: Request) -> HttpResponse:
         """The page at `url` to PDF, fetched under our outbound rules."""

@@ -63,7 +63,7 @@ def _inches(field: str, raw: str) -> float:
     return float(match.group(1)) / _UNITS_PER_INCH[match.group(2) or "in"]
 
 
-def _truthy(field: str, raw: str) -> bool:
+def form_flag(field: str, raw: str) -> bool:
     if raw.strip().lower() not in ("true", "false", "1", "0"):
         raise InvalidInput(f"{field} must be true or false, not {raw!r}.")
     return raw.strip().lower() in ("true", "1")
@@ -154,7 +154,7 @@ def running_text(source: str) -> str:
     return text
 
 
-def _metadata(raw: str) -> dict[str, str]:
+def metadata_options(raw: str) -> dict[str, str]:
     try:
         metadata = json.loads(raw)
     except ValueError:
@@ -173,16 +173,16 @@ def form_options(fields: Mapping[str, str]) -> tuple[dict[str, Any], str | None]
         if value and value not in defaults:
             raise InvalidInput(f"{name}={value} is not supported by this Gotenberg adapter.")
     page_size, turned = _paper(fields)
-    landscape = _truthy("landscape", fields.get("landscape") or "false")
+    landscape = form_flag("landscape", fields.get("landscape") or "false")
     options: dict[str, Any] = {
         "page_size": page_size,
         "orientation": "landscape" if landscape != turned else "portrait",
         "margin": _margin(fields),
     }
     if fields.get("metadata"):
-        options |= _metadata(fields["metadata"])
+        options |= metadata_options(fields["metadata"])
     if fields.get("printBackground"):
-        _truthy("printBackground", fields["printBackground"])  # backgrounds always print
+        form_flag("printBackground", fields["printBackground"])  # backgrounds always print
     renderer = None
     profile = _profile(fields)
     if profile:
@@ -193,7 +193,7 @@ def form_options(fields: Mapping[str, str]) -> tuple[dict[str, Any], str | None]
 
 def _profile(fields: Mapping[str, str]) -> str:
     pdfa = (fields.get("pdfa") or "").strip().lower()
-    pdfua = _truthy("pdfua", fields.get("pdfua") or "false")
+    pdfua = form_flag("pdfua", fields.get("pdfua") or "false")
     if pdfa and pdfa not in _PDFA:
         raise InvalidInput(
             f"pdfa={fields['pdfa']} is not offered; use one of: "
@@ -219,7 +219,7 @@ def form_warnings(fields: Mapping[str, str]) -> list[str]:
         "PDF/UA here): the page's JavaScript does not run and some Chromium layout differs "
         "(e.g. an <img width> attribute is ignored: size images in CSS)."
     ]
-    if (fields.get("pdfa") or "").strip() and _truthy("pdfua", fields.get("pdfua") or "false"):
+    if (fields.get("pdfa") or "").strip() and form_flag("pdfua", fields.get("pdfua") or "false"):
         warnings.append(
             f"pdfa with pdfua=true: made {profile.upper()}, the PDF/A level that is tagged for "
             "accessibility; the file claims that one profile, not PDF/UA-1 as well."

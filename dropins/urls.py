@@ -4,6 +4,8 @@ root): /gotenberg/…, /jsreport/…, /docraptor/…, then the service's own pat
 from django.urls import include, path
 
 from dropins import docraptor, gotenberg, jsreport
+from dropins import gotenberg_pdfengines as pdfengines
+from dropins.gotenberg_office import GotenbergLibreOfficeApi
 
 gotenberg_urls = [
     path("forms/chromium/convert/html", gotenberg.GotenbergHtmlApi.as_view(), name="html"),
@@ -13,6 +15,21 @@ gotenberg_urls = [
         gotenberg.GotenbergMarkdownApi.as_view(),
         name="markdown",
     ),
+    *[
+        path(f"forms/pdfengines/{route}", view.as_view(), name=f"pdfengines-{name}")
+        for route, name, view in (
+            ("merge", "merge", pdfengines.GotenbergMergeApi),
+            ("split", "split", pdfengines.GotenbergSplitApi),
+            ("flatten", "flatten", pdfengines.GotenbergFlattenApi),
+            ("encrypt", "encrypt", pdfengines.GotenbergEncryptApi),
+            ("rotate", "rotate", pdfengines.GotenbergRotateApi),
+            ("stamp", "stamp", pdfengines.GotenbergStampApi),
+            ("watermark", "watermark", pdfengines.GotenbergWatermarkApi),
+            ("metadata/read", "metadata-read", pdfengines.GotenbergMetadataReadApi),
+            ("metadata/write", "metadata-write", pdfengines.GotenbergMetadataWriteApi),
+        )
+    ],
+    path("forms/libreoffice/convert", GotenbergLibreOfficeApi.as_view(), name="libreoffice"),
 ]
 
 jsreport_urls = [

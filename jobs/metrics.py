@@ -67,8 +67,9 @@ LIVE_STREAMS = Gauge(
 
 
 def job_renderer(job: PdfJob) -> str:
-    """The layout library that renders the job; xhtml2pdf is the only one so far."""
-    return "xhtml2pdf"
+    """What makes the job's PDF (a renderer, or LibreOffice): a handful of names, so a
+    bounded label."""
+    return job.shown_renderer
 
 
 def job_template_label(job: PdfJob) -> str:

@@ -11,7 +11,12 @@ from django.db import models
 from django.utils.text import slugify
 
 from rendering.engines import engine_choices
+from rendering.engines.docx import DOCX_ENGINE
+from rendering.office import OFFICE_ENGINE
 from reports.models import Renderer, ReportTemplate, ReportTemplateVersion
+
+# The renderer a job shows when LibreOffice makes its PDF (PdfJob.shown_renderer).
+LIBREOFFICE = "libreoffice"
 
 
 class JobStatus(models.TextChoices):
@@ -164,6 +169,13 @@ class PdfJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.job_id} ({self.status})"
+
+    @property
+    def shown_renderer(self) -> str:
+        """What makes the job's PDF: LibreOffice for a conversion or a Word template, else
+        its renderer. (The renderer column keeps its default for those: its choices are
+        written out in the migrations, so a new one would take a migration.)"""
+        return LIBREOFFICE if self.engine in (OFFICE_ENGINE, DOCX_ENGINE) else self.renderer
 
     @property
     def is_terminal(self) -> bool:

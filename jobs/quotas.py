@@ -21,7 +21,9 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import Q, Sum
+from django.db import connection
+from django.db.models import Model, Q, Sum
+from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
@@ -64,14 +66,69 @@ def jobs_in_flight_count(*, owner: Any) -> int:
     )
 
 
+def _slot_statements() -> tuple[str, str]:
+    """The in-flight slot's two statements as SQL, built once per process: the tenant's
+    user row locked (`FOR UPDATE` where the database has it), then the count of
+    jobs_in_flight_count. Composing them through the ORM on every submit cost more than
+    both round trips; they must stay two statements, because in READ COMMITTED a count in
+    the locking statement would read the snapshot taken before the lock was granted, and
+    miss the job the previous holder just committed."""
+    statements = _SLOT_SQL.get(connection.vendor)
+    if statements is None:
+        quote = connection.ops.quote_name
+        user_model = get_user_model()
+        user_table, user_pk = quote(user_model._meta.db_table), _column(user_model, "pk")
+        column = {name: _column(PdfJob, name) for name in ("owner", "status", "heartbeat_at")}
+        # Names from the models' _meta, quoted; every value goes as a parameter.
+        lock = (
+            f"SELECT {user_pk} FROM {user_table} WHERE {user_pk} = %s"  # noqa: S608
+            + (" FOR UPDATE" if connection.features.has_select_for_update else "")
+        )
+        count = (
+            f"SELECT COUNT(*) FROM {quote(PdfJob._meta.db_table)} "  # noqa: S608
+            f"WHERE {column['owner']} = %s AND ({column['status']} IN (%s, %s) "
+            f"OR ({column['status']} = %s AND {column['heartbeat_at']} >= %s))"
+        )
+        statements = _SLOT_SQL[connection.vendor] = (lock, count)
+    return statements
+
+
+_SLOT_SQL: dict[str, tuple[str, str]] = {}
+
+
+def _column(model: type[Model], name: str) -> str:
+    """The quoted column of a concrete field (`pk`: the primary key's)."""
+    field = model._meta.pk if name == "pk" else model._meta.get_field(name)
+    return connection.ops.quote_name(str(getattr(field, "column", "")))
+
+
 def job_slot_reserve(*, owner: Any, count: int = 1) -> None:
     """Inside the transaction that creates the job (or a run's `count` jobs): raise
     QuotaExceeded if the tenant would have more than PDF_MAX_JOBS_IN_FLIGHT jobs queued or
     processing."""
+    if connection.features.has_select_for_update and connection.get_autocommit():
+        # As select_for_update: outside a transaction the lock would end at once.
+        raise TransactionManagementError("job_slot_reserve runs inside transaction.atomic().")
     limit = settings.PDF_MAX_JOBS_IN_FLIGHT
-    # The lock is held until the job row commits, so the next submit counts it.
-    get_user_model().objects.select_for_update().filter(pk=owner.pk).values_list("pk").first()
-    in_flight = jobs_in_flight_count(owner=owner)
+    lock, count_sql = _slot_statements()
+    # The same rows as jobs_in_flight_count: queued or processing, or cancelled with a
+    # fresh heartbeat (still_rendering_cancelled).
+    fresh = timezone.now() - timedelta(seconds=settings.PDF_HEARTBEAT_STALE_SECONDS)
+    with connection.cursor() as cursor:
+        # The lock is held until the job row commits, so the next submit counts it; a
+        # crashed process's transaction rolls back and its lock goes with it, so no slot
+        # is ever held by anything but a job row (which the reconciler settles).
+        cursor.execute(lock, [owner.pk])
+        cursor.execute(
+            count_sql,
+            [
+                owner.pk,
+                *(str(status) for status in IN_FLIGHT),
+                str(JobStatus.CANCELLED),
+                connection.ops.adapt_datetimefield_value(fresh),
+            ],
+        )
+        in_flight = int(cursor.fetchone()[0])
     if in_flight + count > limit:
         adding = f" and this run adds {count}" if count > 1 else ""
         raise QuotaExceeded(

@@ -5,6 +5,7 @@ hangs is reported as such instead of hanging the probe."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import threading
 import time
@@ -22,6 +23,7 @@ from django.db import connection
 from kombu.connection import Connection
 
 from core.redis import redis_client
+from rendering.office_service import INSTALL_HINT
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,11 @@ def check_renderer() -> str:
     path = Path(settings.CHROMIUM_PATH)
     if not (path.is_file() and os.access(path, os.X_OK)):
         raise OSError(f"Chromium is not executable at {path} (CHROMIUM_PATH)")
-    return f"Chromium at {path}"
+    # LibreOffice is optional (office conversions only): named when present, else said so.
+    office = shutil.which(settings.OFFICE_PATH)
+    if office is None:
+        return f"Chromium at {path}; no LibreOffice (office conversions fail: {INSTALL_HINT})"
+    return f"Chromium at {path}; LibreOffice (office) at {office}"
 
 
 CHECKS: dict[str, Callable[[], str]] = {

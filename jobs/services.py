@@ -25,10 +25,11 @@ from jobs.quotas import callback_slot_reserve, job_slot_reserve, workspace_quota
 from jobs.result_cache import cached_job_fields, result_cache_key, result_cache_source
 from jobs.retry_rule import failure_advice, job_retry_helps
 from jobs.steps import steps_submit_check, submitted_steps_allow
-from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
+from rendering.engines import ENGINE_NAMES, JOB_ONLY_ENGINES, get_engine, helpers_check
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, Conflict, NotFound
 from rendering.limits import Limits
+from rendering.office import OFFICE_ENGINE, office_document_check
 from rendering.options import parse_options
 from rendering.postprocess.submit import document_submit_check
 from rendering.renderers import DEFAULT_RENDERER, get_renderer
@@ -90,15 +91,20 @@ def _resolve_source(
             "Send exactly one of html_template (inline source) or template (a stored slug).",
             code=ErrorCode.INVALID_DATA,
         )
-    if engine is not None and engine not in ENGINE_NAMES:
+    if engine is not None and engine not in (*ENGINE_NAMES, *JOB_ONLY_ENGINES):
         raise ApplicationError(
             f"Unknown engine {engine!r}; use one of: {', '.join(ENGINE_NAMES)}.",
             code=ErrorCode.INVALID_DATA,
         )
     if not template_slug:
         source = str(html_template)
-        size_check("html_template", source, limits.max_template_bytes)
         engine = engine or "handlebars"
+        # A conversion's source carries its files (base64): bounded by their own limit.
+        office = engine == OFFICE_ENGINE
+        limit = (
+            limits.max_office_bytes * 4 // 3 + 64 * 1024 if office else limits.max_template_bytes
+        )
+        size_check("html_template", source, limit)
         partials = template_partials_resolve(workspace=workspace, engine=engine, html=source)
         return Source(template=None, version=None, engine=engine, html=source, partials=partials)
     template, version = stored_source(
@@ -256,7 +262,15 @@ def job_create(
         helpers_check(source.engine, helpers, limits)
 
     renderer = renderer or (source.version.renderer if source.version else DEFAULT_RENDERER)
-    document_submit_check(parsed_options.pdf, renderer)  # 400 / 422 now, not a failed job
+    if parsed_options.page_ranges and source.engine != OFFICE_ENGINE:
+        raise ApplicationError(
+            "options.page_ranges applies to office conversions (POST /api/v1/convert) only.",
+            code=ErrorCode.INVALID_DATA,
+        )
+    if source.engine == OFFICE_ENGINE:  # LibreOffice writes the profile, not a renderer
+        office_document_check(parsed_options.pdf)
+    else:
+        document_submit_check(parsed_options.pdf, renderer)  # 400 / 422 now, not a failed job
     job_steps = steps_submit_check(workspace=workspace, raw=steps, document=parsed_options.pdf)
     options_dict = parsed_options.as_dict()
     cache_key = result_cache_key(

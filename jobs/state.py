@@ -7,8 +7,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from core.api_fields import IsoDateTimeField, renderer_field
-from jobs.models import JobStatus, PdfJob
+from core.api_fields import RENDERER_CHOICES, CheapFieldCopies, IsoDateTimeField
+from jobs.models import LIBREOFFICE, JobStatus, PdfJob
 from jobs.retry_rule import failure_advice, job_retry_helps
 
 
@@ -31,7 +31,7 @@ class ComplianceSerializer(serializers.Serializer[Any]):
     signature = SignatureSerializer(allow_null=True)
 
 
-class JobStateSerializer(serializers.Serializer[Any]):
+class JobStateSerializer(CheapFieldCopies, serializers.Serializer[Any]):
     """The job's public state, without links (what a live event carries)."""
 
     job_id = serializers.UUIDField()
@@ -41,7 +41,12 @@ class JobStateSerializer(serializers.Serializer[Any]):
         "one from an inline page's <title> (what the pages list an inline job as)."
     )
     status = serializers.ChoiceField(choices=JobStatus.choices)
-    renderer = renderer_field()
+    renderer = serializers.ChoiceField(
+        choices=[*RENDERER_CHOICES, (LIBREOFFICE, "LibreOffice (conversions, Word templates)")],
+        source="shown_renderer",
+        help_text="What made the PDF: the job's renderer, or libreoffice for a conversion or "
+        "a Word template.",
+    )
     progress = serializers.IntegerField(min_value=0, max_value=100)
     stage = serializers.CharField()
     error = serializers.SerializerMethodField()

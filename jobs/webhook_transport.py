@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -33,6 +34,8 @@ class WebhookRefused(Exception):
 class WebhookResponse:
     status_code: int
     body: bytes
+    # The answer's headers, names in lower case (a download's Content-Disposition).
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def resolve_checked(host: str, port: int, *, allow_private: bool) -> str:
@@ -88,7 +91,8 @@ async def _send(
             body += chunk[: max_bytes - len(body)]
             if len(body) >= max_bytes:
                 break  # enough to know the answer; the rest is not read
-        return WebhookResponse(status_code=response.status_code, body=body)
+        headers = {name.lower(): value for name, value in response.headers.items()}
+        return WebhookResponse(status_code=response.status_code, body=body, headers=headers)
 
 
 def webhook_post(
@@ -128,11 +132,13 @@ def outbound_get(
     allow_private: bool = False,
     connect_seconds: float = 2.0,
     accept: str = "application/json",
+    extra_headers: Mapping[str, str] | None = None,
 ) -> WebhookResponse:
     """GET `url` under the same rules as a webhook (checked address, no proxies, one
     deadline); the body is read to at most `max_bytes + 1`, so a caller can tell a body
     past its cap from one at it (schedules' data URLs, the Gotenberg adapter's /url
-    route). Raises like webhook_post."""
+    route and downloadFrom, which sends the caller's `extra_headers`). Raises like
+    webhook_post."""
 
     async def bounded() -> WebhookResponse:
         async with asyncio.timeout(deadline_seconds):
@@ -140,7 +146,11 @@ def outbound_get(
                 url,
                 method="GET",
                 content=None,
-                headers={"Accept": accept, "User-Agent": "pdf-report-service/1"},
+                headers={
+                    **(extra_headers or {}),
+                    "Accept": accept,
+                    "User-Agent": "pdf-report-service/1",
+                },
                 max_bytes=max_bytes + 1,
                 allow_private=allow_private,
                 connect_seconds=min(connect_seconds, deadline_seconds),

@@ -10,6 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 from rendering.error_codes import ErrorCode
+from rendering.limits import size_text
 
 
 class ApplicationError(Exception):
@@ -100,6 +101,18 @@ def page_count_check(count: int, limit: int) -> None:
     """A laid-out (or merged) document over the page limit is refused."""
     if count > limit:
         raise LimitExceeded(f"The report has {count} pages; the limit is {limit}.")
+
+
+def html_too_large(limit: int) -> LimitExceeded:
+    """The one refusal of rendered HTML over its limit, wherever it is counted: as an
+    engine writes it, through the isolated child's pipe, or whole before a layout."""
+    return LimitExceeded(f"The rendered HTML is larger than the {size_text(limit)} allowed.")
+
+
+def html_size_check(html: str, limit: int) -> None:
+    """A document over the limit in UTF-8 bytes is refused before a renderer lays it out."""
+    if len(html.encode("utf-8")) > limit:
+        raise html_too_large(limit)
 
 
 class LayoutFailed(RenderError):

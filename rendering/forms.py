@@ -11,8 +11,6 @@ included (nothing is left to edit; the sign step adds a field of its own).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import io
 from dataclasses import dataclass
 from typing import Any
@@ -23,10 +21,11 @@ from pypdf.errors import PdfReadError
 from pypdf.generic import NameObject
 
 from rendering.errors import InvalidInput, TemplateSyntaxError
+from rendering.file_sources import file_content, file_source
 from rendering.limits import DEFAULT_LIMITS, Limits
 
 FORM_ENGINE = "pdf-form"
-_PREFIX = "data:application/pdf;base64,"
+_MIME = "application/pdf"
 # AcroForm field flags (PDF 32000-1, 12.7.4.2.1 and 12.7.4.3.1).
 _RADIO = 1 << 15
 _PUSHBUTTON = 1 << 16
@@ -48,20 +47,14 @@ class FilledForm:
 
 def form_source(pdf: bytes) -> str:
     """A PDF as a pdf-form template's source."""
-    return _PREFIX + base64.b64encode(pdf).decode("ascii")
+    return file_source(pdf, _MIME)
 
 
 def form_pdf(source: str) -> bytes:
     """The PDF a pdf-form template's source holds; a template error saying what is wrong."""
-    if not source.startswith(_PREFIX):
-        raise TemplateSyntaxError(
-            "A pdf-form template is a fillable PDF given as a data URI: "
-            f"{_PREFIX}<the PDF in base64>."
-        )
-    try:
-        pdf = base64.b64decode(source[len(_PREFIX) :], validate=True)
-    except (binascii.Error, ValueError):
-        raise TemplateSyntaxError("The pdf-form template's base64 does not decode.") from None
+    pdf = file_content(
+        source, _MIME, engine=FORM_ENGINE, holds="a fillable PDF", placeholder="the PDF in base64"
+    )
     if not pdf.startswith(b"%PDF-"):
         raise TemplateSyntaxError("The pdf-form template's data is not a PDF.")
     return pdf
@@ -219,7 +212,12 @@ class PdfFormEngine:
     label = "PDF form (fillable AcroForm)"
 
     def check(self, source: str) -> None:
-        form_fields(form_pdf(source))
+        # Only that it is PDF data, one data URI a line (several: PDFs passed through,
+        # rendering.pdf_files): the PDF itself is parsed by the worker, never the web
+        # process; a template's save reads its fields for the schema (reports.services).
+        lines = [line.strip() for line in source.splitlines() if line.strip()]
+        for line in lines or [source]:
+            form_pdf(line)
 
     def render(
         self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS, **_: Any

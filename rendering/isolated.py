@@ -16,13 +16,15 @@ import select
 import signal
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
-from rendering.errors import LimitExceeded, RenderError
-from rendering.limits import Limits, size_text
+from rendering.errors import LimitExceeded, RenderError, html_too_large
+from rendering.limits import Limits
 
 _CHUNK = 1 << 20
 _EXIT_OUT_OF_MEMORY = 71
+# What the work returns: HTML for the engines, a filled .docx for Word templates.
+_Result = TypeVar("_Result")
 
 
 def _address_space_now() -> int:
@@ -31,7 +33,7 @@ def _address_space_now() -> int:
         return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def _child(work: Callable[[], str], write_fd: int, memory_bytes: int) -> None:
+def _child(work: Callable[[], object], write_fd: int, memory_bytes: int) -> None:
     code = 0
     try:
         _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
@@ -74,13 +76,11 @@ def _read_all(fd: int, pid: int, *, seconds: float, max_bytes: int) -> bytes | N
         size += len(chunk)
         if size > max_bytes:  # the child caps its output; this only guards the parent
             os.kill(pid, signal.SIGKILL)
-            raise LimitExceeded(
-                f"The rendered HTML is larger than the {size_text(max_bytes)} allowed."
-            )
+            raise html_too_large(max_bytes)
         chunks.append(chunk)
 
 
-def run_isolated(work: Callable[[], str], limits: Limits) -> str:
+def run_isolated(work: Callable[[], _Result], limits: Limits) -> _Result:
     """Return `work()` computed in a forked child under the template limits (time, memory,
     output size); raise LimitExceeded past one of them, and re-raise its RenderError."""
     seconds = limits.template_timeout_ms / 1000
@@ -114,8 +114,8 @@ def run_isolated(work: Callable[[], str], limits: Limits) -> str:
         raise RenderError("The template render stopped unexpectedly.")
     payload = pickle.loads(raw)  # noqa: S301 - written by our own forked child
     if payload[0] == "ok":
-        html: str = payload[1]
-        return html
+        result: _Result = payload[1]
+        return result
     if payload[0] == "memory":
         raise out_of_memory
     _, error_type, message, line, code, http_status = payload

@@ -44,6 +44,11 @@ class Limits:
     chromium_process_memory_mb: int = 2048
     chromium_run_as: str = "nobody"
     chromium_sandbox: bool = True
+    # LibreOffice for office conversions (rendering.office): its command, the directory its
+    # profiles live in (one per worker process), and the most a conversion's files may be.
+    office_path: str = "soffice"
+    office_profile_dir: str = "/tmp/pdfreports-office"  # noqa: S108 - settings set VAR_DIR's
+    max_office_bytes: int = 4 * 1024 * 1024
 
 
 # What a caller that passes no limits gets: the documented defaults.

@@ -15,10 +15,11 @@ PAGE_SIZES = ("A3", "A4", "A5", "Letter", "Legal")
 ORIENTATIONS = ("portrait", "landscape")
 _TEXT_OPTIONS = {"title": 300, "author": 200, "subject": 300, "header": 300, "footer": 300}
 _KNOWN = {"filename", "page_size", "orientation", "margin", "watermark", "test_mode", "pdf"}
-_KNOWN |= {"engine", "flatten"}
+_KNOWN |= {"engine", "flatten", "page_ranges"}
 _KNOWN |= set(_TEXT_OPTIONS)
 _UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9._ -]+")
 _LENGTH = re.compile(r"^(\d{1,3}(?:\.\d{1,3})?)(mm|cm|in|pt)$")
+_PAGE_RANGES = re.compile(r"^\d{1,5}(-\d{0,5})?(,\d{1,5}(-\d{0,5})?){0,49}$")
 _MAX_MARGIN_CM = {"mm": 100.0, "cm": 10.0, "in": 4.0, "pt": 284.0}
 
 
@@ -41,6 +42,8 @@ class PdfOptions:
     engine: EngineSettings | None = None
     # A pdf-form template's fields drawn into the pages and the form dropped.
     flatten: bool = False
+    # The pages a conversion keeps, "1-3,5" (office conversions: rendering.office).
+    page_ranges: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         # Only what was set, so jobs stored before an option existed read back the same.
@@ -118,8 +121,14 @@ def parse_options(raw: Any) -> PdfOptions:
     flatten = raw.get("flatten", False)
     if not isinstance(flatten, bool):
         raise InvalidInput("options.flatten must be true or false.")
+    page_ranges = raw.get("page_ranges") or ""
+    if not isinstance(page_ranges, str) or (
+        page_ranges and not _PAGE_RANGES.match(page_ranges.replace(" ", ""))
+    ):
+        raise InvalidInput("options.page_ranges: write the pages to keep as 1-3,5 (from 1).")
     return PdfOptions(
         filename=filename,
+        page_ranges=page_ranges.replace(" ", ""),
         page_size=sizes[page_size.lower()],
         orientation=orientation.lower(),
         margin=_clean_margin(raw["margin"]) if raw.get("margin") else "",

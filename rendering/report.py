@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,15 +10,19 @@ from typing import Any
 from rendering.base_style import with_base_style
 from rendering.charts import charts_embed
 from rendering.engines import engine_render
+from rendering.engines.docx import DOCX_ENGINE, docx_file, docx_fill
+from rendering.errors import LimitExceeded
 from rendering.forms import FORM_ENGINE, form_fill, form_pdf
 from rendering.glyphs import html_text, missing_glyph_warning
 from rendering.limits import Limits
 from rendering.long_words import unbreakable_word_warning
+from rendering.office import OFFICE_ENGINE, office_convert, office_files, office_merge
+from rendering.office_service import OfficeTimeout
 from rendering.options import PdfOptions
 from rendering.postprocess.finish import document_finish
 from rendering.renderer_fit import renderer_fit_warnings
 from rendering.renderers import DEFAULT_RENDERER, VECTOR_RENDERERS, get_renderer
-from rendering.renderers.base import PageCallback, RenderedPdf
+from rendering.renderers.base import PageCallback, RenderedPdf, document_info_apply
 from rendering.watermark import watermark_apply
 
 StageCallback = Callable[[str, int], None]
@@ -170,6 +175,101 @@ def form_render(
     return pdf_finish(rendered, options=options, warnings=[])
 
 
+def office_render(
+    *,
+    source: TemplateSource,
+    options: PdfOptions,
+    limits: Limits,
+    on_stage: StageCallback | None = None,
+) -> RenderedPdf:
+    """An office conversion (rendering.office): each file converted by LibreOffice, in
+    order, within the render time limit all together, merged, then finished like any
+    laid-out PDF (watermark, options.pdf checked)."""
+    notify = on_stage or (lambda stage, progress: None)
+    files = office_files(source.html)
+    pdfs = []
+    deadline = time.monotonic() + limits.max_render_seconds  # for all the files together
+    for number, (name, content) in enumerate(files):
+        notify("converting", 10 + 75 * number // len(files))
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise OfficeTimeout(limits.max_render_seconds)
+        pdfs.append(_office_pdf(content, name, timeout=left, options=options, limits=limits))
+    notify("finishing", 88)
+    return _converted_finish(pdfs, options=options, limits=limits)
+
+
+def _office_pdf(
+    content: bytes, name: str, *, timeout: float, options: PdfOptions, limits: Limits
+) -> bytes:
+    """One file converted by the worker's LibreOffice with the job's options (page ranges,
+    orientation, PDF/A or PDF/UA profile)."""
+    return office_convert(
+        content,
+        name,
+        timeout=timeout,
+        page_ranges=options.page_ranges,
+        landscape=options.orientation == "landscape",
+        profile=options.pdf.profile if options.pdf is not None else "",
+        limits=limits,
+    )
+
+
+def _converted_finish(pdfs: list[bytes], *, options: PdfOptions, limits: Limits) -> RenderedPdf:
+    """What LibreOffice made, merged, bounded in pages, titled from the job's options and
+    finished like any laid-out PDF (watermark, options.pdf checked)."""
+    content, page_count = office_merge(pdfs)
+    if page_count > limits.max_pages:
+        raise LimitExceeded(f"The PDF has {page_count} pages; the limit is {limits.max_pages}.")
+    rendered = RenderedPdf(content=document_info_apply(content, options), page_count=page_count)
+    return pdf_finish(rendered, options=options, warnings=[])
+
+
+def docx_render(
+    *,
+    source: TemplateSource,
+    data: dict[str, Any],
+    options: PdfOptions,
+    limits: Limits,
+    on_stage: StageCallback | None = None,
+) -> RenderedPdf:
+    """A docx template (rendering.engines.docx): its tags filled with the data in the
+    sandbox, the filled document made a PDF by the worker's LibreOffice within the render
+    time limit, then finished like any laid-out PDF (watermark, options.pdf)."""
+    notify = on_stage or (lambda stage, progress: None)
+    notify("rendering_template", 10)
+    filled = docx_fill(docx_file(source.html), data, limits)
+    notify("converting", 40)
+    content = _office_pdf(
+        filled, "template.docx", timeout=limits.max_render_seconds, options=options, limits=limits
+    )
+    notify("finishing", 88)
+    return _converted_finish([content], options=options, limits=limits)
+
+
+def file_render(
+    *,
+    source: TemplateSource,
+    data: dict[str, Any],
+    options: PdfOptions,
+    limits: Limits,
+    on_stage: StageCallback | None = None,
+) -> RenderedPdf | None:
+    """The PDF of a template that is a file, not HTML to lay out: office files converted,
+    a PDF form filled, a Word document filled and converted. None for the HTML engines."""
+    if source.engine == OFFICE_ENGINE:
+        return office_render(source=source, options=options, limits=limits, on_stage=on_stage)
+    if source.engine == FORM_ENGINE:
+        return form_render(
+            source=source, data=data, options=options, limits=limits, on_stage=on_stage
+        )
+    if source.engine == DOCX_ENGINE:
+        return docx_render(
+            source=source, data=data, options=options, limits=limits, on_stage=on_stage
+        )
+    return None
+
+
 def report_render(
     *,
     source: TemplateSource,
@@ -186,10 +286,12 @@ def report_render(
     rising with the pages laid out), finishing. `on_page(n)` is called as page n starts;
     `max_pages` stops the layout after that many pages (a preview needs only the first)."""
     get_renderer(source.renderer)  # an unknown renderer fails before the template runs
-    if source.engine == FORM_ENGINE:
-        return form_render(
+    if (
+        rendered := file_render(
             source=source, data=data, options=options, limits=limits, on_stage=on_stage
         )
+    ) is not None:
+        return rendered
     prepared = report_prepare(
         source=source, data=data, options=options, limits=limits, on_stage=on_stage
     )

@@ -45,9 +45,14 @@ from django.utils.safestring import SafeString, mark_safe
 from rendering.engines.excerpt import source_excerpt
 from rendering.engines.jinja import MAX_WIDTH, chart_markup
 from rendering.engines.jinja_format import FILTERS
-from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
+from rendering.errors import (
+    LimitExceeded,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
+    html_too_large,
+)
 from rendering.isolated import run_isolated
-from rendering.limits import DEFAULT_LIMITS, Limits, size_text
+from rendering.limits import DEFAULT_LIMITS, Limits
 
 _REFUSED_TAGS = frozenset({"debug", "url", "csrf_token", "querystring", "lorem"})
 _DIGITS = re.compile(r"\d+")
@@ -257,9 +262,7 @@ def _count_output(compiled: Template, limit: int) -> None:
             out: str = render(context)
             written += len(out)
             if written > limit:
-                raise LimitExceeded(
-                    f"The rendered HTML is larger than the {size_text(limit)} allowed."
-                )
+                raise html_too_large(limit)
             return out
 
         return count
@@ -292,5 +295,5 @@ def _render(compiled: Template, data: dict[str, Any], limit: int) -> str:
         where = f" on line {line}" if line else ""
         raise TemplateRuntimeError(f"Template error{where}: {exc}", line=line) from None
     if len(html) > limit:
-        raise LimitExceeded(f"The rendered HTML is larger than the {size_text(limit)} allowed.")
+        raise html_too_large(limit)
     return str(html)

@@ -34,4 +34,7 @@ def limits_from_settings(*, max_render_seconds: float | None = None) -> Limits:
         chromium_process_memory_mb=settings.CHROMIUM_PROCESS_MEMORY_MB,
         chromium_run_as=settings.CHROMIUM_RUN_AS,
         chromium_sandbox=settings.CHROMIUM_SANDBOX,
+        office_path=settings.OFFICE_PATH,
+        office_profile_dir=settings.OFFICE_PROFILE_DIR,
+        max_office_bytes=settings.PDF_MAX_OFFICE_BYTES,
     )

@@ -15,9 +15,15 @@ from django.utils import timezone
 from accounts.sealing import steps_restored, steps_seal, steps_unseal
 from accounts.signing_certificates import signing_certificates_check
 from accounts.timestamping import timestamp_urls_check
-from rendering.engines import ENGINE_NAMES, get_engine, helpers_check
+from rendering.engines import (
+    ENGINE_NAMES,
+    FILE_ENGINES,
+    get_engine,
+    helpers_check,
+    template_file_defaults,
+)
 from rendering.errors import Conflict, InvalidInput, NotFound
-from rendering.forms import FORM_ENGINE, form_fields, form_pdf, form_schema
+from rendering.forms import FORM_ENGINE, form_fields, form_pdf
 from rendering.options import parse_options
 from rendering.postprocess.steps import parse_steps
 from rendering.postprocess.submit import document_submit_check
@@ -105,6 +111,11 @@ def template_validate(
         raise SchemaInvalid(f"schema {problem}, which cannot be stored.")
     data_check(sample_data, limits=limits, name="sample_data")
     get_engine(engine).check(html)
+    if engine == FORM_ENGINE:
+        # A stored form is one PDF with fields its jobs can fill, even with a schema of its
+        # own: the engine's check only sees PDF data, as an inline pdf-form may pass PDFs
+        # through as they are. (A Word template's check already parses all of it.)
+        form_fields(form_pdf(html))
     helpers_check(engine, helpers, limits)
     if not sample_data:
         return  # sample data is optional; a template without it just has no preview data
@@ -117,11 +128,11 @@ def template_validate(
 def template_form_defaults(
     *, engine: str, html: str, schema: dict[str, Any], sample_data: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A pdf-form template without a schema gets its form's: each field a property, and
-    sample data that fills them all (rendering.forms). Other templates: as given."""
-    if engine != FORM_ENGINE or schema:
+    """A file template (a PDF form, a Word document) without a schema gets its file's: each
+    field or tag a property, and sample data that fills them all. Others: as given."""
+    if engine not in FILE_ENGINES or schema:
         return schema, sample_data
-    derived, sample = form_schema(form_fields(form_pdf(html)))
+    derived, sample = template_file_defaults(engine, html)
     return derived, sample_data or sample
 
 
@@ -312,12 +323,13 @@ def template_saved_elsewhere(
 
 
 def _form_changes(base: Any, changes: dict[str, Any]) -> dict[str, Any]:
-    """A new PDF for a pdf-form template without a new schema: the new form's schema and
-    sample data, so its fields and the data they take stay one."""
-    if base.engine != FORM_ENGINE or "html" not in changes or "schema" in changes:
+    """A new file for a file template (a PDF form, a Word document) without a new schema:
+    the new file's schema and sample data, so its fields and the data they take stay one."""
+    engine = changes.get("engine", base.engine)
+    if engine not in FILE_ENGINES or "html" not in changes or "schema" in changes:
         return changes
     schema, sample = template_form_defaults(
-        engine=FORM_ENGINE, html=changes["html"], schema={}, sample_data={}
+        engine=engine, html=changes["html"], schema={}, sample_data={}
     )
     return {"sample_data": sample, **changes, "schema": schema}
 

@@ -20,7 +20,7 @@ from jobs import dispatch
 from runs import dispatch as run_dispatch
 from schedules import dispatch as schedule_dispatch
 from tests.factories import UserFactory
-from tests.livestack import live_stack, stack_env  # noqa: F401 - session fixtures for e2e and browser tests
+from tests.livestack import live_stack, settle, stack_env  # noqa: F401 - session fixtures for e2e and browser tests
 from tests.markers import in_harness_group
 
 # Marks implied by fixtures and the xdist groups (tests/markers.py).
@@ -39,6 +39,20 @@ def report_storage(settings, tmp_path: Path) -> Path:
         },
     }
     return location
+
+
+@pytest.fixture(autouse=True)
+def live_stack_settled(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test on the live stack and a database flushed after it leaves the stack's worker
+    idle before the flush (tests/livestack.settle says why). The database fixture is asked
+    for first, so that this teardown runs before the flush."""
+    if not {"live_stack", "transactional_db"} <= set(request.fixturenames):
+        yield
+        return
+    request.getfixturevalue("transactional_db")
+    stack = request.getfixturevalue("live_stack")
+    yield
+    settle(stack)
 
 
 @pytest.fixture(scope="session")

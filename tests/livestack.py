@@ -5,9 +5,11 @@ the end-to-end tests (tests/e2e) and the browser tests (tests/browser)."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,12 +34,62 @@ from tests.processes import (
 class Stack:
     base_url: str
     logs: Path
+    worker: str  # the Celery worker's node name, for remote control (held_queue)
 
     def url(self, path: str) -> str:
         return f"{self.base_url}{path}"
 
     def ws_url(self, path: str) -> str:
         return self.base_url.replace("http://", "ws://") + path
+
+
+@contextmanager
+def held_queue(stack: Stack, queue: str = "pdf") -> Iterator[Callable[[], None]]:
+    """The stack's worker takes nothing from `queue` until the returned release() is called
+    (or the block ends): a test that must see a job still queued, whatever the machine's
+    speed, holds it there instead of racing the worker."""
+    reply = celery_app.control.cancel_consumer(queue, destination=[stack.worker], reply=True)
+    assert reply, f"worker {stack.worker} did not answer cancel_consumer"
+    released = False
+
+    def release() -> None:
+        nonlocal released
+        if not released:
+            released = True
+            celery_app.control.add_consumer(queue, destination=[stack.worker], reply=True)
+
+    try:
+        yield release
+    finally:
+        release()
+
+
+def settle(stack: Stack, timeout: float = 120) -> None:
+    """Nothing a test sent is left on the stack's worker when this returns: the queues are
+    purged, retries waiting for their time are revoked, and the worker holds no task.
+
+    The test database is flushed after each test with one TRUNCATE of every table. A task
+    still running holds row locks on some table and then wants another the TRUNCATE has
+    already locked; Postgres breaks that deadlock by failing the flush (CI, 2026-12-06:
+    after the contract fuzzing of generate-pdf-batch had queued jobs)."""
+    celery_app.control.purge()
+    inspect = celery_app.control.inspect(destination=[stack.worker], timeout=5)
+    deadline = time.monotonic() + timeout
+    held: dict[str, list[dict[str, object]]] = {}
+    while time.monotonic() < deadline:
+        scheduled = [
+            entry["request"]["id"] for entry in (inspect.scheduled() or {}).get(stack.worker, [])
+        ]
+        if scheduled:
+            celery_app.control.revoke(scheduled, destination=[stack.worker])
+        held = {
+            "active": (inspect.active() or {}).get(stack.worker, []),
+            "reserved": (inspect.reserved() or {}).get(stack.worker, []),
+        }
+        if not any(held.values()):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"the stack's worker still holds tasks after {timeout}s: {held}")
 
 
 def wait_for_web(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
@@ -83,7 +135,8 @@ def live_stack(stack_env, tmp_path_factory) -> Iterator[Stack]:
     try:
         wait_for_web(f"http://127.0.0.1:{port}/api/v1/schema", web, web_log)
         wait_for_worker(celery_app, name, worker, worker_log)
-        yield Stack(base_url=f"http://127.0.0.1:{port}", logs=logs)
+        node = f"{name}@{socket.gethostname()}"
+        yield Stack(base_url=f"http://127.0.0.1:{port}", logs=logs, worker=node)
     finally:
         stop(worker)
         stop(web)

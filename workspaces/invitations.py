@@ -112,17 +112,24 @@ def invitation_create(*, workspace: Workspace, email: str, role: str, by: Any) -
             invited_by=by if getattr(by, "pk", None) else None,
             expires_at=now + timedelta(days=settings.WORKSPACE_INVITATION_DAYS),
         )
-        audit_record(
-            workspace=workspace,
-            actor=by,
-            action=AuditAction.MEMBER_INVITED,
-            target=invitation,
-            target_type="invitation",
-            target_repr=email,
-            changes={"role": role.value},
-        )
+        _invitation_audit(invitation, workspace=workspace, by=by, action=AuditAction.MEMBER_INVITED)
         transaction.on_commit(lambda: _mail(invitation))
     return invitation
+
+
+def _invitation_audit(
+    invitation: Invitation, *, workspace: Workspace, by: Any, action: AuditAction
+) -> None:
+    """An entry about an invitation, named by the address it went to, with its role."""
+    audit_record(
+        workspace=workspace,
+        actor=by,
+        action=action,
+        target=invitation,
+        target_type="invitation",
+        target_repr=invitation.email,
+        changes={"role": Role(invitation.role).value},
+    )
 
 
 @transaction.atomic
@@ -139,14 +146,8 @@ def invitation_withdraw(*, workspace: Workspace, invitation_id: int, by: Any = N
     if invitation.withdrawn_at is None:
         invitation.withdrawn_at = timezone.now()
         invitation.save(update_fields=["withdrawn_at"])
-        audit_record(
-            workspace=workspace,
-            actor=by,
-            action=AuditAction.INVITATION_WITHDRAWN,
-            target=invitation,
-            target_type="invitation",
-            target_repr=invitation.email,
-            changes={"role": invitation.role},
+        _invitation_audit(
+            invitation, workspace=workspace, by=by, action=AuditAction.INVITATION_WITHDRAWN
         )
     return True
 

@@ -3,6 +3,8 @@ page an invitation's link opens."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -87,54 +89,52 @@ def members(request: HttpRequest) -> HttpResponse:
     return redirect("members")
 
 
-def _refusable(request: HttpRequest, change: Any) -> HttpResponse:
-    """Run a member change; a refusal (the last owner) is a 400 page with its message."""
-    workspace = _managed(request)
-    try:
-        said = change(workspace)
-    except ApplicationError as exc:
-        messages.error(request, exc.message)
-        return _members_page(request, workspace, status=exc.http_status)
-    messages.success(request, said)
-    return redirect("members")
+def _member_change(
+    change: Callable[[HttpRequest, Workspace, int], str],
+) -> Callable[[HttpRequest, int], HttpResponse]:
+    """A members-page POST about one member: `change(request, workspace, user_id)` makes it
+    and says what it did; a refusal it raises (the last owner) is a 400 page with its
+    message."""
+
+    @login_required
+    @require_POST
+    @functools.wraps(change)
+    def view(request: HttpRequest, user_id: int) -> HttpResponse:
+        workspace = _managed(request)
+        try:
+            said = change(request, workspace, user_id)
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+            return _members_page(request, workspace, status=exc.http_status)
+        messages.success(request, said)
+        return redirect("members")
+
+    return view
 
 
-@login_required
-@require_POST
-def member_role(request: HttpRequest, user_id: int) -> HttpResponse:
+@_member_change
+def member_role(request: HttpRequest, workspace: Workspace, user_id: int) -> str:
     form = RoleForm(request.POST)
     role = form.cleaned_data["role"] if form.is_valid() else ""
-
-    def change(workspace: Workspace) -> str:
-        if not role:
-            raise ApplicationError("Pick one of the roles.")
-        member = _member(workspace, user_id)
-        membership_set(workspace=workspace, user=member, role=role, by=request.user)
-        return f"{member.get_username()} is now {role}."
-
-    return _refusable(request, change)
+    if not role:
+        raise ApplicationError("Pick one of the roles.")
+    member = _member(workspace, user_id)
+    membership_set(workspace=workspace, user=member, role=role, by=request.user)
+    return f"{member.get_username()} is now {role}."
 
 
-@login_required
-@require_POST
-def member_remove(request: HttpRequest, user_id: int) -> HttpResponse:
-    def change(workspace: Workspace) -> str:
-        member = _member(workspace, user_id)
-        membership_remove(workspace=workspace, user=member, by=request.user)
-        return f"{member.get_username()} is no longer a member; their live pages close."
-
-    return _refusable(request, change)
+@_member_change
+def member_remove(request: HttpRequest, workspace: Workspace, user_id: int) -> str:
+    member = _member(workspace, user_id)
+    membership_remove(workspace=workspace, user=member, by=request.user)
+    return f"{member.get_username()} is no longer a member; their live pages close."
 
 
-@login_required
-@require_POST
-def member_transfer(request: HttpRequest, user_id: int) -> HttpResponse:
-    def change(workspace: Workspace) -> str:
-        member = _member(workspace, user_id)
-        ownership_transfer(workspace=workspace, to=member, by=request.user)
-        return f"{member.get_username()} owns {workspace.name} now; you are an editor."
-
-    return _refusable(request, change)
+@_member_change
+def member_transfer(request: HttpRequest, workspace: Workspace, user_id: int) -> str:
+    member = _member(workspace, user_id)
+    ownership_transfer(workspace=workspace, to=member, by=request.user)
+    return f"{member.get_username()} owns {workspace.name} now; you are an editor."
 
 
 @login_required

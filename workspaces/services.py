@@ -91,9 +91,22 @@ def workspace_create(*, name: str, owner: Any, by: Any = None) -> Workspace:
     return workspace
 
 
-def _member_label(user: Any) -> str:
-    email = getattr(user, "email", "")
-    return f"{user.get_username()} <{email}>" if email else str(user.get_username())
+def _member_audit(
+    *, workspace: Workspace, by: Any, action: AuditAction, member: Any, changes: dict[str, Any]
+) -> None:
+    """An entry about one member, who is named alike in all of them: by id, and as
+    "name <email>" (the name alone when they have no email)."""
+    email = getattr(member, "email", "")
+    label = f"{member.get_username()} <{email}>" if email else str(member.get_username())
+    audit_record(
+        workspace=workspace,
+        actor=by,
+        action=action,
+        target_type="member",
+        target_id=str(member.pk),
+        target_repr=label,
+        changes=changes,
+    )
 
 
 def _last_owner_check(*, workspace: Workspace, user: Any, doing: str) -> None:
@@ -124,13 +137,11 @@ def membership_set(*, workspace: Workspace, user: Any, role: str, by: Any = None
     membership, _ = Membership.objects.update_or_create(
         user=user, workspace=workspace, defaults={"role": role}
     )
-    audit_record(
+    _member_audit(
         workspace=workspace,
-        actor=by,
+        by=by,
         action=AuditAction.MEMBER_ADDED if existing is None else AuditAction.MEMBER_ROLE_CHANGED,
-        target_type="member",
-        target_id=str(user.pk),
-        target_repr=_member_label(user),
+        member=user,
         changes={"role": [existing.role if existing else None, role.value]},
     )
     return membership
@@ -147,13 +158,11 @@ def membership_remove(*, workspace: Workspace, user: Any, by: Any = None) -> boo
     if existing.role == Role.OWNER:
         _last_owner_check(workspace=workspace, user=user, doing="removing them")
     existing.delete()
-    audit_record(
+    _member_audit(
         workspace=workspace,
-        actor=by,
+        by=by,
         action=AuditAction.MEMBER_REMOVED,
-        target_type="member",
-        target_id=str(user.pk),
-        target_repr=_member_label(user),
+        member=user,
         changes={"role": [existing.role, None]},
     )
     user_id, workspace_id = user.pk, workspace.pk
@@ -186,13 +195,11 @@ def ownership_transfer(*, workspace: Workspace, to: Any, by: Any) -> Membership:
         )
     Membership.objects.filter(user=to, workspace=workspace).update(role=Role.OWNER)
     Membership.objects.filter(user=by, workspace=workspace).update(role=Role.EDITOR)
-    audit_record(
+    _member_audit(
         workspace=workspace,
-        actor=by,
+        by=by,
         action=AuditAction.OWNERSHIP_TRANSFERRED,
-        target_type="member",
-        target_id=str(to.pk),
-        target_repr=_member_label(to),
+        member=to,
         changes={"from": by.get_username(), "to": to.get_username()},
     )
     return Membership.objects.get(user=to, workspace=workspace)
@@ -254,13 +261,11 @@ def workspace_join_by_email_domain(*, user: Any, email: str) -> Membership | Non
             user=user, workspace=workspace, defaults={"role": workspace.sso_role}
         )
         if made:
-            audit_record(
+            _member_audit(
                 workspace=workspace,
-                actor=user,
+                by=user,
                 action=AuditAction.MEMBER_JOINED_BY_DOMAIN,
-                target_type="member",
-                target_id=str(user.pk),
-                target_repr=_member_label(user),
+                member=user,
                 changes={"role": membership.role, "domain": claim.domain},
             )
     return membership if made else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from config.env import env_bool, env_fernet_key, env_int, env_list, env_str
+from config.settings.core import VAR_DIR
 
 # ---------------------------------------------------------------- PDF jobs
 PDF_MAX_RETRIES = env_int("PDF_MAX_RETRIES", 3, minimum=0)
@@ -23,9 +24,12 @@ PDF_HEARTBEAT_STALE_SECONDS = env_int("PDF_HEARTBEAT_STALE_SECONDS", 30, minimum
 # A running attempt looks this often whether its job was cancelled (one indexed read), and
 # then stops its render: the worker is free again within about this long.
 PDF_CANCEL_CHECK_SECONDS = env_int("PDF_CANCEL_CHECK_SECONDS", 1, minimum=1)
-# A running job writes (and publishes) its progress at most this often: a one-page job
-# finishes before the first write, so it costs a claim and a completion, not seven events.
+# A running job writes (and publishes) its progress once it has run FIRST ms, then at most
+# every INTERVAL ms: a one-page job (~0.1-0.3 s on a busy worker) finishes before the first
+# write, so it costs a claim and a completion, not a progress write and its events too.
+# An interval of 0 writes every stage (no coalescing, no first delay).
 PDF_PROGRESS_INTERVAL_MS = env_int("PDF_PROGRESS_INTERVAL_MS", 100, minimum=0)
+PDF_PROGRESS_FIRST_MS = env_int("PDF_PROGRESS_FIRST_MS", 500, minimum=0)
 # A report with at least PDF_CHUNK_MIN_TAGS tags is laid out as PDF_CHUNKS chunks on as
 # many worker processes at once (split at top-level page breaks); 1 lays everything out
 # in one process.
@@ -152,6 +156,12 @@ CHROMIUM_PROCESS_MEMORY_MB = env_int("CHROMIUM_PROCESS_MEMORY_MB", 2048, minimum
 # rules out the sandbox); Chromium's sandbox is used whenever it can run.
 CHROMIUM_RUN_AS = env_str("CHROMIUM_RUN_AS", "nobody") or ""
 CHROMIUM_SANDBOX = env_bool("CHROMIUM_SANDBOX", True)
+# LibreOffice for office conversions (Debian's libreoffice-*-nogui and python3-uno): its
+# command, where each worker process keeps its own profile, and the most a conversion's
+# files may weigh together (a request body is bounded by REQUEST_MAX_BODY_BYTES as well).
+OFFICE_PATH = env_str("OFFICE_PATH", "soffice") or "soffice"
+OFFICE_PROFILE_DIR = env_str("OFFICE_PROFILE_DIR", str(VAR_DIR / "office")) or ""
+PDF_MAX_OFFICE_BYTES = env_int("PDF_MAX_OFFICE_BYTES", 4 * 1024 * 1024, minimum=1024)
 SSE_HEARTBEAT_SECONDS = env_int("SSE_HEARTBEAT_SECONDS", 15, minimum=1)
 # Request bodies carry the template and data; allow the configured maxima plus headroom.
 DATA_UPLOAD_MAX_MEMORY_SIZE = PDF_MAX_TEMPLATE_BYTES + PDF_MAX_DATA_BYTES + 64 * 1024

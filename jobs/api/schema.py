@@ -8,9 +8,17 @@ import json
 from functools import cache
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 
 from reports.samples import samples_dir
+
+# The submit's and the conversion's header: a retried request gets the same job.
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    description="Repeat a submit safely: the same key and body return the same job.",
+)
 
 _EVENTS = {
     "description": (

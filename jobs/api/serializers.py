@@ -16,6 +16,8 @@ from core.api_fields import (
     QueryFilters,
     choice_filter,
     renderer_field,
+    template_file_field,
+    template_file_taken,
 )
 from jobs.links import pdf_path, status_path
 from jobs.models import JobStatus, PdfJob
@@ -51,6 +53,7 @@ class JobCreateInputSerializer(JsonInput):
     refuse_unknown = True  # a typo (`tempalte`) must not be a job without its template
 
     html_template = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    template_file = template_file_field()
     template = serializers.SlugField(required=False, allow_blank=True)
     data = JsonObjectField(required=False, default=dict)  # type: ignore[assignment]
     engine = serializers.ChoiceField(
@@ -75,7 +78,8 @@ class JobCreateInputSerializer(JsonInput):
     steps = serializers.JSONField(
         required=False,
         help_text="Ordered post-render steps: objects with a type of merge (append/prepend: "
-        "job ids of yours), stamp (text), attach (filename, content_base64, mime_type), "
+        "job ids of yours), stamp (text, image_base64 or pdf_base64), attach (filename, "
+        "content_base64, mime_type), "
         "optimize (image_dpi) or encrypt (user_password, owner_password, permissions; last).",
     )
     callback_url = serializers.URLField(required=False, allow_blank=True, default="")
@@ -88,6 +92,9 @@ class JobCreateInputSerializer(JsonInput):
 
     class Meta:
         ref_name = "JobCreate"  # the schema's component name
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        return template_file_taken(attrs, into="html_template", engine=attrs.get("engine"))
 
 
 class JobCreateOutputSerializer(serializers.Serializer[Any]):

@@ -3,11 +3,12 @@ slashes; core.api_paths answers the slashed spelling the same."""
 
 from django.urls import path
 
-from jobs.api import views
+from jobs.api import convert, views
 from jobs.live import sse
 
 urlpatterns = [
     path("generate-pdf-async", views.JobCreateApi.as_view(), name="job-create"),
+    path("convert", convert.JobConvertApi.as_view(), name="job-convert"),
     path("jobs", views.JobListApi.as_view(), name="job-list"),
     path("jobs/events", sse.owner_job_events, name="owner-job-events"),  # before jobs/<id>
     path("jobs/<str:job_id>", views.JobDetailApi.as_view(), name="job-detail"),

@@ -86,14 +86,7 @@ class JobCreateApi(APIView):
         examples=schema.submit_examples(),
         request=JobCreateInputSerializer,
         responses={202: JobCreateOutputSerializer},
-        parameters=[
-            OpenApiParameter(
-                "Idempotency-Key",
-                str,
-                OpenApiParameter.HEADER,
-                description="Repeat a submit safely: the same key and body return the same job.",
-            )
-        ],
+        parameters=[schema.IDEMPOTENCY_KEY],
     )
     def post(self, request: Request) -> Response:
         if not isinstance(request.data, dict):

@@ -16,7 +16,8 @@ from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
 from jobs.pages.new_report import visible_template
-from rendering.engines import ENGINE_NAMES, ENGINES_WITH_HELPERS, engine_choices
+from rendering.engines import ENGINE_NAMES, ENGINES_WITH_HELPERS, FILE_ENGINES, engine_choices
+from rendering.engines.docx import DOCX_ENGINE, docx_source
 from rendering.errors import ApplicationError, InvalidInput
 from rendering.forms import FORM_ENGINE, form_source
 from reports import selectors
@@ -62,6 +63,7 @@ def _studio_state(request: HttpRequest, template: ReportTemplate) -> dict[str, A
         "editable": editable,
         "builtin": template.workspace_id is None,
         "helpers": shown.engine in ENGINES_WITH_HELPERS or bool(shown.helpers),
+        "file": shown.engine in FILE_ENGINES,
         "can_publish": editable and can(request.user, Action.TEMPLATE_PUBLISH, template),
         "renderers": list(Renderer.values),
         "engines": list(ENGINE_NAMES),
@@ -82,21 +84,26 @@ def template_studio(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @login_required
 def template_studio_form_upload(request: HttpRequest, slug: str) -> HttpResponse:
-    """A new PDF for a pdf-form template: saved as its draft, with the new form's fields as
-    the schema; published from the studio like any draft."""
+    """A new file for a file template (a PDF form, a Word document): saved as its draft,
+    with the new file's fields or tags as the schema; published from the studio like any
+    draft."""
     template = visible_template(request, slug)
     authorize_page(request.user, Action.TEMPLATE_EDIT, template)
     upload = request.FILES.get("form_pdf")
+    what = _FILE_KINDS.get(template.engine, "file")
     try:
-        if template.engine != FORM_ENGINE:
-            raise InvalidInput("Only a PDF form template takes a PDF.")
+        if template.engine not in FILE_ENGINES:
+            raise InvalidInput("Only a PDF form or a Word template takes a file.")
         if upload is None:
-            raise InvalidInput("Choose a PDF file.")
-        template_draft_save(template=template, by=request.user, html=_form_html(upload))
+            raise InvalidInput(f"Choose a {what} file.")
+        source = _file_source(upload)
+        if source["engine"] != template.engine:
+            raise InvalidInput(f"This template is a {what}: upload a {what}.")
+        template_draft_save(template=template, by=request.user, html=source["html"])
     except ApplicationError as exc:
         messages.error(request, public_text(exc.message))
     else:
-        messages.success(request, "The new PDF is saved as a draft: publish it to use it.")
+        messages.success(request, f"The new {what} is saved as a draft: publish it to use it.")
     return redirect("template-studio", slug=template.slug)
 
 
@@ -121,7 +128,7 @@ def template_studio_new(request: HttpRequest) -> HttpResponse:
         else:
             try:
                 source = (
-                    {"engine": FORM_ENGINE, "html": _form_html(upload)}
+                    _file_source(upload)
                     if upload is not None
                     else _start_source(request.POST.get("sample") or "", samples)
                 )
@@ -152,14 +159,22 @@ def template_studio_new(request: HttpRequest) -> HttpResponse:
 STARTER_PREFIX = "starter:"
 
 
-def _form_html(upload: UploadedFile[Any]) -> str:
-    """An uploaded PDF as a pdf-form template's source (its schema comes from its fields at
-    save); InvalidInput past the template limit, read no further than that."""
+_FILE_KINDS = {FORM_ENGINE: "PDF", DOCX_ENGINE: "Word document"}
+
+
+def _file_source(upload: UploadedFile[Any]) -> dict[str, str]:
+    """An uploaded file as a file template's engine and source: a PDF is a PDF form, a
+    .docx a Word template (its schema comes from its fields or tags at save); InvalidInput
+    for anything else or past the template limit, read no further than that."""
     limit = limits_from_settings().max_template_bytes * 3 // 4  # base64 grows it by 4/3
     content = upload.read(limit + 1)
     if len(content) > limit:
-        raise InvalidInput(f"The PDF is larger than {limit // 1024} KB, the template limit.")
-    return form_source(content)
+        raise InvalidInput(f"The file is larger than {limit // 1024} KB, the template limit.")
+    if content.startswith(b"%PDF"):
+        return {"engine": FORM_ENGINE, "html": form_source(content)}
+    if content.startswith(b"PK"):  # a zip: what is in it, docx_file checks at save
+        return {"engine": DOCX_ENGINE, "html": docx_source(content)}
+    raise InvalidInput("Upload a fillable PDF or a Word document (.docx).")
 
 
 def _start_source(chosen: str, samples: list[ReportTemplate]) -> dict[str, Any] | None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from uuid import UUID
 
 from django.conf import settings
@@ -33,8 +35,15 @@ from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 from rendering.forms import FORM_ENGINE
 from rendering.options import parse_options
-from rendering.report import TemplateSource, form_render, report_layout, report_prepare
+from rendering.pdf_files import pdf_files_render
+from rendering.report import (
+    TemplateSource,
+    file_render,
+    report_layout,
+    report_prepare,
+)
 from reports.limits import limits_from_settings
+from reports.models import ReportTemplateVersion
 from reports.partials import partials_of_job, partials_sources, template_partials_resolve
 
 logger = logging.getLogger(__name__)
@@ -67,8 +76,44 @@ def _job_source(job: PdfJob) -> TemplateSource:
     return replace(source, partials=partials_sources(found)) if found else source
 
 
+# Template versions this process rendered lately, by id, with their template's creation
+# time. A version is never updated (ReportTemplateVersion.save) and cannot be deleted while
+# a job points at it (PROTECT), so a copy stays right: a one-page job's read of it (its
+# HTML and CSS) is saved. The template's creation time (the job's template is loaded
+# already, for the claim's event) tells a reused id apart (SQLite reuses the ids of rows
+# deleted or rolled back: tests). Few: a version's HTML may be large.
+_VERSIONS_KEPT = 16
+_versions: OrderedDict[int, tuple[ReportTemplateVersion, datetime]] = OrderedDict()
+_versions_lock = threading.Lock()  # a thread pool's jobs share it
+
+
+def _job_version(job: PdfJob) -> ReportTemplateVersion | None:
+    """The job's pinned version (None for an inline template), from this process's recent
+    copies when it has one."""
+    pk = job.template_version_id
+    if pk is None:
+        return None
+    template = job.template if job.template_id is not None else None
+    if template is None:  # a version without its template: read as it is
+        return job.template_version
+    with _versions_lock:
+        kept = _versions.get(pk)
+        if kept is not None:
+            _versions.move_to_end(pk)
+    if kept is not None and kept[0].template_id == template.pk and kept[1] == template.created_at:
+        PdfJob._meta.get_field("template_version").set_cached_value(job, kept[0])
+        return kept[0]
+    version = job.template_version  # one query
+    if version is not None:
+        with _versions_lock:
+            _versions[pk] = (version, template.created_at)
+            if len(_versions) > _VERSIONS_KEPT:
+                _versions.popitem(last=False)
+    return version
+
+
 def _job_template(job: PdfJob) -> TemplateSource:
-    version = job.template_version
+    version = _job_version(job)
     renderer = job.renderer
     made_for = tuple(job.template.renderers) if job.template is not None else ()
     # The version it was queued with, else (queued before versions) the template as it is.
@@ -178,14 +223,19 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
                 source = _job_source(job)
                 options = parse_options(job.options)
                 limits = limits_from_settings()
-                if source.engine == FORM_ENGINE:  # a PDF form is filled, not laid out
-                    rendered = form_render(
+                if source.engine == FORM_ENGINE and job.template is None and not job.data:
+                    # PDFs people already have (Gotenberg's PDF-engine routes): passed on
+                    rendered = pdf_files_render(source.html, flatten=options.flatten, limits=limits)
+                elif (
+                    file_pdf := file_render(
                         source=source,
                         data=job.data,
                         options=options,
                         limits=limits,
                         on_stage=on_stage,
                     )
+                ) is not None:  # a file template (office files, a form, a Word document)
+                    rendered = file_pdf
                 else:
                     prepared = report_prepare(
                         source=source,

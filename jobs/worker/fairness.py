@@ -11,8 +11,7 @@ burst keeps every idle slot busy, and a newcomer gets the next slot that frees u
 Limits: a render already running is never interrupted, so a newcomer waits for one slot
 to free (at most one render time); within a tenant, jobs run oldest first; a job waiting
 for a retry's backoff (attempts > 0) is only started by its own message, so fairness
-never cuts a backoff short. The choice is one indexed query per render message (two when
-the tenant already has jobs processing).
+never cuts a backoff short. The choice is one query per render message.
 """
 
 from __future__ import annotations
@@ -21,23 +20,48 @@ from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db import connection
+from django.db.models import Count
 
 from jobs.models import JobStatus, PdfJob
 from jobs.quotas import holding_a_worker
 
 
-def _processing_of(workspace: Any) -> Subquery:
-    return Subquery(
-        # A cancelled job still rendering holds its slot like a processing one.
-        PdfJob.objects.filter(holding_a_worker(), workspace=workspace)
+def _busy_sql() -> tuple[str, tuple[Any, ...]]:
+    """Jobs holding a worker per workspace, as SQL: the ORM compiles jobs.quotas's rule,
+    so what counts as busy stays defined in one place."""
+    busy = (
+        PdfJob.objects.filter(holding_a_worker())
         .order_by()
         .values("workspace")
         .annotate(n=Count("pk"))
-        .values("n"),
-        output_field=IntegerField(),
+        .values("workspace", "n")
     )
+    sql, params = busy.query.sql_with_params()
+    return sql, tuple(params)
+
+
+# One statement (it runs for every render message): the message's tenant and how many
+# jobs it has holding a worker, then the least busy other tenant's oldest first-attempt
+# job if that tenant holds fewer. A tenant with none busy (`mine.n > 0` false: a one-time
+# filter, so the queue is not scanned) or a job no longer queued finds nothing.
+# `IS DISTINCT FROM` keeps jobs without a workspace, as the ORM's exclude() did.
+_FAIRER_SQL = """
+WITH busy (workspace_id, n) AS ({busy}),
+mine AS (
+    SELECT j.workspace_id, COALESCE(b.n, 0) AS n
+    FROM {table} j LEFT JOIN busy b ON b.workspace_id = j.workspace_id
+    WHERE j.job_id = %s AND j.status = %s
+)
+SELECT q.job_id
+FROM {table} q CROSS JOIN mine LEFT JOIN busy b ON b.workspace_id = q.workspace_id
+WHERE mine.n > 0
+  AND q.status = %s AND q.attempts = 0
+  AND q.workspace_id IS DISTINCT FROM mine.workspace_id
+  AND COALESCE(b.n, 0) < mine.n
+ORDER BY COALESCE(b.n, 0), q.created_at
+LIMIT 1
+"""
 
 
 def job_fairer_than(*, job_id: UUID | str) -> UUID | None:
@@ -45,25 +69,13 @@ def job_fairer_than(*, job_id: UUID | str) -> UUID | None:
     least busy tenant's oldest), or None when `job_id` is as fair a choice as any."""
     if not settings.PDF_FAIR_DISPATCH:
         return None
-    # The job's workspace and how many jobs it has processing, in one query: a team's
-    # members share one turn, as they share its quotas.
-    mine = (
-        PdfJob.objects.filter(job_id=job_id, status=JobStatus.QUEUED)
-        .annotate(busy=Coalesce(_processing_of(OuterRef("workspace")), Value(0)))
-        .values("workspace", "busy")
-        .first()
-    )
-    if mine is None:
-        return None
-    busy = mine["busy"]
-    if busy == 0:
-        return None  # nobody can be running fewer than none
-    return (
-        PdfJob.objects.filter(status=JobStatus.QUEUED, attempts=0)
-        .exclude(workspace=mine["workspace"])
-        .annotate(busy=Coalesce(_processing_of(OuterRef("workspace")), Value(0)))
-        .filter(busy__lt=busy)
-        .order_by("busy", "created_at")
-        .values_list("job_id", flat=True)
-        .first()
-    )
+    # By workspace: a team's members share one turn, as they share its quotas.
+    busy, params = _busy_sql()
+    sql = _FAIRER_SQL.format(busy=busy, table=connection.ops.quote_name(PdfJob._meta.db_table))
+    queued = JobStatus.QUEUED.value
+    with connection.cursor() as cursor:
+        # As the ORM would bind it: SQLite stores a UUID as its hex and cannot bind one.
+        key = PdfJob._meta.get_field("job_id").get_db_prep_value(UUID(str(job_id)), connection)
+        cursor.execute(sql, (*params, key, queued, queued))
+        row = cursor.fetchone()
+    return None if row is None else UUID(str(row[0]))

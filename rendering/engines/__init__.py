@@ -9,9 +9,12 @@ model's choices stay defined once, here.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from rendering.engines.docx import DocxEngine, docx_file, docx_schema, docx_source
 from rendering.engines.handlebars import EjsEngine, HandlebarsEngine, MustacheEngine
 from rendering.engines.jinja import JinjaEngine
 from rendering.engines.liquid import LiquidEngine
@@ -19,8 +22,9 @@ from rendering.engines.partials import partials_check
 from rendering.engines.raw import RawEngine
 from rendering.engines.settings import DEFAULT_ENGINE_SETTINGS, EngineSettings
 from rendering.errors import InvalidInput, RenderError
-from rendering.forms import PdfFormEngine
+from rendering.forms import PdfFormEngine, form_fields, form_pdf, form_schema, form_source
 from rendering.limits import DEFAULT_LIMITS, Limits
+from rendering.office import OfficeEngine
 
 
 class TemplateEngine(Protocol):
@@ -55,20 +59,58 @@ _ENGINES: dict[str, TemplateEngine] = {
         MustacheEngine(),
         EjsEngine(),
         PdfFormEngine(),
+        DocxEngine(),
+        OfficeEngine(),
     )
 }
-ENGINE_NAMES: tuple[str, ...] = (*_ENGINES, *PLUGGED)
+# Engines a job runs but no template or submit names: a conversion's files, queued by
+# POST /api/v1/convert (jobs.conversions), not written by anyone as a template.
+JOB_ONLY_ENGINES: tuple[str, ...] = (OfficeEngine.name,)
+ENGINE_NAMES: tuple[str, ...] = (
+    *(name for name in _ENGINES if name not in JOB_ONLY_ENGINES),
+    *PLUGGED,
+)
 # The engines that take custom helpers (JavaScript functions; see helpers_check).
 ENGINES_WITH_HELPERS: tuple[str, ...] = (HandlebarsEngine.name,)
 # The API's answer to an unknown engine (DRF fills in {input}): it names the supported ones.
 UNKNOWN_ENGINE_MESSAGE = "Unknown engine {input!r}; use one of: " + ", ".join(ENGINE_NAMES) + "."
 
 
+# Engines whose template is a file, not text: its source is the file as a data URI.
+_FILE_SOURCES = {PdfFormEngine.name: form_source, DocxEngine.name: docx_source}
+FILE_ENGINES: tuple[str, ...] = tuple(_FILE_SOURCES)
+
+
+def template_file_source(engine: str | None, encoded: str) -> str:
+    """A `template_file` (the file in base64, as the API takes it) as the engine's source."""
+    if engine not in _FILE_SOURCES:
+        raise InvalidInput(
+            f"only {' and '.join(FILE_ENGINES)} templates are files; send engine "
+            f"{' or '.join(FILE_ENGINES)} with it (or html for a {engine} template)."
+        )
+    try:
+        content = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidInput("the base64 does not decode.") from None
+    return _FILE_SOURCES[engine](content)
+
+
+def template_file_defaults(engine: str, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The JSON Schema and sample data a file template's own contents give: a PDF form's
+    fields, a Word document's tags. Empty for the other engines."""
+    if engine == PdfFormEngine.name:
+        return form_schema(form_fields(form_pdf(source)))
+    if engine == DocxEngine.name:
+        return docx_schema(docx_file(source))
+    return {}, {}
+
+
 def engine_choices() -> list[tuple[str, str]]:
     """(name, label) of every engine: the template and job models' choices (a callable,
     so a new engine needs no migration)."""
     labels = {name: engine.label for name, engine in _ENGINES.items()}
-    return [(name, labels.get(name) or PLUGGED[name]) for name in ENGINE_NAMES]
+    names = (*ENGINE_NAMES, *JOB_ONLY_ENGINES)
+    return [(name, labels.get(name) or PLUGGED[name]) for name in names]
 
 
 def register_engine(engine: TemplateEngine) -> None:

@@ -26,9 +26,14 @@ from typing import Any, TypeVar
 from py_mini_racer import MiniRacer
 
 from rendering.engines.excerpt import column_from_jison, source_excerpt
+from rendering.engines.v8_flags import v8_start
 from rendering.engines.v8_process import v8_render
-from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
-from rendering.limits import DEFAULT_LIMITS, Limits, size_text
+from rendering.errors import (
+    TemplateRuntimeError,
+    TemplateSyntaxError,
+    html_too_large,
+)
+from rendering.limits import DEFAULT_LIMITS, Limits
 
 _VENDOR = Path(__file__).with_name("vendor")
 _HANDLEBARS_JS = (_VENDOR / "handlebars.min.js").read_text(encoding="utf-8")
@@ -138,6 +143,7 @@ def _close_at_exit() -> None:
 
 
 def _new_isolate() -> MiniRacer:
+    v8_start()
     ctx = MiniRacer()
     ctx.eval(_HANDLEBARS_JS)
     ctx.eval(_HELPERS_JS)
@@ -281,7 +287,11 @@ class HandlebarsEngine:
     label = "Handlebars"
     dialect = "handlebars"
 
+    def _dialect_check(self, source: str) -> None:
+        """What this dialect refuses before its parser or a render sees the source."""
+
     def check(self, source: str) -> None:
+        self._dialect_check(source)
         result = _parse_cached(source, self.dialect)
         if not result["ok"]:
             raise _syntax_error(source, result)
@@ -303,6 +313,7 @@ class HandlebarsEngine:
         *,
         partials: Mapping[str, str] | None = None,
     ) -> str:
+        self._dialect_check(source)
         result = v8_render(
             source=source,
             data=data,
@@ -315,10 +326,7 @@ class HandlebarsEngine:
         if result["ok"]:
             html = str(result["html"])
             if len(html) > limits.max_html_bytes:
-                raise LimitExceeded(
-                    "The rendered HTML is larger than the "
-                    f"{size_text(limits.max_html_bytes)} allowed."
-                )
+                raise html_too_large(limits.max_html_bytes)
             return html
         if result["syntax"]:
             raise _syntax_error(source, result)
@@ -341,21 +349,8 @@ class MustacheEngine(HandlebarsEngine):
     label = "Mustache"
     dialect = "mustache"
 
-    def check(self, source: str) -> None:
+    def _dialect_check(self, source: str) -> None:
         _set_delimiters_check(source)
-        super().check(source)
-
-    def render(
-        self,
-        source: str,
-        data: dict[str, Any],
-        limits: Limits = DEFAULT_LIMITS,
-        helpers: str = "",
-        *,
-        partials: Mapping[str, str] | None = None,
-    ) -> str:
-        _set_delimiters_check(source)
-        return super().render(source, data, limits, helpers, partials=partials)
 
 
 _SET_DELIMITERS = re.compile(r"\{\{=")

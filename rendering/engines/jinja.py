@@ -6,7 +6,8 @@ import json
 import operator
 import re
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from string import Formatter
 from typing import Any
 from urllib.parse import quote
@@ -20,7 +21,12 @@ from markupsafe import Markup
 
 from rendering.engines.excerpt import source_excerpt
 from rendering.engines.jinja_format import FILTERS
-from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
+from rendering.errors import (
+    LimitExceeded,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
+    html_too_large,
+)
 from rendering.isolated import run_isolated
 from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 
@@ -186,10 +192,11 @@ class _Environment(ImmutableSandboxedEnvironment):
         return super().call(__context, __obj, *args, **kwargs)
 
 
-def _environment(
+def jinja_environment(
     limits: Limits, partials: Mapping[str, str] | None = None
 ) -> ImmutableSandboxedEnvironment:
-    # A fresh environment per render: no cache or global is shared between tenants.
+    """The sandbox every Jinja render runs in (the jinja2 engine, docx templates): a fresh
+    one per render, so no cache or global is shared between tenants."""
     loader = jinja2.DictLoader(dict(partials)) if partials else None
     env = _Environment(
         max_bytes=limits.max_html_bytes, autoescape=True, loader=loader, cache_size=0
@@ -208,7 +215,7 @@ class JinjaEngine:
         try:
             # Compiled, not only parsed: an unknown filter or test is found here, at save.
             # Compiling makes Python source from the template and runs none of it.
-            _environment(DEFAULT_LIMITS).compile(source)
+            jinja_environment(DEFAULT_LIMITS).compile(source)
         except jinja2.TemplateSyntaxError as exc:
             # Jinja gives the line, not the column: the caret marks the line's first tag.
             excerpt = source_excerpt(source, exc.lineno)
@@ -228,39 +235,40 @@ class JinjaEngine:
     ) -> str:
         self.check(source)
         # Compiled here, run in the child.
-        template = _environment(limits, partials).from_string(source)
+        template = jinja_environment(limits, partials).from_string(source)
         limit = limits.max_html_bytes
         return run_isolated(lambda: self._generate(template, data, limit), limits)
 
     def _generate(self, template: jinja2.Template, data: dict[str, Any], limit: int) -> str:
-        try:
+        with jinja_errors():
             parts: list[str] = []
             size = 0
             # Streamed so that a loop producing gigabytes stops at the limit, not at OOM.
             for chunk in template.generate(data):
                 size += len(chunk)
                 if size > limit:
-                    raise LimitExceeded(
-                        f"The rendered HTML is larger than the {size_text(limit)} allowed."
-                    )
+                    raise html_too_large(limit)
                 parts.append(chunk)
             return "".join(parts)
-        except SecurityError as exc:
-            raise TemplateRuntimeError(f"Template tried a forbidden operation: {exc}") from None
-        except jinja2.TemplateNotFound as exc:
-            line = _template_line(exc)
-            where = f" on line {line}" if line else ""
-            raise TemplateRuntimeError(
-                f"Template error{where}: no template {exc.name!r} to include.", line=line
-            ) from None
-        except jinja2.TemplateError as exc:
-            line = _template_line(exc)
-            where = f" on line {line}" if line else ""
-            raise TemplateRuntimeError(f"Template error{where}: {exc}", line=line) from None
-        except (TypeError, ValueError, ArithmeticError, LookupError) as exc:
-            line = _template_line(exc)
-            where = f" on line {line}" if line else ""
-            raise TemplateRuntimeError(f"Template error{where}: {exc}", line=line) from None
+
+
+@contextmanager
+def jinja_errors(*, lines: bool = True) -> Iterator[None]:
+    """Jinja's and Python's errors in a running template as template errors, with the
+    template's line (`lines=False` where the template is no text the author wrote: a Word
+    document's XML)."""
+    try:
+        yield
+    except SecurityError as exc:
+        raise TemplateRuntimeError(f"Template tried a forbidden operation: {exc}") from None
+    except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError, LookupError) as exc:
+        line = _template_line(exc) if lines else None
+        where = f" on line {line}" if line else ""
+        if isinstance(exc, jinja2.TemplateNotFound):
+            message = f"Template error{where}: no template {exc.name!r} to include."
+        else:
+            message = f"Template error{where}: {exc}"
+        raise TemplateRuntimeError(message, line=line) from None
 
 
 _NO_FILTER = re.compile(r"^No (filter|test) named '(\w+)'")

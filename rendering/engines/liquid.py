@@ -36,9 +36,14 @@ from rendering.engines.jinja import chart_markup
 from rendering.engines.jinja_format import FILTERS
 from rendering.engines.settings import DEFAULT_ENGINE_SETTINGS, EngineSettings
 from rendering.engines.shopify_filters import SHOPIFY_FILTERS
-from rendering.errors import LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
+from rendering.errors import (
+    LimitExceeded,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
+    html_too_large,
+)
 from rendering.isolated import run_isolated
-from rendering.limits import DEFAULT_LIMITS, Limits, size_text
+from rendering.limits import DEFAULT_LIMITS, Limits
 
 # Loop iterations in one render (all loops together): a report's tables have thousands of
 # rows, not millions; a loop nested to a billion turns stops here, at once, not at the clock.
@@ -171,9 +176,7 @@ def _render(template: liquid.BoundTemplate, data: dict[str, Any], limit: int) ->
         line, _ = _line_column(exc)
         where = f" on line {line}" if line else ""
         if "output stream" in _reason(exc).lower():
-            raise LimitExceeded(
-                f"The rendered HTML is larger than the {size_text(limit)} allowed."
-            ) from None
+            raise html_too_large(limit) from None
         raise LimitExceeded(f"Template limit{where}: {_reason(exc)}", line=line) from None
     except TemplateNotFoundError as exc:
         line, _ = _line_column(exc)

@@ -16,9 +16,15 @@ from pikepdf.models.metadata import encode_pdf_date
 from rendering.errors import RenderError, page_count_check
 from rendering.postprocess.checks import Check
 from rendering.postprocess.optimize import images_optimize
+from rendering.postprocess.page_steps import (
+    flatten_apply,
+    metadata_apply,
+    rotate_apply,
+    split_apply,
+)
 from rendering.postprocess.signing import pdf_sign
 from rendering.postprocess.timestamps import CheckedTimeStamper
-from rendering.watermark import watermark_apply
+from rendering.watermark import image_stamp_apply, pdf_stamp_apply, watermark_apply
 
 StepCallback = Callable[[str], None]
 _PERMISSION_FLAGS = {
@@ -134,6 +140,24 @@ def _encrypt(content: bytes, step: dict[str, Any]) -> tuple[bytes, Check]:
     )
 
 
+def _stamp(content: bytes, step: dict[str, Any]) -> tuple[bytes, Check]:
+    """Text, an image or a PDF's first page over (or under) every page."""
+    over = step.get("layer", "over") == "over"
+    where = "over" if over else "under the content of"
+    if "image_base64" in step:
+        image = base64.b64decode(step["image_base64"])
+        stamped = image_stamp_apply(content, image, over=over)
+        what = f"an image ({len(image)} bytes)"
+    elif "pdf_base64" in step:
+        stamp_pdf = base64.b64decode(step["pdf_base64"])
+        stamped = pdf_stamp_apply(content, stamp_pdf, over=over)
+        what = f"a PDF's first page ({len(stamp_pdf)} bytes)"
+    else:
+        stamped = watermark_apply(content, step["text"], over=over)
+        what = repr(step["text"])
+    return stamped, Check("stamp", True, f"{what} {where} every page")
+
+
 @dataclass(frozen=True)
 class StepsResult:
     content: bytes
@@ -175,8 +199,16 @@ def steps_apply(
             pages = _page_count(content)
             page_count_check(pages, max_pages)
         elif kind == "stamp":
-            content = watermark_apply(content, step["text"])
-            check = Check("stamp", True, f"{step['text']!r} over every page")
+            content, check = _stamp(content, step)
+        elif kind == "flatten":
+            content, check = flatten_apply(content)
+        elif kind == "rotate":
+            content, check = rotate_apply(content, step)
+        elif kind == "split":
+            content, check = split_apply(content, step)
+            pages = _page_count(content)
+        elif kind == "metadata":
+            content, check = metadata_apply(content, step)
         elif kind == "attach":
             content, check = _attach(content, step)
         elif kind == "optimize":

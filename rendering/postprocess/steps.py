@@ -7,14 +7,24 @@ import base64
 import binascii
 import re
 import uuid
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, InvalidInput
 from rendering.postprocess.document_options import DocumentOptions
+from rendering.postprocess.page_steps import (
+    PAGE_STEP_TYPES,
+    PageStepParser,
+    parse_flatten,
+    parse_metadata,
+    parse_rotate,
+    parse_split,
+)
 
-STEP_TYPES = ("merge", "stamp", "attach", "encrypt", "optimize", "sign")
+STEP_TYPES = ("merge", "stamp", "attach", "encrypt", "optimize", "sign", *PAGE_STEP_TYPES)
+STAMP_LAYERS = ("over", "under")
 PERMISSIONS = (
     "print",
     "print_highres",
@@ -33,6 +43,17 @@ MAX_URL_LENGTH = 500
 SEALED_PLACEHOLDER = "[sealed]"
 # Attachments travel in the submit body and the job row: a few megabytes at most.
 MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024
+# ...and so does a stamp's image or PDF.
+MAX_STAMP_FILE_BYTES = MAX_ATTACHMENT_BYTES
+# The first bytes of the images a stamp takes (PNG, JPEG, GIF, WebP's RIFF, TIFF).
+_IMAGE_SIGNATURES = (
+    b"\x89PNG\r\n\x1a\n",
+    b"\xff\xd8\xff",
+    b"GIF8",
+    b"RIFF",
+    b"II*\x00",
+    b"MM\x00*",
+)
 # Both orders fail for a reason of their own; one message gives both.
 SIGN_AND_ENCRYPT = (
     "steps: sign and encrypt cannot be combined, in either order: encrypting after signing "
@@ -77,12 +98,57 @@ def _merge(index: int, raw: dict[str, Any]) -> dict[str, Any]:
     return {"type": "merge", "append": append, "prepend": prepend}
 
 
+def _base64_file(index: int, encoded: Any, *, field: str, limit: int, what: str) -> bytes:
+    """A file a step carries as base64, within `limit` bytes (checked on the text, before
+    it is decoded): its bytes."""
+    if not isinstance(encoded, str):
+        raise _fail(index, f"{field} must be the file's bytes in base64.")
+    if len(encoded) > limit * 4 // 3 + 4:
+        raise _fail(
+            index,
+            f"the {what} is larger than {limit} bytes.",
+            code=ErrorCode.TOO_LARGE,
+            http_status=413,
+        )
+    try:
+        return base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise _fail(index, f"{field} is not valid base64.") from None
+
+
+def _stamp_file(index: int, raw: dict[str, Any], name: str) -> str:
+    """The base64 of a stamp's image or PDF, checked for size and kind by what its first
+    bytes say (the worker reads the file itself, so no image or PDF is parsed here)."""
+    encoded = raw.get(name)
+    content = _base64_file(
+        index, encoded, field=f"stamp.{name}", limit=MAX_STAMP_FILE_BYTES, what="stamp's file"
+    )
+    if name == "pdf_base64" and not content.startswith(b"%PDF-"):
+        raise _fail(index, "stamp.pdf_base64 is not a PDF (it does not start with %PDF-).")
+    if name == "image_base64" and not content.startswith(_IMAGE_SIGNATURES):
+        raise _fail(index, "stamp.image_base64 must be a PNG, JPEG, GIF, WebP or TIFF image.")
+    return str(encoded)  # a str already: _base64_file refuses anything else
+
+
 def _stamp(index: int, raw: dict[str, Any]) -> dict[str, Any]:
-    _fields(index, raw, {"text"})
-    text = raw.get("text")
-    if not isinstance(text, str) or not 0 < len(text.strip()) <= 40:
-        raise _fail(index, "stamp.text must be 1 to 40 characters.")
-    return {"type": "stamp", "text": re.sub(r"[\x00-\x1f\x7f]", " ", text).strip()}
+    _fields(index, raw, {"text", "image_base64", "pdf_base64", "layer"})
+    sources = [name for name in ("text", "image_base64", "pdf_base64") if name in raw]
+    if len(sources) > 1:
+        raise _fail(index, "stamp takes one of text, image_base64 or pdf_base64.")
+    step: dict[str, Any]
+    if sources and sources[0] != "text":
+        step = {"type": "stamp", sources[0]: _stamp_file(index, raw, sources[0])}
+    else:
+        text = raw.get("text")
+        if not isinstance(text, str) or not 0 < len(text.strip()) <= 40:
+            raise _fail(index, "stamp.text must be 1 to 40 characters.")
+        step = {"type": "stamp", "text": re.sub(r"[\x00-\x1f\x7f]", " ", text).strip()}
+    layer = raw.get("layer", "over")
+    if layer not in STAMP_LAYERS:
+        raise _fail(index, "stamp.layer must be over (a stamp) or under (a watermark).")
+    if layer == "under":  # only then, so steps saved before layers normalise unchanged
+        step["layer"] = "under"
+    return step
 
 
 def _attach(index: int, raw: dict[str, Any]) -> dict[str, Any]:
@@ -97,19 +163,9 @@ def _attach(index: int, raw: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(description, str) or len(description) > 300:
         raise _fail(index, "attach.description must be a string of up to 300 characters.")
     encoded = raw.get("content_base64")
-    if not isinstance(encoded, str):
-        raise _fail(index, "attach.content_base64 must be the file's bytes in base64.")
-    if len(encoded) > MAX_ATTACHMENT_BYTES * 4 // 3 + 4:
-        raise _fail(
-            index,
-            f"the attachment is larger than {MAX_ATTACHMENT_BYTES} bytes.",
-            code=ErrorCode.TOO_LARGE,
-            http_status=413,
-        )
-    try:
-        base64.b64decode(encoded, validate=True)
-    except (binascii.Error, ValueError):
-        raise _fail(index, "attach.content_base64 is not valid base64.") from None
+    _base64_file(
+        index, encoded, field="attach.content_base64", limit=MAX_ATTACHMENT_BYTES, what="attachment"
+    )
     return {
         "type": "attach",
         "filename": name,
@@ -187,6 +243,13 @@ def _sign(index: int, raw: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _page_step(parser: PageStepParser) -> Callable[[int, dict[str, Any]], dict[str, Any]]:
+    def parse(index: int, raw: dict[str, Any]) -> dict[str, Any]:
+        return parser(raw, lambda message: _fail(index, message))
+
+    return parse
+
+
 _PARSERS = {
     "merge": _merge,
     "stamp": _stamp,
@@ -194,6 +257,10 @@ _PARSERS = {
     "encrypt": _encrypt,
     "optimize": _optimize,
     "sign": _sign,
+    "flatten": _page_step(parse_flatten),
+    "rotate": _page_step(parse_rotate),
+    "split": _page_step(parse_split),
+    "metadata": _page_step(parse_metadata),
 }
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pypdf import PdfReader, PdfWriter
 from xhtml2pdf.config.resources import ResourceAccessPolicy
 
-from rendering.errors import LimitExceeded
-from rendering.limits import Limits, size_text
+from rendering.errors import html_size_check
+from rendering.limits import Limits
 from rendering.merging import ChunkPdf
 from rendering.options import PdfOptions
 from rendering.resources import resource_policy
@@ -52,10 +54,7 @@ class LayoutBounds:
         )
 
     def size_check(self, document: str) -> None:
-        if len(document.encode("utf-8")) > self.max_html_bytes:
-            raise LimitExceeded(
-                f"The rendered HTML is larger than the {size_text(self.max_html_bytes)} allowed."
-            )
+        html_size_check(document, self.max_html_bytes)
 
 
 class Renderer(Protocol):
@@ -96,3 +95,17 @@ class Chunker(Protocol):
     def render_chunk(self, plan: str, index: int, *, limits: Limits) -> ChunkPdf: ...
 
     def merge(self, plan: str, parts: list[ChunkPdf], *, limits: Limits) -> RenderedPdf: ...
+
+
+def document_info_apply(pdf: bytes, options: PdfOptions) -> bytes:
+    """The job's title, author and subject in the PDF's document information, for what
+    makes a PDF without them (Chromium, LibreOffice)."""
+    fields = {"/Title": options.title, "/Author": options.author, "/Subject": options.subject}
+    fields = {key: value for key, value in fields.items() if value}
+    if not fields:
+        return pdf
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf)))
+    writer.add_metadata(fields)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

@@ -10,6 +10,7 @@ import asyncio
 import html as html_lib
 import io
 import re
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,14 +20,14 @@ from urllib.parse import unquote, urlsplit
 from playwright.async_api import BrowserContext, Route, WebSocketRoute
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
-from pypdf import PdfReader, PdfWriter
+from pypdf import PdfReader
 from xhtml2pdf.config.resources import ResourceAccessPolicy
 
 from rendering.errors import LimitExceeded, RenderError
 from rendering.fetch import ASSETS_DIR, ResourceRefused, resource_fetch
 from rendering.limits import Limits
 from rendering.options import PdfOptions
-from rendering.renderers.base import LayoutBounds, RenderedPdf
+from rendering.renderers.base import LayoutBounds, RenderedPdf, document_info_apply
 from rendering.renderers.chromium_browser import DEFAULT_EXECUTABLE, chromium_service
 from rendering.renderers.chromium_confinement import Confinement
 from rendering.renderers.document import RUNNING_STYLE, has_toc, headings, html_document
@@ -175,6 +176,33 @@ def _outline_pages(pdf: bytes, html: str) -> dict[str, int]:
     return pages
 
 
+# The job each prepared context renders (None until one is given it): the routes are set
+# up before the job is known, with the spare context (chromium_browser), and look it up here.
+_context_jobs: weakref.WeakKeyDictionary[BrowserContext, _Job | None] = weakref.WeakKeyDictionary()
+
+
+async def _context_route(context: BrowserContext, route: Route) -> None:
+    job = _context_jobs.get(context)
+    if job is None:  # nothing may load before the job's document
+        await route.abort("blockedbyclient")
+        return
+    await _route(job, route)
+
+
+async def _refuse_socket(context: BrowserContext, socket: WebSocketRoute) -> None:
+    if (job := _context_jobs.get(context)) is not None:
+        job.refuse(f"{_shown(socket.url)} was refused: a document may not open WebSockets")
+    await socket.close()
+
+
+async def context_setup(context: BrowserContext) -> None:
+    """Every request of the context through `_route`, every WebSocket refused: set up
+    once per context, before its job is known (ChromiumService's context_setup)."""
+    _context_jobs[context] = None
+    await context.route("**/*", lambda route: _context_route(context, route))
+    await context.route_web_socket("**", lambda socket: _refuse_socket(context, socket))
+
+
 async def _print(job: _Job, context: BrowserContext) -> bytes:
     loop = asyncio.get_running_loop()
     started = loop.time()
@@ -187,12 +215,9 @@ async def _print(job: _Job, context: BrowserContext) -> bytes:
             )
         return remaining
 
-    async def refuse_socket(socket: WebSocketRoute) -> None:
-        job.refuse(f"{_shown(socket.url)} was refused: a document may not open WebSockets")
-        await socket.close()
-
-    await context.route("**/*", lambda route: _route(job, route))
-    await context.route_web_socket("**", refuse_socket)
+    if context not in _context_jobs:  # a service started without context_setup
+        await context_setup(context)
+    _context_jobs[context] = job
     page = context.pages[0] if context.pages else await context.new_page()
     crashed = asyncio.Event()
     page.on("crash", lambda _: crashed.set())
@@ -263,18 +288,6 @@ async def _print(job: _Job, context: BrowserContext) -> bytes:
         ) from None
 
 
-def _with_metadata(pdf: bytes, options: PdfOptions) -> bytes:
-    fields = {"/Title": options.title, "/Author": options.author, "/Subject": options.subject}
-    fields = {key: value for key, value in fields.items() if value}
-    if not fields:
-        return pdf
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf)))
-    writer.add_metadata(fields)
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
-
-
 def layout(
     *,
     body_html: str,
@@ -305,6 +318,7 @@ def layout(
         max_jobs=settings.max_jobs,
         memory_mb=settings.memory_mb,
         confinement=settings.confinement,
+        context_setup=context_setup,
     )
     content = service.run(
         lambda context: _print(job, context), timeout=bounds.max_render_seconds + 15
@@ -318,5 +332,5 @@ def layout(
         if on_page is not None:
             on_page(number)
     return RenderedPdf(
-        content=_with_metadata(content, options), page_count=page_count, warnings=job.warnings
+        content=document_info_apply(content, options), page_count=page_count, warnings=job.warnings
     )

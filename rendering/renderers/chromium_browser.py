@@ -9,10 +9,12 @@ import asyncio
 import atexit
 import logging
 import os
+import shutil
 import signal
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import suppress
@@ -84,6 +86,12 @@ def _launch_failure(text: str) -> str:
     return first
 
 
+def _remove_if_ours(directory: Path, creator: int) -> None:
+    # A forked child inherits the parent's atexit list; only the process that made it removes it.
+    if os.getpid() == creator:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 @cache
 def fontconfig_file() -> Path:
     """A fontconfig configuration of the system's fonts plus the bundled ones: Chromium
@@ -91,25 +99,37 @@ def fontconfig_file() -> Path:
     and a glyph that the font a template names lacks falls back to them as system fonts
     do, whatever the template's font-family list says."""
     directory = Path(tempfile.mkdtemp(prefix="chromium-fonts-"))
+    atexit.register(_remove_if_ours, directory, os.getpid())
     # Read by the browser's own user (chromium_confinement); its cache by anyone, like /tmp.
     directory.chmod(0o755)
     cache_dir = directory / "cache"
     cache_dir.mkdir(mode=0o1777)
     cache_dir.chmod(0o1777)
+    # A copy, readable by all: the browser's user cannot read the checkout's own files when
+    # the checkout lies in a private directory (a 0700 home, `mktemp -d`), and Chromium then
+    # silently falls back to whatever fonts the system has.
+    fonts = directory / "fonts"
+    shutil.copytree(FONTS_DIR, fonts, copy_function=shutil.copyfile)
+    for path in (fonts, *fonts.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
     config = directory / "fonts.conf"
     config.write_text(
         '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
         '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
-        f"  <dir>{FONTS_DIR.resolve()}</dir>\n  <cachedir>{cache_dir}</cachedir>\n"
+        f"  <dir>{fonts}</dir>\n  <cachedir>{cache_dir}</cachedir>\n"
         "</fontconfig>\n",
         encoding="utf-8",
     )
     return config
 
 
+ContextSetup = Callable[[BrowserContext], Awaitable[None]]
+
+
 class ChromiumService:
     """The browser of this process. `run(job)` runs `job(context)` in a new context that
-    has one blank page."""
+    has one blank page, and that `context_setup` prepared (the renderer's request
+    interception: with the spare context it is made between jobs, not during one)."""
 
     def __init__(
         self,
@@ -118,7 +138,9 @@ class ChromiumService:
         max_jobs: int,
         memory_mb: int,
         confinement: Confinement | None = None,
+        context_setup: ContextSetup | None = None,
     ) -> None:
+        self.context_setup = context_setup
         self.executable = executable
         self.max_jobs = max_jobs
         self.memory_mb = memory_mb
@@ -146,7 +168,9 @@ class ChromiumService:
         if self._playwright is None:
             self._playwright = await async_playwright().start()
         # Names this browser's process, so a stuck one can be killed with its children.
-        marker = f"--report-service-browser={os.getpid()}-{self.launches}"
+        # Unique per launch, not per process: two services in one process (the worker's
+        # and a test's) would otherwise find, stop and kill each other's browsers.
+        marker = f"--report-service-browser={os.getpid()}-{uuid.uuid4().hex}"
         launch = browser_launch(self.executable, self.confinement, fontconfig=fontconfig_file())
         sandboxes = [True, False] if launch.sandbox else [False]
         for sandbox in sandboxes:
@@ -191,12 +215,25 @@ class ChromiumService:
 
     async def _new_context(self, browser: Browser) -> BrowserContext:
         context = await browser.new_context(service_workers="block", accept_downloads=False)
-        await context.new_page()  # starting its renderer process is most of a context's cost
+        try:
+            if self.context_setup is not None:
+                await self.context_setup(context)  # before the page: it is born with it
+            await context.new_page()  # starting its renderer process is most of the cost
+        except Exception:
+            await self._close_context(browser, context)
+            raise
         return context
 
+    def _spare_soon(self, browser: Browser) -> None:
+        """Start making the next job's context unless one is made or being made."""
+        if self._spare is None and not self._tasks and self._browser is browser:
+            if browser.is_connected():
+                self._tasks.add(task := asyncio.create_task(self._prepare_spare(browser)))
+                task.add_done_callback(self._tasks.discard)
+
     async def _prepare_spare(self, browser: Browser) -> None:
-        # The next job's context, made while this process is idle: never used before, so
-        # each job still starts from nothing that an earlier job touched.
+        # The next job's context, made while this job renders or this process is idle:
+        # never used before, so each job still starts from nothing an earlier job touched.
         try:
             spare = await self._new_context(browser)
         except Exception:  # no spare then; the next job makes its own
@@ -207,6 +244,9 @@ class ChromiumService:
             await self._close_context(browser, spare)
 
     async def _context_for_job(self, browser: Browser) -> BrowserContext:
+        if self._spare is None and self._tasks:
+            # The spare is on its way: finishing it costs less than a second one beside it.
+            await asyncio.wait(self._tasks)
         spare, self._spare = self._spare, None
         if spare is not None and spare.browser is browser and browser.is_connected():
             return spare
@@ -219,6 +259,7 @@ class ChromiumService:
         context: BrowserContext | None = None
         try:
             context = await self._context_for_job(browser)
+            self._spare_soon(browser)  # on the cores this job leaves idle while it waits
             return await job(context)
         except Exception:
             if not browser.is_connected():
@@ -231,9 +272,7 @@ class ChromiumService:
             self._active -= 1
             if context is not None and browser.is_connected():
                 await self._close_context(browser, context)
-            if self._browser is browser and browser.is_connected() and self._spare is None:
-                self._tasks.add(task := asyncio.create_task(self._prepare_spare(browser)))
-                task.add_done_callback(self._tasks.discard)
+            self._spare_soon(browser)  # when the one started with the job failed
 
     async def _close_context(self, browser: Browser, context: BrowserContext) -> None:
         try:
@@ -354,7 +393,12 @@ _service: tuple[int, ChromiumService] | None = None
 
 
 def chromium_service(
-    *, executable: Path, max_jobs: int, memory_mb: int, confinement: Confinement | None = None
+    *,
+    executable: Path,
+    max_jobs: int,
+    memory_mb: int,
+    confinement: Confinement | None = None,
+    context_setup: ContextSetup | None = None,
 ) -> ChromiumService:
     """This process's service, started on first use (a forked worker child starts its own:
     a browser and a thread do not survive a fork)."""
@@ -366,6 +410,7 @@ def chromium_service(
                 max_jobs=max_jobs,
                 memory_mb=memory_mb,
                 confinement=confinement,
+                context_setup=context_setup,
             )
             atexit.register(service.close)
             _service = (os.getpid(), service)

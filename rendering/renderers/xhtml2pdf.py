@@ -18,10 +18,17 @@ import rendering.renderers.xhtml2pdf_speedups  # noqa: F401  (patches ReportLab 
 from rendering.charts import chart_links
 from rendering.chunk_layout import ManyRender, plan_render
 from rendering.chunking import ChunkPlan, TocEntry, document_plan
-from rendering.errors import LayoutFailed, LimitExceeded, RenderError, page_count_check
+from rendering.deadline import DeadlineExceeded, deadline
+from rendering.errors import (
+    LayoutFailed,
+    LimitExceeded,
+    RenderError,
+    html_size_check,
+    page_count_check,
+)
 from rendering.fetch import public_message
 from rendering.layout import build_document
-from rendering.limits import DEFAULT_LIMITS, Limits, size_text
+from rendering.limits import DEFAULT_LIMITS, Limits
 from rendering.merging import ChunkPdf
 from rendering.options import PdfOptions
 from rendering.renderers import xhtml2pdf_hooks
@@ -57,10 +64,7 @@ def html_to_pdf(
 ) -> RenderedPdf:
     """Lay out a full HTML document as PDF under the locked-down resource policy.
     `images` maps the document's `chart-image:N` links to their data URIs."""
-    if len(html.encode("utf-8")) > limits.max_html_bytes:
-        raise LimitExceeded(
-            f"The rendered HTML is larger than the {size_text(limits.max_html_bytes)} allowed."
-        )
+    html_size_check(html, limits.max_html_bytes)
     xhtml2pdf_hooks.install()
     out = io.BytesIO()
     with (
@@ -69,22 +73,32 @@ def html_to_pdf(
         xhtml2pdf_hooks.page_cap(max_pages),
     ):
         try:
-            status = pisa.pisaDocument(
-                html,
-                dest=out,
-                encoding="utf-8",
-                resource_policy=resource_policy(limits),
-                context_meta={k: v for k, v in (meta or {}).items() if v},
-                # The data URI of a shared chart for each of its uses: the image data is
-                # decoded per use but stands once in the HTML and, by its digest, once in
-                # the PDF. The policy still checks what the callback returns.
-                link_callback=lambda uri, _base: (images or {}).get(uri),
-            )
+            # xhtml2pdf checks its own time limit only between its stages; html5lib's parse
+            # of a large document is one stage (a 30,000-row table held a "1 s" render for
+            # 9 s). The deadline interrupts it at its next bytecode, as WeasyPrint's layout.
+            with deadline(limits.max_render_seconds):
+                status = pisa.pisaDocument(
+                    html,
+                    dest=out,
+                    encoding="utf-8",
+                    resource_policy=resource_policy(limits),
+                    context_meta={k: v for k, v in (meta or {}).items() if v},
+                    # The data URI of a shared chart for each of its uses: the image data is
+                    # decoded per use but stands once in the HTML and, by its digest, once in
+                    # the PDF. The policy still checks what the callback returns.
+                    link_callback=lambda uri, _base: (images or {}).get(uri),
+                )
         except LimitExceeded as exc:
             # ReportLab re-raises errors from its page hooks with its own notes prepended.
             raise LimitExceeded(exc.args[0].split("args=() ")[-1].strip()) from None
         except RenderLimitError as exc:
             raise LimitExceeded(f"The document is too large to lay out: {exc}") from None
+        except DeadlineExceeded:
+            # Worded as xhtml2pdf's own check between its stages says it.
+            raise LimitExceeded(
+                "The document is too large to lay out: the render took longer than the "
+                f"{limits.max_render_seconds:g} seconds it may take (PDF_MAX_RENDER_SECONDS)."
+            ) from None
         except RecursionError:
             raise LimitExceeded("The document nests elements too deeply to lay out.") from None
         except LayoutError as exc:

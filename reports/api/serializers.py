@@ -16,6 +16,8 @@ from core.api_fields import (
     PdfOptionsField,
     QueryFilters,
     renderer_field,
+    template_file_field,
+    template_file_taken,
 )
 from rendering.engines import ENGINE_NAMES, UNKNOWN_ENGINE_MESSAGE
 from rendering.renderers import DEFAULT_RENDERER
@@ -104,6 +106,9 @@ class TemplateVersionOutputSerializer(serializers.Serializer[Any]):
     created_at = IsoDateTimeField()
 
 
+_HTML_REQUIRED = "This field is required (or template_file, for a docx or pdf-form template)."
+
+
 class TemplateFieldsSerializer(JsonInput):
     name = serializers.CharField(max_length=200)
     engine = serializers.ChoiceField(
@@ -112,7 +117,8 @@ class TemplateFieldsSerializer(JsonInput):
         error_messages={"invalid_choice": UNKNOWN_ENGINE_MESSAGE},
     )
     renderer = renderer_field(default=DEFAULT_RENDERER, help_text="What lays the HTML out.")
-    html = serializers.CharField(trim_whitespace=False)
+    html = serializers.CharField(trim_whitespace=False, required=False)
+    template_file = template_file_field()
     css = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     helpers = serializers.CharField(
         required=False,
@@ -139,6 +145,16 @@ class TemplateFieldsSerializer(JsonInput):
         required=False,
         help_text="Submits of this template use the result cache unless they send cache: false.",
     )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # A PATCH without an engine keeps the template's: the view passes it.
+        engine = attrs.get("engine") if "engine" in self.initial_data else None
+        attrs = template_file_taken(
+            attrs, into="html", engine=engine or self.context.get("engine") or attrs.get("engine")
+        )
+        if not self.partial and not attrs.get("html"):
+            raise serializers.ValidationError({"html": [_HTML_REQUIRED]})
+        return attrs
 
 
 class TemplateCreateSerializer(TemplateFieldsSerializer):

@@ -135,9 +135,12 @@ class TemplateDetailApi(APIView):
     )
     def patch(self, request: Request, slug: str) -> Response:
         template = _own_template(request, slug)
-        serializer = TemplateUpdateSerializer(data=request.data)
+        serializer = TemplateUpdateSerializer(
+            data=request.data, context={"engine": template.engine}
+        )
         serializer.is_valid(raise_exception=True)
-        changes = {k: v for k, v in serializer.validated_data.items() if k in request.data}
+        sent = {*request.data, *(["html"] if "template_file" in request.data else [])}
+        changes = {k: v for k, v in serializer.validated_data.items() if k in sent}
         return _answer(template_draft_save(template=template, by=actor_of(request), **changes))
 
     @extend_schema(

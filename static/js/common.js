@@ -10,7 +10,7 @@ const STATUS_LABELS = {
   cancelled: "Cancelled",
 };
 
-// The stages the server sets (jobs/transitions.py, rendering/report.py, jobs/worker/execution.py
+// The stages the server sets (jobs/transitions.py, rendering/report.py, jobs/worker/execution.py,
 // and jobs/worker/chunked.py); anything new still shows, humanised.
 const STAGE_LABELS = {
   "": "Waiting for a worker",
@@ -18,6 +18,7 @@ const STAGE_LABELS = {
   rendering_template: "Filling in the template",
   rendering_charts: "Drawing charts",
   laying_out: "Laying out pages",
+  converting: "Converting with LibreOffice",
   finishing: "Finishing the PDF",
   storing: "Saving the PDF",
   done: "Done",

@@ -168,7 +168,10 @@ async function preview() {
     const ms = Math.round(performance.now() - started);
     $("[data-preview-state]").textContent = answer.pages.length >= PREVIEW_PAGES
       ? `First ${answer.pages.length} pages` : `${answer.pages.length} page${answer.pages.length === 1 ? "" : "s"}`;
-    $("[data-preview-time]").textContent = `${ms} ms · ${renderer}`;
+    // A file template is not laid out by a renderer: a PDF form is filled, a Word document
+    // converted by LibreOffice.
+    const made = !state.file ? renderer : state.source.engine === "docx" ? "LibreOffice" : "filled form";
+    $("[data-preview-time]").textContent = `${ms} ms · ${made}`;
   } catch (error) {
     if (error.name !== "AbortError") $("[data-preview-state]").textContent = "Preview unavailable";
   } finally {
@@ -414,6 +417,16 @@ function start() {
   if (!state.editable) for (const button of root.querySelectorAll("[data-save], [data-publish], [data-rollback], [data-rollback-version]")) button.hidden = true;
   // Only an engine that takes helpers shows their tab (Handlebars; a template that has some).
   root.querySelector('[data-tab="helpers"]').hidden = !state.helpers;
+  // A file template (a PDF form, a Word document) is edited in its own program: its source
+  // would show as base64 and the renderer and page do not apply; its bar uploads a new
+  // version, and its schema and sample data stay editable here.
+  if (state.file) {
+    for (const name of ["html", "css"]) root.querySelector(`[data-tab="${name}"]`).hidden = true;
+    for (const control of root.querySelectorAll("[data-renderer], [data-page-size], [data-orientation]")) {
+      control.closest("label").hidden = true;
+    }
+    selectTab("sample_data");
+  }
   saved.options = state.source.options || {};
   renderVersionPill();
   updateSaveState();

@@ -20,6 +20,7 @@ def _migrate(targets: list[tuple[str, str]]) -> Any:
     return executor.loader.project_state(targets).apps
 
 
+@pytest.mark.heavy  # every migration backwards and forwards: seconds of CPU
 @pytest.mark.django_db(transaction=True)
 def test_certificates_move_into_the_uploaders_personal_workspace() -> None:
     old = _migrate(BEFORE)

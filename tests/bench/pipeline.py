@@ -2,7 +2,9 @@
 (a) the 50-page sample submit-to-completed vs bare xhtml2pdf, bare WeasyPrint and a cold
 Chromium print of the same final HTML; (b) one-page jobs end to end vs report_render alone
 in as many processes as worker children; (c) submit latency at a fixed offered rate with
-the workers busy; (d) worker memory over many jobs, and its peak for the 50-page sample."""
+the workers busy; (d) worker memory over many jobs, and its peak for the 50-page sample;
+(e) one-page jobs with the chromium renderer vs a warm bare Playwright loop
+(tests/bench/chromium_pipeline.py)."""
 
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ SOAK_JOBS = 300 if QUICK else 2000
 RATE = float(os.environ.get("BENCH_SUBMIT_RATE", "100"))
 RATE_SECONDS = 4 if QUICK else 10
 # Which sections run: BENCH_PIPELINE_PARTS=b runs only the one-page throughput.
-PARTS = os.environ.get("BENCH_PIPELINE_PARTS", "abcd")
+PARTS = os.environ.get("BENCH_PIPELINE_PARTS", "abcde")
 TERMINAL = {"completed", "failed", "cancelled"}
 # Groups of the CPU accounts (process_groups); a submit costs the first three.
 WEB_GROUP = f"web ({WEB_PROCESSES} uvicorn)"
@@ -205,11 +207,14 @@ class Api:
 
 def worker_children(worker: subprocess.Popen[bytes]) -> list[psutil.Process]:
     """The pool children of a Celery worker (its main process forks them)."""
-    return [
-        child
-        for child in psutil.Process(worker.pid).children(recursive=True)
-        if "celery" in " ".join(child.cmdline())
-    ]
+    children = []
+    for child in psutil.Process(worker.pid).children(recursive=True):
+        try:
+            if "celery" in " ".join(child.cmdline()):
+                children.append(child)
+        except psutil.Error:  # gone, or a zombie (a browser's exited renderer, part (e))
+            continue
+    return children
 
 
 def rss_mib(processes: list[psutil.Process]) -> list[float]:
@@ -316,6 +321,12 @@ def run(
         )
     if "d" in PARTS:
         soak(api=api, worker=worker, invoice=invoice, results=results)
+    if "e" in PARTS:
+        from tests.bench.chromium_pipeline import chromium_throughput
+
+        chromium_throughput(
+            api=api, web=web, worker=worker, callbacks=callbacks, invoice=invoice, results=results
+        )
     return results
 
 

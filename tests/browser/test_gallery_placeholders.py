@@ -22,7 +22,7 @@ LOADED = (
 def _ink(png: bytes) -> int:
     """Dark pixels in a screenshot: text drawn there (the placeholder's, or the page's)."""
     image = Image.open(io.BytesIO(png)).convert("L")
-    return sum(1 for value in image.getdata() if value < 140)
+    return sum(1 for value in image.get_flattened_data() if value < 140)
 
 
 def test_tiles_show_a_placeholder_until_their_picture_arrives(page, person, live_stack):

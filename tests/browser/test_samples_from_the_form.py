@@ -37,7 +37,10 @@ FORM_READY = "performance.getEntriesByName('report-form-ready')[0]?.startTime ??
 
 def open_form(page, slug: str) -> float:
     """Open the new-report page of a sample; return ms from navigation to a usable form."""
-    page.goto(f"/reports/new/{slug}/")
+    # Not until "load": that waits for the first-page thumbnail beside the form, rendered
+    # on the worker's previews queue (the 50-page sample's took over 15 s on a busy CI
+    # machine), and the form does not wait for it.
+    page.goto(f"/reports/new/{slug}/", wait_until="domcontentloaded")
     page.wait_for_selector("form[data-ready=true]")
     return page.evaluate(FORM_READY)
 

@@ -56,6 +56,20 @@ CHAOS_SETTINGS = {
     "REMAP_SIGTERM": "SIGQUIT",
 }
 
+# The longest the ordinary retries of a transient error last in the chaos harness: each
+# retry's countdown is at most the doubled backoff, capped (jobs.worker.execution).
+ORDINARY_RETRIES_SECONDS = sum(
+    min(
+        int(CHAOS_SETTINGS["PDF_RETRY_BACKOFF_MAX_SECONDS"]),
+        int(CHAOS_SETTINGS["PDF_RETRY_BACKOFF_SECONDS"]) * 2**n,
+    )
+    for n in range(int(CHAOS_SETTINGS["PDF_MAX_RETRIES"]))
+)
+# A store outage twice that long (tests/e2e/test_s3.py, tests/multihost): a job that spent
+# its ordinary retries on it would fail, so every job completing shows that the outage
+# retries (a budget of their own) waited it out.
+OUTAGE_SECONDS = 2 * ORDINARY_RETRIES_SECONDS
+
 
 class PrivateRedis:
     """A Redis server of the test's own, on a fixed port, that can be stopped and restarted

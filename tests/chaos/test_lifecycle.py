@@ -8,6 +8,7 @@ import time
 
 import httpx
 import pytest
+import redis
 
 from accounts.services import api_key_create
 from jobs.dispatch import task_id_for
@@ -124,14 +125,14 @@ def test_poison_job_is_dead_lettered_after_max_attempts(chaos):
 
 
 def test_render_past_the_hard_limit_fails_with_timeout_and_is_not_redelivered(chaos):
-    chaos.worker("w1")
+    chaos.worker("w1", concurrency=2)  # both limits run out side by side, not one after
     stuck = slow_job(30, ignore_soft_limit=True)  # only the hard limit (7 s) can stop it
     slow = slow_job(30)  # the soft limit (5 s) stops this one
     with EventRecorder(chaos.redis.url, [stuck, slow]):
         chaos.send(stuck)
         chaos.send(slow)
         wait_terminal(chaos, stuck, slow, timeout=60)
-        time.sleep(4)  # a redelivery would show up as a second attempt by now
+        _wait_nothing_left_to_deliver(chaos)  # else a redelivery: a second attempt
     for job in (stuck, slow):
         job.refresh_from_db()
         assert (job.status, job.error_code, job.attempts) == (JobStatus.FAILED, "timeout", 1)
@@ -139,6 +140,27 @@ def test_render_past_the_hard_limit_fails_with_timeout_and_is_not_redelivered(ch
     assert "hard time limit" in stuck.error
     assert "soft time limit" in slow.error
     assert chaos.stored_objects() == []
+
+
+def _wait_nothing_left_to_deliver(chaos) -> None:
+    """On Redis: both messages acknowledged and none waiting (kombu keeps a delivered,
+    unacknowledged message in its `unacked` hash), so nothing can be delivered again. On
+    AMQP, where an unacknowledged message is not in sight: the time a redelivery to the
+    idle worker would take to show."""
+    url = chaos.env["CELERY_BROKER_URL"]
+    if not url.startswith("redis"):
+        time.sleep(4)
+        return
+    client = redis.Redis.from_url(url)
+    try:
+        wait_for(
+            lambda: client.llen("pdf") == 0 and client.hlen("unacked") == 0,
+            timeout=30,
+            what="both messages acknowledged",
+            chaos=chaos,
+        )
+    finally:
+        client.close()
 
 
 def test_redis_restarted_empty_with_jobs_queued_and_processing_all_complete_once(chaos):
@@ -187,6 +209,10 @@ def test_submit_with_redis_down_answers_202_and_runs_when_redis_returns(chaos):
     assert chaos.stored_objects() == [f"{job.job_id}.pdf"]
 
 
+def _worker_log(chaos, name: str) -> str:
+    return (chaos.logs / f"{name}.log").read_text(errors="replace")
+
+
 def _up(base: str) -> bool:
     try:
         return httpx.get(f"{base}/api/v1/schema", timeout=1).status_code == 200
@@ -202,7 +228,14 @@ def test_same_message_delivered_twice_makes_one_transition_one_object_one_event(
         chaos.send(job, task_id=task_id)
         chaos.send(job, task_id=task_id)
         wait_terminal(chaos, job)
-        time.sleep(4)  # the deferred duplicate looks again after the stale window (3 s)
+        # The deferred duplicate looks again after the stale window (3 s) and finds the job
+        # done: both deliveries have ended once the worker logged each one's success.
+        wait_for(
+            lambda: _worker_log(chaos, "w1").count(f"[{task_id}] succeeded") >= 2,
+            timeout=30,
+            what="both deliveries to end",
+            chaos=chaos,
+        )
     assert_completed_once(chaos, recorder, job, attempts=1)
     assert recorder.claims(job) == 1
 

@@ -11,6 +11,7 @@ import pytest
 from pdfreports import AsyncClient, Client, JobFailed, JobState
 from tests.client.blocking_proxy import sse_blocking_proxy
 from tests.conftest import pdf_text
+from tests.livestack import held_queue
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -39,15 +40,26 @@ def _assert_ordered(updates: list[JobState]) -> None:
 def test_submit_follows_server_sent_events_and_downloads(live_stack, integrator, tmp_path):
     transport = RecordingTransport()
     updates: list[JobState] = []
-    with Client(live_stack.base_url, integrator[1], transport=transport) as client:
+
+    def seen(update: JobState) -> None:
+        updates.append(update)
+        release()  # the job starts once the client has read its first state
+
+    # Held queued until then: a worker faster than the client finished the job before its
+    # first read, so it never opened the stream this test is about.
+    with (
+        held_queue(live_stack) as release,
+        Client(live_stack.base_url, integrator[1], transport=transport) as client,
+    ):
         job = client.submit(html_template=INVOICE, data=DATA, options={"filename": "quill"})
-        state = job.wait(on_update=updates.append, timeout=90)
+        state = job.wait(on_update=seen, timeout=90)
         saved = job.download(tmp_path)
 
     assert state.succeeded
     assert state.progress == 100
     _assert_ordered(updates)
-    assert {"processing", "completed"} <= {u.status for u in updates}  # queued may be missed
+    assert updates[0].status == "queued"
+    assert {"processing", "completed"} <= {u.status for u in updates}
     job_path = f"/api/v1/jobs/{job.job_id}"
     # followed by one event stream: one status read before it, one before the download
     assert transport.requests.count(("GET", f"{job_path}/events")) == 1

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
 from pypdf import PdfReader
 
 from tests.conftest import pdf_text
+from tests.e2e.webhook_receiver import WebhookReceiver
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -103,42 +102,12 @@ def test_markdown_route_turns_each_tohtml_into_html(gotenberg):
     assert "toHTML" not in text
 
 
-class _Site:
-    """A page on loopback for the /url route, and a receiver of Gotenberg's webhooks that
-    keeps each request's method, headers and raw body (the test settings allow private
-    networks)."""
-
-    def __init__(self, body: bytes = b"") -> None:
-        self.received: list[tuple[str, str, dict[str, str], bytes]] = []
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html")
-                self.end_headers()
-                self.wfile.write(body)
-
-            def _receive(self) -> None:
-                content = self.rfile.read(int(self.headers["Content-Length"]))
-                site.received.append((self.command, self.path, dict(self.headers), content))
-                self.send_response(200)
-                self.end_headers()
-
-            do_POST = do_PUT = _receive
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/page"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-
 def test_url_route_fetches_the_page_under_the_outbound_rules(gotenberg):
-    site = _Site(b"<html><head></head><body><p>Fetched from the site</p></body></html>")
+    site = WebhookReceiver(b"<html><head></head><body><p>Fetched from the site</p></body></html>")
     try:
-        answer = gotenberg.post("/forms/chromium/convert/url", data={"url": site.url}, files=[])
+        answer = gotenberg.post(
+            "/forms/chromium/convert/url", data={"url": f"{site.url}/page"}, files=[]
+        )
     finally:
         site.server.shutdown()
     assert answer.status_code == 200, answer.text
@@ -150,18 +119,11 @@ def test_url_route_fetches_the_page_under_the_outbound_rules(gotenberg):
     assert "http(s)" in refused.json()["error"]
 
 
-def _wait_for(site: _Site, count: int) -> None:
-    deadline = time.monotonic() + 60
-    while len(site.received) < count and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert len(site.received) >= count, "the webhook never came"
-
-
 def test_webhook_mode_answers_204_and_sends_the_pdf_or_the_error(gotenberg):
-    site = _Site()
+    site = WebhookReceiver()
     hooks = {
-        "Gotenberg-Webhook-Url": site.url.replace("/page", "/done"),
-        "Gotenberg-Webhook-Error-Url": site.url.replace("/page", "/error"),
+        "Gotenberg-Webhook-Url": f"{site.url}/done",
+        "Gotenberg-Webhook-Error-Url": f"{site.url}/error",
         "Gotenberg-Webhook-Method": "PUT",
         "Gotenberg-Webhook-Extra-Http-Headers": '{"Authorization": "Bearer receiver-secret"}',
         "Gotenberg-Trace": "async-1",
@@ -175,7 +137,7 @@ def test_webhook_mode_answers_204_and_sends_the_pdf_or_the_error(gotenberg):
         )
         assert answer.status_code == 204, answer.text
         assert time.monotonic() - started < 5  # at once, not after the render
-        _wait_for(site, 1)
+        site.wait(1)
         method, path, headers, body = site.received[0]
         assert (method, path) == ("PUT", "/done")
         assert headers["Content-Type"] == "application/pdf"
@@ -190,7 +152,7 @@ def test_webhook_mode_answers_204_and_sends_the_pdf_or_the_error(gotenberg):
             headers={**hooks, "Gotenberg-Trace": "async-2"},
         )
         assert failing.status_code == 204, failing.text
-        _wait_for(site, 2)
+        site.wait(2)
         method, path, headers, body = site.received[1]
         assert (method, path) == ("POST", "/error")
         assert headers["Gotenberg-Trace"] == "async-2"

@@ -110,3 +110,56 @@ def test_a_tenants_callback_backlog_is_capped_at_submit(user, settings):
         callback_attempts=settings.CALLBACK_MAX_ATTEMPTS
     )
     services.job_create(owner=user, **hook, **BODY)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_submit_waiting_on_the_tenants_lock_counts_the_job_its_holder_committed(settings):
+    """The slot's lock and count are two statements on purpose: the second submit waits on
+    the first one's lock and must then count the job the first committed (a count read in
+    the same statement as the lock would miss it, and overshoot the limit)."""
+    import threading
+
+    from django.db import connection, transaction
+
+    from jobs.quotas import job_slot_reserve
+    from tests.factories import PdfJobFactory
+
+    if not connection.features.has_select_for_update:
+        pytest.skip("SQLite serialises writers: no row lock to wait on")
+    settings.PDF_MAX_JOBS_IN_FLIGHT = 1
+    owner = UserFactory()
+    reserved, release = threading.Event(), threading.Event()
+    outcome: list[str] = []
+
+    def first() -> None:
+        try:
+            with transaction.atomic():
+                job_slot_reserve(owner=owner)
+                PdfJobFactory(owner=owner)
+                reserved.set()
+                release.wait(timeout=30)  # commits only once the second one is waiting
+        finally:
+            connection.close()
+
+    def second() -> None:
+        try:
+            with transaction.atomic():
+                job_slot_reserve(owner=owner)
+                outcome.append("reserved")
+        except QuotaExceeded:
+            outcome.append("429")
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    assert reserved.wait(timeout=30)
+    waiter = threading.Thread(target=second)
+    waiter.start()
+    waiter.join(timeout=1)
+    assert waiter.is_alive()  # held up by the first submit's row lock
+    release.set()
+    holder.join(timeout=30)
+    waiter.join(timeout=30)
+    assert outcome == ["429"]
+    assert PdfJob.objects.filter(owner=owner).count() == 1

@@ -22,7 +22,7 @@ from reports import thumbnails
 from tests.factories import ReportTemplateFactory
 from tests.s3server import KEY_ID, SECRET, S3Server
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.process]  # a moto_server each (the s3 fixture)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from tests.chaos.conftest import EventRecorder, wait_for, wait_terminal
+from tests.chaos.conftest import OUTAGE_SECONDS, EventRecorder, wait_for, wait_terminal
 from tests.e2e.test_chunked import REPORTS, SECTIONS
 from tests.factories import PdfJobFactory, UserFactory
 from tests.http_receiver import Receiver
@@ -143,11 +143,12 @@ def test_redis_restart_postgres_cut_and_a_store_outage_every_job_completes_once(
         pg.open()
         for host in ("web", "w1", "w2"):
             hosts.forwarders[(host, "s3")].close()  # the store refuses every host
-        time.sleep(20)
+        time.sleep(OUTAGE_SECONDS)
         for host in ("web", "w1", "w2"):
             hosts.forwarders[(host, "s3")].open()
         wait_terminal(hosts, *jobs, timeout=150)
-    _count(hosts, recorder, jobs, "Redis restarted, PostgreSQL cut from w1, S3 down 20 s")
+    what = f"Redis restarted, PostgreSQL cut from w1, S3 down {OUTAGE_SECONDS} s"
+    _count(hosts, recorder, jobs, what)
 
 
 def test_a_rolling_warm_restart_finishes_or_hands_back_every_job(hosts):

@@ -39,3 +39,16 @@ def plain_pdf() -> bytes:
     page.showPage()
     page.save()
     return out.getvalue()
+
+
+def pages_pdf(count: int, *, title: str = "") -> bytes:
+    """A plain PDF of `count` pages, each saying its number."""
+    out = io.BytesIO()
+    page = canvas.Canvas(out, pagesize=A4)
+    if title:
+        page.setTitle(title)
+    for number in range(1, count + 1):
+        page.drawString(50, 800, f"Page number {number}")
+        page.showPage()
+    page.save()
+    return out.getvalue()

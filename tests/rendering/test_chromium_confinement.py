@@ -8,7 +8,10 @@ from __future__ import annotations
 import contextlib
 import os
 import pwd
+import re
+import shutil
 import socket
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from rendering.options import parse_options
+from rendering.renderers import chromium_browser
 from rendering.renderers.chromium_browser import ChromiumService, _process_tree
 from rendering.renderers.chromium_confinement import Confinement
 from reports.limits import limits_from_settings
@@ -119,6 +123,38 @@ def test_a_root_worker_starts_the_browser_as_nobody_with_its_sandbox(confined):
     ]
     assert renderers
     assert all(status["Seccomp"].strip() == "2" for status in renderers)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the worker already runs as a user of its own")
+def test_the_browser_user_reads_the_bundled_fonts_of_a_private_checkout(tmp_path, monkeypatch):
+    """A checkout in a directory only root may enter (pytest's own tmp_path is one) still
+    gives the browser, running as nobody, the bundled fonts, not the system's fallbacks."""
+    checkout = tmp_path / "checkout" / "fonts"
+    shutil.copytree(chromium_browser.FONTS_DIR, checkout)
+    tmp_path.chmod(0o700)
+    monkeypatch.setattr(chromium_browser, "FONTS_DIR", checkout)
+    config = chromium_browser.fontconfig_file.__wrapped__()
+    directories = re.findall(r"<dir>(.*?)</dir>", config.read_text(encoding="utf-8"))
+    fonts = [str(path) for directory in directories for path in Path(directory).glob("*.ttf")]
+    assert {Path(font).name for font in fonts} >= {"ReportSans.ttf", "ReportCJK.ttf"}
+    nobody = pwd.getpwnam("nobody")
+    read = subprocess.run(
+        [
+            "setpriv",
+            f"--reuid={nobody.pw_uid}",
+            f"--regid={nobody.pw_gid}",
+            "--clear-groups",
+            "sh",
+            "-c",
+            'cat "$@" > /dev/null',
+            "sh",
+            *fonts,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert read.returncode == 0, read.stderr
 
 
 _WORKER_EATS = """async (megabytes) => {

@@ -121,3 +121,24 @@ def test_a_job_past_its_deadline_kills_the_browser_it_ran_in(service):
     assert service.browser_pids() == []  # not trusted with the next job
     assert service.run(_remember, timeout=30) == "nothing"
     assert service.browser_pids()[0] != browser
+
+
+def test_two_services_in_one_process_know_only_their_own_browser():
+    # The worker's service and a test's (or a second pool's) live in one process: a marker
+    # made of the pid and the launch count named both browsers, so a ping that killed its
+    # own stuck browser stopped the other one instead.
+    first = ChromiumService(executable=CHROMIUM, max_jobs=3, memory_mb=128)
+    second = ChromiumService(executable=CHROMIUM, max_jobs=3, memory_mb=128)
+    try:
+        first.start_browser(timeout=60)
+        second.start_browser(timeout=60)
+        mine, theirs = first.browser_pids(), second.browser_pids()
+        assert mine
+        assert theirs
+        assert not set(mine) & set(theirs)
+        first.kill()
+        assert second.browser_pids() == theirs  # killing the first left the second alone
+        assert second.ping(timeout=10) is True  # the other service's browser still answers
+    finally:
+        first.close()
+        second.close()

@@ -31,6 +31,7 @@ def test_engine_names_are_the_supported_ones():
         "mustache",
         "ejs",
         "pdf-form",
+        "docx",
     }
 
 

@@ -82,6 +82,7 @@ def test_internal_addresses_are_never_reached(modern_renderer, address, settings
     assert rendered.warnings
 
 
+@pytest.mark.process  # renders in Chromium
 def test_navigation_away_is_refused(settings):
     settings.PDF_REMOTE_ALLOWED_HOSTS = []
     with _server() as (port, hits):
@@ -134,6 +135,7 @@ def test_scripts_do_not_run_in_weasyprint():
     assert "RAN" not in text
 
 
+@pytest.mark.process  # renders in Chromium
 def test_scripts_run_in_chromium():
     rendered = render(
         "chromium",
@@ -143,6 +145,7 @@ def test_scripts_run_in_chromium():
     assert "DRAWN" in pdf_text(rendered.content)[1]
 
 
+@pytest.mark.process  # renders in Chromium
 @pytest.mark.parametrize(
     "script",
     [
@@ -162,6 +165,7 @@ def test_an_endless_script_is_stopped_by_the_time_limit(script, settings):
     assert "after" in pdf_text(render("chromium", "<p>after</p>").content)[1]
 
 
+@pytest.mark.process  # renders in Chromium
 def test_endless_memory_is_stopped(settings):
     settings.PDF_TEMPLATE_TIMEOUT_MS = 3000
     with pytest.raises(LimitExceeded):

@@ -206,6 +206,21 @@ def test_a_table_that_would_take_a_minute_stops_at_the_render_time_limit(setting
     assert time.monotonic() - started < 15
 
 
+def test_a_document_whose_parse_alone_outlasts_the_time_limit_stops_inside_it(settings):
+    """xhtml2pdf checks its own clock only between its stages, and html5lib's parse of the
+    whole document is one stage: 100,000 rows parse for seconds before it checks."""
+    import time
+
+    settings.PDF_MAX_RENDER_SECONDS = 1
+    rows = "<tr><td>1</td></tr>" * 100_000
+    started = time.monotonic()
+    # Stopped by the deadline inside the parse (its message names the setting), not by
+    # xhtml2pdf's own check after it.
+    with pytest.raises(LimitExceeded, match=r"1 seconds it may take \(PDF_MAX_RENDER_SECONDS\)"):
+        _raw(f"<table>{rows}</table>")
+    assert time.monotonic() - started < 10
+
+
 def test_reportlab_cve_2023_33733_colour_payload_creates_no_file(tmp_path):
     marker = tmp_path / "pwned"
     payload = (

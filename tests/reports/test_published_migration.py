@@ -18,6 +18,7 @@ def _migrate(targets):
     return executor.loader.project_state(targets).apps
 
 
+@pytest.mark.heavy  # every migration backwards and forwards: seconds of CPU
 @pytest.mark.django_db(transaction=True)
 def test_each_templates_latest_version_is_published():
     old = _migrate(BEFORE)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from rendering.engines import ENGINE_NAMES, ENGINES_WITH_HELPERS, engine_render
+from rendering.engines import ENGINE_NAMES, ENGINES_WITH_HELPERS, FILE_ENGINES, engine_render
 from rendering.limits import DEFAULT_LIMITS
 from reports.starters import STARTER_ENGINES, starter
 
 
 def test_every_html_engine_has_a_starter():
-    # A pdf-form template starts from the PDF form a person has, not from a starter.
-    assert STARTER_ENGINES == tuple(name for name in ENGINE_NAMES if name != "pdf-form")
+    # A file template (a PDF form, a Word document) starts from the file a person has.
+    assert STARTER_ENGINES == tuple(name for name in ENGINE_NAMES if name not in FILE_ENGINES)
 
 
 @pytest.mark.django_db

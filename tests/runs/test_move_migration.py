@@ -29,6 +29,7 @@ def _tables() -> set[str]:
     return set(connection.introspection.table_names())
 
 
+@pytest.mark.heavy  # every migration backwards and forwards: seconds of CPU
 @pytest.mark.django_db(transaction=True)
 def test_runs_written_by_the_old_layout_read_back_through_the_runs_app():
     job = PdfJobFactory()

@@ -161,6 +161,7 @@ def test_a_failed_job_fails_the_run_and_delivers_nothing(owner, settings):
     assert mail.outbox == []
 
 
+@pytest.mark.process  # a moto_server of its own
 def test_the_pdf_lands_in_the_s3_bucket_under_the_prefix(owner, settings, tmp_path, monkeypatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")

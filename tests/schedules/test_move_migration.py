@@ -27,6 +27,7 @@ def _leaves():
     return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
+@pytest.mark.heavy  # every migration backwards and forwards: seconds of CPU
 @pytest.mark.django_db(transaction=True)
 def test_schedules_written_by_the_old_layout_read_back_through_the_schedules_app():
     job = PdfJobFactory()

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import os
-import uuid
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, Unpack
 
 import httpx
-from httpx_sse import SSEError, aconnect_sse
+from httpx_sse import aconnect_sse
 
-from pdfreports import protocol
-from pdfreports.base import _BaseClient
-from pdfreports.errors import ApiError, JobFailed, PdfReportsError
-from pdfreports.follow import SSE_MAX_FAILURES, OnUpdate, Tracker, Transport
+from pdfreports import calls, protocol
+from pdfreports.base import _BaseClient, _BaseJob
+from pdfreports.calls import Call, SubmitFields
+from pdfreports.errors import ApiError
+from pdfreports.files import OnBytes, PartFile
+from pdfreports.follow import OnUpdate, Tracker, Transport
 from pdfreports.models import JobState, Template
 
-OnBytes = Callable[[int, int | None], None]
+T = TypeVar("T")
 
 
 class AsyncClient(_BaseClient[httpx.AsyncClient]):
@@ -38,26 +38,19 @@ class AsyncClient(_BaseClient[httpx.AsyncClient]):
         await self._links.aclose()
 
     async def _send(
-        self,
-        method: str,
-        url: str,
-        *,
-        idempotent: bool,
-        http: httpx.AsyncClient | None = None,
-        stream: bool = False,
-        **kwargs: Any,
+        self, call: Call[Any], *, http: httpx.AsyncClient | None = None, stream: bool = False
     ) -> httpx.Response:
         """Send with retries (see pdfreports.retry); a final error answer raises ApiError."""
         http = http or self._http
-        request = http.build_request(method, url, **kwargs)
+        request = http.build_request(call.method, call.url, **call.request)
         attempt = 0
         while True:
             try:
                 response = await http.send(request, stream=stream)
             except httpx.TransportError as exc:
-                delay = self._wait_after_error(method, request, attempt, idempotent, exc)
+                delay = self._wait_after_error(call, request, attempt, exc)
             else:
-                wait = self._wait_after_answer(method, request, attempt, idempotent, response)
+                wait = self._wait_after_answer(call, request, attempt, response)
                 if wait is None:
                     if not response.is_success:
                         await response.aread()
@@ -69,58 +62,24 @@ class AsyncClient(_BaseClient[httpx.AsyncClient]):
             await asyncio.sleep(delay)
             attempt += 1
 
-    async def _json(self, method: str, url: str, *, idempotent: bool, **kwargs: Any) -> Any:
-        return (await self._send(method, url, idempotent=idempotent, **kwargs)).json()
+    async def _call(self, call: Call[T]) -> T:
+        return call.parse(await self._send(call))
 
-    async def submit(
-        self,
-        template: str | None = None,
-        *,
-        html_template: str | None = None,
-        data: dict[str, Any] | None = None,
-        engine: str | None = None,
-        options: dict[str, Any] | None = None,
-        callback_url: str | None = None,
-        idempotency_key: str | None = None,
-        renderer: str | None = None,
-        cache: bool | None = None,
-    ) -> AsyncJob:
+    async def submit(self, template: str | None = None, **fields: Unpack[SubmitFields]) -> AsyncJob:
         """Queue a report; see `pdfreports.Client.submit`."""
-        body = protocol.submit_body(
-            template=template,
-            html_template=html_template,
-            data=data,
-            engine=engine,
-            options=options,
-            callback_url=callback_url,
-            renderer=renderer,
-            cache=cache,
-        )
-        key = idempotency_key or str(uuid.uuid4())
-        answer = await self._json(
-            "POST",
-            protocol.submit_path(),
-            json=body,
-            headers={"Idempotency-Key": key},
-            idempotent=True,
-        )
-        return AsyncJob(self, str(answer["job_id"]))
+        return AsyncJob(self, await self._call(calls.job_submit(template, fields)))
 
     def job(self, job_id: str) -> AsyncJob:
         return AsyncJob(self, job_id)
 
     async def get_job(self, job_id: str) -> JobState:
-        body = await self._json("GET", protocol.job_path(job_id), idempotent=True)
-        return JobState.from_json(body)
+        return await self._call(calls.job_get(job_id))
 
     async def list_jobs(self, *, status: str | None = None, limit: int = 50) -> list[JobState]:
-        params: dict[str, Any] = {"limit": limit} | ({"status": status} if status else {})
-        page = await self._json("GET", f"{protocol.API}/jobs", params=params, idempotent=True)
-        return [JobState.from_json(item) for item in page["results"]]
+        return await self._call(calls.jobs_list(status=status, limit=limit))
 
     async def cancel(self, job_id: str) -> JobState:
-        path = protocol.job_path(job_id, "/cancel")
-        return JobState.from_json(await self._json("POST", path, idempotent=False))
+        return await self._call(calls.job_cancel(job_id))
 
     async def download(
         self, job_id: str, dest: str | os.PathLike[str], *, on_bytes: OnBytes | None = None
@@ -128,13 +87,10 @@ class AsyncClient(_BaseClient[httpx.AsyncClient]):
         return await AsyncJob(self, job_id).download(dest, on_bytes=on_bytes)
 
     async def list_templates(self, *, include_archived: bool = False) -> list[Template]:
-        params = {"archived": "true"} if include_archived else {}
-        answer = await self._json("GET", protocol.template_path(), params=params, idempotent=True)
-        return [Template.from_json(item) for item in answer]
+        return await self._call(calls.templates_list(include_archived=include_archived))
 
     async def get_template(self, slug: str) -> Template:
-        body = await self._json("GET", protocol.template_path(slug), idempotent=True)
-        return Template.from_json(body)
+        return await self._call(calls.template_get(slug))
 
     async def push_template(self, slug: str, **fields: Any) -> tuple[Template, bool]:
         """Create or update the caller's template; see `pdfreports.Client.push_template`."""
@@ -143,12 +99,8 @@ class AsyncClient(_BaseClient[httpx.AsyncClient]):
         except ApiError as exc:
             if exc.status_code != 404:
                 raise
-            body = {"slug": slug, "name": fields.pop("name", None) or slug, **fields}
-            answer = await self._json("POST", protocol.template_path(), json=body, idempotent=False)
-            return Template.from_json(answer), True
-        path = protocol.template_path(slug)
-        answer = await self._json("PATCH", path, json=fields, idempotent=True)
-        return Template.from_json(answer), False
+            return await self._call(calls.template_create(slug, fields)), True
+        return await self._call(calls.template_update(slug, fields)), False
 
     async def preview_template(
         self,
@@ -158,26 +110,13 @@ class AsyncClient(_BaseClient[httpx.AsyncClient]):
         options: dict[str, Any] | None = None,
         width: int | None = None,
     ) -> bytes:
-        body: dict[str, Any] = {"options": options or {}}
-        if data is not None:
-            body["data"] = data
-        if width is not None:
-            body["width"] = width
-        path = protocol.template_path(slug, "/preview")
-        return (await self._send("POST", path, json=body, idempotent=True)).content
+        return await self._call(
+            calls.template_preview(slug, data=data, options=options, width=width)
+        )
 
 
-class AsyncJob:
+class AsyncJob(_BaseJob[AsyncClient]):
     """A submitted job; `await job.wait()` follows it to the end."""
-
-    def __init__(self, client: AsyncClient, job_id: str) -> None:
-        self.client = client
-        self.job_id = job_id
-        self.state: JobState | None = None
-
-    def __repr__(self) -> str:
-        status = self.state.status if self.state else "?"
-        return f"<AsyncJob {self.job_id} {status}>"
 
     async def refresh(self) -> JobState:
         self.state = await self.client.get_job(self.job_id)
@@ -208,59 +147,30 @@ class AsyncJob:
         return tracker.result(raise_on_failure=raise_on_failure)
 
     async def _follow_events(self, tracker: Tracker) -> None:
-        failures = 0
-        while failures < SSE_MAX_FAILURES and not tracker.state.finished:
-            tracker.check_deadline()
-            delivered = False
+        for attempt in tracker.stream_attempts(self.job_id):
             try:
-                async with aconnect_sse(
-                    self.client._http,
-                    "GET",
-                    protocol.job_path(self.job_id, "/events"),
-                    headers={"Last-Event-ID": str(tracker.state.seq)},
-                    timeout=httpx.Timeout(10.0, read=tracker.sse_read_timeout()),
-                ) as source:
+                async with aconnect_sse(self.client._http, "GET", **attempt) as source:
                     if source.response.status_code != 200:
                         return
                     async for event in source.aiter_sse():
-                        if event.data:
-                            tracker.accept(JobState.from_json(event.json()))
-                            delivered = True
-                            if tracker.state.finished:
-                                return
-            except SSEError:
-                return
-            except httpx.ReadTimeout:
-                tracker.check_deadline()
-                return
-            except httpx.TransportError:
-                pass
-            failures = 0 if delivered else failures + 1
+                        if tracker.stream_event(event):
+                            return
+            except httpx.TransportError as exc:
+                if tracker.stream_broke(exc):
+                    return
 
     async def download(
         self, dest: str | os.PathLike[str], *, on_bytes: OnBytes | None = None
     ) -> Path:
         """Write the PDF to `dest`; see `pdfreports.Job.download`."""
-        state = await self.refresh()
-        if state.finished and not state.succeeded:
-            raise JobFailed(state)
-        if not state.pdf_url:
-            raise PdfReportsError(f"job {self.job_id} is {state.status}: no PDF yet")
-        response = await self.client._send(
-            "GET", state.pdf_url, idempotent=True, http=self.client._links, stream=True
-        )
+        call = self._pdf_call(await self.refresh())
+        response = await self.client._send(call, http=self.client._links, stream=True)
         try:
             target = protocol.download_target(Path(dest), response, self.job_id)
-            partial = target.with_name(target.name + ".part")
             total = protocol.content_length(response)
-            received = 0
-            with partial.open("wb") as out:
+            with PartFile(target, total=total, on_bytes=on_bytes) as out:
                 async for chunk in response.aiter_bytes():
                     out.write(chunk)
-                    received += len(chunk)
-                    if on_bytes:
-                        on_bytes(received, total)
         finally:
             await response.aclose()
-        os.replace(partial, target)
         return target

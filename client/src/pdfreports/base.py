@@ -9,11 +9,14 @@ from typing import Any, Generic, TypeVar
 import httpx
 
 from pdfreports import protocol
-from pdfreports.errors import ServiceUnavailable
+from pdfreports.calls import Call
+from pdfreports.errors import JobFailed, PdfReportsError, ServiceUnavailable
+from pdfreports.models import JobState
 from pdfreports.retry import RetryEvent, RetryPolicy
 
 OnRetry = Callable[[RetryEvent], None]
 Http = TypeVar("Http", httpx.Client, httpx.AsyncClient)
+ClientT = TypeVar("ClientT")
 
 
 class _BaseClient(Generic[Http]):
@@ -51,34 +54,56 @@ class _BaseClient(Generic[Http]):
         )
 
     def _wait_after_error(
-        self, method: str, request: httpx.Request, attempt: int, idempotent: bool, exc: Exception
+        self, call: Call[Any], request: httpx.Request, attempt: int, exc: Exception
     ) -> float:
         """Seconds to wait before trying again after a broken connection (announced to
         `on_retry`); ServiceUnavailable once the policy gives up."""
-        delay = self.retry.delay(attempt=attempt, response=None, idempotent=idempotent)
+        delay = self.retry.delay(attempt=attempt, response=None, idempotent=call.idempotent)
         if delay is None:
-            raise ServiceUnavailable(f"{method} {request.url}: {exc!r}") from exc
-        self._announce(method, request, attempt, delay, type(exc).__name__)
+            raise ServiceUnavailable(f"{call.method} {request.url}: {exc!r}") from exc
+        self._announce(call, request, attempt, delay, type(exc).__name__)
         return delay
 
     def _wait_after_answer(
-        self,
-        method: str,
-        request: httpx.Request,
-        attempt: int,
-        idempotent: bool,
-        response: httpx.Response,
+        self, call: Call[Any], request: httpx.Request, attempt: int, response: httpx.Response
     ) -> float | None:
         """Seconds to wait before trying again after this answer (announced to
         `on_retry`), or None: the answer stands."""
-        delay = self.retry.delay(attempt=attempt, response=response, idempotent=idempotent)
+        delay = self.retry.delay(attempt=attempt, response=response, idempotent=call.idempotent)
         if delay is not None:
             reason = f"{response.status_code} {response.reason_phrase}"
-            self._announce(method, request, attempt, delay, reason)
+            self._announce(call, request, attempt, delay, reason)
         return delay
 
     def _announce(
-        self, method: str, request: httpx.Request, attempt: int, delay: float, reason: str
+        self, call: Call[Any], request: httpx.Request, attempt: int, delay: float, reason: str
     ) -> None:
         if self.on_retry:
-            self.on_retry(RetryEvent(method, str(request.url), attempt + 1, delay, reason))
+            self.on_retry(RetryEvent(call.method, str(request.url), attempt + 1, delay, reason))
+
+
+class _BaseJob(Generic[ClientT]):
+    """A submitted job of either client: `state` is the last state seen."""
+
+    def __init__(self, client: ClientT, job_id: str) -> None:
+        self.client = client
+        self.job_id = job_id
+        self.state: JobState | None = None
+
+    def __repr__(self) -> str:
+        status = self.state.status if self.state else "?"
+        return f"<{type(self).__name__} {self.job_id} {status}>"
+
+    def _pdf_call(self, state: JobState) -> Call[httpx.Response]:
+        """The download of the job's PDF (a signed link, sent without the API key); JobFailed
+        if the job failed, PdfReportsError while it has no PDF yet."""
+        if state.finished and not state.succeeded:
+            raise JobFailed(state)
+        if not state.pdf_url:
+            raise PdfReportsError(f"job {self.job_id} is {state.status}: no PDF yet")
+        return link_call(state.pdf_url)
+
+
+def link_call(url: str) -> Call[httpx.Response]:
+    """A GET of a signed download link, whose answer is read as a stream."""
+    return Call("GET", url, lambda response: response)

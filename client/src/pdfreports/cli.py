@@ -45,7 +45,17 @@ ENGINE_BY_SUFFIX = {
     ".ejs": "ejs",
 }
 # The service's engines (rendering.engines.ENGINE_NAMES; the client does not import it).
-ENGINES = ["handlebars", "ejs", "mustache", "liquid", "django", "jinja2", "raw", "pdf-form"]
+ENGINES = [
+    "handlebars",
+    "ejs",
+    "mustache",
+    "liquid",
+    "django",
+    "jinja2",
+    "raw",
+    "pdf-form",
+    "docx",
+]
 
 # soft_wrap: messages are never broken at the terminal width (logs and pipes keep one line).
 err = Console(stderr=True, soft_wrap=True)

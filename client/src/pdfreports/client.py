@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, Unpack
 
 import httpx
-from httpx_sse import SSEError, connect_sse
+from httpx_sse import connect_sse
 
-from pdfreports import protocol
-from pdfreports.base import _BaseClient
-from pdfreports.errors import ApiError, JobFailed, PdfReportsError
-from pdfreports.follow import SSE_MAX_FAILURES, OnUpdate, Tracker, Transport
+from pdfreports import calls, protocol
+from pdfreports.base import _BaseClient, _BaseJob, link_call
+from pdfreports.calls import Call, SubmitFields
+from pdfreports.errors import ApiError, PdfReportsError
+from pdfreports.files import OnBytes, PartFile
+from pdfreports.follow import OnUpdate, Tracker, Transport
 from pdfreports.models import JobState, RunState, Template
 
-OnBytes = Callable[[int, int | None], None]
+T = TypeVar("T")
 
 
 class Client(_BaseClient[httpx.Client]):
@@ -40,26 +41,19 @@ class Client(_BaseClient[httpx.Client]):
     # -- transport ---------------------------------------------------------------------
 
     def _send(
-        self,
-        method: str,
-        url: str,
-        *,
-        idempotent: bool,
-        http: httpx.Client | None = None,
-        stream: bool = False,
-        **kwargs: Any,
+        self, call: Call[Any], *, http: httpx.Client | None = None, stream: bool = False
     ) -> httpx.Response:
         """Send with retries (see pdfreports.retry); a final error answer raises ApiError."""
         http = http or self._http
-        request = http.build_request(method, url, **kwargs)
+        request = http.build_request(call.method, call.url, **call.request)
         attempt = 0
         while True:
             try:
                 response = http.send(request, stream=stream)
             except httpx.TransportError as exc:
-                delay = self._wait_after_error(method, request, attempt, idempotent, exc)
+                delay = self._wait_after_error(call, request, attempt, exc)
             else:
-                wait = self._wait_after_answer(method, request, attempt, idempotent, response)
+                wait = self._wait_after_answer(call, request, attempt, response)
                 if wait is None:
                     if not response.is_success:
                         response.read()
@@ -71,61 +65,34 @@ class Client(_BaseClient[httpx.Client]):
             time.sleep(delay)
             attempt += 1
 
+    def _call(self, call: Call[T]) -> T:
+        return call.parse(self._send(call))
+
     def _json(self, method: str, url: str, *, idempotent: bool, **kwargs: Any) -> Any:
-        return self._send(method, url, idempotent=idempotent, **kwargs).json()
+        call = Call(method, url, lambda response: response.json(), idempotent, kwargs)
+        return self._call(call)
 
     # -- jobs --------------------------------------------------------------------------
 
-    def submit(
-        self,
-        template: str | None = None,
-        *,
-        html_template: str | None = None,
-        data: dict[str, Any] | None = None,
-        engine: str | None = None,
-        options: dict[str, Any] | None = None,
-        callback_url: str | None = None,
-        idempotency_key: str | None = None,
-        renderer: str | None = None,
-        cache: bool | None = None,
-    ) -> Job:
-        """Queue a report from a stored template (by slug) or inline HTML. Every submit
-        carries an Idempotency-Key (a new one unless given), so the retries this client
-        makes, or a caller's own with the same key, never create a second job."""
-        body = protocol.submit_body(
-            template=template,
-            html_template=html_template,
-            data=data,
-            engine=engine,
-            options=options,
-            callback_url=callback_url,
-            renderer=renderer,
-            cache=cache,
-        )
-        key = idempotency_key or str(uuid.uuid4())
-        answer = self._json(
-            "POST",
-            protocol.submit_path(),
-            json=body,
-            headers={"Idempotency-Key": key},
-            idempotent=True,
-        )
-        return Job(self, str(answer["job_id"]))
+    def submit(self, template: str | None = None, **fields: Unpack[SubmitFields]) -> Job:
+        """Queue a report from a stored template (by slug) or inline HTML
+        (`html_template=`), with `data`, `engine`, `options`, `callback_url`, `renderer`
+        and `cache`. Every submit carries an Idempotency-Key (a new one unless given as
+        `idempotency_key`), so the retries this client makes, or a caller's own with the
+        same key, never create a second job."""
+        return Job(self, self._call(calls.job_submit(template, fields)))
 
     def job(self, job_id: str) -> Job:
         return Job(self, job_id)
 
     def get_job(self, job_id: str) -> JobState:
-        return JobState.from_json(self._json("GET", protocol.job_path(job_id), idempotent=True))
+        return self._call(calls.job_get(job_id))
 
     def list_jobs(self, *, status: str | None = None, limit: int = 50) -> list[JobState]:
-        params: dict[str, Any] = {"limit": limit} | ({"status": status} if status else {})
-        page = self._json("GET", f"{protocol.API}/jobs", params=params, idempotent=True)
-        return [JobState.from_json(item) for item in page["results"]]
+        return self._call(calls.jobs_list(status=status, limit=limit))
 
     def cancel(self, job_id: str) -> JobState:
-        answer = self._json("POST", protocol.job_path(job_id, "/cancel"), idempotent=False)
-        return JobState.from_json(answer)
+        return self._call(calls.job_cancel(job_id))
 
     def download(
         self, job_id: str, dest: str | os.PathLike[str], *, on_bytes: OnBytes | None = None
@@ -227,12 +194,10 @@ class Client(_BaseClient[httpx.Client]):
     # -- templates ---------------------------------------------------------------------
 
     def list_templates(self, *, include_archived: bool = False) -> list[Template]:
-        params = {"archived": "true"} if include_archived else {}
-        answer = self._json("GET", protocol.template_path(), params=params, idempotent=True)
-        return [Template.from_json(item) for item in answer]
+        return self._call(calls.templates_list(include_archived=include_archived))
 
     def get_template(self, slug: str) -> Template:
-        return Template.from_json(self._json("GET", protocol.template_path(slug), idempotent=True))
+        return self._call(calls.template_get(slug))
 
     def push_template(self, slug: str, **fields: Any) -> tuple[Template, bool]:
         """Create the template (published as version 1), or update the caller's own one
@@ -243,11 +208,8 @@ class Client(_BaseClient[httpx.Client]):
         except ApiError as exc:
             if exc.status_code != 404:
                 raise
-            body = {"slug": slug, "name": fields.pop("name", None) or slug, **fields}
-            answer = self._json("POST", protocol.template_path(), json=body, idempotent=False)
-            return Template.from_json(answer), True
-        answer = self._json("PATCH", protocol.template_path(slug), json=fields, idempotent=True)
-        return Template.from_json(answer), False
+            return self._call(calls.template_create(slug, fields)), True
+        return self._call(calls.template_update(slug, fields)), False
 
     def publish_template(self, slug: str) -> Template:
         """Publish the template's draft: new jobs render it."""
@@ -282,28 +244,14 @@ class Client(_BaseClient[httpx.Client]):
     ) -> bytes:
         """The template's first page as PNG bytes (with its sample data unless given), of
         the published version unless `version` ("draft", a number) names another."""
-        body: dict[str, Any] = {"options": options or {}}
-        if version is not None:
-            body["version"] = version
-        if data is not None:
-            body["data"] = data
-        if width is not None:
-            body["width"] = width
-        path = protocol.template_path(slug, "/preview")
-        return self._send("POST", path, json=body, idempotent=True).content
+        preview = calls.template_preview(
+            slug, data=data, options=options, width=width, version=version
+        )
+        return self._call(preview)
 
 
-class Job:
+class Job(_BaseJob[Client]):
     """A submitted job. `state` is the last state seen; `wait()` follows it to the end."""
-
-    def __init__(self, client: Client, job_id: str) -> None:
-        self.client = client
-        self.job_id = job_id
-        self.state: JobState | None = None
-
-    def __repr__(self) -> str:
-        status = self.state.status if self.state else "?"
-        return f"<Job {self.job_id} {status}>"
 
     def refresh(self) -> JobState:
         self.state = self.client.get_job(self.job_id)
@@ -339,60 +287,31 @@ class Job:
 
     def _follow_events(self, tracker: Tracker) -> None:
         """Apply SSE events until the job ends; return early if the stream is unusable."""
-        failures = 0
-        while failures < SSE_MAX_FAILURES and not tracker.state.finished:
-            tracker.check_deadline()
-            delivered = False
+        for attempt in tracker.stream_attempts(self.job_id):
             try:
-                with connect_sse(
-                    self.client._http,
-                    "GET",
-                    protocol.job_path(self.job_id, "/events"),
-                    headers={"Last-Event-ID": str(tracker.state.seq)},
-                    timeout=httpx.Timeout(10.0, read=tracker.sse_read_timeout()),
-                ) as source:
+                with connect_sse(self.client._http, "GET", **attempt) as source:
                     if source.response.status_code != 200:
                         return  # refused (by the service or a proxy): poll instead
                     for event in source.iter_sse():
-                        if event.data:
-                            tracker.accept(JobState.from_json(event.json()))
-                            delivered = True
-                            if tracker.state.finished:
-                                return
-            except SSEError:
-                return  # not an event stream: something in between rewrote the answer
-            except httpx.ReadTimeout:
-                tracker.check_deadline()
-                return  # silent past the heartbeat: a buffering proxy; poll instead
-            except httpx.TransportError:
-                pass  # the stream broke: resume after the last event seen
-            failures = 0 if delivered else failures + 1
+                        if tracker.stream_event(event):
+                            return
+            except httpx.TransportError as exc:
+                if tracker.stream_broke(exc):
+                    return
 
     def download(self, dest: str | os.PathLike[str], *, on_bytes: OnBytes | None = None) -> Path:
         """Write the PDF to `dest` (a file path, or an existing directory to use the
         service's file name). Written to a `.part` file first, renamed when complete."""
-        state = self.refresh()
-        if state.finished and not state.succeeded:
-            raise JobFailed(state)
-        if not state.pdf_url:
-            raise PdfReportsError(f"job {self.job_id} is {state.status}: no PDF yet")
-        response = self.client._send(
-            "GET", state.pdf_url, idempotent=True, http=self.client._links, stream=True
-        )
+        call = self._pdf_call(self.refresh())
+        response = self.client._send(call, http=self.client._links, stream=True)
         try:
             target = protocol.download_target(Path(dest), response, self.job_id)
-            partial = target.with_name(target.name + ".part")
             total = protocol.content_length(response)
-            received = 0
-            with partial.open("wb") as out:
+            with PartFile(target, total=total, on_bytes=on_bytes) as out:
                 for chunk in response.iter_bytes():
                     out.write(chunk)
-                    received += len(chunk)
-                    if on_bytes:
-                        on_bytes(received, total)
         finally:
             response.close()
-        os.replace(partial, target)
         return target
 
 
@@ -453,11 +372,9 @@ class Run:
                     else ""
                 )
             )
-        target = Path(dest)
-        partial = target.with_name(target.name + ".part")
         while True:
             response = self.client._send(
-                "GET", state.download_url, idempotent=True, http=self.client._links, stream=True
+                link_call(state.download_url), http=self.client._links, stream=True
             )
             if response.status_code != 202:
                 break
@@ -465,10 +382,9 @@ class Run:
             response.close()
             time.sleep(float(response.headers.get("Retry-After", "2")))
         try:
-            with partial.open("wb") as out:
+            with PartFile(Path(dest)) as out:
                 for chunk in response.iter_bytes():
                     out.write(chunk)
         finally:
             response.close()
-        os.replace(partial, target)
-        return target
+        return out.target

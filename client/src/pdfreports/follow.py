@@ -4,10 +4,14 @@ how long to wait, and which updates are new (events are applied in `seq` order).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
+import httpx
+from httpx_sse import ServerSentEvent, SSEError
+
+from pdfreports import protocol
 from pdfreports.errors import JobFailed, WaitTimeout
 from pdfreports.models import JobState
 
@@ -29,6 +33,8 @@ class Tracker:
     timeout: float | None
     on_update: OnUpdate | None = None
     started: float = field(default_factory=time.monotonic)
+    # Whether the stream attempt under way has delivered an event (see stream_attempts).
+    delivered: bool = False
 
     def __post_init__(self) -> None:
         if self.on_update:
@@ -59,6 +65,38 @@ class Tracker:
     def poll_delay(self, interval: float) -> float:
         left = self.remaining()
         return interval if left is None else max(0.0, min(interval, left))
+
+    def stream_attempts(self, job_id: str) -> Iterator[dict[str, Any]]:
+        """The event stream's requests to open (`connect_sse`'s url, headers, timeout),
+        one per attempt, each resuming after the last event seen: until the job ends, or
+        SSE_MAX_FAILURES attempts in a row delivered nothing."""
+        failures = 0
+        while failures < SSE_MAX_FAILURES and not self.state.finished:
+            self.check_deadline()
+            self.delivered = False
+            yield {
+                "url": protocol.job_path(job_id, "/events"),
+                "headers": {"Last-Event-ID": str(self.state.seq)},
+                "timeout": httpx.Timeout(10.0, read=self.sse_read_timeout()),
+            }
+            failures = 0 if self.delivered else failures + 1
+
+    def stream_event(self, event: ServerSentEvent) -> bool:
+        """Apply one event (comments carry no data); True once the job has ended."""
+        if event.data:
+            self.accept(JobState.from_json(event.json()))
+            self.delivered = True
+        return self.state.finished
+
+    def stream_broke(self, exc: httpx.TransportError) -> bool:
+        """After the stream raised `exc`: True to give it up for polling, False to resume
+        it after the last event seen (it only broke)."""
+        if isinstance(exc, SSEError):
+            return True  # not an event stream: something in between rewrote the answer
+        if isinstance(exc, httpx.ReadTimeout):
+            self.check_deadline()
+            return True  # silent past the heartbeat: a buffering proxy; poll instead
+        return False
 
     def result(self, *, raise_on_failure: bool) -> JobState:
         if raise_on_failure and self.state.finished and not self.state.succeeded:

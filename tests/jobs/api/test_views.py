@@ -175,7 +175,7 @@ def test_every_api_path_answers_with_or_without_a_trailing_slash(api, user):
             400,
             "invalid_data",
             "Unknown engine 'nunjucks'; use one of: raw, handlebars, jinja2, liquid, mustache, "
-            "ejs, pdf-form, django.",
+            "ejs, pdf-form, docx, django.",
         ),
         ({"html_template": "a\n{% if x %}", "engine": "liquid"}, 400, "template_syntax", "line 2"),
         ({"html_template": "a\n{% for x %}", "engine": "django"}, 400, "template_syntax", "line 2"),

@@ -109,7 +109,23 @@ def test_a_missing_chromium_makes_the_renderer_not_ready(settings, tmp_path):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_readyz_names_the_office_renderer_where_libreoffice_is_installed(settings, tmp_path):
+    installed = Client().get("/readyz").json()["checks"]["renderer"]["detail"]
+    assert "LibreOffice (office) at /usr/bin/soffice" in installed
+    settings.OFFICE_PATH = str(tmp_path / "no-soffice")
+    response = Client().get("/readyz")
+    detail = response.json()["checks"]["renderer"]["detail"]
+    assert response.status_code == 200  # optional: only office conversions need it
+    assert "no LibreOffice" in detail
+    assert "apt-get install libreoffice-writer-nogui" in detail
+
+
+@pytest.mark.process  # a moto_server of its own
+@pytest.mark.django_db(transaction=True)
 def test_a_bucket_that_does_not_exist_is_a_readiness_error(settings, tmp_path):
+    # What the bucket answers is under test, not the deadline: a busy machine took more
+    # than the 3 s default to make the first S3 client and answered "no answer within 3 s".
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = 30
     with moto_s3(tmp_path / "moto.log") as endpoint:
         s3_client(endpoint).create_bucket(Bucket="reports-here")
         settings.STORAGES = {**settings.STORAGES, "reports": s3_storage(endpoint, "reports-here")}
@@ -126,8 +142,12 @@ def test_a_bucket_that_does_not_exist_is_a_readiness_error(settings, tmp_path):
     )
 
 
+@pytest.mark.process  # a moto_server of its own
 @pytest.mark.django_db(transaction=True)
 def test_a_bucket_that_refuses_writes_is_a_readiness_error(settings, tmp_path):
+    # What the bucket answers is under test, not the deadline: a busy machine took more
+    # than the 3 s default to make the first S3 client and answered "no answer within 3 s".
+    settings.HEALTH_CHECK_TIMEOUT_SECONDS = 30
     # moto enforces IAM after its first few calls: a reader's key may list, not write.
     env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "5"}
     with moto_s3(tmp_path / "moto.log", env=env) as endpoint:

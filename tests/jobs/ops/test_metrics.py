@@ -190,3 +190,18 @@ def test_tenants_templates_share_one_metric_label(django_capture_on_commit_callb
     )
     assert counted == 20
     assert 'template="mine-' not in Client().get("/metrics").content.decode()
+
+
+def test_the_renderer_label_is_what_made_the_pdf(django_capture_on_commit_callbacks):
+    before = scrape()
+    with django_capture_on_commit_callbacks(execute=True):
+        for renderer, engine in (("weasyprint", "handlebars"), ("xhtml2pdf", "docx")):
+            job = PdfJobFactory(renderer=renderer, engine=engine)
+            transitions.job_claim(job_id=job.job_id, worker="test:1")
+            transitions.job_complete(
+                job_id=job.job_id, pdf_file="x.pdf", page_count=1, size_bytes=10, warnings=[]
+            )
+    after = scrape()
+    for renderer in ("weasyprint", "libreoffice"):
+        done = value(after, "pdf_jobs_completed_total", renderer=renderer)
+        assert done - value(before, "pdf_jobs_completed_total", renderer=renderer) == 1

@@ -10,9 +10,12 @@ from django.conf import settings
 
 from jobs import transitions
 from jobs.worker import execution
+from rendering.engines.docx import docx_source
 from tests.factories import PdfJobFactory
+from tests.rendering.docx_files import INVOICE_DATA, invoice_docx
 
-pytestmark = pytest.mark.django_db
+# A Word template's job converts with the worker's LibreOffice (a process of its own).
+pytestmark = [pytest.mark.django_db, pytest.mark.process]
 
 COMMON_JS = Path(settings.BASE_DIR) / "static" / "js" / "common.js"
 
@@ -43,6 +46,14 @@ def test_every_stage_the_server_sets_has_a_label_and_no_label_is_unused(
         html_template=f'<h1>Hi</h1><script type="application/vnd.vegalite+json">{charts}</script>',
     )
     execution.job_execute(job_id=done.job_id)
+    word = PdfJobFactory(
+        owner=user,
+        engine="docx",
+        html_template=docx_source(invoice_docx()),
+        data=INVOICE_DATA | {"logo": ""},
+    )
+    converted = execution.job_execute(job_id=word.job_id)
+    assert converted.status == "completed", converted.error
     failed = PdfJobFactory(owner=user)
     transitions.job_claim(job_id=failed.job_id, worker="w")
     transitions.job_reschedule(job_id=failed.job_id, error="x", code="transient")

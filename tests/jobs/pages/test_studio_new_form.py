@@ -8,7 +8,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
+from rendering.engines.docx import DOCX_MIME
 from reports.models import ReportTemplate
+from tests.rendering.docx_files import invoice_docx
 from tests.rendering.form_pdfs import membership_form, plain_pdf
 
 pytestmark = pytest.mark.django_db
@@ -64,3 +66,31 @@ def test_a_new_pdf_uploaded_in_the_studio_becomes_the_draft_with_its_fields(brow
     assert "no form fields" in refused.content.decode()
     template.refresh_from_db()
     assert template.draft_version.number == 2
+
+
+def test_an_uploaded_word_document_becomes_a_docx_template_and_takes_new_versions(browser):
+    upload = SimpleUploadedFile("invoice.docx", invoice_docx(), content_type=DOCX_MIME)
+    created = browser.post("/templates/new", {"name": "Invoice", "form_pdf": upload})
+    assert created.status_code == 302
+    template = ReportTemplate.objects.get(slug="invoice")
+    assert template.engine == "docx"
+    assert "customer" in template.schema["properties"]
+    page = browser.get("/templates/invoice/edit").content.decode()
+    assert "A Word document:" in page
+    assert '"file": true' in page  # the studio hides the base64 source and the page controls
+
+    again = SimpleUploadedFile(
+        "v2.docx", invoice_docx(extra_paragraph="{{ due }}"), content_type=DOCX_MIME
+    )
+    saved = browser.post("/templates/invoice/form-pdf", {"form_pdf": again}, follow=True)
+    assert "Word document is saved as a draft" in saved.content.decode()
+    template.refresh_from_db()
+    assert "due" in template.draft_version.schema["properties"]
+
+    a_pdf = SimpleUploadedFile("x.pdf", membership_form(), content_type="application/pdf")
+    refused = browser.post("/templates/invoice/form-pdf", {"form_pdf": a_pdf}, follow=True)
+    assert "upload a Word document" in refused.content.decode()
+    text = SimpleUploadedFile("x.txt", b"hello", content_type="text/plain")
+    wrong = browser.post("/templates/new", {"name": "Text", "form_pdf": text})
+    assert wrong.status_code == 400
+    assert "a Word document (.docx)" in wrong.content.decode()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from datetime import timedelta
 
 import pytest
@@ -14,6 +15,7 @@ from jobs.models import DeadLetter, JobStatus, PdfJob
 from jobs.worker import execution
 from jobs.worker.execution import Defer
 from jobs.worker.liveness import attempt_identity
+from rendering.office import office_source
 from tests.conftest import pdf_text
 from tests.factories import PdfJobFactory
 
@@ -233,6 +235,49 @@ def test_progress_writes_every_stage_when_the_interval_is_zero(user, settings):
     assert done.event_seq == job.event_seq + 7
 
 
+def test_a_job_shorter_than_the_first_progress_delay_writes_only_claim_and_completion(
+    user, settings
+):
+    # Coalescing by the first delay alone: the interval would let every stage through.
+    settings.PDF_PROGRESS_INTERVAL_MS = 1
+    settings.PDF_PROGRESS_FIRST_MS = 60_000
+    job = PdfJobFactory(owner=user, html_template="<h1>Total {{total}}</h1>", data={"total": 1})
+    done = execution.job_execute(job_id=job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    assert done.event_seq == job.event_seq + 2
+
+
+def test_a_job_running_past_the_first_progress_delay_reports_its_later_stages(user, settings):
+    settings.PDF_FAULT_INJECTION = True
+    settings.PDF_PROGRESS_INTERVAL_MS = 1
+    settings.PDF_PROGRESS_FIRST_MS = 200
+    job = PdfJobFactory(
+        owner=user,
+        html_template="<h1>Total {{total}}</h1>",
+        data={"total": 1, "__fault__": {"sleep": 0.3}},  # held before the render starts
+    )
+    done = execution.job_execute(job_id=job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    # claim, the stages after the delay (those within a millisecond of the one before
+    # coalesced), completion
+    assert done.event_seq >= job.event_seq + 3
+
+
+def test_the_progress_throttle_waits_the_first_delay_then_the_interval():
+    from jobs.worker.progress import ProgressThrottle
+
+    throttle = ProgressThrottle(interval_ms=50, first_ms=400)
+    assert not throttle.due()
+    time.sleep(0.1)
+    assert not throttle.due()  # past the interval, not past the first delay
+    time.sleep(0.35)
+    assert throttle.due()
+    assert not throttle.due()  # the interval restarts at each write
+    time.sleep(0.06)
+    assert throttle.due()
+    assert ProgressThrottle(interval_ms=0, first_ms=60_000).due()  # 0: nothing coalesced
+
+
 def test_a_job_slower_than_pdf_slow_job_seconds_is_logged_with_its_timings(user, settings, caplog):
     settings.PDF_SLOW_JOB_SECONDS = 60
     slow = PdfJobFactory(owner=user)
@@ -284,6 +329,68 @@ def test_a_one_page_job_takes_few_queries(settings):
     assert len(template_reads) == 1
 
 
+# What the worker sends for a one-page job as the pipeline bench submits them (a stored
+# template's version, an API key, the default progress settings, nobody following), the
+# version already read by an earlier job of this process: the fair-dispatch check, the
+# claim, the template's name for the claim's event, the completion, the owner-mail check;
+# and one EVAL an event (claim, completion). Before issue 38 part 2: 7 statements (a
+# second fairness query, the version, a progress write) and 12 Redis commands.
+ONE_PAGE_JOB_STATEMENTS = 5
+ONE_PAGE_JOB_REDIS = {"EVAL": 2}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_one_page_job_sends_few_statements_and_redis_commands():
+    from accounts.services import api_key_create
+    from reports.services import template_record_version
+    from tests.bench.round_trips import round_trips_counted
+    from tests.factories import ReportTemplateFactory, UserFactory
+
+    owner = UserFactory()
+    template = ReportTemplateFactory(owner=owner)
+    version = template_record_version(template=template)
+    key, _ = api_key_create(user=owner)
+    first, second = (
+        PdfJobFactory(
+            owner=owner,
+            template=template,
+            template_version=version,
+            api_key=key,
+            data=template.sample_data,
+        )
+        for _ in range(2)
+    )
+    PdfJobFactory(owner=owner, status=JobStatus.PROCESSING, worker="w:other", attempts=1)
+    assert execution.job_execute(job_id=first.job_id).status == JobStatus.COMPLETED
+    with round_trips_counted() as counted:
+        done = execution.job_execute(job_id=second.job_id)
+    assert done.status == JobStatus.COMPLETED
+    assert done.event_seq == second.event_seq + 2  # claim and completion: no progress
+    assert len(counted.sql) <= ONE_PAGE_JOB_STATEMENTS, "\n".join(counted.sql)
+    assert not [sql for sql in counted.sql if '"reports_reporttemplateversion"' in sql]
+    assert dict(counted.redis) == ONE_PAGE_JOB_REDIS
+
+
+def test_a_job_of_a_version_rendered_before_renders_that_version(user):
+    from reports.services import template_create, template_update
+
+    template = template_create(owner=user, name="T", slug="t", html="<p>First {{n}}</p>")
+    first = template.versions.get()
+    jobs = [PdfJobFactory(owner=user, template=template, template_version=first, data={"n": 1})]
+    template_update(template=template, by=user, html="<p>Second {{n}}</p>")
+    second = template.versions.order_by("-number").first()
+    for version, n in ((second, 2), (first, 3)):
+        jobs.append(
+            PdfJobFactory(owner=user, template=template, template_version=version, data={"n": n})
+        )
+    stored = storages["reports"]
+    texts = [
+        pdf_text(stored.open(execution.job_execute(job_id=job.job_id).pdf_file).read())[1]
+        for job in jobs
+    ]
+    assert ["First 1" in texts[0], "Second 2" in texts[1], "First 3" in texts[2]] == [True] * 3
+
+
 def test_a_job_renders_the_partial_versions_it_recorded_not_ones_published_later(api, user):
     from reports.services import template_create, template_update
 
@@ -323,3 +430,17 @@ def test_a_partial_deleted_after_the_submit_fails_the_job_naming_it(user):
     failed = execution.job_execute(job_id=job.job_id)
     assert failed.status == JobStatus.FAILED
     assert "'terms' this job includes has been deleted" in failed.error
+
+
+def test_an_office_job_on_a_worker_without_libreoffice_fails_naming_what_to_install(
+    user, settings, tmp_path
+):
+    settings.OFFICE_PATH = str(tmp_path / "no-soffice")
+    job = PdfJobFactory(
+        owner=user, engine="office", html_template=office_source([("a.txt", b"hello")])
+    )
+    failed = execution.job_execute(job_id=job.job_id)
+    assert failed.status == JobStatus.FAILED
+    assert failed.attempts == 1  # no retry: another attempt here would fail the same way
+    assert "apt-get install libreoffice-writer-nogui" in failed.error
+    assert "internal error" not in failed.error

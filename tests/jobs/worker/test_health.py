@@ -1,7 +1,12 @@
 """A worker's health as its HEALTHCHECK sees it (`manage.py health --role worker`), against a
 real Celery worker: ready when its checks pass; not ready while its warm Chromium is wedged
 (SIGSTOP) or a pool child has stopped, and ready again once each is replaced, with jobs
-rendering after."""
+rendering after.
+
+The waits ask the command in this process (`call_command`: the same code reading the same
+health file the worker writes), milliseconds a poll where the command line takes seconds to
+start Django; the command line itself answers once, on a state that lasts (the worker whose
+Chromium cannot start), started while the test waits for a later beat."""
 
 from __future__ import annotations
 
@@ -14,10 +19,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.management import CommandError, call_command
+from django.test import override_settings
 
 from config.celery_app import app as celery_app
 from jobs.models import PdfJob
@@ -44,13 +52,14 @@ class Worker:
     def __init__(self, tmp: Path, redis_url: str, **extra: str) -> None:
         self.media = tmp / "media"
         self.log = tmp / "worker.log"
+        self.health_dir = tmp / "health"
         self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings.test",
             "DATABASE_URL": database_url_for_tests(),
             "REDIS_URL": redis_url,
             "MEDIA_ROOT": str(self.media),
-            "WORKER_HEALTH_DIR": str(tmp / "health"),
+            "WORKER_HEALTH_DIR": str(self.health_dir),
             "WORKER_HEALTH_SECONDS": "2",
             "WORKER_RENDERER_PING_SECONDS": "1",
             "WORKER_CHILD_WEDGED_SECONDS": "4",
@@ -62,15 +71,40 @@ class Worker:
         self.proc = start(worker_args(name=self.name, concurrency=1), env=self.env, log=self.log)
 
     def health(self) -> tuple[int, dict[str, Any]]:
-        result = subprocess.run(  # the HEALTHCHECK's own command
+        """`manage.py health --role worker` run here: its exit status and its JSON."""
+        out = StringIO()
+        with override_settings(WORKER_HEALTH_DIR=str(self.health_dir)):
+            try:
+                call_command("health", role="worker", stdout=out)
+            except CommandError as exc:
+                code = exc.returncode
+            else:
+                code = 0
+        return code, json.loads(out.getvalue() or "{}")
+
+    def beat_at(self) -> float:
+        """When the worker's main process last wrote its health file (0: not yet)."""
+        try:
+            return float(json.loads((self.health_dir / "worker.json").read_text())["at"])
+        except (OSError, ValueError, KeyError):
+            return 0.0
+
+    def health_command(self) -> subprocess.Popen[str]:
+        """The HEALTHCHECK's own command line, started: it reads the health file once Django
+        has started, seconds later (`answer` waits for it)."""
+        return subprocess.Popen(
             [sys.executable, "manage.py", "health", "--role", "worker"],
             cwd=BASE_DIR,
             env=self.env,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=60,
         )
-        return result.returncode, json.loads(result.stdout or "{}")
+
+    @staticmethod
+    def answer(command: subprocess.Popen[str]) -> tuple[int, dict[str, Any]]:
+        out, _ = command.communicate(timeout=60)
+        return command.returncode, json.loads(out or "{}")
 
     def children(self) -> list[int]:
         return [pid for pid in _pids() if _ppid(pid) == self.proc.pid]
@@ -238,8 +272,15 @@ def test_a_chromium_that_cannot_start_keeps_the_worker_not_ready(
         wait_for_worker(celery_app, w.name, w.proc, w.log)
         body = w.until("not ready", _not_ready_because(w, "libatomic.so.1"))
         assert body["checks"]["database"]["ok"]
-        time.sleep(3)  # still not ready on later beats: the launch is retried, not forgotten
+        # Still not ready on later beats: the launch is retried, not forgotten. The command
+        # line starts meanwhile and answers for a state that lasts.
+        command = w.health_command()
+        seen = w.beat_at()
+        w.until("a later beat", lambda: w.beat_at() > seen)
         code, body = w.health()
+        assert code == 1
+        assert "libatomic.so.1" in body["checks"]["renderer"]["detail"]
+        code, body = w.answer(command)
         assert code == 1
         assert "libatomic.so.1" in body["checks"]["renderer"]["detail"]
     finally:

@@ -104,6 +104,47 @@ def test_stamp_and_attach_read_back():
     assert [check.name for check in result.checks] == ["stamp", "attach"]
 
 
+def _png(width: int, height: int) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGBA", (width, height), (200, 30, 30, 160)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_an_image_stamp_and_a_pdf_watermark_land_on_every_page():
+    logo = _png(60, 30)
+    paper = _pdf("LETTERHEAD")
+    result = _apply(
+        _pdf("BODY", pages=2),
+        [
+            {"type": "stamp", "image_base64": base64.b64encode(logo).decode()},
+            {"type": "stamp", "pdf_base64": base64.b64encode(paper).decode(), "layer": "under"},
+        ],
+    )
+    with pikepdf.open(io.BytesIO(result.content)) as pdf:
+        assert len(pdf.pages) == 2
+        for page in pdf.pages:
+            (image,) = page.get_images().values()
+            assert (int(image.Width), int(image.Height)) == (60, 30)
+    pages = pdf_text(result.content)[1:]
+    for number, text in enumerate(pages, start=1):
+        # Under the page's own content: the letterhead's text comes first.
+        assert text.index("LETTERHEAD") < text.index(f"BODY page {number}")
+    assert [check.name for check in result.checks] == ["stamp", "stamp"]
+    assert "an image" in result.checks[0].detail
+    assert "under the content of every page" in result.checks[1].detail
+
+
+def test_a_stamp_file_that_cannot_be_read_fails_the_job_with_a_message():
+    not_a_png = b"\x89PNG\r\n\x1a\n" + b"garbage" * 10
+    with pytest.raises(RenderError, match="stamp: the image could not be read"):
+        _apply(
+            _pdf("BODY"), [{"type": "stamp", "image_base64": base64.b64encode(not_a_png).decode()}]
+        )
+    broken = base64.b64encode(b"%PDF-1.7 nothing else").decode()
+    with pytest.raises(RenderError, match="stamp: the stamp PDF could not be read"):
+        _apply(_pdf("BODY"), [{"type": "stamp", "pdf_base64": broken}])
+
+
 def _image_pdf(renderer: str) -> bytes:
     picture = Image.effect_mandelbrot((1600, 1200), (-2, -1.2, 1, 1.2), 100).convert("RGB")
     buffer = io.BytesIO()
@@ -159,6 +200,10 @@ def test_optimize_stores_a_repeated_image_once_and_downsamples_it(renderer):
         ([{"type": "attach", "filename": "../x", "content_base64": ""}], "plain file name"),
         ([{"type": "attach", "filename": "a.txt", "content_base64": "%%"}], "not valid base64"),
         ([{"type": "encrypt", "owner_password": "abcdef", "pin": 1}], "unknown field(s) pin"),
+        ([{"type": "stamp", "text": "A", "image_base64": ""}], "stamp takes one of text"),
+        ([{"type": "stamp", "image_base64": "%%"}], "stamp.image_base64 is not valid base64"),
+        ([{"type": "stamp", "image_base64": "aGVsbG8="}], "must be a PNG, JPEG, GIF, WebP"),
+        ([{"type": "stamp", "pdf_base64": "aGVsbG8="}], "stamp.pdf_base64 is not a PDF"),
     ],
 )
 def test_bad_steps_are_refused_naming_the_step(raw, message):
@@ -184,6 +229,9 @@ def test_a_huge_attachment_is_a_413():
     huge = base64.b64encode(b"x" * (5 * 1024 * 1024 + 10)).decode()
     with pytest.raises(RenderError) as raised:
         parse_steps([{"type": "attach", "filename": "big.bin", "content_base64": huge}])
+    assert raised.value.http_status == 413
+    with pytest.raises(RenderError) as raised:
+        parse_steps([{"type": "stamp", "image_base64": huge}])
     assert raised.value.http_status == 413
 
 

@@ -96,3 +96,10 @@ def test_the_preview_of_a_form_is_its_first_page_filled_with_the_sample_data(api
     empty = api.post(f"{URL}/membership/preview", {"data": blank}, format="json")
     assert empty.status_code == 200
     assert empty.content != preview.content
+
+
+def test_a_pdf_without_fields_is_refused_even_with_a_schema_of_its_own(api):
+    body = {"slug": "m", "name": "M", "engine": "pdf-form", "html": form_source(plain_pdf())}
+    refused = api.post(URL, body | {"schema": {"type": "object"}}, format="json")
+    assert refused.status_code == 400
+    assert "no form fields" in refused.json()["error"]

@@ -234,7 +234,7 @@ def test_preview_and_save_include_the_workspaces_own_templates_by_slug(api):
     response = api.post(f"{URL}/hello/preview", {"width": 300}, format="json")
     assert response.status_code == 200
     image = Image.open(io.BytesIO(response.content)).convert("L")
-    dark = sum(1 for pixel in image.getdata() if pixel < 64)
+    dark = sum(1 for pixel in image.get_flattened_data() if pixel < 64)
     assert dark > 300 * 50  # the partial's black block is drawn
     unsaved = api.post(f"{URL}/hello/preview", {"html": "{{> nope}}"}, format="json")
     assert unsaved.status_code == 400

@@ -1,0 +1,281 @@
+"""Word templates (engine `docx`): a .docx whose text carries Jinja tags (docxtpl:
+`{{ customer.name }}`, `{%tr for line in lines %}` over table rows, `{%p if paid %}`),
+filled with the job's data in the same sandbox as the jinja2 engine, then turned into PDF
+by LibreOffice (rendering.office).
+
+The template's source is the .docx as a data URI, so it is versioned, limited and stored
+like any other source (like a pdf-form's PDF). Its tags become the template's JSON Schema
+and sample data at save (attributes make objects, row loops lists of them). An image in
+the data is a data URI (`data:image/png;base64,...`): `{{ logo }}` places it at its own
+size (at most the text width), `{{ logo | image(40) }}` at 40 mm wide.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import io
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import jinja2
+from docx.image.exceptions import UnrecognizedImageError
+from docx.image.image import Image
+from docx.opc.exceptions import PackageNotFoundError
+from docx.shared import Mm
+from docxtpl import DocxTemplate, InlineImage
+from jinja2 import nodes
+
+from rendering.engines.jinja import jinja_environment, jinja_errors
+from rendering.errors import InvalidInput, LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
+from rendering.file_sources import file_content, file_source
+from rendering.isolated import run_isolated
+from rendering.limits import DEFAULT_LIMITS, Limits, size_text
+from rendering.office_files import zip_check
+
+DOCX_ENGINE = "docx"
+DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+# An image without a width is placed at its own size, but never wider than an A4 page's
+# text (210 mm less two 25 mm margins).
+_MAX_IMAGE_MM = 160
+_CHECKED_MAX = 64
+# SHA-256 of the sources that passed the check: integrators submit the same inline .docx
+# again and again, and its check (the zip's XML scanned, the document parsed, its tags
+# parsed: 30 ms for the one-page invoice) is on the submit path. Only a pass is kept; a
+# failing source is checked (and refused) each time. Request threads share it, under
+# _checked_lock.
+_checked: OrderedDict[bytes, None] = OrderedDict()
+_checked_lock = threading.Lock()
+
+
+def docx_source(content: bytes) -> str:
+    """A .docx as a docx template's source."""
+    return file_source(content, DOCX_MIME)
+
+
+def docx_file(source: str) -> bytes:
+    """The .docx a docx template's source holds, its zip checked; a template error saying
+    what is wrong."""
+    content = file_content(
+        source,
+        DOCX_MIME,
+        engine=DOCX_ENGINE,
+        holds="a Word document",
+        placeholder="the .docx in base64",
+    )
+    # A zip bomb or an XML part declaring entities is refused before docxtpl unpacks it.
+    zip_check(content, "template.docx")
+    return content
+
+
+def _template(content: bytes) -> DocxTemplate:
+    try:
+        return DocxTemplate(io.BytesIO(content))
+    except (PackageNotFoundError, KeyError, ValueError):
+        raise _not_a_document() from None
+
+
+def _not_a_document() -> TemplateSyntaxError:
+    return TemplateSyntaxError(
+        "The docx template is not a Word document (.docx); save it from Word or LibreOffice "
+        "as 'Word 2007-365 (.docx)'."
+    )
+
+
+def _syntax_error(exc: jinja2.TemplateSyntaxError) -> TemplateSyntaxError:
+    # docxtpl renders the document's XML as one template: its line numbers are the XML's,
+    # of no use to the author, who sees the message and the tag's text.
+    return TemplateSyntaxError(f"Template syntax error in the Word document: {exc.message}")
+
+
+def docx_variables(content: bytes) -> list[str]:
+    """The top-level names the template's tags use, sorted; a template error for a tag that
+    does not parse."""
+    return sorted(_parsed(content)[0])
+
+
+def _parsed(content: bytes) -> tuple[set[str], nodes.Template]:
+    """The top-level names and the parsed tags of the whole document (body, headers and
+    footers as docxtpl joins them)."""
+    template = _template(content)
+    environment = _environment(template, DEFAULT_LIMITS)
+    trees: list[nodes.Template] = []
+    parse = environment.parse
+
+    def keeping(source: str, *args: Any, **kwargs: Any) -> nodes.Template:
+        trees.append(parse(source, *args, **kwargs))
+        return trees[-1]
+
+    environment.parse = keeping  # type: ignore[method-assign]
+    try:
+        names = template.get_undeclared_template_variables(environment)
+    except jinja2.TemplateSyntaxError as exc:
+        raise _syntax_error(exc) from None
+    except (KeyError, ValueError):  # a zip without a document's parts
+        raise _not_a_document() from None
+    return set(names), trees[-1]
+
+
+def _environment(template: DocxTemplate, limits: Limits) -> jinja2.Environment:
+    environment = jinja_environment(limits)
+    environment.filters["image"] = lambda value, width_mm=None: _inline_image(
+        template, value, width_mm
+    )
+    return environment
+
+
+def docx_schema(content: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The JSON Schema and sample data the tags give: `customer.name` an object with a
+    name, `{%tr for line in lines %}` with `line.item` a list of objects with an item, any
+    other name a value of any type (a tag may print a number or a string). The sample
+    fills each value with its own name, so the preview shows where each one goes."""
+    names, tree = _parsed(content)
+    shape: dict[str, Any] = {name: {} for name in names}
+    for path in _paths(tree, names):
+        node = shape
+        for part in path:
+            node = node.setdefault(part, {})
+    properties = {name: _schema(name, node) for name, node in sorted(shape.items())}
+    sample = {name: _sample(name, node) for name, node in sorted(shape.items())}
+    return {"type": "object", "properties": properties}, sample
+
+
+_ITEMS = "[]"  # a path's step into a list's items
+
+
+def _paths(tree: nodes.Template, names: set[str]) -> list[tuple[str, ...]]:
+    """Every attribute path the tags read from the data, a loop's variable replaced by the
+    list it runs over: `line.item` in `for line in lines` is lines[].item."""
+    loops: dict[str, tuple[str, ...]] = {}
+    for loop in tree.find_all(nodes.For):
+        source = _path(loop.iter, loops)
+        if isinstance(loop.target, nodes.Name) and source:
+            loops[loop.target.name] = (*source, _ITEMS)
+    paths = [_path(node, loops) for node in tree.find_all(nodes.Getattr)]
+    paths += [loops[name] for name in loops]
+    return [path for path in paths if path and path[0] in names]
+
+
+def _path(node: nodes.Node, loops: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    if isinstance(node, nodes.Name):
+        return loops.get(node.name, (node.name,))
+    if isinstance(node, nodes.Getattr):
+        inner = _path(node.node, loops)
+        return (*inner, node.attr) if inner else ()
+    return ()
+
+
+def _schema(path: str, node: dict[str, Any]) -> dict[str, Any]:
+    if _ITEMS in node:
+        return {"type": "array", "items": _schema(f"{path}[]", node[_ITEMS])}
+    if node:
+        properties = {key: _schema(f"{path}.{key}", child) for key, child in sorted(node.items())}
+        return {"type": "object", "properties": properties}
+    return {"description": f"{path} in the document"}
+
+
+def _sample(name: str, node: dict[str, Any]) -> Any:
+    if _ITEMS in node:
+        return [_sample(name, node[_ITEMS])]
+    if node:
+        return {key: _sample(key, child) for key, child in sorted(node.items())}
+    return name
+
+
+def _image_bytes(uri: str) -> bytes:
+    try:
+        return base64.b64decode(uri.split(",", 1)[1], validate=True)
+    except (IndexError, binascii.Error, ValueError):
+        raise TemplateRuntimeError(
+            "An image in the data is a data URI whose base64 does not decode."
+        ) from None
+
+
+def _images(template: DocxTemplate, value: Any) -> Any:
+    """The data with every image data URI made an image docxtpl places."""
+    if isinstance(value, str) and value.startswith("data:image/"):
+        return _inline_image(template, value, None)
+    if isinstance(value, dict):
+        return {key: _images(template, item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_images(template, item) for item in value]
+    return value
+
+
+def _inline_image(template: DocxTemplate, value: Any, width_mm: float | None) -> InlineImage:
+    if isinstance(value, InlineImage):  # a data URI already made an image, given a width
+        value = value.image_descriptor.getvalue()
+    elif isinstance(value, str) and value.startswith("data:image/"):
+        value = _image_bytes(value)
+    else:
+        raise TemplateRuntimeError("image(): takes an image given as a data URI.")
+    if width_mm is not None and not 1 <= width_mm <= _MAX_IMAGE_MM:
+        raise TemplateRuntimeError(f"image(): the width is 1 to {_MAX_IMAGE_MM} mm.")
+    try:
+        native = Image.from_blob(value)
+    except UnrecognizedImageError:
+        raise TemplateRuntimeError(
+            "An image in the data is not a PNG, JPEG, GIF, BMP or TIFF."
+        ) from None
+    width = Mm(width_mm) if width_mm else None
+    if width is None and native.width > Mm(_MAX_IMAGE_MM):
+        width = Mm(_MAX_IMAGE_MM)  # never wider than the text
+    return InlineImage(template, io.BytesIO(value), width=width)
+
+
+def docx_fill(content: bytes, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """The template filled with the data, as a .docx: in a forked child under the template
+    limits (time, memory), like the other engines' renders. (Its tags were checked at save
+    or submit; the document is parsed once, in the child.)"""
+    return run_isolated(lambda: _fill(content, data, limits), limits)
+
+
+def _fill(content: bytes, data: dict[str, Any], limits: Limits) -> bytes:
+    template = _template(content)
+    try:
+        template.init_docx()  # the document's parts, read once: the render reuses them
+    except (PackageNotFoundError, KeyError, ValueError):
+        raise _not_a_document() from None
+    environment = _environment(template, limits)
+    with jinja_errors(lines=False):
+        try:
+            template.render(_images(template, data), jinja_env=environment, autoescape=True)
+        except jinja2.TemplateSyntaxError as exc:
+            raise _syntax_error(exc) from None
+    out = io.BytesIO()
+    template.save(out)
+    filled = out.getvalue()
+    if len(filled) > limits.max_html_bytes:
+        raise LimitExceeded(
+            f"The filled document is larger than the {size_text(limits.max_html_bytes)} allowed."
+        )
+    return filled
+
+
+class DocxEngine:
+    """The engine registry's entry for docx templates: it checks the source at save; a job
+    fills the document and LibreOffice makes the PDF (rendering.report) instead of HTML."""
+
+    name = DOCX_ENGINE
+    label = "Word document (.docx, Jinja tags)"
+
+    def check(self, source: str) -> None:
+        digest = hashlib.sha256(source.encode()).digest()
+        with _checked_lock:
+            if digest in _checked:
+                _checked.move_to_end(digest)
+                return
+        docx_variables(docx_file(source))
+        with _checked_lock:
+            _checked[digest] = None
+            while len(_checked) > _CHECKED_MAX:
+                _checked.popitem(last=False)
+
+    def render(
+        self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS, **_: Any
+    ) -> str:
+        raise InvalidInput(
+            "A docx template fills a Word document and makes no HTML; ask for its PDF instead."
+        )

@@ -1,0 +1,59 @@
+"""Serializers with CheapFieldCopies: each instance has fields of its own, bound to it, and
+answers exactly as with DRF's deep copies."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from jobs.api.serializers import JobCreateInputSerializer
+from jobs.state import JobStateSerializer
+
+BAD_BODIES: list[dict[str, Any]] = [
+    {"template": "not a slug!", "data": {}},
+    {"html_template": 7},
+    {"html_template": "<p/>", "engine": "nope"},
+    {"html_template": "<p/>", "renderer": "nope"},
+    {"html_template": "<p/>", "callback_url": "not a url"},
+    {"html_template": "<p/>", "cache": "yes"},
+    {"html_template": None},
+    {"tempalte": "invoice"},
+]
+
+
+def test_each_instance_has_its_own_fields_bound_to_it_and_the_declared_ones_stay_unbound():
+    first, second = JobCreateInputSerializer(data={}), JobCreateInputSerializer(data={})
+    for name, field in first.fields.items():
+        assert field is not second.fields[name]
+        assert field.parent is first
+        assert second.fields[name].parent is second
+        assert field.field_name == name
+    assert all(field.parent is None for field in JobCreateInputSerializer._declared_fields.values())
+    # A field holding another (a list's child) is still deep-copied: its child is its own.
+    state = JobStateSerializer()
+    warnings = state.fields["warnings"]
+    assert warnings.child.parent is warnings  # type: ignore[attr-defined]
+
+
+class _DeepCopied(JobCreateInputSerializer):
+    """The same serializer with DRF's own deep copies."""
+
+    def get_fields(self) -> dict[str, Any]:
+        return copy.deepcopy(self._declared_fields)
+
+
+@pytest.mark.parametrize("body", BAD_BODIES)
+def test_the_same_errors_as_with_drfs_deep_copies(body):
+    cheap, deep = JobCreateInputSerializer(data=body), _DeepCopied(data=body)
+    assert cheap.is_valid() is deep.is_valid() is False
+    assert cheap.errors == deep.errors
+
+
+def test_the_same_values_as_with_drfs_deep_copies():
+    body = {"html_template": "<p>{{n}}</p>", "data": {"n": 1}, "engine": "handlebars"}
+    cheap, deep = JobCreateInputSerializer(data=body), _DeepCopied(data=body)
+    assert cheap.is_valid()
+    assert deep.is_valid()
+    assert cheap.validated_data == deep.validated_data

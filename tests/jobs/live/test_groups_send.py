@@ -1,0 +1,70 @@
+"""An event reaches the followers of each of its groups through the real channel layer, in
+one Redis round trip when nobody follows any of them (jobs.live.events.groups_send)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+from channels.layers import get_channel_layer
+
+from jobs.live.events import (
+    EVENT_TYPE,
+    group_publish,
+    job_event_publish,
+    job_group,
+    workspace_group,
+)
+from tests.bench.round_trips import round_trips_counted
+
+pytestmark = [pytest.mark.process, pytest.mark.timeout(30)]
+
+
+def _follow(group: str) -> str:
+    async def add() -> str:
+        layer = get_channel_layer()
+        channel = await layer.new_channel()
+        await layer.group_add(group, channel)
+        return channel
+
+    return asyncio.run(add())
+
+
+def _received(channel: str, count: int) -> list[dict]:
+    async def take() -> list[dict]:
+        layer = get_channel_layer()
+        return [await asyncio.wait_for(layer.receive(channel), timeout=5) for _ in range(count)]
+
+    return asyncio.run(take())
+
+
+def test_followers_of_the_job_and_of_its_workspace_each_get_the_event_once():
+    job_id = str(uuid.uuid4())
+    workspace_id = 10_000 + uuid.uuid4().int % 1000
+    of_job, of_workspace = _follow(job_group(job_id)), _follow(workspace_group(workspace_id))
+    job_event_publish({"job_id": job_id, "status": "processing"}, workspace_id=workspace_id)
+    job_event_publish({"job_id": job_id, "status": "completed"}, workspace_id=workspace_id)
+    for channel in (of_job, of_workspace):
+        received = _received(channel, 2)
+        assert [m["type"] for m in received] == [EVENT_TYPE] * 2
+        assert [m["event"]["status"] for m in received] == ["processing", "completed"]
+
+
+def test_only_the_followed_group_gets_a_send():
+    job_id = str(uuid.uuid4())
+    workspace_id = 10_000 + uuid.uuid4().int % 1000
+    of_workspace = _follow(workspace_group(workspace_id))
+    job_event_publish({"job_id": job_id, "status": "completed"}, workspace_id=workspace_id)
+    assert _received(of_workspace, 1)[0]["event"]["job_id"] == job_id
+    group_publish([job_group(job_id)], {"type": EVENT_TYPE, "event": {}}, what="a test")
+
+
+def test_an_event_nobody_follows_is_one_redis_command():
+    job_id = str(uuid.uuid4())
+    job_event_publish({"job_id": job_id, "status": "processing"}, workspace_id=1)  # warm
+    with round_trips_counted(sql=False) as counted:
+        job_event_publish({"job_id": job_id, "status": "completed"}, workspace_id=99_999)
+    # Before: ZREMRANGEBYSCORE and ZRANGE for each of the two groups.
+    assert dict(counted.redis) == {"EVAL": 1}
+    assert dict(counted.in_scripts) == {"ZREMRANGEBYSCORE": 2, "ZCARD": 2}

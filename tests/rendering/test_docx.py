@@ -1,0 +1,137 @@
+"""Word templates (engine docx): the tags of a real .docx filled in the Jinja sandbox,
+table rows looped, paragraphs kept or dropped, images from data URIs placed, its names
+made a schema; what is no Word document, a zip bomb or a tag that does not parse is a
+template error saying so."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from docx import Document
+from docx.shared import Mm
+
+from rendering.engines import get_engine, template_file_defaults, template_file_source
+from rendering.engines.docx import DOCX_ENGINE, docx_file, docx_fill, docx_source
+from rendering.errors import InvalidInput, LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
+from rendering.limits import Limits
+from tests.rendering.docx_files import INVOICE_DATA, invoice_docx, png_data_uri, zip_bomb
+
+
+def _read(content: bytes) -> Document:
+    return Document(io.BytesIO(content))
+
+
+def test_tags_rows_conditions_and_an_image_are_filled():
+    filled = _read(docx_fill(invoice_docx(), INVOICE_DATA | {"logo": png_data_uri()}))
+    texts = [paragraph.text for paragraph in filled.paragraphs]
+    assert texts[:3] == ["Invoice A-17", "Bill to: Ada & Co <ada@example.com>", "PAID in full"]
+    rows = [[cell.text for cell in row.cells] for row in filled.tables[0].rows]
+    assert rows == [["Item", "Amount"], ["Widget", "3.00"], ["Gadget", "4.50"]]
+    assert len(filled.inline_shapes) == 1
+    # No tag is left in the document.
+    assert not any("{" in text for text in texts)
+
+
+def test_an_unpaid_invoice_drops_the_paragraph_and_an_image_takes_its_width():
+    filled = _read(
+        docx_fill(
+            invoice_docx(extra_paragraph="{{ logo | image(30) }}"),
+            INVOICE_DATA | {"paid": False, "logo": png_data_uri(400, 40)},
+        )
+    )
+    assert "PAID in full" not in [paragraph.text for paragraph in filled.paragraphs]
+    widths = sorted(shape.width for shape in filled.inline_shapes)
+    # 400 px at the default 72 dpi would be 141 mm: as it is, and 30 mm where asked.
+    assert widths[0] == Mm(30)
+    assert widths[1] > Mm(100)
+
+
+def test_an_image_wider_than_the_text_is_narrowed_to_it():
+    filled = _read(docx_fill(invoice_docx(), INVOICE_DATA | {"logo": png_data_uri(2000, 10)}))
+    assert filled.inline_shapes[0].width == Mm(160)
+
+
+def test_the_names_become_the_schema_and_sample_data():
+    source = docx_source(invoice_docx())
+    schema, sample = template_file_defaults(DOCX_ENGINE, source)
+    assert sorted(schema["properties"]) == ["customer", "lines", "logo", "number", "paid"]
+    # Attributes make objects, a row loop a list of objects, the rest values of any type.
+    customer = schema["properties"]["customer"]
+    assert customer["type"] == "object"
+    assert sorted(customer["properties"]) == ["email", "name"]
+    lines = schema["properties"]["lines"]
+    assert lines["type"] == "array"
+    assert sorted(lines["items"]["properties"]) == ["amount", "item"]
+    assert lines["items"]["properties"]["item"]["description"] == "lines[].item in the document"
+    assert "type" not in schema["properties"]["number"]
+    assert sample["number"] == "number"
+    assert sample["lines"] == [{"amount": "amount", "item": "item"}]
+    # The sample fills the document: every row, name and paragraph shows where it goes.
+    filled = _read(docx_fill(docx_file(source), sample | {"logo": ""}))
+    assert [[c.text for c in row.cells] for row in filled.tables[0].rows][1] == ["item", "amount"]
+    assert filled.paragraphs[1].text == "Bill to: name <email>"
+    # template_file (base64 alone) is the same source as the data URI.
+    encoded = source.split(",", 1)[1]
+    assert template_file_source(DOCX_ENGINE, encoded) == source
+
+
+def test_the_sandbox_and_the_limits_hold_in_a_word_document():
+    forbidden = invoice_docx(extra_paragraph="{{ customer.__class__.__mro__ }}")
+    with pytest.raises(TemplateRuntimeError, match="forbidden operation"):
+        docx_fill(forbidden, INVOICE_DATA | {"logo": ""})
+    endless = invoice_docx(
+        extra_paragraph="{% for i in range(99999) %}{% for j in range(99999) %}"
+        "{% endfor %}{% endfor %}"
+    )
+    with pytest.raises(LimitExceeded):
+        docx_fill(endless, INVOICE_DATA | {"logo": ""}, Limits(template_timeout_ms=300))
+
+
+@pytest.mark.parametrize(
+    ("source", "error", "message"),
+    [
+        ("<h1>{{ x }}</h1>", TemplateSyntaxError, "data URI"),
+        (docx_source(b"not a zip"), InvalidInput, "not a valid docx file"),
+        (docx_source(zip_bomb()), InvalidInput, "zip bomb"),
+        (docx_source(zip_bomb(parts=2001, part_bytes=1)), InvalidInput, "2001 entries"),
+        (docx_source(zip_bomb(part_bytes=9, entity=True)), InvalidInput, "entity expansion"),
+        (docx_source(invoice_docx(extra_paragraph="{{ oops ")), TemplateSyntaxError, "syntax"),
+    ],
+    ids=["html", "not-a-zip", "ratio", "entries", "entity", "tag"],
+)
+def test_what_is_not_a_sound_word_template_is_refused_at_save(source, error, message):
+    with pytest.raises(error, match=message):
+        get_engine(DOCX_ENGINE).check(source)
+
+
+def test_a_source_that_passed_is_not_checked_again_and_a_failing_one_always_is():
+    from rendering.engines import docx
+
+    engine = get_engine(DOCX_ENGINE)
+    sound = docx_source(invoice_docx(extra_paragraph="cached check"))
+    broken = docx_source(invoice_docx(extra_paragraph="{{ oops "))
+    engine.check(sound)
+    digest = next(reversed(docx._checked))  # the pass is kept by the source's digest
+    engine.check(sound)
+    assert next(reversed(docx._checked)) == digest
+    for _ in range(2):
+        with pytest.raises(TemplateSyntaxError, match="syntax"):
+            engine.check(broken)
+    assert list(docx._checked).count(digest) == 1
+    assert len(docx._checked) <= docx._CHECKED_MAX
+
+
+def test_a_zip_that_is_no_word_document_is_a_template_error():
+    with pytest.raises(TemplateSyntaxError, match="not a Word document"):
+        docx_fill(docx_file(docx_source(zip_bomb(part_bytes=10))), {})
+
+
+def test_an_image_that_is_not_one_is_a_template_error():
+    with pytest.raises(TemplateRuntimeError, match="PNG, JPEG"):
+        docx_fill(invoice_docx(), INVOICE_DATA | {"logo": "data:image/png;base64,AAAA"})
+
+
+def test_a_tag_that_does_not_parse_is_a_syntax_error_at_fill_too():
+    with pytest.raises(TemplateSyntaxError, match="syntax error in the Word document"):
+        docx_fill(invoice_docx(extra_paragraph="{{ oops "), INVOICE_DATA | {"logo": ""})
