@@ -153,7 +153,8 @@ class ChromiumService:
         self._browser: Browser | None = None
         self._markers: dict[Browser, str] = {}
         self._spare: BrowserContext | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        # Spare contexts being made, each with the browser it is made in.
+        self._tasks: dict[asyncio.Task[None], Browser] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="chromium-service", daemon=True
@@ -202,7 +203,8 @@ class ChromiumService:
     async def _browser_for_job(self) -> Browser:
         browser = self._browser
         if browser is not None and not browser.is_connected():
-            browser = self._browser = None  # crashed or killed: start a new one
+            self._forget(browser)  # crashed or killed: start a new one
+            browser = None
         if browser is not None and self.jobs_since_launch >= self.max_jobs and self._active == 0:
             # Recycled after max_jobs, whatever it leaked (memory, renderer processes).
             self._browser = None
@@ -228,8 +230,9 @@ class ChromiumService:
         """Start making the next job's context unless one is made or being made."""
         if self._spare is None and not self._tasks and self._browser is browser:
             if browser.is_connected():
-                self._tasks.add(task := asyncio.create_task(self._prepare_spare(browser)))
-                task.add_done_callback(self._tasks.discard)
+                task = asyncio.create_task(self._prepare_spare(browser))
+                self._tasks[task] = browser
+                task.add_done_callback(lambda done: self._tasks.pop(done, None))
 
     async def _prepare_spare(self, browser: Browser) -> None:
         # The next job's context, made while this job renders or this process is idle:
@@ -244,9 +247,10 @@ class ChromiumService:
             await self._close_context(browser, spare)
 
     async def _context_for_job(self, browser: Browser) -> BrowserContext:
-        if self._spare is None and self._tasks:
+        making = [task for task, made_in in self._tasks.items() if made_in is browser]
+        if self._spare is None and making:
             # The spare is on its way: finishing it costs less than a second one beside it.
-            await asyncio.wait(self._tasks)
+            await asyncio.wait(making)
         spare, self._spare = self._spare, None
         if spare is not None and spare.browser is browser and browser.is_connected():
             return spare
@@ -263,7 +267,7 @@ class ChromiumService:
             return await job(context)
         except Exception:
             if not browser.is_connected():
-                self._browser = None
+                self._forget(browser)
                 raise BrowserUnavailable(
                     "Chromium stopped while rendering; the job will be retried."
                 ) from None
@@ -371,6 +375,14 @@ class ChromiumService:
         if browser is not None and self._browser is browser:
             self._browser = None
             self._spare = None
+        # A spare being made in a killed browser can wait forever: Playwright does not
+        # always fail a call in flight when the browser dies (a new context or page asked
+        # for just before the kill). The next job must not wait for it, nor be refused a
+        # spare because one seems to be on its way.
+        for task, made_in in list(self._tasks.items()):
+            if made_in is browser:
+                task.cancel()
+                del self._tasks[task]
 
     def close(self) -> None:
         async def shutdown() -> None:
