@@ -7,6 +7,7 @@ Europe/Berlin fires at 09:00 Berlin time on both sides of a daylight-saving chan
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -39,10 +40,17 @@ class ScheduleInvalid(ApplicationError):
         return first
 
 
+@cache
+def _zone_keys() -> frozenset[str]:
+    # Read once per process: available_timezones() walks the whole zone database on disk
+    # (about 20 ms), and every schedule saved and every tick computed names a zone.
+    return frozenset(available_timezones())
+
+
 def zone_parse(name: str) -> ZoneInfo:
     """The IANA zone; ScheduleInvalid for a name the system's zone database does not know."""
     # ZoneInfo also opens relative paths ("../../etc/..."); only real zone keys are taken.
-    if not isinstance(name, str) or name not in available_timezones():
+    if not isinstance(name, str) or name not in _zone_keys():
         raise ScheduleInvalid("timezone", f"unknown time zone {name!r}; use an IANA name.")
     try:
         return ZoneInfo(name)

@@ -23,8 +23,9 @@ from tests.factories import UserFactory
 from tests.livestack import live_stack, settle, stack_env  # noqa: F401 - session fixtures for e2e and browser tests
 from tests.markers import in_harness_group
 
-# Marks implied by fixtures and the xdist groups (tests/markers.py).
-pytest_plugins = ["tests.markers"]
+# Marks implied by fixtures and the xdist groups (tests/markers.py); the flush between
+# transactional tests (tests/db_flush.py).
+pytest_plugins = ["tests.markers", "tests.db_flush"]
 
 
 @pytest.fixture(autouse=True)

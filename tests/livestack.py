@@ -8,8 +8,8 @@ import os
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +62,29 @@ def held_queue(stack: Stack, queue: str = "pdf") -> Iterator[Callable[[], None]]
         yield release
     finally:
         release()
+
+
+def purge(queues: Iterable[str]) -> None:
+    """Drop every message waiting in `queues` (by name: `control.purge()` knows only the
+    queues this process has sent to)."""
+    with celery_app.connection_for_write() as connection:
+        for queue in queues:
+            connection.default_channel.queue_purge(queue)
+
+
+@contextmanager
+def jobs_held(stack: Stack) -> Iterator[None]:
+    """Jobs, callbacks and mail that the block's requests queue are never run: held while
+    the block runs and purged at its end, before the worker takes from those queues again.
+    For tests about the answers to requests (the contract fuzzing), whose jobs would
+    otherwise render beside the tests after them. Previews, which a request waits for,
+    still run."""
+    queues = ("pdf", "callbacks", "mail")
+    with ExitStack() as held:
+        for queue in queues:
+            held.enter_context(held_queue(stack, queue))
+        yield
+        purge(queues)
 
 
 def settle(stack: Stack, timeout: float = 120) -> None:
