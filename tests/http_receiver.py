@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.loopback import loopback_server
 
 
 class Receiver:
@@ -35,6 +36,5 @@ class Receiver:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer((host, 0), Handler)
+        self.server = loopback_server(Handler, host)
         self.url = f"http://{host}:{self.server.server_port}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()

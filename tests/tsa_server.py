@@ -4,10 +4,9 @@ tiny HTTP server speaking application/timestamp-query / timestamp-reply."""
 from __future__ import annotations
 
 import datetime
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from asn1crypto import keys, tsp
 from asn1crypto import x509 as asn1_x509
@@ -16,6 +15,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from pyhanko.sign.timestamps import DummyTimeStamper
+
+from tests.loopback import loopback_server
 
 TSA_NAME = "Loopback TSA"
 
@@ -107,9 +108,8 @@ class TimestampServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.http = loopback_server(Handler)
         self.url = f"http://127.0.0.1:{self.http.server_port}/tsa"
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
 
     def close(self) -> None:
         self.http.shutdown()

@@ -4,13 +4,14 @@ each request gets the next (status, headers, JSON body) and is recorded."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.loopback import loopback_server
 
 Answer = tuple[int, dict[str, str], Any]
 
@@ -75,10 +76,8 @@ def scripted_server(answers: list[Answer]) -> Iterator[ScriptedServer]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = loopback_server(Handler)
     script.url = f"http://127.0.0.1:{server.server_port}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     try:
         yield script
     finally:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from jobs import webhook_transport
 from jobs.webhook_transport import WebhookRefused, address_allowed, webhook_post
 from tests.http_receiver import Receiver
+from tests.loopback import loopback_server
 
 
 @pytest.mark.parametrize(
@@ -117,9 +117,8 @@ class _Server:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = loopback_server(Handler)
         self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
 def test_a_receiver_dripping_bytes_is_cut_off_at_the_deadline():

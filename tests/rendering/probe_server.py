@@ -3,10 +3,11 @@ service (or, with `location`, a host that redirects to one) that no document may
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.loopback import loopback_server
 
 
 class _Recorder(BaseHTTPRequestHandler):
@@ -40,9 +41,7 @@ def recording_server(
     hits: list[str] = []
     attributes = {"hits": hits, "location": location, "body": body, "content_type": content_type}
     handler = type("Handler", (_Recorder,), attributes)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server = loopback_server(handler)
     try:
         yield server.server_address[1], hits
     finally:

@@ -3,9 +3,10 @@ data_url, slow or large when a test wants it."""
 
 from __future__ import annotations
 
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.loopback import loopback_server
 
 
 class DataServer:
@@ -28,9 +29,8 @@ class DataServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.http = loopback_server(Handler)
         self.url = f"http://127.0.0.1:{self.http.server_port}/data.json"
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
 
     def close(self) -> None:
         self.http.shutdown()
