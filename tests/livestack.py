@@ -19,6 +19,7 @@ from django.conf import settings
 
 from config.celery_app import app as celery_app
 from tests.processes import (
+    ALL_QUEUES,
     database_url_for_tests,
     free_port,
     start,
@@ -95,7 +96,9 @@ def settle(stack: Stack, timeout: float = 120) -> None:
     still running holds row locks on some table and then wants another the TRUNCATE has
     already locked; Postgres breaks that deadlock by failing the flush (CI, 2026-12-06:
     after the contract fuzzing of generate-pdf-batch had queued jobs)."""
-    celery_app.control.purge()
+    # Every queue the worker takes from, by name: a mail or callback message left waiting
+    # would otherwise be taken after this returns and run during the flush.
+    purge(ALL_QUEUES.split(","))
     inspect = celery_app.control.inspect(destination=[stack.worker], timeout=5)
     deadline = time.monotonic() + timeout
     held: dict[str, list[dict[str, object]]] = {}

@@ -284,8 +284,7 @@ class ChromiumService:
         except TimeoutError:
             # A renderer stuck in a script can hold its context open; a browser that
             # cannot close one is not trusted with the next job.
-            if self._browser is browser:
-                self._browser = None
+            self._forget(browser)
             self.kill(browser)
         except Exception:  # noqa: S110 - the context died with its page; nothing to free
             pass
