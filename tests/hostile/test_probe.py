@@ -22,7 +22,7 @@ import pytest
 
 from accounts.services import api_key_create
 from config.celery_app import app as celery_app
-from tests.e2e.bystander import Bystander
+from tests.e2e.bystander import MIN_ROUNDS, Bystander
 from tests.factories import ReportTemplateFactory, UserFactory
 from tests.rendering.probe_server import recording_server
 
@@ -67,7 +67,7 @@ def bystander(live_stack, tenants) -> Iterator[Bystander]:
     with Bystander(base_url=live_stack.base_url, api_key=tenants["other_key"]) as watcher:
         yield watcher
     assert watcher.failures == []
-    assert len(watcher.submits) >= 3, watcher.summary()
+    assert len(watcher.submits) >= MIN_ROUNDS, watcher.summary()
     p95 = statistics.quantiles(watcher.submits, n=20, method="inclusive")[-1]
     reads_p95 = statistics.quantiles(watcher.reads, n=20, method="inclusive")[-1]
     print(f"{watcher.summary()}; submit p95 {p95:.3f} s, status p95 {reads_p95:.3f} s")
