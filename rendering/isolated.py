@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from rendering.errors import LimitExceeded, RenderError, html_too_large
 from rendering.limits import Limits
+from rendering.rlimits import rlimit_cap
 
 _CHUNK = 1 << 20
 _EXIT_OUT_OF_MEMORY = 71
@@ -36,11 +37,7 @@ def _address_space_now() -> int:
 def _child(work: Callable[[], object], write_fd: int, memory_bytes: int) -> None:
     code = 0
     try:
-        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        ceiling = _address_space_now() + memory_bytes
-        if hard != resource.RLIM_INFINITY:
-            ceiling = min(ceiling, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (ceiling, hard))
+        rlimit_cap(resource.RLIMIT_AS, used=_address_space_now(), budget=memory_bytes)
         try:
             payload: tuple[Any, ...] = ("ok", work())
         except MemoryError:

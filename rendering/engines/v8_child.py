@@ -2,26 +2,38 @@
 V8 isolate, under an OS memory ceiling.
 
 Run as a script (`python -I v8_child.py`) by rendering.engines.v8_process, with an empty
-environment; it imports nothing of the project. It serves renders one at a time, each a
-length-prefixed JSON request on stdin and answer on stdout: before each it has a new
-isolate ready (V8 started, handlebars.js loaded), so no global, helper or partial of one
-render is there for the next, and closes it after. During a render RLIMIT_DATA is what the
-process uses then plus the template's memory budget (V8's heap limit does not count
-ArrayBuffers: 390 MB allocated under a 16 MB limit). A render that meets a limit or fails
-outside the template ends the process after its answer, as does memory that stays used
-after the isolate closed; the parent also replaces it after a number of renders.
+environment; of the project it loads only rendering/rlimits.py, by its path. It serves
+renders one at a time, each a length-prefixed JSON request on stdin and answer on stdout:
+before each it has a new isolate ready (V8 started, handlebars.js loaded), so no global,
+helper or partial of one render is there for the next, and closes it after. During a
+render RLIMIT_DATA is what the process uses then plus the template's memory budget (V8's
+heap limit does not count ArrayBuffers: 390 MB allocated under a 16 MB limit). A render
+that meets a limit or fails outside the template ends the process after its answer, as
+does memory that stays used after the isolate closed; the parent also replaces it after a
+number of renders.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import resource
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 _HERE = Path(__file__).resolve().parent
+
+if TYPE_CHECKING:
+    from rendering.rlimits import rlimit_cap
+else:
+    # Run with -I, so no folder of the project is on sys.path: the memory ceiling's one
+    # rule (standard library only) is loaded by its path rather than copied here.
+    _spec = importlib.util.spec_from_file_location("rlimits", _HERE.parent / "rlimits.py")
+    _rlimits = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_rlimits)
+    rlimit_cap = _rlimits.rlimit_cap
 
 # Results cross the boundary as JSON text so no JS object proxy outlives the isolate.
 RENDER_JS = """
@@ -112,11 +124,7 @@ def _render(ctx: Any, request: dict[str, Any]) -> tuple[dict[str, Any] | str, bo
 
     memory = int(request["memory_bytes"])
     ctx.set_hard_memory_limit(memory)
-    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
-    ceiling = _data_bytes() + memory
-    if hard != resource.RLIM_INFINITY:
-        ceiling = min(ceiling, hard)
-    resource.setrlimit(resource.RLIMIT_DATA, (ceiling, hard))
+    soft, hard = rlimit_cap(resource.RLIMIT_DATA, used=_data_bytes(), budget=memory)
     try:
         result = ctx.call(
             RENDER_JS,
