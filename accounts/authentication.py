@@ -102,6 +102,12 @@ class DocRaptorKeyAuthentication(DropInKeyAuthentication):
     credential_fields = ("user_credentials",)
 
 
+def request_api_key(request: Request) -> ApiKey | None:
+    """The API key a DRF request was authenticated with (ApiKeyAuthentication's
+    `request.auth`); None for a browser session. What a submit records as the job's key."""
+    return request.auth if isinstance(request.auth, ApiKey) else None
+
+
 @dataclass(frozen=True)
 class Caller:
     user: Any

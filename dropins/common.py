@@ -16,7 +16,7 @@ from django.db import transaction
 from django.http import HttpResponse
 from rest_framework.request import Request
 
-from accounts.models import ApiKey
+from accounts.authentication import request_api_key
 from dropins.error_codes import DropinErrorCode
 from jobs import selectors, services
 from jobs.callbacks import callback_url_check
@@ -78,7 +78,7 @@ def adapter_submit(
         job, created = services.job_create(
             owner=request.user,
             workspace=workspace,
-            api_key=request.auth if isinstance(request.auth, ApiKey) else None,
+            api_key=request_api_key(request),
             **fields,
         )
         if result_webhook is not None and created:

@@ -23,7 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import ApiKey
+from accounts.authentication import request_api_key
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
 from core.api_fields import QueryFilters, choice_filter, shown_name, unknown_field_message
 from core.api_pagination import paginated, paginated_schema
@@ -293,7 +293,7 @@ class RunListCreateApi(APIView):
             records=_records(request, fields, fields["template"]),
             output=fields["output"],
             filename_pattern=fields["filename_pattern"],
-            api_key=request.auth if isinstance(request.auth, ApiKey) else None,
+            api_key=request_api_key(request),
         )
         status_url = request.build_absolute_uri(run_status_path(run.run_id))
         accepted = {

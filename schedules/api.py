@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import ApiKey
+from accounts.authentication import request_api_key
 from accounts.throttles import StatusReadThrottle, SubmitThrottle
 from core.api_pagination import paginated, paginated_schema
 from schedules import selectors, services
@@ -75,7 +75,7 @@ class ScheduleListCreateApi(APIView):
             workspace=workspace,
             created_by=request.user,
             fields=fields,
-            api_key=request.auth if isinstance(request.auth, ApiKey) else None,
+            api_key=request_api_key(request),
         )
         return Response(ScheduleOutputSerializer(schedule).data, status=status.HTTP_201_CREATED)
 

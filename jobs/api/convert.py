@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import ApiKey
+from accounts.authentication import request_api_key
 from accounts.throttles import SubmitThrottle
 from jobs.api.schema import IDEMPOTENCY_KEY
 from jobs.api.serializers import JobCreateOutputSerializer
@@ -88,7 +88,7 @@ class JobConvertApi(APIView):
                 landscape=fields.get("landscape"),
                 profile=fields.get("profile", ""),
             ),
-            api_key=request.auth if isinstance(request.auth, ApiKey) else None,
+            api_key=request_api_key(request),
             callback_url=fields.get("callback_url", ""),
             idempotency_key=request.headers.get("Idempotency-Key", "").strip(),
         )

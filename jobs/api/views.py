@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import ApiKey
+from accounts.authentication import request_api_key
 from accounts.throttles import StatusReadThrottle, SubmitThrottle, submit_budget_take
 from core.api_pagination import paginated, paginated_schema
 from core.disclosure import public_text
@@ -72,7 +72,7 @@ def _submit(
         helpers=fields.get("helpers", ""),
         cache=fields.get("cache"),
         steps=fields.get("steps"),
-        api_key=request.auth if isinstance(request.auth, ApiKey) else None,
+        api_key=request_api_key(request),
         **extra,
     )
 
