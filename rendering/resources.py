@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import logging
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from xhtml2pdf.config.resources import ResourceAccessPolicy
 
 from rendering.limits import DEFAULT_LIMITS, Limits
+from rendering.thread_warnings import thread_warnings
 
 ASSETS_DIR = Path(__file__).with_name("assets")
 
@@ -30,26 +28,6 @@ def resource_policy(limits: Limits = DEFAULT_LIMITS) -> ResourceAccessPolicy:
     )
 
 
-class _WarningCollector(logging.Handler):
-    """Collects xhtml2pdf's warnings raised by this thread's render."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.WARNING)
-        self.thread = threading.get_ident()
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.thread == self.thread and len(self.messages) < 50:
-            self.messages.append(record.getMessage()[:300])
-
-
-@contextmanager
-def collect_warnings() -> Iterator[list[str]]:
+def collect_warnings() -> AbstractContextManager[list[str]]:
     """Collect the warnings xhtml2pdf logs for this thread's render (refused resources…)."""
-    logger = logging.getLogger("xhtml2pdf")
-    collector = _WarningCollector()
-    logger.addHandler(collector)
-    try:
-        yield collector.messages
-    finally:
-        logger.removeHandler(collector)
+    return thread_warnings("xhtml2pdf")

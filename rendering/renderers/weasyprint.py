@@ -4,11 +4,8 @@ runs under a deadline; pages larger than the largest page size offered are refus
 
 from __future__ import annotations
 
-import logging
 import re
-import threading
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import weasyprint
@@ -27,6 +24,7 @@ from rendering.renderers.document import (
     html_document,
     running_content,
 )
+from rendering.thread_warnings import ThreadWarnings, thread_warnings
 
 NAME = "weasyprint"
 # A3 is the largest size offered; a named @page of a template may not go far beyond it
@@ -56,35 +54,17 @@ class _PolicyFetcher(URLFetcher):
 _AT_RULE = re.compile(r"<AtRule (@[\w-]+)[^>]*>")
 
 
-class _LogCollector(logging.Handler):
+class _LogCollector(ThreadWarnings):
     """WeasyPrint's warnings of this thread's render (ignored CSS…), without duplicates of
     the refusals the fetcher already recorded."""
 
-    def __init__(self) -> None:
-        super().__init__(level=logging.WARNING)
-        self.thread = threading.get_ident()
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        message = record.getMessage()
-        if record.thread != self.thread or "Failed to load" in message:
-            return
+    def kept(self, message: str) -> str | None:
+        if "Failed to load" in message:
+            return None
         message = _AT_RULE.sub(lambda m: m.group(1), public_message(message.splitlines()[0]))
         if "@frame" in message or "-pdf-" in message:
             message += " (xhtml2pdf's own CSS: the xhtml2pdf renderer reads it)"
-        if len(self.messages) < 50 and message not in self.messages:
-            self.messages.append(message[:300])
-
-
-@contextmanager
-def _collect_log() -> Iterator[list[str]]:
-    collector = _LogCollector()
-    logger = logging.getLogger("weasyprint")
-    logger.addHandler(collector)
-    try:
-        yield collector.messages
-    finally:
-        logger.removeHandler(collector)
+        return None if message in self.messages else message
 
 
 def _file_url(path: Path) -> str:
@@ -110,7 +90,7 @@ def laid_out(document: str, bounds: LayoutBounds) -> tuple[weasyprint.Document, 
     bounds.size_check(document)
     policy, max_render_seconds = bounds.policy, bounds.max_render_seconds
     warnings: list[str] = []
-    with _collect_log() as logged:
+    with thread_warnings("weasyprint", _LogCollector()) as logged:
         try:
             with deadline(max_render_seconds):
                 laid = weasyprint.HTML(
