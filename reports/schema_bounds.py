@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from referencing._core import Resolver
@@ -24,6 +25,7 @@ from referencing.jsonschema import DRAFT202012
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.limits import Limits
+from reports.json_walk import json_nodes
 from reports.schema_refs import REGISTRY
 
 # Keywords whose subschemas apply to the same data location as their parent.
@@ -51,16 +53,8 @@ class SchemaTooComplex(ApplicationError):
 
 
 def _count_nodes(schema: Any, limit: int) -> int:
-    count = 0
-    stack = [schema]
-    while stack and count <= limit:
-        item = stack.pop()
-        count += 1
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return count
+    """The schema's nodes, counted no further than one past `limit`."""
+    return sum(1 for _node in islice(json_nodes(schema), limit + 1))
 
 
 @dataclass

@@ -15,6 +15,8 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import SchemaRegistry
 
+from reports.json_walk import json_nodes
+
 REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
@@ -48,15 +50,10 @@ def non_local_ref(schema: Any) -> str | None:
     """The first reference in `schema` that does not start with '#', or None. Walks every
     object, so a `$ref` string inside `const` or `default` counts too (rare, and harmless
     to refuse: the refusal names it)."""
-    stack = [schema]
-    while stack:
-        item = stack.pop()
+    for item in json_nodes(schema):
         if isinstance(item, dict):
             for key in REF_KEYWORDS:
                 ref = item.get(key)
                 if isinstance(ref, str) and not ref.startswith("#"):
                     return ref
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
     return None

@@ -13,6 +13,7 @@ from referencing.exceptions import Unresolvable
 from rendering.error_codes import ErrorCode
 from rendering.errors import LimitExceeded, RenderError
 from rendering.limits import DEFAULT_LIMITS, Limits, size_text
+from reports.json_walk import json_nodes
 from reports.patterns import FORMAT_CHECKER, PatternUnsupported, SchemaValidator
 from reports.schema_bounds import SchemaTooComplex, schema_bounds_check
 from reports.schema_refs import non_local_ref, remote_ref_refused
@@ -87,16 +88,7 @@ _RE2_HINT = "patterns run on RE2 (no backreferences or lookaround)."
 
 
 def _has_key(value: Any, key: str) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if key in item:
-                return True
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
+    return any(isinstance(item, dict) and key in item for item in json_nodes(value))
 
 
 def data_validate(*, schema: dict[str, Any], data: Any, limits: Limits = DEFAULT_LIMITS) -> None:
