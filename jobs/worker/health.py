@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -23,6 +22,7 @@ from typing import Any
 
 from django.conf import settings
 
+from core.daemon_loop import DaemonLoop
 from core.health_report import read_json
 from jobs.readiness import CheckResult, run_checks
 from rendering.renderers.chromium_browser import running_chromium_service
@@ -104,28 +104,18 @@ def _ms(since: float) -> float:
     return round((time.monotonic() - since) * 1000, 1)
 
 
-class _Loop:
-    """A daemon thread that calls `step` every WORKER_HEALTH_SECONDS until stopped."""
+class _Loop(DaemonLoop):
+    """Calls `step` every WORKER_HEALTH_SECONDS until stopped; a step that fails is logged
+    and the next one runs."""
 
     def __init__(self, name: str, step: Callable[[], None]) -> None:
-        self._step = step
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def _run(self) -> None:
-        while True:
+        def logged_step() -> None:
             try:
-                self._step()
+                step()
             except Exception:
                 logger.exception("health step failed")
-            if self._stop.wait(settings.WORKER_HEALTH_SECONDS):
-                return
 
-    def stop(self) -> None:
-        self._stop.set()
+        super().__init__(name, logged_step, lambda: settings.WORKER_HEALTH_SECONDS)
 
 
 class ChildWatch(_Loop):

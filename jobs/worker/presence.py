@@ -7,7 +7,6 @@ hosts with one hostname are two members."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import redis
 from django.conf import settings
 
+from core.daemon_loop import DaemonLoop
 from core.redis import redis_client
 
 PRESENCE_KEY = "pdf:workers"  # member: hostname#instance, score: when its presence expires
@@ -93,7 +93,7 @@ def workers_alive_instances() -> frozenset[str] | None:
     return frozenset(member.decode().partition("#")[2] for member in members)
 
 
-class PresenceBeat:
+class PresenceBeat(DaemonLoop):
     """A daemon thread in the worker's main process that keeps its presence stamped."""
 
     def __init__(
@@ -102,23 +102,16 @@ class PresenceBeat:
         self.hostname = hostname
         self.instance = instance
         self.info = info  # read at every beat: pool children come and go
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="worker-presence", daemon=True)
+        super().__init__("worker-presence", self._stamp, lambda: settings.WORKER_PRESENCE_SECONDS)
 
-    def start(self) -> None:
-        self._thread.start()
-
-    def _run(self) -> None:
-        while True:
-            try:
-                presence_stamp(hostname=self.hostname, info=self.info(), instance=self.instance)
-            except redis.RedisError:
-                pass  # Redis is down; the worker is in trouble anyway, try again later
-            if self._stop.wait(settings.WORKER_PRESENCE_SECONDS):
-                return
+    def _stamp(self) -> None:
+        try:
+            presence_stamp(hostname=self.hostname, info=self.info(), instance=self.instance)
+        except redis.RedisError:
+            pass  # Redis is down; the worker is in trouble anyway, try again later
 
     def stop(self) -> None:
-        self._stop.set()
+        super().stop()
         self._thread.join(timeout=5)
         try:
             presence_leave(hostname=self.hostname, instance=self.instance)
