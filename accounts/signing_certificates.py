@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import uuid
 from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -14,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import SigningCertificate
+from core.uuids import uuid_or_none
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, NotFound, RenderError
 from rendering.postprocess.signing import pkcs12_inspect
@@ -89,10 +89,7 @@ def signing_certificate_revoke(*, workspace: Any, certificate_id: str, by: Any) 
     certificate.revoked; from then on a sign step naming it is refused (404) at submit,
     at template save and in the worker. Another workspace's is a 404 like a missing one.
     The caller authorized Action.CERTIFICATE_MANAGE on the workspace."""
-    try:
-        parsed = uuid.UUID(str(certificate_id))
-    except ValueError:
-        parsed = None
+    parsed = uuid_or_none(certificate_id)
     with transaction.atomic():
         found = (
             SigningCertificate.objects.select_for_update()
@@ -118,10 +115,7 @@ def signing_certificate_revoke(*, workspace: Any, certificate_id: str, by: Any) 
 def signing_certificate_get(*, workspace: Any, certificate_id: str) -> SigningCertificate:
     """The workspace's certificate, still valid; another workspace's is a 404 like a
     missing one (the caller authorized its action on `workspace`)."""
-    try:
-        parsed = uuid.UUID(str(certificate_id))
-    except ValueError:
-        parsed = None
+    parsed = uuid_or_none(certificate_id)
     found = (
         SigningCertificate.objects.filter(workspace=workspace, public_id=parsed).first()
         if parsed

@@ -10,16 +10,10 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from core.uuids import uuid_or_none
 from jobs.models import DeadLetter, JobStatus, PdfJob
 from rendering.error_codes import ErrorCode
 from rendering.errors import Gone, NotFound
-
-
-def _parse_uuid(value: str | uuid.UUID) -> uuid.UUID | None:
-    try:
-        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
-    except ValueError:
-        return None
 
 
 def job_list(
@@ -33,7 +27,7 @@ def job_list(
 
 def job_get(*, workspace: Any, job_id: str | uuid.UUID) -> PdfJob:
     """The workspace's job; another workspace's is indistinguishable from a missing one."""
-    parsed = _parse_uuid(job_id)
+    parsed = uuid_or_none(job_id)
     job = job_list(workspace=workspace).filter(job_id=parsed).first() if parsed else None
     if job is None:
         raise NotFound(f"No job {job_id} was found.")
@@ -43,7 +37,7 @@ def job_get(*, workspace: Any, job_id: str | uuid.UUID) -> PdfJob:
 def job_get_completed(*, job_id: str | uuid.UUID) -> PdfJob:
     """A completed job with a stored PDF, for its signed download link (no owner: the
     link is the credential); Gone (410) once retention deleted the PDF."""
-    parsed = _parse_uuid(job_id)
+    parsed = uuid_or_none(job_id)
     job = (
         PdfJob.objects.filter(job_id=parsed, status=JobStatus.COMPLETED).first() if parsed else None
     )

@@ -7,21 +7,15 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from core.uuids import uuid_or_none
 from jobs.models import JobStatus, PdfJob
 from rendering.error_codes import ErrorCode, retry_helps
 from rendering.errors import NotFound
 from runs.models import Run
 
 
-def _parsed(run_id: str | uuid.UUID) -> uuid.UUID | None:
-    try:
-        return run_id if isinstance(run_id, uuid.UUID) else uuid.UUID(str(run_id))
-    except ValueError:
-        return None
-
-
 def run_get(*, workspace: Any, run_id: str | uuid.UUID) -> Run:
-    parsed = _parsed(run_id)
+    parsed = uuid_or_none(run_id)
     run = (
         Run.objects.filter(workspace=workspace, run_id=parsed).select_related("template").first()
         if parsed
@@ -35,7 +29,7 @@ def run_get(*, workspace: Any, run_id: str | uuid.UUID) -> Run:
 def run_get_finished(*, run_id: str | uuid.UUID) -> Run:
     """A finished run with at least one PDF, for its signed download (the link is the
     credential, so no workspace)."""
-    parsed = _parsed(run_id)
+    parsed = uuid_or_none(run_id)
     run = Run.objects.filter(run_id=parsed).select_related("template").first() if parsed else None
     if run is None or not run.is_finished or not run.completed:
         raise NotFound(f"Run {run_id} has nothing to download yet.")

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from core.uuids import uuid_or_none
 from rendering.errors import NotFound
 from schedules.models import Schedule, ScheduleRun
 
@@ -17,10 +18,7 @@ def schedule_list(*, workspace: Any) -> QuerySet[Schedule]:
 
 def schedule_get(*, workspace: Any, schedule_id: str | uuid.UUID) -> Schedule:
     """The workspace's schedule; another workspace's is a 404 like a missing one."""
-    try:
-        parsed = uuid.UUID(str(schedule_id))
-    except ValueError:
-        parsed = None
+    parsed = uuid_or_none(schedule_id)
     found = (
         schedule_list(workspace=workspace).filter(schedule_id=parsed).first() if parsed else None
     )
