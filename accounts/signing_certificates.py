@@ -10,6 +10,7 @@ from typing import Any
 from cryptography.fernet import Fernet, InvalidToken
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import SigningCertificate
@@ -84,22 +85,27 @@ def signing_certificates_list(*, workspace: Any) -> list[SigningCertificate]:
     return list(SigningCertificate.objects.filter(workspace=workspace).order_by("-created_at"))
 
 
+def _workspace_certificate(
+    workspace: Any, certificate_id: str, rows: QuerySet[SigningCertificate]
+) -> SigningCertificate:
+    """The workspace's certificate among `rows`; another workspace's, or a malformed id,
+    is a 404 like a missing one."""
+    parsed = uuid_or_none(certificate_id)
+    found = rows.filter(workspace=workspace, public_id=parsed).first() if parsed else None
+    if found is None:
+        raise NotFound(f"No signing certificate {certificate_id} was found.")
+    return found
+
+
 def signing_certificate_revoke(*, workspace: Any, certificate_id: str, by: Any) -> None:
     """Delete the workspace's certificate with its sealed key and password, audited as
     certificate.revoked; from then on a sign step naming it is refused (404) at submit,
     at template save and in the worker. Another workspace's is a 404 like a missing one.
     The caller authorized Action.CERTIFICATE_MANAGE on the workspace."""
-    parsed = uuid_or_none(certificate_id)
     with transaction.atomic():
-        found = (
-            SigningCertificate.objects.select_for_update()
-            .filter(workspace=workspace, public_id=parsed)
-            .first()
-            if parsed
-            else None
+        found = _workspace_certificate(
+            workspace, certificate_id, SigningCertificate.objects.select_for_update()
         )
-        if found is None:
-            raise NotFound(f"No signing certificate {certificate_id} was found.")
         audit_record(
             workspace=workspace,
             actor=by,
@@ -115,14 +121,7 @@ def signing_certificate_revoke(*, workspace: Any, certificate_id: str, by: Any) 
 def signing_certificate_get(*, workspace: Any, certificate_id: str) -> SigningCertificate:
     """The workspace's certificate, still valid; another workspace's is a 404 like a
     missing one (the caller authorized its action on `workspace`)."""
-    parsed = uuid_or_none(certificate_id)
-    found = (
-        SigningCertificate.objects.filter(workspace=workspace, public_id=parsed).first()
-        if parsed
-        else None
-    )
-    if found is None:
-        raise NotFound(f"No signing certificate {certificate_id} was found.")
+    found = _workspace_certificate(workspace, certificate_id, SigningCertificate.objects.all())
     if found.not_after <= timezone.now():
         raise ApplicationError(
             f"The signing certificate {certificate_id} expired on {found.not_after:%Y-%m-%d}; "
