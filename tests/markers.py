@@ -30,9 +30,26 @@ HARNESS_GROUP = "harness"
 def pytest_collection_modifyitems(items: list[Any]) -> None:
     """First: pytest-xdist reads the groups in its own hook (and `-m` deselects) after."""
     for item in items:
+        multihost_placed(item)
         node_id_unique(item)
         marks_from_fixtures(item)
         node_id_grouped(item)
+
+
+MULTIHOST_DIR = "tests/multihost/"
+
+
+def multihost_placed(item: Any) -> None:
+    """`make test-multihost` collects only tests/multihost (collecting the whole suite to
+    select five tests cost its phase ~20 s): a multi-host test anywhere else would never
+    run, so it stops the collection instead."""
+    if item.get_closest_marker("multihost") is not None and not item.nodeid.startswith(
+        MULTIHOST_DIR
+    ):
+        raise pytest.UsageError(
+            f"{item.nodeid} is marked multihost but make test-multihost collects only "
+            f"{MULTIHOST_DIR}: move it there"
+        )
 
 
 def node_id_unique(item: Any) -> None:

@@ -31,3 +31,16 @@ def test_a_server_started_during_a_fast_test_is_named(tmp_path):
 def test_a_renderer_passed_as_a_module_marks_its_chromium_case(request, module):
     marked = request.node.get_closest_marker("process") is not None
     assert marked == (module == "b")
+
+
+def test_a_multihost_test_outside_its_directory_stops_the_collection():
+    class Item:
+        nodeid = "tests/e2e/test_x.py::test_y"
+
+        def get_closest_marker(self, name):
+            return object() if name == "multihost" else None
+
+    with pytest.raises(pytest.UsageError, match="collects only tests/multihost/"):
+        markers.multihost_placed(Item())
+    Item.nodeid = "tests/multihost/test_x.py::test_y"
+    markers.multihost_placed(Item())  # where make test-multihost finds it
