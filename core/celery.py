@@ -2,6 +2,11 @@
 
 from celery import Celery
 
+from core import redis_broker
+
+# A Redis broker's publishes reuse one client per channel (core/redis_broker.py).
+redis_broker.install()
+
 # Which apps' tasks it runs, and how it logs, are wiring: config/celery_app.py.
 app = Celery("pdfreports")
 app.config_from_object("django.conf:settings", namespace="CELERY")
