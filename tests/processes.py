@@ -57,16 +57,23 @@ def tail(path: Path, lines: int = 60) -> str:
     return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
 
+# Where each process start() made began in its log: what it writes is after that.
+_log_starts: dict[int, int] = {}
+
+
 def start(args: list[str], *, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     """Start a process in its own session, so it and its children can be killed together."""
-    return subprocess.Popen(
+    output = log.open("ab")
+    proc = subprocess.Popen(
         [sys.executable, *args],
         cwd=BASE_DIR,
         env=env,
-        stdout=log.open("ab"),
+        stdout=output,
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    _log_starts[proc.pid] = output.tell()
+    return proc
 
 
 def web_args(port: int) -> list[str]:
@@ -93,12 +100,24 @@ def wait_for_worker(
     app: Celery, name: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 60
 ) -> None:
     deadline = time.monotonic() + timeout
+    node = name if "@" in name else f"{name}@{socket.gethostname()}"
+    # A ping sent before the worker consumes is never answered and waits out its whole
+    # timeout (2 s), so for a worker start() made, its own "ready." line in its log (text
+    # or JSON) comes first, for half the time at most. One started otherwise is pinged from
+    # the start.
+    logged_from = _log_starts.pop(proc.pid, None)
+    read_until = time.monotonic() + timeout / 2
+    while logged_from is not None and time.monotonic() < read_until:
+        if f"{node} ready." in _read_from(log, logged_from):
+            break
+        if proc.poll() is not None:
+            raise RuntimeError(f"worker {name} exited:\n{tail(log)}")
+        time.sleep(0.05)
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"worker {name} exited:\n{tail(log)}")
         # Asked by name, a reply ends the wait at once; RabbitMQ can take over 0.5 s to
         # carry one, so the timeout is generous.
-        node = name if "@" in name else f"{name}@{socket.gethostname()}"
         try:
             replies = app.control.ping(destination=[node], limit=1, timeout=2)
         except (ConnectionError, OSError, redis.exceptions.ConnectionError):
@@ -109,6 +128,15 @@ def wait_for_worker(
         if any(name in host for reply in replies for host in reply):
             return
     raise RuntimeError(f"worker {name} did not start:\n{tail(log)}")
+
+
+def _read_from(log: Path, offset: int) -> str:
+    try:
+        with log.open("rb") as lines:
+            lines.seek(offset)
+            return lines.read().decode(errors="replace")
+    except FileNotFoundError:
+        return ""
 
 
 def stop(proc: subprocess.Popen[bytes], *, sig: int = signal.SIGTERM, timeout: float = 20) -> None:
