@@ -4,7 +4,7 @@ the service's links point back through the proxy)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -23,7 +23,10 @@ class Proxy:
 
 
 @contextmanager
-def sse_blocking_proxy(upstream: str) -> Iterator[Proxy]:
+def sse_blocking_proxy(
+    upstream: str, on_blocked: Callable[[], None] = lambda: None
+) -> Iterator[Proxy]:
+    """`on_blocked` runs after each refused stream is answered."""
     proxy = Proxy()
     http = httpx.Client(base_url=upstream, timeout=60)
 
@@ -50,6 +53,8 @@ def sse_blocking_proxy(upstream: str) -> Iterator[Proxy]:
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+            if status == 403:
+                on_blocked()
 
         do_GET = do_POST = do_PATCH = _forward
 

@@ -104,8 +104,12 @@ def test_a_failed_job_raises_with_its_error(live_stack, integrator):
 
 def test_polls_when_a_proxy_blocks_server_sent_events(live_stack, integrator, tmp_path):
     updates: list[JobState] = []
+    # The job waits in its queue until the client has met the refused stream: an idle
+    # worker can otherwise finish it before wait() looks, and wait() then has nothing to
+    # follow.
     with (
-        sse_blocking_proxy(live_stack.base_url) as proxy,
+        held_queue(live_stack) as release,
+        sse_blocking_proxy(live_stack.base_url, on_blocked=release) as proxy,
         Client(proxy.url, integrator[1]) as client,
     ):
         job = client.submit(html_template=INVOICE, data=DATA)
