@@ -54,7 +54,7 @@ test-side-by-side: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup -m "not (container or multihost)"
 
 ## test-multihost: make test's second part, the multi-host tests alone (only their directory
-## is collected: tests/multihost holds every one, tests/config/test_markers_placed.py checks)
+## is collected: a test marked multihost elsewhere stops the collection, tests/markers.py)
 test-multihost: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -m multihost tests/multihost
 

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -57,8 +58,9 @@ def tail(path: Path, lines: int = 60) -> str:
     return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
 
-# Where each process start() made began in its log: what it writes is after that.
-_log_starts: dict[int, int] = {}
+# Where each process start() made began in its log: what it writes is after that. Kept by
+# the process object, not its pid, which a later process may reuse.
+_log_starts: weakref.WeakKeyDictionary[subprocess.Popen[bytes], int] = weakref.WeakKeyDictionary()
 
 
 def start(args: list[str], *, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -72,7 +74,7 @@ def start(args: list[str], *, env: dict[str, str], log: Path) -> subprocess.Pope
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    _log_starts[proc.pid] = output.tell()
+    _log_starts[proc] = output.tell()
     return proc
 
 
@@ -105,7 +107,7 @@ def wait_for_worker(
     # timeout (2 s), so for a worker start() made, its own "ready." line in its log (text
     # or JSON) comes first, for half the time at most. One started otherwise is pinged from
     # the start.
-    logged_from = _log_starts.pop(proc.pid, None)
+    logged_from = _log_starts.pop(proc, None)
     read_until = time.monotonic() + timeout / 2
     while logged_from is not None and time.monotonic() < read_until:
         if f"{node} ready." in _read_from(log, logged_from):
