@@ -69,6 +69,15 @@ def form_flag(field: str, raw: str) -> bool:
     return raw.strip().lower() in ("true", "1")
 
 
+def form_refused_check(fields: Mapping[str, str], refused: Mapping[str, tuple[str, ...]]) -> None:
+    """InvalidInput for the first field of `refused` (name -> the values it may have) sent
+    with another value: a Gotenberg option the adapter cannot honour is refused, not ignored."""
+    for name, defaults in refused.items():
+        value = (fields.get(name) or "").strip()
+        if value and value not in defaults:
+            raise InvalidInput(f"{name}={value} is not supported by this Gotenberg adapter.")
+
+
 def _paper(fields: Mapping[str, str]) -> tuple[str, bool]:
     """(page_size, turned): the named size the width and height are (either way round)."""
     width = _inches("paperWidth", fields.get("paperWidth") or "8.5")
@@ -168,10 +177,7 @@ def metadata_options(raw: str) -> dict[str, str]:
 def form_options(fields: Mapping[str, str]) -> tuple[dict[str, Any], str | None]:
     """(our options, the renderer when the form needs another than Chromium) from the
     form's fields; InvalidInput naming a field we refuse."""
-    for name, defaults in _REFUSED_UNLESS.items():
-        value = (fields.get(name) or "").strip()
-        if value and value not in defaults:
-            raise InvalidInput(f"{name}={value} is not supported by this Gotenberg adapter.")
+    form_refused_check(fields, _REFUSED_UNLESS)
     page_size, turned = _paper(fields)
     landscape = form_flag("landscape", fields.get("landscape") or "false")
     options: dict[str, Any] = {

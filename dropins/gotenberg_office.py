@@ -22,7 +22,7 @@ from dropins.gotenberg import (
     webhook_fields,
 )
 from dropins.gotenberg_download import downloads
-from dropins.gotenberg_form import form_flag, metadata_options
+from dropins.gotenberg_form import form_flag, form_refused_check, metadata_options
 from dropins.gotenberg_pdfengines import files_answer, idempotency_key, jobs_headers, part_key
 from dropins.gotenberg_route import WEBHOOK_ANSWER, GotenbergApi, gotenberg_form, gotenberg_schema
 from rendering.errors import InvalidInput
@@ -43,10 +43,7 @@ _REFUSED_UNLESS = {
 
 def office_form_options(fields: Mapping[str, str]) -> dict[str, Any]:
     """Our options from the route's form fields; InvalidInput naming one we refuse."""
-    for name, defaults in _REFUSED_UNLESS.items():
-        value = (fields.get(name) or "").strip()
-        if value and value not in defaults:
-            raise InvalidInput(f"{name}={value} is not supported by this Gotenberg adapter.")
+    form_refused_check(fields, _REFUSED_UNLESS)
     options: dict[str, Any] = {}
     if form_flag("landscape", fields.get("landscape") or "false"):
         options["orientation"] = "landscape"
