@@ -20,7 +20,6 @@ import httpx
 from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
-from standardwebhooks.webhooks import Webhook
 
 from accounts.services import webhook_signing_secrets
 from accounts.tenancy import tenant_of_job
@@ -30,8 +29,9 @@ from jobs.links import with_links
 from jobs.live.events import job_event_payload
 from jobs.metrics import WEBHOOK_DELIVERIES
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
+from jobs.outgoing_webhooks import callback_post, signed_headers
 from jobs.result_webhook import result_webhook_of, result_webhook_request, result_webhook_target
-from jobs.webhook_transport import WebhookRefused, resolve_checked, webhook_post
+from jobs.webhook_transport import WebhookRefused, resolve_checked
 
 logger = logging.getLogger(__name__)
 
@@ -118,18 +118,6 @@ def _delivery_for(job: PdfJob) -> WebhookDelivery:
     return delivery
 
 
-def webhook_headers(delivery: WebhookDelivery, *, secrets: list[str]) -> dict[str, str]:
-    """Standard Webhooks headers: webhook-id (the same on every retry), webhook-timestamp
-    (this attempt) and webhook-signature, one `v1,<HMAC-SHA256>` per signing secret."""
-    now = timezone.now().replace(microsecond=0)
-    message_id = delivery.message_id
-    headers = {"webhook-id": message_id, "webhook-timestamp": str(int(now.timestamp()))}
-    if secrets:
-        signatures = [Webhook(secret).sign(message_id, now, delivery.payload) for secret in secrets]
-        headers["webhook-signature"] = " ".join(signatures)
-    return headers
-
-
 def callback_deliver(*, job_id: UUID | str) -> bool:
     """POST the job's final event, signed. True once delivered (or nothing to deliver);
     raises CallbackError for a retry while attempts remain, else records the error."""
@@ -191,7 +179,7 @@ def webhook_attempt(delivery: WebhookDelivery, *, job: PdfJob) -> str | None:
         "Content-Type": "application/json",
         "Idempotency-Key": f"{job.job_id}:{job.status}",
         "User-Agent": "pdf-report-service/1",
-        **webhook_headers(delivery, secrets=secrets),
+        **signed_headers(message_id=delivery.message_id, body=delivery.payload, secrets=secrets),
     }
     if problem is None and (result := result_webhook_of(job)) is not None:
         # The signature covers the JSON event only; a Gotenberg receiver gets the PDF.
@@ -206,16 +194,7 @@ def webhook_attempt(delivery: WebhookDelivery, *, job: PdfJob) -> str | None:
         try:
             # Connects to the address it checked, without proxies, reading at most
             # CALLBACK_MAX_RESPONSE_BYTES within one deadline for the whole exchange.
-            response = webhook_post(
-                delivery.url,
-                method=method,
-                content=content,
-                headers=headers,
-                deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
-                connect_seconds=settings.CALLBACK_CONNECT_TIMEOUT_SECONDS,
-                max_bytes=settings.CALLBACK_MAX_RESPONSE_BYTES,
-                allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
-            )
+            response = callback_post(delivery.url, method=method, content=content, headers=headers)
             status_code = response.status_code
             problem = None if 200 <= status_code < 300 else f"HTTP {status_code}"
         except WebhookRefused as exc:

@@ -21,13 +21,13 @@ from django.core.files.storage import storages
 from django.core.mail import EmailMessage
 from django.db import transaction
 from django.utils import timezone
-from standardwebhooks.webhooks import Webhook
 
 from accounts.services import webhook_signing_secrets
 from jobs.callbacks import callback_url_check
 from jobs.links import pdf_path
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
-from jobs.webhook_transport import WebhookRefused, webhook_post
+from jobs.outgoing_webhooks import callback_post, signed_headers
+from jobs.webhook_transport import WebhookRefused
 from schedules.cron import zone_parse
 from schedules.mail_limits import (
     ScheduleMailThrottled,
@@ -120,27 +120,13 @@ def _webhook(schedule: Schedule, run: ScheduleRun, job: PdfJob, url: str, index:
     body = webhook_body(schedule, run, job)
     # The same id on every retry of this delivery, so receivers can drop duplicates.
     message_id = f"msg_{run.run_id.hex}_{index}"
-    now = timezone.now().replace(microsecond=0)
     secrets = webhook_signing_secrets(key=schedule.api_key) if schedule.api_key else []
     headers = {
         "Content-Type": "application/json",
         "User-Agent": "pdf-report-service/1",
-        "webhook-id": message_id,
-        "webhook-timestamp": str(int(now.timestamp())),
+        **signed_headers(message_id=message_id, body=body, secrets=secrets),
     }
-    if secrets:
-        headers["webhook-signature"] = " ".join(
-            Webhook(secret).sign(message_id, now, body) for secret in secrets
-        )
-    response = webhook_post(
-        url,
-        content=body.encode(),
-        headers=headers,
-        deadline_seconds=settings.CALLBACK_TIMEOUT_SECONDS,
-        connect_seconds=settings.CALLBACK_CONNECT_TIMEOUT_SECONDS,
-        max_bytes=settings.CALLBACK_MAX_RESPONSE_BYTES,
-        allow_private=settings.CALLBACK_ALLOW_PRIVATE_NETWORKS,
-    )
+    response = callback_post(url, content=body.encode(), headers=headers)
     if not 200 <= response.status_code < 300:
         raise WebhookRefused(f"HTTP {response.status_code}")
 
