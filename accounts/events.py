@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from core.stream_close import streams_close_announce
 
 logger = logging.getLogger(__name__)
 KEY_REVOKED_TYPE = "key.revoked"
@@ -19,10 +18,6 @@ def key_group(prefix: str) -> str:
 def key_revoked_publish(prefix: str) -> None:
     """Tell the streams a key opened to close. Best effort: a stream that misses it still
     ends, as every stream re-checks its key on each heartbeat tick."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(key_group(prefix), {"type": KEY_REVOKED_TYPE})
-    except Exception:
-        logger.warning("could not announce the revocation of key %s", prefix, exc_info=True)
+    streams_close_announce(
+        key_group(prefix), KEY_REVOKED_TYPE, what=f"the revocation of key {prefix}", log=logger
+    )

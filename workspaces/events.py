@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from core.stream_close import streams_close_announce
 
 logger = logging.getLogger(__name__)
 MEMBER_REMOVED_TYPE = "member.removed"
@@ -19,17 +18,9 @@ def member_group(user_id: int, workspace_id: int) -> str:
 def member_removed_publish(user_id: int, workspace_id: int) -> None:
     """Tell those streams to close. Best effort: a stream that misses it still ends, as
     every session stream re-checks the membership on each heartbeat tick."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(
-            member_group(user_id, workspace_id), {"type": MEMBER_REMOVED_TYPE}
-        )
-    except Exception:
-        logger.warning(
-            "could not announce the removal of user %s from workspace %s",
-            user_id,
-            workspace_id,
-            exc_info=True,
-        )
+    streams_close_announce(
+        member_group(user_id, workspace_id),
+        MEMBER_REMOVED_TYPE,
+        what=f"the removal of user {user_id} from workspace {workspace_id}",
+        log=logger,
+    )
