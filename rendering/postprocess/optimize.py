@@ -32,17 +32,27 @@ def _images(pdf: pikepdf.Pdf) -> list[pikepdf.Object]:
     return found
 
 
-def _used_images(pdf: pikepdf.Pdf) -> list[pikepdf.Object]:
-    """The images the pages (and their forms) show, each once."""
-    seen: dict[tuple[int, int], pikepdf.Object] = {}
+def _xobject_dicts(pdf: pikepdf.Pdf) -> list[pikepdf.Object]:
+    """The /XObject dictionaries the pages name an image by: each page's own and those
+    of the forms it draws (one level down, as `_form_xobjects` finds them)."""
+    found: list[pikepdf.Object] = []
     for page in pdf.pages:
         holders = [page.obj.get("/Resources")]
         holders += [x.get("/Resources") for x in _form_xobjects(page.obj.get("/Resources"))]
         for resources in holders:
             xobjects = resources.get("/XObject") if resources is not None else None
-            for image in xobjects.values() if xobjects is not None else []:
-                if image.get("/Subtype") == "/Image":
-                    seen.setdefault(image.objgen, image)
+            if xobjects is not None:
+                found.append(xobjects)
+    return found
+
+
+def _used_images(pdf: pikepdf.Pdf) -> list[pikepdf.Object]:
+    """The images the pages (and their forms) show, each once."""
+    seen: dict[tuple[int, int], pikepdf.Object] = {}
+    for xobjects in _xobject_dicts(pdf):
+        for image in xobjects.values():
+            if image.get("/Subtype") == "/Image":
+                seen.setdefault(image.objgen, image)
     return list(seen.values())
 
 
@@ -50,21 +60,15 @@ def _dedupe(pdf: pikepdf.Pdf) -> int:
     """Point every use of an identical image at one stream; the number made redundant."""
     first: dict[str, pikepdf.Object] = {}
     replaced = 0
-    for page in pdf.pages:
-        holders = [page.obj.get("/Resources")]
-        holders += [x.get("/Resources") for x in _form_xobjects(page.obj.get("/Resources"))]
-        for resources in holders:
-            xobjects = resources.get("/XObject") if resources is not None else None
-            if xobjects is None:
+    for xobjects in _xobject_dicts(pdf):
+        for name in list(xobjects.keys()):
+            image = xobjects[name]
+            if image.get("/Subtype") != "/Image":
                 continue
-            for name in list(xobjects.keys()):
-                image = xobjects[name]
-                if image.get("/Subtype") != "/Image":
-                    continue
-                kept = first.setdefault(_image_key(image), image)
-                if kept.objgen != image.objgen:
-                    xobjects[name] = kept
-                    replaced += 1
+            kept = first.setdefault(_image_key(image), image)
+            if kept.objgen != image.objgen:
+                xobjects[name] = kept
+                replaced += 1
     return replaced
 
 
