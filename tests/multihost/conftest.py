@@ -38,8 +38,12 @@ from tests.processes import (
 )
 from tests.s3server import S3Server
 
-PREFIX = "pdfm-"  # every namespace and interface this harness makes starts with it
-HOSTS = {"web": 1, "w1": 2, "w2": 3}  # host -> its /30 subnet 10.231.<n>.0
+# `make test-multihost` runs two tests at a time (pytest -n 2): each test process makes
+# hosts of its own, with its own names and subnets, and removes only its own.
+_PROCESS = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+PREFIX = f"pdfm{_PROCESS}-"  # every namespace and interface this harness makes starts with it
+# host -> its /30 subnet 10.231.<n>.0
+HOSTS = {host: n + 3 * _PROCESS for host, n in {"web": 1, "w1": 2, "w2": 3}.items()}
 
 
 def _ip(*args: str) -> None:
