@@ -63,6 +63,9 @@ def worker_args(
     return celery_args(
         "worker",
         "--loglevel=info",
+        # Mingle asks the other workers for their revoked task ids and waits a second for
+        # answers at every start; nothing here revokes tasks (a cancel is the job's row).
+        "--without-mingle",
         f"--queues={queues}",
         f"--concurrency={concurrency}",
         *([f"--pool={pool}"] if pool else []),

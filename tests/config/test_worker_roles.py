@@ -37,3 +37,17 @@ def test_every_routed_queue_has_a_procfile_role_and_a_devstack_process(tmp_path)
     in_devstack = set().union(*(_queues_of(" ".join(cmd)) for cmd in processes.values()))
     assert routed <= in_devstack, routed - in_devstack
     assert "mail" in processes
+
+
+def test_no_worker_waits_for_mingle_at_its_start(tmp_path):
+    """Mingle waits a second at every worker start for other workers' revoked task ids;
+    nothing revokes Celery tasks here (a cancel is the job's row), so no worker mingles."""
+    procfile = dict(
+        line.split(":", 1) for line in (ROOT / "Procfile").read_text().splitlines() if line
+    )
+    workers = [command for command in procfile.values() if " worker " in command]
+    workers += [
+        " ".join(cmd) for cmd in devstack._processes(tmp_path).values() if "worker" in cmd
+    ]
+    assert len(workers) == 8
+    assert all("--without-mingle" in command for command in workers), workers
