@@ -46,8 +46,6 @@ def test_no_worker_waits_for_mingle_at_its_start(tmp_path):
         line.split(":", 1) for line in (ROOT / "Procfile").read_text().splitlines() if line
     )
     workers = [command for command in procfile.values() if " worker " in command]
-    workers += [
-        " ".join(cmd) for cmd in devstack._processes(tmp_path).values() if "worker" in cmd
-    ]
+    workers += [" ".join(cmd) for cmd in devstack._processes(tmp_path).values() if "worker" in cmd]
     assert len(workers) == 8
     assert all("--without-mingle" in command for command in workers), workers
