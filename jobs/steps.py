@@ -6,7 +6,7 @@ connects to it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -34,10 +34,12 @@ from rendering.postprocess.steps import (
     sign_certificate_ids,
     timestamp_urls,
 )
-from rendering.postprocess.timestamps import CheckedTimeStamper, timestamp_failed
 from rendering.renderers.base import RenderedPdf
 from reports.limits import limits_from_settings
 from workspaces.permissions import Action, PermissionDenied, can, role_in, roles_allowed
+
+if TYPE_CHECKING:
+    from rendering.postprocess.timestamps import CheckedTimeStamper
 
 # Steps that attest or protect a template's PDF: a submit never drops or replaces them.
 TEMPLATE_LOCKED_STEPS = ("sign", "encrypt", "stamp")
@@ -103,6 +105,9 @@ def _timestampers(steps: list[dict[str, Any]]) -> dict[str, CheckedTimeStamper]:
     """A timestamper per timestamp_url, pinned to the address its host resolves to now,
     once every address it resolves to passed the outbound rules (a refused one is
     permanent, as for webhooks: a retry would meet the same address)."""
+    # Imported when a job signs with a timestamp: pyHanko costs every process start ~0.4 s.
+    from rendering.postprocess.timestamps import CheckedTimeStamper, timestamp_failed
+
     allow = settings.PDF_TIMESTAMP_ALLOW_PRIVATE_NETWORKS
     found = {}
     for _, url in timestamp_urls(steps):

@@ -1,0 +1,31 @@
+"""The libraries a job renders, fills and signs with, imported on purpose.
+
+The modules that use them import them inside their functions, so a process that never
+renders (the web, beat, a management command) does not pay for them at start. A worker's
+main process calls `libraries_import` before its pool forks (jobs.worker.signals): every
+child inherits them instead of spending its first job on the imports.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+# What a job imports on its way (module paths, not names: each is imported whole).
+LIBRARIES: tuple[str, ...] = (
+    # The sign step (rendering.postprocess.signing, .timestamps).
+    "cryptography.hazmat.primitives.serialization.pkcs12",
+    "pyhanko.pdf_utils.incremental_writer",
+    "pyhanko.pdf_utils.reader",
+    "pyhanko.sign.fields",
+    "pyhanko.sign.signers",
+    "pyhanko.sign.timestamps",
+    "pyhanko.sign.validation",
+    "pyhanko.stamp",
+    "pyhanko_certvalidator",
+    "rendering.postprocess.timestamps",
+)
+
+
+def libraries_import() -> None:
+    for name in LIBRARIES:
+        importlib.import_module(name)
