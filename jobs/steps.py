@@ -24,10 +24,7 @@ from jobs.selectors import job_get
 from jobs.webhook_transport import WebhookRefused, resolve_checked
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
-from rendering.postprocess.checks import checks_as_json, checks_run
 from rendering.postprocess.document_options import DocumentOptions
-from rendering.postprocess.finish import ComplianceFailed
-from rendering.postprocess.pdf_steps import steps_apply
 from rendering.postprocess.steps import (
     merge_job_ids,
     parse_steps,
@@ -157,6 +154,13 @@ def job_steps_apply(
     """The rendered PDF after the job's steps (each shown as a stage `step_<type>`), its
     compliance extended with a check per step; a profile's checks run again on the
     result, so a step that breaks the profile fails the job."""
+    # The worker's side, imported here: the steps' PDF libraries (pikepdf, pypdf,
+    # ReportLab, Pillow, pyHanko) are not needed by the web or beat that import this module
+    # for the submit checks. A worker imports them before its pool forks (rendering.preload).
+    from rendering.postprocess.checks import checks_as_json, checks_run
+    from rendering.postprocess.finish import ComplianceFailed
+    from rendering.postprocess.pdf_steps import steps_apply
+
     if not job.steps:
         return rendered
     steps = steps_unseal(job.steps)

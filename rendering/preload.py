@@ -12,6 +12,18 @@ import importlib
 
 # What a job imports on its way (module paths, not names: each is imported whole).
 LIBRARIES: tuple[str, ...] = (
+    # The default renderer: xhtml2pdf, ReportLab, html5lib, pypdf (rendering.renderers).
+    "rendering.renderers.xhtml2pdf",
+    # A job's post-render steps and checks: pikepdf, pypdf, ReportLab, Pillow (jobs.steps).
+    "rendering.postprocess.checks",
+    "rendering.postprocess.finish",
+    "rendering.postprocess.pdf_steps",
+    # PDF forms (rendering.forms) and e-invoices (rendering.postprocess.einvoice).
+    "facturx",
+    "pikepdf",
+    "pypdf",
+    "pypdf.errors",
+    "pypdf.generic",
     # The sign step (rendering.postprocess.signing, .timestamps).
     "cryptography.hazmat.primitives.serialization.pkcs12",
     "pyhanko.pdf_utils.incremental_writer",
