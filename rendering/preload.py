@@ -24,6 +24,8 @@ LIBRARIES: tuple[str, ...] = (
     "pypdf",
     "pypdf.errors",
     "pypdf.generic",
+    # The Chromium renderer's driver (rendering.renderers.chromium_browser).
+    "playwright.async_api",
     # The sign step (rendering.postprocess.signing, .timestamps).
     "cryptography.hazmat.primitives.serialization.pkcs12",
     "pyhanko.pdf_utils.incremental_writer",
