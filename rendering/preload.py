@@ -22,6 +22,7 @@ LIBRARIES: tuple[str, ...] = (
     "facturx",
     "pikepdf",
     "pypdf",
+    "pypdf.annotations",
     "pypdf.errors",
     "pypdf.generic",
     # The Chromium renderer's driver (rendering.renderers.chromium_browser).
