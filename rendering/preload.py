@@ -25,6 +25,13 @@ LIBRARIES: tuple[str, ...] = (
     "pypdf.annotations",
     "pypdf.errors",
     "pypdf.generic",
+    # Template engines: python-liquid, and python-docx and docxtpl for Word templates.
+    "rendering.engines.liquid",
+    "docx.image.exceptions",
+    "docx.image.image",
+    "docx.opc.exceptions",
+    "docx.shared",
+    "docxtpl",
     # The Chromium renderer's driver (rendering.renderers.chromium_browser).
     "playwright.async_api",
     # The sign step (rendering.postprocess.signing, .timestamps).

@@ -27,6 +27,8 @@ RENDER_LIBRARIES = (
     "pyhanko.sign.signers",
     "pyhanko_certvalidator",
     "playwright.async_api",
+    "liquid",
+    "docxtpl",
 )
 
 
