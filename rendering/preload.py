@@ -25,6 +25,8 @@ LIBRARIES: tuple[str, ...] = (
     "pypdf.annotations",
     "pypdf.errors",
     "pypdf.generic",
+    # Thumbnails and previews' page images (rendering.raster).
+    "pypdfium2",
     # Template engines: python-liquid, and python-docx and docxtpl for Word templates.
     "rendering.engines.liquid",
     "docx.image.exceptions",

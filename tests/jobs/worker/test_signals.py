@@ -29,6 +29,7 @@ RENDER_LIBRARIES = (
     "playwright.async_api",
     "liquid",
     "docxtpl",
+    "pypdfium2",
 )
 
 
@@ -49,7 +50,8 @@ def test_the_libraries_a_job_renders_with_are_imported_before_the_fork(monkeypat
 @pytest.mark.process  # a Python of its own: this one imported all of them long ago
 def test_the_web_starts_without_the_render_libraries_and_a_worker_imports_them():
     code = (
-        "import json, sys; import config.asgi; from rendering.preload import libraries_import; "
+        "import json, sys; import config.asgi, config.urls; "
+        "from rendering.preload import libraries_import; "
         f"names = {list(RENDER_LIBRARIES)!r}; "
         "before = [n for n in names if n in sys.modules]; libraries_import(); "
         "print(json.dumps([before, [n for n in names if n not in sys.modules]]))"
