@@ -6,7 +6,7 @@ connects to it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -24,20 +24,19 @@ from jobs.selectors import job_get
 from jobs.webhook_transport import WebhookRefused, resolve_checked
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
-from rendering.postprocess.checks import checks_as_json, checks_run
 from rendering.postprocess.document_options import DocumentOptions
-from rendering.postprocess.finish import ComplianceFailed
-from rendering.postprocess.pdf_steps import steps_apply
 from rendering.postprocess.steps import (
     merge_job_ids,
     parse_steps,
     sign_certificate_ids,
     timestamp_urls,
 )
-from rendering.postprocess.timestamps import CheckedTimeStamper, timestamp_failed
 from rendering.renderers.base import RenderedPdf
 from reports.limits import limits_from_settings
 from workspaces.permissions import Action, PermissionDenied, can, role_in, roles_allowed
+
+if TYPE_CHECKING:
+    from rendering.postprocess.timestamps import CheckedTimeStamper
 
 # Steps that attest or protect a template's PDF: a submit never drops or replaces them.
 TEMPLATE_LOCKED_STEPS = ("sign", "encrypt", "stamp")
@@ -103,6 +102,9 @@ def _timestampers(steps: list[dict[str, Any]]) -> dict[str, CheckedTimeStamper]:
     """A timestamper per timestamp_url, pinned to the address its host resolves to now,
     once every address it resolves to passed the outbound rules (a refused one is
     permanent, as for webhooks: a retry would meet the same address)."""
+    # Imported when a job signs with a timestamp: pyHanko costs every process start ~0.4 s.
+    from rendering.postprocess.timestamps import CheckedTimeStamper, timestamp_failed
+
     allow = settings.PDF_TIMESTAMP_ALLOW_PRIVATE_NETWORKS
     found = {}
     for _, url in timestamp_urls(steps):
@@ -152,6 +154,13 @@ def job_steps_apply(
     """The rendered PDF after the job's steps (each shown as a stage `step_<type>`), its
     compliance extended with a check per step; a profile's checks run again on the
     result, so a step that breaks the profile fails the job."""
+    # The worker's side, imported here: the steps' PDF libraries (pikepdf, pypdf,
+    # ReportLab, Pillow, pyHanko) are not needed by the web or beat that import this module
+    # for the submit checks. A worker imports them before its pool forks (rendering.preload).
+    from rendering.postprocess.checks import checks_as_json, checks_run
+    from rendering.postprocess.finish import ComplianceFailed
+    from rendering.postprocess.pdf_steps import steps_apply
+
     if not job.steps:
         return rendered
     steps = steps_unseal(job.steps)

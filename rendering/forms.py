@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import Any
-
-import pikepdf
-from pypdf import PdfReader, PdfWriter
-from pypdf.errors import PdfReadError
-from pypdf.generic import NameObject
+from typing import TYPE_CHECKING, Any
 
 from rendering.errors import InvalidInput, TemplateSyntaxError
 from rendering.file_sources import file_content, file_source
 from rendering.limits import DEFAULT_LIMITS, Limits
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
+
+# pypdf and pikepdf are imported by the functions that read or fill a form: the engine
+# registry imports this module in every process, and they cost each start ~0.1 s. A
+# worker imports them before its pool forks (rendering.preload).
 
 FORM_ENGINE = "pdf-form"
 _MIME = "application/pdf"
@@ -61,6 +63,9 @@ def form_pdf(source: str) -> bytes:
 
 
 def _reader(pdf: bytes) -> PdfReader:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
     try:
         return PdfReader(io.BytesIO(pdf), strict=False)
     except (PdfReadError, ValueError, KeyError, TypeError) as exc:
@@ -164,6 +169,8 @@ def _values(fields: list[FormField], data: dict[str, Any]) -> dict[str, str]:
 def _flattened(pdf: bytes) -> bytes:
     """The fields' values drawn into the pages and the form dropped (QPDF, through pikepdf:
     pypdf's own flattening draws one radio button of a group and loses the rest)."""
+    import pikepdf
+
     with pikepdf.open(io.BytesIO(pdf)) as document:
         document.generate_appearance_streams()
         document.flatten_annotations("all")
@@ -182,6 +189,9 @@ def form_fill(
 ) -> FilledForm:
     """The form with its fields set from `data` (by field name), flattened on request, with
     the document's title, author and subject when given."""
+    from pypdf import PdfWriter
+    from pypdf.generic import NameObject
+
     reader = _reader(pdf)  # parsed once: for its fields, then cloned to fill
     values = _values(_fields_of(reader), data)
     writer = PdfWriter(clone_from=reader)

@@ -6,22 +6,17 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from pypdf import PageObject, PdfReader, PdfWriter
-from pypdf.annotations import Link
-from pypdf.generic import (
-    ArrayObject,
-    DecodedStreamObject,
-    DictionaryObject,
-    Fit,
-    FloatObject,
-    NameObject,
-    NullObject,
-    NumberObject,
-)
+from typing import TYPE_CHECKING, Any
 
 from rendering.chunking import TOC_LINK_MARKER, TocEntry
+
+if TYPE_CHECKING:
+    from pypdf import PageObject, PdfReader, PdfWriter
+    from pypdf.generic import ArrayObject
+
+# pypdf is imported by the functions that merge: the renderers' registry imports this
+# module (ChunkPdf) in every process, and pypdf costs each start ~0.1 s. A worker imports
+# it before its pool forks (rendering.preload).
 
 
 @dataclass(frozen=True)
@@ -63,6 +58,8 @@ class ChunkPdf:
 
 def _outline_tops(reader: PdfReader) -> list[tuple[int, float | None]]:
     """(page index, top) of each bookmark, in document order."""
+    from pypdf.generic import NullObject
+
     found: list[tuple[int, float | None]] = []
 
     def walk(items: list[Any]) -> None:
@@ -82,6 +79,8 @@ def _outline_tops(reader: PdfReader) -> list[tuple[int, float | None]]:
 
 def _fix_toc_links(writer: PdfWriter, pages: range, targets: list[ArrayObject | None]) -> None:
     """Point the seeded table of contents' placeholder links at their headings."""
+    from pypdf.generic import ArrayObject, NameObject
+
     for index in pages:
         for annot in writer.pages[index].get("/Annots") or []:
             annot = annot.get_object()
@@ -103,6 +102,8 @@ def _fix_toc_links(writer: PdfWriter, pages: range, targets: list[ArrayObject | 
 
 
 def _stream(writer: PdfWriter, data: bytes, **entries: object) -> object:
+    from pypdf.generic import DecodedStreamObject, NameObject
+
     stream = DecodedStreamObject()
     stream.set_data(data)
     for key, value in entries.items():
@@ -113,6 +114,8 @@ def _stream(writer: PdfWriter, data: bytes, **entries: object) -> object:
 def page_overlay(writer: PdfWriter, page: PageObject, over: PageObject) -> None:
     """Draw `over` on top of `page` as a form XObject: the page's own content stream is
     left as it is (pypdf's merge_page parses and rewrites it uncompressed)."""
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject
+
     contents = over.get_contents()  # a ContentStream is a dict: test for None, not truth
     form = _stream(
         writer,
@@ -154,6 +157,9 @@ def chunks_merge(
     """Merge `chunks` in order. `toc_entries` are the entries the table of contents in
     chunk `toc_chunk` was laid out with (whole-document pages); `stamp` is a PDF of as
     many pages, drawn over each page (the page numbers)."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import ArrayObject, FloatObject, NameObject, NullObject, NumberObject
+
     writer = PdfWriter()
     readers = [PdfReader(io.BytesIO(chunk.content)) for chunk in chunks]
     heading_at: dict[str, tuple[int, float | None]] = {}
@@ -197,6 +203,8 @@ def chunks_merge(
 
 def _finished(writer: PdfWriter, stamp: bytes | None) -> bytes:
     """The merged PDF, with `stamp` (a PDF of as many pages) drawn over each page."""
+    from pypdf import PdfReader
+
     if stamp is not None:
         stamps = PdfReader(io.BytesIO(stamp)).pages
         if len(stamps) != len(writer.pages):
@@ -212,6 +220,10 @@ def chunks_merge_linked(chunks: Sequence[ChunkPdf], *, stamp: bytes | None) -> b
     """Merge `chunks` in order, pointing each chunk's links to anchors it did not hold
     (its `links`) at those anchors in the other chunks (their `anchors`): the contents'
     entries and any cross-reference. Links within a chunk and bookmarks come along."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.annotations import Link
+    from pypdf.generic import Fit
+
     writer = PdfWriter()
     offsets, offset = [], 0
     readers = [PdfReader(io.BytesIO(chunk.content)) for chunk in chunks]

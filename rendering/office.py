@@ -18,8 +18,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pikepdf
-
 from rendering.errors import InvalidInput, LimitExceeded, TemplateSyntaxError
 from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 from rendering.office_files import FORMATS, office_prepare
@@ -135,6 +133,8 @@ def office_convert(
 def office_merge(pdfs: Sequence[bytes]) -> tuple[bytes, int]:
     """PDFs joined in order (one is returned as it is) and the page count. The others go
     into the first, which keeps its catalog: its PDF/A identification and output intent."""
+    import pikepdf  # imported when used: the engines' registry imports this module everywhere
+
     with pikepdf.open(io.BytesIO(pdfs[0])) as merged:
         if len(pdfs) == 1:
             return pdfs[0], len(merged.pages)

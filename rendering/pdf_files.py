@@ -8,15 +8,18 @@ kept for a metadata read (`compliance["sources"]`)."""
 from __future__ import annotations
 
 import io
-from typing import Any
-
-import pikepdf
-from pikepdf.models.metadata import decode_pdf_date
+from typing import TYPE_CHECKING, Any
 
 from rendering.errors import InvalidInput, page_count_check
 from rendering.forms import form_pdf, form_source
 from rendering.limits import Limits
 from rendering.renderers.base import RenderedPdf
+
+if TYPE_CHECKING:
+    import pikepdf
+
+# pikepdf is imported by the functions that parse the files (in the worker): the web's
+# Gotenberg routes import this module for its limit, and pikepdf costs a start ~30 ms.
 
 MAX_PDF_FILES = 20
 # Document information keys as Gotenberg's metadata/read answers them (ExifTool's names).
@@ -33,6 +36,8 @@ def pdf_files(source: str) -> list[bytes]:
 
 
 def _open(pdf: bytes, number: int) -> pikepdf.Pdf:
+    import pikepdf
+
     try:
         return pikepdf.open(io.BytesIO(pdf))
     except pikepdf.PasswordError:
@@ -57,6 +62,8 @@ def document_info(pdf: pikepdf.Pdf) -> dict[str, Any]:
 def _exiftool_date(raw: str) -> str:
     """A PDF date (D:20240501100000+00'00') as ExifTool writes it (2024:05:01
     10:00:00+00:00), as Gotenberg's metadata/read answers; as it is when unreadable."""
+    from pikepdf.models.metadata import decode_pdf_date
+
     try:
         moment = decode_pdf_date(raw)
     except ValueError:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import io
 import math
 
-import pypdfium2 as pdfium
-
 from rendering.errors import RenderError
 
 # Most pixels a page is rasterised to unless the caller says otherwise (2000 x 2000).
@@ -19,6 +17,9 @@ def pdf_page_png(
     """Rasterise one page of a PDF to a PNG `width` pixels wide (aspect ratio kept), or
     narrower if that would exceed `max_pixels`: the page size comes from the template
     (`@page { size: 10mm 12500mm }`), and no page may ask for gigabytes."""
+    # Imported when used: the previews' module, in the API's URL conf, imports this one.
+    import pypdfium2 as pdfium
+
     document = pdfium.PdfDocument(pdf)
     # A fillable form's fields are drawn with their values, as a viewer shows them (pdfium
     # draws no field without its form environment, set up before a page is loaded).

@@ -5,18 +5,24 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-
-from PIL import Image
-from pypdf import PdfReader, PdfWriter, Transformation
-from pypdf.errors import PdfReadError
-from reportlab.lib.colors import Color
-from reportlab.lib.utils import ImageReader
-from reportlab.pdfgen.canvas import Canvas
+from typing import TYPE_CHECKING
 
 from rendering.errors import RenderError
 
+if TYPE_CHECKING:
+    from pypdf import PdfReader
+    from reportlab.lib.utils import ImageReader
+
+# ReportLab, pypdf and Pillow are imported by the functions that stamp: the report
+# pipeline imports this module wherever a preview is served (the web's URL conf), and they
+# cost that start ~0.1 s. A worker imports them before its pool forks (rendering.preload).
+
 
 def _stamp(text: str, width: float, height: float) -> PdfReader:
+    from pypdf import PdfReader
+    from reportlab.lib.colors import Color
+    from reportlab.pdfgen.canvas import Canvas
+
     out = io.BytesIO()
     canvas = Canvas(out, pagesize=(width, height))
     canvas.setFillColor(Color(0.75, 0.1, 0.1, alpha=0.18))
@@ -38,6 +44,9 @@ def watermark_apply(pdf: bytes, text: str, *, over: bool = True) -> bytes:
 def _image_stamp(image: ImageReader, width: float, height: float) -> PdfReader:
     """A page of `width` x `height` with `image` centred at half the page at most (as
     pdfcpu, Gotenberg's engine, scales an image stamp by default), its proportions kept."""
+    from pypdf import PdfReader
+    from reportlab.pdfgen.canvas import Canvas
+
     pixels_wide, pixels_high = image.getSize()
     scale = min(width * 0.5 / pixels_wide, height * 0.5 / pixels_high)
     drawn_wide, drawn_high = pixels_wide * scale, pixels_high * scale
@@ -59,6 +68,9 @@ def _image_stamp(image: ImageReader, width: float, height: float) -> PdfReader:
 def image_stamp_apply(pdf: bytes, image: bytes, *, over: bool = True) -> bytes:
     """Return `pdf` with `image` (PNG, JPEG...) centred on each page, over the content or
     under it (`over=False`); RenderError for bytes that are not an image."""
+    from PIL import Image
+    from reportlab.lib.utils import ImageReader
+
     try:
         with Image.open(io.BytesIO(image)) as opened:
             opened.load()
@@ -73,6 +85,9 @@ def pdf_stamp_apply(pdf: bytes, stamp_pdf: bytes, *, over: bool = True) -> bytes
     """Return `pdf` with the first page of `stamp_pdf` drawn on each page, over the
     content or under it, scaled down to fit the page when larger and centred (Gotenberg's
     stampSource=pdf: a full-page PDF on top); RenderError for an unreadable stamp PDF."""
+    from pypdf import PdfReader, PdfWriter, Transformation
+    from pypdf.errors import PdfReadError
+
     try:
         stamp_reader = PdfReader(io.BytesIO(stamp_pdf))
         if stamp_reader.is_encrypted:
@@ -103,6 +118,8 @@ def pdf_stamp_apply(pdf: bytes, stamp_pdf: bytes, *, over: bool = True) -> bytes
 
 def _layered(pdf: bytes, make: Callable[[float, float], PdfReader], over: bool) -> bytes:
     """`pdf` with the page `make` draws for each page size merged over or under each page."""
+    from pypdf import PdfReader, PdfWriter
+
     reader = PdfReader(io.BytesIO(pdf))
     writer = PdfWriter(clone_from=reader)
     stamps: dict[tuple[float, float], PdfReader] = {}

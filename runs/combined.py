@@ -16,7 +16,6 @@ from django.core.files.storage import storages
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from pypdf import PdfWriter
 
 from runs import dispatch
 from runs.models import Run
@@ -101,6 +100,8 @@ def run_combined_build(*, run_id: UUID | str) -> str:
     current = Run.objects.filter(
         pk=run.pk, finished_at=run.finished_at, combined_started_at=run.combined_started_at
     )
+    from pypdf import PdfWriter  # imported when used: the API's URL conf imports this module
+
     storage = storages["reports"]
     writer = PdfWriter()
     done = 0

@@ -34,6 +34,7 @@ from jobs.worker.health import ChildWatch, MainBeat, role_of
 from jobs.worker.liveness import worker_instance, worker_instance_renew
 from jobs.worker.presence import PresenceBeat
 from rendering.glyphs import bundled_code_points
+from rendering.preload import libraries_import
 
 logger = logging.getLogger(__name__)
 
@@ -77,12 +78,15 @@ def warm_before_fork(**_: Any) -> None:
     every child (and every child that replaces a recycled one) inherits them instead of
     spending its first job on them (~0.25 s of CPU, most of a first one-page job's extra).
     Pure Python, no threads: nothing that a fork could copy half-held. The worker start's
-    instance is drawn here too, so every child's attempts carry it.
+    instance is drawn here too, so every child's attempts carry it. The libraries a job
+    renders and signs with are imported here too (rendering.preload): the modules that use
+    them import them lazily, so the web and beat start without them.
 
     Then everything loaded so far is frozen out of the garbage collector: children share
     those pages instead of copying them when a collection touches them, and the main
     process's last collection at exit no longer walks them (it took 4 s of Ctrl-C)."""
     worker_instance_renew()
+    libraries_import()
     bundled_code_points()
     gc.freeze()
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rendering.engines.docx import DocxEngine, docx_file, docx_schema, docx_source
 from rendering.engines.handlebars import EjsEngine, HandlebarsEngine, MustacheEngine
 from rendering.engines.jinja import JinjaEngine
-from rendering.engines.liquid import LiquidEngine
 from rendering.engines.partials import partials_check
 from rendering.engines.raw import RawEngine
 from rendering.engines.settings import DEFAULT_ENGINE_SETTINGS, EngineSettings
@@ -25,6 +24,9 @@ from rendering.errors import InvalidInput, RenderError
 from rendering.forms import PdfFormEngine, form_fields, form_pdf, form_schema, form_source
 from rendering.limits import DEFAULT_LIMITS, Limits
 from rendering.office import OfficeEngine
+
+if TYPE_CHECKING:
+    from rendering.engines.liquid import LiquidEngine
 
 
 class TemplateEngine(Protocol):
@@ -46,6 +48,35 @@ class TemplateEngine(Protocol):
         the templates an include may find, by slug (rendering.engines.partials)."""
 
 
+class _Liquid:
+    """The Liquid engine, its module imported on first use: python-liquid costs every
+    process start ~35 ms, and most processes never check or render a Liquid template. A
+    worker imports it before its pool forks (rendering.preload)."""
+
+    name = "liquid"
+    label = "Liquid"
+
+    def check(self, source: str) -> None:
+        _liquid().check(source)
+
+    def render(
+        self,
+        source: str,
+        data: dict[str, Any],
+        limits: Limits = DEFAULT_LIMITS,
+        settings: EngineSettings = DEFAULT_ENGINE_SETTINGS,
+        *,
+        partials: Mapping[str, str] | None = None,
+    ) -> str:
+        return _liquid().render(source, data, limits, settings, partials=partials)
+
+
+def _liquid() -> LiquidEngine:
+    from rendering.engines.liquid import LiquidEngine
+
+    return LiquidEngine()
+
+
 # Engines implemented outside this package: name -> label (see the module's docstring).
 PLUGGED: dict[str, str] = {"django": "Django templates"}
 
@@ -55,7 +86,7 @@ _ENGINES: dict[str, TemplateEngine] = {
         RawEngine(),
         HandlebarsEngine(),
         JinjaEngine(),
-        LiquidEngine(),
+        _Liquid(),
         MustacheEngine(),
         EjsEngine(),
         PdfFormEngine(),
@@ -152,8 +183,8 @@ def engine_render(
         if engine != HandlebarsEngine.name:
             helpers_check(engine, helpers, limits)
         return HandlebarsEngine().render(source, data, limits, helpers=helpers, partials=partials)
-    if engine == LiquidEngine.name:
-        return LiquidEngine().render(
+    if engine == _Liquid.name:
+        return _Liquid().render(
             source, data, limits, settings=settings or DEFAULT_ENGINE_SETTINGS, partials=partials
         )
     if partials:

@@ -18,14 +18,9 @@ import hashlib
 import io
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
-from docx.image.exceptions import UnrecognizedImageError
-from docx.image.image import Image
-from docx.opc.exceptions import PackageNotFoundError
-from docx.shared import Mm
-from docxtpl import DocxTemplate, InlineImage
 from jinja2 import nodes
 
 from rendering.engines.jinja import jinja_environment, jinja_errors
@@ -34,6 +29,12 @@ from rendering.file_sources import file_content, file_source
 from rendering.isolated import run_isolated
 from rendering.limits import DEFAULT_LIMITS, Limits, size_text
 from rendering.office_files import zip_check
+
+if TYPE_CHECKING:
+    from docxtpl import DocxTemplate, InlineImage
+
+# python-docx and docxtpl are imported by the functions that open a .docx: the engines'
+# registry imports this module in every process, and they cost each start ~40 ms.
 
 DOCX_ENGINE = "docx"
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -71,6 +72,9 @@ def docx_file(source: str) -> bytes:
 
 
 def _template(content: bytes) -> DocxTemplate:
+    from docx.opc.exceptions import PackageNotFoundError
+    from docxtpl import DocxTemplate
+
     try:
         return DocxTemplate(io.BytesIO(content))
     except (PackageNotFoundError, KeyError, ValueError):
@@ -205,6 +209,11 @@ def _images(template: DocxTemplate, value: Any) -> Any:
 
 
 def _inline_image(template: DocxTemplate, value: Any, width_mm: float | None) -> InlineImage:
+    from docx.image.exceptions import UnrecognizedImageError
+    from docx.image.image import Image
+    from docx.shared import Mm
+    from docxtpl import InlineImage
+
     if isinstance(value, InlineImage):  # a data URI already made an image, given a width
         value = value.image_descriptor.getvalue()
     elif isinstance(value, str) and value.startswith("data:image/"):
@@ -233,6 +242,8 @@ def docx_fill(content: bytes, data: dict[str, Any], limits: Limits = DEFAULT_LIM
 
 
 def _fill(content: bytes, data: dict[str, Any], limits: Limits) -> bytes:
+    from docx.opc.exceptions import PackageNotFoundError
+
     template = _template(content)
     try:
         template.init_docx()  # the document's parts, read once: the render reuses them

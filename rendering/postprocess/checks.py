@@ -6,11 +6,16 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from typing import Any
-
-import pikepdf
+from typing import TYPE_CHECKING, Any
 
 from rendering.postprocess.document_options import DocumentOptions
+
+if TYPE_CHECKING:
+    import pikepdf
+
+# pikepdf is imported by the functions that read a PDF: Check is imported at every
+# process start (the sign and e-invoice steps' modules), pikepdf costs it ~30 ms. A worker
+# imports it before its pool forks (rendering.preload).
 
 _PDFAID = "{http://www.aiim.org/pdfa/ns/id/}"
 _PDFUAID = "{http://www.aiim.org/pdfua/ns/id/}"
@@ -32,6 +37,8 @@ def _xmp(pdf: pikepdf.Pdf) -> dict[str, str]:
 
 
 def _fonts(pdf: pikepdf.Pdf) -> Iterator[pikepdf.Dictionary]:
+    import pikepdf
+
     for obj in pdf.objects:
         if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/Font":
             yield obj
@@ -82,6 +89,8 @@ def _pdfa_checks(pdf: pikepdf.Pdf, xmp: dict[str, str], profile: str) -> list[Ch
 
 def _forbidden_check(pdf: pikepdf.Pdf) -> Check:
     """PDF/A forbids JavaScript and launching programs; nothing of it may slip in."""
+    import pikepdf
+
     found: set[str] = set()
     names = pdf.Root.get("/Names")
     if names is not None and "/JavaScript" in names:
@@ -157,6 +166,8 @@ def _metadata_check(pdf: pikepdf.Pdf, document: DocumentOptions) -> Check | None
 def checks_run(content: bytes, document: DocumentOptions, *, password: str = "") -> list[Check]:
     """Every check the document's options call for, run on the PDF as it will be stored
     (`password`: an encrypted one's owner password, so its checks read what a reader does)."""
+    import pikepdf
+
     with pikepdf.open(io.BytesIO(content), password=password) as pdf:
         xmp = _xmp(pdf)
         checks: list[Check] = []

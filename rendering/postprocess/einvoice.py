@@ -6,9 +6,6 @@ from __future__ import annotations
 import io
 import logging
 
-import pikepdf
-from facturx import generate_from_binary, xml_check_xsd
-
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
 from rendering.postprocess.checks import Check
@@ -24,12 +21,17 @@ _LEVEL_XMP = {
     "extended": "EXTENDED",
 }
 _FX = "{urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#}"
+# facturx (and the pypdf it reads PDFs with) and pikepdf are imported by the functions
+# below: submit's check imports this module in every process, and they cost each start
+# ~0.1 s. A worker imports them before its pool forks (rendering.preload).
 # The library logs every XSD failure at ERROR with the tenant's XML in it.
 logging.getLogger("facturx").setLevel(logging.CRITICAL)
 
 
 def e_invoice_check(invoice: EInvoice) -> None:
     """A 422 with the schema's own message for XML that is malformed or fails the XSD."""
+    from facturx import xml_check_xsd
+
     try:
         xml_check_xsd(invoice.xml.encode("utf-8"), flavor="factur-x", level=invoice.profile)
     except Exception as exc:  # the library raises bare Exception with the XSD's message
@@ -43,6 +45,8 @@ def e_invoice_check(invoice: EInvoice) -> None:
 def e_invoice_embed(content: bytes, invoice: EInvoice, metadata: DocumentMetadata) -> bytes:
     """The PDF/A-3 with the XML attached as factur-x.xml (relationship Data) and the
     Factur-X XMP; the library takes the title and subject from the XML unless given."""
+    from facturx import generate_from_binary
+
     given = {"title": metadata.title, "author": metadata.author, "subject": metadata.subject}
     given["keywords"] = ", ".join(metadata.keywords) or "Factur-X, Invoice"
     try:
@@ -63,6 +67,8 @@ def e_invoice_embed(content: bytes, invoice: EInvoice, metadata: DocumentMetadat
 
 def e_invoice_checks(content: bytes, invoice: EInvoice) -> list[Check]:
     """The attachment's bytes and relationship, and the XMP that names it, read back."""
+    import pikepdf
+
     with pikepdf.open(io.BytesIO(content)) as pdf:
         attached = pdf.attachments.get(ATTACHMENT_NAME)
         data = attached.get_file().read_bytes() if attached is not None else b""

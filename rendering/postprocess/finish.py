@@ -7,8 +7,6 @@ import io
 from dataclasses import dataclass
 from typing import Any
 
-import pikepdf
-
 from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 from rendering.postprocess.checks import Check, checks_as_json, checks_run
@@ -31,6 +29,10 @@ class FinishedDocument:
 def metadata_apply(content: bytes, metadata: DocumentMetadata) -> bytes:
     """Title, author, subject, keywords and language for a renderer that does not take
     them (xhtml2pdf, Chromium); XMP kept in step with the info dictionary."""
+    # Imported when used: the report pipeline imports this module wherever a preview is
+    # served, and pikepdf costs that start ~30 ms (rendering.preload, for a worker).
+    import pikepdf
+
     with pikepdf.open(io.BytesIO(content)) as pdf:
         with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
             if metadata.title:

@@ -9,13 +9,17 @@ import io
 import re
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
-
-import pikepdf
-from pikepdf.models.metadata import encode_pdf_date
+from typing import TYPE_CHECKING, Any
 
 from rendering.errors import ApplicationError, InvalidInput, RenderError
 from rendering.postprocess.checks import Check
+
+if TYPE_CHECKING:
+    import pikepdf
+
+# pikepdf is imported by the functions that apply a step: the steps' parsing, imported at
+# every process start, needs none of it. A worker imports it before its pool forks
+# (rendering.preload).
 
 PAGE_STEP_TYPES = ("flatten", "rotate", "split", "metadata")
 ANGLES = (90, 180, 270)
@@ -134,6 +138,8 @@ def parse_metadata(raw: dict[str, Any], fail: Fail) -> dict[str, Any]:
 
 
 def _open(content: bytes) -> pikepdf.Pdf:
+    import pikepdf
+
     try:
         return pikepdf.open(io.BytesIO(content))
     except pikepdf.PdfError:
@@ -178,6 +184,8 @@ def rotate_apply(content: bytes, step: dict[str, Any]) -> tuple[bytes, Check]:
 
 
 def split_apply(content: bytes, step: dict[str, Any]) -> tuple[bytes, Check]:
+    import pikepdf
+
     with _open(content) as pdf:
         count = len(pdf.pages)
         kept = page_numbers(step["pages"], count)
@@ -193,6 +201,8 @@ def split_apply(content: bytes, step: dict[str, Any]) -> tuple[bytes, Check]:
 
 
 def metadata_apply(content: bytes, step: dict[str, Any]) -> tuple[bytes, Check]:
+    from pikepdf.models.metadata import encode_pdf_date
+
     with _open(content) as pdf:
         for name, key in _DOCINFO.items():
             if name not in step:

@@ -8,7 +8,7 @@ import io
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pikepdf
 from pikepdf.models.metadata import encode_pdf_date
@@ -23,8 +23,10 @@ from rendering.postprocess.page_steps import (
     split_apply,
 )
 from rendering.postprocess.signing import pdf_sign
-from rendering.postprocess.timestamps import CheckedTimeStamper
 from rendering.watermark import image_stamp_apply, pdf_stamp_apply, watermark_apply
+
+if TYPE_CHECKING:
+    from rendering.postprocess.timestamps import CheckedTimeStamper
 
 StepCallback = Callable[[str], None]
 _PERMISSION_FLAGS = {

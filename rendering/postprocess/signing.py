@@ -7,29 +7,36 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
-
-from cryptography.hazmat.primitives.serialization import pkcs12
-from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
-from pyhanko.pdf_utils.reader import PdfFileReader
-from pyhanko.sign import fields, signers
-from pyhanko.sign.timestamps import TimestampRequestError
-from pyhanko.sign.validation import validate_pdf_signature
-from pyhanko.stamp import TextStampStyle
-from pyhanko_certvalidator import ValidationContext
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 from rendering.postprocess.checks import Check
-from rendering.postprocess.timestamps import CheckedTimeStamper, timestamp_request_failed
+
+if TYPE_CHECKING:
+    from pyhanko.stamp import TextStampStyle
+
+    from rendering.postprocess.timestamps import CheckedTimeStamper
+
+# pyHanko, pyhanko_certvalidator and the timestamp client (aiohttp) are imported by the
+# functions that sign: every process imports this module (submit checks, the API's upload
+# limit), and they cost ~0.4 s of each start. A worker imports them before its pool forks
+# (rendering.preload).
 
 FIELD_NAME = "Signature1"
-# The visible box: its text alone. pyHanko's default style draws its own logo behind the
-# text, over which the signer's name and time were hard to read.
-STAMP_STYLE = TextStampStyle(
-    stamp_text="Digitally signed by %(signer)s\nTime: %(ts)s", background=None, border_width=1
-)
 MAX_PKCS12_BYTES = 64 * 1024
+
+
+@cache
+def stamp_style() -> TextStampStyle:
+    """The visible box: its text alone. pyHanko's default style draws its own logo behind
+    the text, over which the signer's name and time were hard to read."""
+    from pyhanko.stamp import TextStampStyle
+
+    return TextStampStyle(
+        stamp_text="Digitally signed by %(signer)s\nTime: %(ts)s", background=None, border_width=1
+    )
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,8 @@ class CertificateFacts:
 def pkcs12_inspect(data: bytes, password: str, *, now: datetime | None = None) -> CertificateFacts:
     """The certificate's subject and expiry; RenderError (400) for a wrong password, a file
     that is not PKCS#12, one without a key, or a certificate out of its validity."""
+    from cryptography.hazmat.primitives.serialization import pkcs12
+
     if len(data) > MAX_PKCS12_BYTES:
         raise RenderError(f"The PKCS#12 file is larger than {MAX_PKCS12_BYTES} bytes.")
     try:
@@ -90,6 +99,15 @@ def pdf_sign(
     a timestamper), validated back by pyHanko against the signer's own certificate (the
     tenant's trust anchor) and the timestamp against the TSA's own certificate (which
     TSA a reader trusts is the reader's decision, as with the signer)."""
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.sign import fields, signers
+    from pyhanko.sign.timestamps import TimestampRequestError
+    from pyhanko.sign.validation import validate_pdf_signature
+    from pyhanko_certvalidator import ValidationContext
+
+    from rendering.postprocess.timestamps import timestamp_request_failed
+
     signer = signers.SimpleSigner.load_pkcs12_data(
         pkcs12_data, other_certs=[], passphrase=password.encode("utf-8")
     )
@@ -106,7 +124,7 @@ def pdf_sign(
     out = io.BytesIO()
     try:
         signers.PdfSigner(
-            meta, signer=signer, timestamper=timestamper, stamp_style=STAMP_STYLE
+            meta, signer=signer, timestamper=timestamper, stamp_style=stamp_style()
         ).sign_pdf(writer, output=out)
     except TimestampRequestError as exc:  # the TSA refused, or answered another nonce
         assert timestamper is not None  # noqa: S101 - only a timestamper raises it

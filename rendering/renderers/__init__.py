@@ -9,7 +9,6 @@ from rendering.errors import InvalidInput
 from rendering.limits import Limits
 from rendering.options import PdfOptions
 from rendering.renderers.base import Chunker, LayoutBounds, PageCallback, RenderedPdf, Renderer
-from rendering.renderers.xhtml2pdf import Xhtml2PdfChunker, Xhtml2PdfRenderer
 
 
 class _Imported:
@@ -43,9 +42,38 @@ class _Imported:
         return rendered
 
 
+class _Xhtml2Pdf:
+    """The default renderer, its module imported on first use too: xhtml2pdf and ReportLab
+    cost every process start ~0.3 s, and the web only checks names. A worker imports it
+    before its pool forks (rendering.preload), so no job pays for it."""
+
+    name = "xhtml2pdf"
+
+    def render(
+        self,
+        *,
+        body_html: str,
+        css: str,
+        options: PdfOptions,
+        limits: Limits,
+        on_page: PageCallback | None = None,
+        max_pages: int | None = None,
+    ) -> RenderedPdf:
+        from rendering.renderers.xhtml2pdf import Xhtml2PdfRenderer
+
+        return Xhtml2PdfRenderer().render(
+            body_html=body_html,
+            css=css,
+            options=options,
+            limits=limits,
+            on_page=on_page,
+            max_pages=max_pages,
+        )
+
+
 _RENDERERS: dict[str, Renderer] = {
     renderer.name: renderer
-    for renderer in (Xhtml2PdfRenderer(), _Imported("weasyprint"), _Imported("chromium"))
+    for renderer in (_Xhtml2Pdf(), _Imported("weasyprint"), _Imported("chromium"))
 }
 RENDERER_NAMES: tuple[str, ...] = tuple(_RENDERERS)
 DEFAULT_RENDERER = "xhtml2pdf"
@@ -75,6 +103,8 @@ def get_chunker(name: str) -> Chunker | None:
     whole (its warm browser prints 50 pages faster than a chord could share them out)."""
     get_renderer(name)
     if name == "xhtml2pdf":
+        from rendering.renderers.xhtml2pdf import Xhtml2PdfChunker
+
         return Xhtml2PdfChunker()
     if name == "weasyprint":
         chunker: Chunker = importlib.import_module("rendering.renderers.weasyprint_chunks").CHUNKER

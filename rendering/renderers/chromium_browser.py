@@ -20,12 +20,17 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
-from typing import TypeVar
-
-from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+from typing import TYPE_CHECKING, TypeVar
 
 from rendering.fonts import FONTS_DIR
 from rendering.renderers.chromium_confinement import Confinement, browser_launch
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, BrowserContext, Playwright
+
+# Playwright is imported when a browser is launched: the worker's health checks import this
+# module in every process (the web too, through the signal handlers), and Playwright costs
+# each start ~0.1 s. A worker imports it before its pool forks (rendering.preload).
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -123,7 +128,7 @@ def fontconfig_file() -> Path:
     return config
 
 
-ContextSetup = Callable[[BrowserContext], Awaitable[None]]
+ContextSetup = Callable[["BrowserContext"], Awaitable[None]]
 
 
 class ChromiumService:
@@ -167,6 +172,8 @@ class ChromiumService:
                 f"Chromium is not installed at {self.executable}: {INSTALL_HINT}."
             )
         if self._playwright is None:
+            from playwright.async_api import async_playwright
+
             self._playwright = await async_playwright().start()
         # Names this browser's process, so a stuck one can be killed with its children.
         # Unique per launch, not per process: two services in one process (the worker's

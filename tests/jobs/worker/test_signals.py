@@ -2,13 +2,35 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from jobs.models import PdfJob
+from jobs.worker import signals
 from jobs.worker.signals import connections_back_to_the_pool, warm_before_fork
 from rendering.glyphs import bundled_code_points
+
+# What a job renders, fills and signs with: the modules that use them import them when
+# used, so only a worker (before its pool forks) imports them at start.
+RENDER_LIBRARIES = (
+    "xhtml2pdf.pisa",
+    "reportlab.pdfgen.canvas",
+    "pypdf",
+    "pikepdf",
+    "facturx",
+    "pyhanko.sign.signers",
+    "pyhanko_certvalidator",
+    "playwright.async_api",
+    "liquid",
+    "docxtpl",
+    "pypdfium2",
+)
 
 
 def test_the_fonts_character_maps_are_read_before_the_fork():
@@ -16,6 +38,36 @@ def test_the_fonts_character_maps_are_read_before_the_fork():
     warm_before_fork()
     assert bundled_code_points.cache_info().currsize == 1
     assert ord("A") in bundled_code_points()
+
+
+def test_the_libraries_a_job_renders_with_are_imported_before_the_fork(monkeypatch):
+    imported: list[bool] = []
+    monkeypatch.setattr(signals, "libraries_import", lambda: imported.append(True))
+    warm_before_fork()
+    assert imported == [True]
+
+
+@pytest.mark.process  # a Python of its own: this one imported all of them long ago
+def test_the_web_starts_without_the_render_libraries_and_a_worker_imports_them():
+    code = (
+        "import json, sys; import config.asgi, config.urls; "
+        "from rendering.preload import libraries_import; "
+        f"names = {list(RENDER_LIBRARIES)!r}; "
+        "before = [n for n in names if n in sys.modules]; libraries_import(); "
+        "print(json.dumps([before, [n for n in names if n not in sys.modules]]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[3],
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    web_imported, worker_missing = json.loads(done.stdout.strip().splitlines()[-1])
+    assert web_imported == []
+    assert worker_missing == []
 
 
 def _task(*, eager: bool) -> SimpleNamespace:
