@@ -24,8 +24,9 @@ _FX = "{urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#}"
 # facturx (and the pypdf it reads PDFs with) and pikepdf are imported by the functions
 # below: submit's check imports this module in every process, and they cost each start
 # ~0.1 s. A worker imports them before its pool forks (rendering.preload).
-# The library logs every XSD failure at ERROR with the tenant's XML in it.
-logging.getLogger("facturx").setLevel(logging.CRITICAL)
+# The library logs every XSD failure at ERROR, with the tenant's XML in it, on its logger
+# "factur-x" (not its module's name, "facturx", which an earlier line here silenced).
+logging.getLogger("factur-x").setLevel(logging.CRITICAL)
 
 
 def e_invoice_check(invoice: EInvoice) -> None:
