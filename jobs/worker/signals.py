@@ -72,8 +72,17 @@ def stamp_sent_at(headers: dict[str, Any] | None = None, **_: Any) -> None:
         headers.setdefault(SENT_AT_HEADER, time.time())
 
 
+def _forks_children(worker: Any) -> bool:
+    """Whether the worker runs its tasks in forked children: a thread pool (the callbacks
+    and mail workers) renders nothing, so it is spared the render libraries' imports and
+    the fonts' maps (about 1 s of its start)."""
+    pool = getattr(worker, "pool_cls", "prefork")
+    name = pool if isinstance(pool, str) else getattr(pool, "__module__", "")
+    return "thread" not in name
+
+
 @worker_init.connect
-def warm_before_fork(**_: Any) -> None:
+def warm_before_fork(sender: Any = None, **_: Any) -> None:
     """Read the bundled fonts' character maps in the main process, before the pool forks:
     every child (and every child that replaces a recycled one) inherits them instead of
     spending its first job on them (~0.25 s of CPU, most of a first one-page job's extra).
@@ -86,8 +95,9 @@ def warm_before_fork(**_: Any) -> None:
     those pages instead of copying them when a collection touches them, and the main
     process's last collection at exit no longer walks them (it took 4 s of Ctrl-C)."""
     worker_instance_renew()
-    libraries_import()
-    bundled_code_points()
+    if _forks_children(sender):
+        libraries_import()
+        bundled_code_points()
     gc.freeze()
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from celery.concurrency.prefork import TaskPool
+from celery.concurrency.thread import TaskPool as ThreadTaskPool
 
 from jobs.models import PdfJob
 from jobs.worker import signals
@@ -45,6 +47,17 @@ def test_the_libraries_a_job_renders_with_are_imported_before_the_fork(monkeypat
     monkeypatch.setattr(signals, "libraries_import", lambda: imported.append(True))
     warm_before_fork()
     assert imported == [True]
+
+
+@pytest.mark.parametrize(
+    ("pool", "imports"),
+    [("prefork", True), ("threads", False), (ThreadTaskPool, False), (TaskPool, True)],
+)
+def test_only_a_worker_that_forks_imports_the_render_libraries(monkeypatch, pool, imports):
+    imported: list[bool] = []
+    monkeypatch.setattr(signals, "libraries_import", lambda: imported.append(True))
+    warm_before_fork(sender=SimpleNamespace(pool_cls=pool))
+    assert imported == ([True] if imports else [])
 
 
 @pytest.mark.process  # a Python of its own: this one imported all of them long ago
