@@ -18,6 +18,7 @@ from uuid import UUID
 
 import httpx
 from django.conf import settings
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -152,10 +153,7 @@ def callback_deliver(*, job_id: UUID | str) -> bool:
             )
     finally:
         lease_release(name=lease, token=token)
-    if problem is None:
-        PdfJob.objects.filter(pk=job.pk, callback_sent_at__isnull=True).update(
-            callback_sent_at=timezone.now(), callback_error=""
-        )
+    if problem is None:  # the job was marked sent with its attempt (webhook_attempt)
         WEBHOOK_DELIVERIES.labels(outcome="delivered").inc()
         return True
     PdfJob.objects.filter(pk=job.pk).update(callback_error=problem[:2000])
@@ -167,9 +165,10 @@ def callback_deliver(*, job_id: UUID | str) -> bool:
     return False
 
 
-def webhook_attempt(delivery: WebhookDelivery, *, job: PdfJob) -> str | None:
+def webhook_attempt(delivery: WebhookDelivery, *, job: PdfJob, resend: bool = False) -> str | None:
     """One signed POST of the delivery, recorded as an attempt; None if the receiver took
-    it, else what went wrong. Also what the admin's resend calls."""
+    it, else what went wrong. Also what the admin's resend calls: a resend marks the job
+    sent anew, a first delivery only a job not yet marked."""
     secrets = webhook_signing_secrets(key=job.api_key) if job.api_key else []
     problem = callback_url_check(delivery.url)
     status_code: int | None = None
@@ -203,16 +202,24 @@ def webhook_attempt(delivery: WebhookDelivery, *, job: PdfJob) -> str | None:
             problem = f"no complete answer within {settings.CALLBACK_TIMEOUT_SECONDS} s"
         except (httpx.HTTPError, OSError) as exc:
             problem = f"{type(exc).__name__}: {exc}"
-    WebhookAttempt.objects.create(
-        delivery=delivery,
-        status_code=status_code,
-        error=(problem or "")[:2000],
-        duration_ms=int((time.monotonic() - started) * 1000),
-    )
-    if problem is None:
-        WebhookDelivery.objects.filter(pk=delivery.pk, delivered_at__isnull=True).update(
-            delivered_at=timezone.now()
+    # The attempt, the delivery's and the job's "sent" in one commit: whoever reads the
+    # 2xx attempt (the admin, a test) reads the job as sent too, never one without the other.
+    with transaction.atomic():
+        WebhookAttempt.objects.create(
+            delivery=delivery,
+            status_code=status_code,
+            error=(problem or "")[:2000],
+            duration_ms=int((time.monotonic() - started) * 1000),
         )
+        if problem is None:
+            now = timezone.now()
+            WebhookDelivery.objects.filter(pk=delivery.pk, delivered_at__isnull=True).update(
+                delivered_at=now
+            )
+            marked = PdfJob.objects.filter(pk=job.pk)
+            if not resend:
+                marked = marked.filter(callback_sent_at__isnull=True)
+            marked.update(callback_sent_at=now, callback_error="")
     return problem
 
 
@@ -220,9 +227,4 @@ def webhook_resend(*, delivery_id: int) -> str | None:
     """Send a delivery once more (an operator's resend), with the same webhook-id and body
     and a fresh timestamp and signature; None if the receiver took it."""
     delivery = WebhookDelivery.objects.select_related("job__api_key").get(pk=delivery_id)
-    problem = webhook_attempt(delivery, job=delivery.job)
-    if problem is None:
-        PdfJob.objects.filter(pk=delivery.job_id).update(
-            callback_sent_at=timezone.now(), callback_error=""
-        )
-    return problem
+    return webhook_attempt(delivery, job=delivery.job, resend=True)

@@ -96,6 +96,13 @@ def _check_spec(spec: Any, limits: Limits) -> None:
     rows = _data_rows(spec)
     if rows > limits.chart_max_rows:
         raise ChartError(f"it has {rows} data rows; the limit is {limits.chart_max_rows}")
+    side = limits.chart_max_side_px
+    for name in ("width", "height"):
+        # A size given as a number is refused before the layout: Vega lays out a 50,000 px
+        # axis for seconds first. Sizes it computes (a step per value) are checked after.
+        value = spec.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > side:
+            raise ChartError(f"its {name} is {value:.0f} px; the limit is {side} px a side")
 
 
 def _draw(spec: dict[str, Any], limits: Limits, *, vector: bool) -> tuple[str, float, float]:
