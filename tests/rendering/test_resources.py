@@ -49,6 +49,20 @@ def _audited() -> Iterator[list[tuple[str, str]]]:
 _server = recording_server
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _first_render_done() -> None:
+    """One plain render before any test records: a process's first render imports the
+    renderer's modules (rendering/renderers/xhtml2pdf.py, rendering/layout.py, ...: their
+    .py and .pyc opened by the import system, not by the document). Without it the first
+    probe failed whenever this file ran alone or first (order-dependent)."""
+    report_render(
+        source=TemplateSource(engine="raw", html="<p>warm</p>", css=""),
+        data={},
+        options=parse_options({}),
+        limits=limits_from_settings(),
+    )
+
+
 @pytest.fixture
 def secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A working directory holding files a document must never read."""
