@@ -4,7 +4,7 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
-from core.asgi_handler import application as django_application  # noqa: E402
+from core.asgi_handler import application as django_application
 
 # Sets Django up before consumers are imported. Django's handler, serving a sync view and
 # its middleware in one thread hop (core/asgi_handler.py).

@@ -24,11 +24,32 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from tests.bench.run import BASE_DIR, bench_env
 
 SUBMITS = int(os.environ.get("BENCH_SUBMITS", "20"))
 WARM = int(os.environ.get("BENCH_WARM", "5"))
+
+
+async def _raw_call(app: Any, scope: dict, payload: bytes) -> tuple[int, bytes]:
+    """One request through the ASGI application: its status and body."""
+    sent: list[dict] = []
+    request = [{"type": "http.request", "body": payload, "more_body": False}]
+    done = asyncio.Event()
+
+    async def receive() -> dict:
+        if request:
+            return request.pop()
+        await done.wait()  # no disconnect: Django cancels this listener at the end
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await app(dict(scope), receive, send)
+    done.set()
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
 
 
 def _child() -> None:
@@ -69,23 +90,9 @@ def _child() -> None:
             "server": ("127.0.0.1", 80),
         }
         for _ in range(count):
-            sent: list[dict] = []
-            request = [{"type": "http.request", "body": payload, "more_body": False}]
-            done = asyncio.Event()
-
-            async def receive() -> dict:
-                if request:
-                    return request.pop()
-                await done.wait()  # no disconnect: Django cancels this listener at the end
-                return {"type": "http.disconnect"}
-
-            async def send(message: dict) -> None:
-                sent.append(message)
-
-            await app(dict(scope), receive, send)
-            done.set()
-            if sent[0]["status"] != 202:
-                raise SystemExit(f"submit: {sent[0]['status']} {sent[1].get('body', b'')[:300]!r}")
+            status, answer = await _raw_call(app, scope, payload)
+            if status != 202:
+                raise SystemExit(f"submit: {status} {answer[:300]!r}")
 
     async def submits(count: int) -> None:
         if os.environ.get("BENCH_CLIENT") == "raw":
