@@ -9,6 +9,8 @@ from django.urls import path
 
 # What ran in which thread, in order: (what, thread ident).
 SEEN: list[tuple[str, int]] = []
+# Set by a test to make concurrent requests meet inside their views.
+BARRIER: threading.Barrier | None = None
 
 
 def sync_view(request: HttpRequest, word: str) -> HttpResponse:
@@ -21,6 +23,13 @@ async def async_view(request: HttpRequest) -> HttpResponse:
     return HttpResponse("async")
 
 
+def meeting_view(request: HttpRequest) -> HttpResponse:
+    SEEN.append(("view", threading.get_ident()))
+    assert BARRIER is not None
+    BARRIER.wait()
+    return HttpResponse("met")
+
+
 def failing_view(request: HttpRequest) -> HttpResponse:
     SEEN.append(("view", threading.get_ident()))
     raise RuntimeError("answered by process_exception")
@@ -30,4 +39,5 @@ urlpatterns = [
     path("sync/<str:word>", sync_view, name="sync-view"),
     path("async", async_view),
     path("failing", failing_view),
+    path("meeting", meeting_view),
 ]

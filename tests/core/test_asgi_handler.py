@@ -1,5 +1,6 @@
 """The ASGI handler we serve (core/asgi_handler.py): a sync view and every middleware hook run
-in one worker thread entered with one hop; an async view still runs on the event loop."""
+in one worker thread entered with one hop; an async view still runs on the event loop; the
+request threads are reused, one request at a time."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from asgiref import sync as asgiref_sync
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.deprecation import MiddlewareMixin
 
-from core.asgi_handler import OneHopASGIHandler
+from core.asgi_handler import OneHopASGIHandler, RequestThreads
 from tests.core import asgi_handler_urls
 from tests.core.asgi_handler_urls import SEEN
 
@@ -147,3 +148,65 @@ def test_the_served_application_is_this_handler():
 
     assert isinstance(django_asgi_app, OneHopASGIHandler)
     assert asgi_handler_urls.urlpatterns  # the module the tests route to
+
+
+def test_requests_one_after_the_other_reuse_a_thread(handler):
+    _get(handler, "/sync/one")
+    _get(handler, "/sync/two")
+    views = [thread for what, thread in SEEN if what == "view"]
+    assert len(views) == 2
+    assert views[0] == views[1]
+
+
+def test_concurrent_requests_run_in_threads_of_their_own(handler):
+    # Each view waits until both are in: with a shared thread the first would wait forever.
+    asgi_handler_urls.BARRIER = threading.Barrier(2, timeout=10)
+    try:
+
+        async def both() -> list[tuple[int, bytes, int, int]]:
+            return list(
+                await asyncio.gather(
+                    asyncio.to_thread(_get, handler, "/meeting"),
+                    asyncio.to_thread(_get, handler, "/meeting"),
+                )
+            )
+
+        answers = asyncio.run(both())
+    finally:
+        asgi_handler_urls.BARRIER = None
+    assert [status for status, *_ in answers] == [200, 200]
+    views = [thread for what, thread in SEEN if what == "view"]
+    assert len(set(views)) == 2
+
+
+def test_a_thread_is_offered_again_only_once_its_work_has_run():
+    threads = RequestThreads(kept=1)
+    executor = threads.take()
+    release = threading.Event()
+    left_behind = executor.submit(release.wait, 10)  # a view still running past its request
+    threads.give_back(executor)
+    assert threads.idle_count() == 0
+    assert threads.take() is not executor
+    release.set()
+    left_behind.result(timeout=10)
+    assert _eventually(threads.idle_count)
+    assert threads.take() is executor
+
+
+def _eventually(check: Any) -> bool:
+    for _ in range(200):
+        if check():
+            return True
+        threading.Event().wait(0.01)
+    return False
+
+
+def test_idle_threads_past_the_kept_number_are_let_go():
+    threads = RequestThreads(kept=1)
+    first, second = threads.take(), threads.take()
+    threads.give_back(first)
+    assert _eventually(lambda: threads.idle_count() == 1)
+    threads.give_back(second)
+    assert _eventually(lambda: second._shutdown)  # let go, not kept
+    assert threads.idle_count() == 1
+    assert threads.take() is first
