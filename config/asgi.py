@@ -2,10 +2,13 @@
 
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
-django_asgi_app = get_asgi_application()  # sets Django up before consumers are imported
+
+from core.asgi_handler import application as django_application
+
+# Sets Django up before consumers are imported. Django's handler, serving a sync view and
+# its middleware in one thread hop (core/asgi_handler.py).
+django_asgi_app = django_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.db import database_sync_to_async  # noqa: E402

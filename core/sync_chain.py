@@ -1,7 +1,9 @@
-"""The innermost middleware, and sync-only on purpose: Django then runs the whole middleware
-chain in one worker thread per request instead of hopping between the event loop and that
-thread for each MiddlewareMixin hook (22 hops for a bare GET /livez, 3 with this).
-It also opens the request's scope of the generation caches (one MGET for all of them)."""
+"""The innermost middleware, and sync-only on purpose: under Django's own ASGI handler the
+whole middleware chain then runs in one worker thread per request instead of hopping between
+the event loop and that thread for each MiddlewareMixin hook (22 hops for a bare GET /livez,
+3 with this); the handler we serve (core/asgi_handler.py) builds the chain in sync mode
+anyway. It also opens the request's scope of the generation caches (one MGET for all of
+them)."""
 
 from __future__ import annotations
 
