@@ -286,4 +286,8 @@ def run_retry_failed(*, run: Run) -> Run:
         requeued = [transitions.job_requeue_failed(job_id=job.job_id) for job in retryable]
         sent = [job.job_id for job in requeued if job is not None]
         transaction.on_commit(lambda: _enqueue_all(sent))
-    return run_recount(run_id=run.run_id) or run
+        # Counted before the commit sends the records: the 202 says what was accepted (a
+        # running run), not how far a fast worker got with them since (it said "completed"
+        # once in CI). The workers' own recounts follow as the records end.
+        recounted = run_recount(run_id=run.run_id)
+    return recounted or run
