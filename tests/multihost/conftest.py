@@ -36,11 +36,12 @@ from tests.processes import (
     wait_for_worker,
     worker_args,
 )
+from tests.redis_plugin import xdist_worker_number
 from tests.s3server import S3Server
 
 # `make test-multihost` runs two tests at a time (pytest -n 2): each test process makes
 # hosts of its own, with its own names and subnets, and removes only its own.
-_PROCESS = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+_PROCESS = xdist_worker_number() or 0
 PREFIX = f"pdfm{_PROCESS}-"  # every namespace and interface this harness makes starts with it
 # host -> its /30 subnet 10.231.<n>.0
 HOSTS = {host: n + 3 * _PROCESS for host, n in {"web": 1, "w1": 2, "w2": 3}.items()}
