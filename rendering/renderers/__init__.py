@@ -13,11 +13,14 @@ from rendering.renderers.base import Chunker, LayoutBounds, PageCallback, Render
 
 class _Imported:
     """A renderer whose module is imported on first use: a web process that only checks
-    names never loads WeasyPrint or Playwright. The module's `layout` gets the limits as
-    bounds, and what its `layout_settings(limits)` adds."""
+    names never loads xhtml2pdf and ReportLab (~0.3 s of every start), WeasyPrint or
+    Playwright; a worker imports them before its pool forks (rendering.preload). With
+    `renderer_class`, the module's renderer does the work; else the module's `layout` gets
+    the limits as bounds, and what its `layout_settings(limits)` adds."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, renderer_class: str = "") -> None:
         self.name = name
+        self.renderer_class = renderer_class
 
     def render(
         self,
@@ -30,6 +33,16 @@ class _Imported:
         max_pages: int | None = None,
     ) -> RenderedPdf:
         module = importlib.import_module(f"rendering.renderers.{self.name}")
+        if self.renderer_class:
+            renderer: Renderer = getattr(module, self.renderer_class)()
+            return renderer.render(
+                body_html=body_html,
+                css=css,
+                options=options,
+                limits=limits,
+                on_page=on_page,
+                max_pages=max_pages,
+            )
         settings: dict[str, Any] = getattr(module, "layout_settings", lambda limits: {})(limits)
         rendered: RenderedPdf = module.layout(
             body_html=body_html,
@@ -42,38 +55,13 @@ class _Imported:
         return rendered
 
 
-class _Xhtml2Pdf:
-    """The default renderer, its module imported on first use too: xhtml2pdf and ReportLab
-    cost every process start ~0.3 s, and the web only checks names. A worker imports it
-    before its pool forks (rendering.preload), so no job pays for it."""
-
-    name = "xhtml2pdf"
-
-    def render(
-        self,
-        *,
-        body_html: str,
-        css: str,
-        options: PdfOptions,
-        limits: Limits,
-        on_page: PageCallback | None = None,
-        max_pages: int | None = None,
-    ) -> RenderedPdf:
-        from rendering.renderers.xhtml2pdf import Xhtml2PdfRenderer
-
-        return Xhtml2PdfRenderer().render(
-            body_html=body_html,
-            css=css,
-            options=options,
-            limits=limits,
-            on_page=on_page,
-            max_pages=max_pages,
-        )
-
-
 _RENDERERS: dict[str, Renderer] = {
     renderer.name: renderer
-    for renderer in (_Xhtml2Pdf(), _Imported("weasyprint"), _Imported("chromium"))
+    for renderer in (
+        _Imported("xhtml2pdf", "Xhtml2PdfRenderer"),
+        _Imported("weasyprint"),
+        _Imported("chromium"),
+    )
 }
 RENDERER_NAMES: tuple[str, ...] = tuple(_RENDERERS)
 DEFAULT_RENDERER = "xhtml2pdf"
