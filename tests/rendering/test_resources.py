@@ -91,13 +91,7 @@ _TMP = Path(tempfile.gettempdir()).resolve()
 def _outside_assets(events: list[tuple[str, str]]) -> list[tuple[str, str]]:
     site = Path(sys.prefix).resolve()
     bad = []
-    python = (site, Path(sys.base_prefix).resolve())
     for event, target in events:
-        listed = Path(target).resolve() if event == "os.listdir" and target else None
-        if listed is not None and any(listed.is_relative_to(root) for root in python):
-            # The import system lists a package's directory when it first imports from it:
-            # fontTools.encodings on the first render of a process (this file run alone).
-            continue
         if event != "open":
             bad.append((event, target))
             continue
@@ -112,7 +106,7 @@ def _outside_assets(events: list[tuple[str, str]]) -> list[tuple[str, str]]:
         ):
             if "secret" not in target and not target.endswith(".env"):
                 continue
-        if path.is_relative_to(python[1]):
+        if path.is_relative_to(Path(sys.base_prefix).resolve()):
             continue
         bad.append((event, target))
     return bad
