@@ -126,10 +126,19 @@ class ChildWatch(_Loop):
         self.role = role
         self.pid = os.getpid()
         self.replace = False
+        self.last: CheckResult | None = None
 
     def step(self) -> None:
+        if self.replace and self.last is not None:
+            # Starting a new browser may take many seconds on a busy host: the main process
+            # counts silence from the last report, so say this child is alive before it.
+            self._report(self.last)
         result = renderer_probe(replace=self.replace)
         self.replace = not result.ok
+        self.last = result
+        self._report(result)
+
+    def _report(self, result: CheckResult) -> None:
         write_json(
             child_file(self.role, self.pid),
             {"pid": self.pid, "at": time.time(), "renderer": asdict(result)},

@@ -164,16 +164,19 @@ def test_submit_against_a_chain_saved_before_the_bounds_stops_at_the_deadline(ap
         schema=data_n_schema(30),
         sample_data={},
     )
-    started = time.monotonic()
+    # The CPU this thread spends (the test client runs the view in it): what the deadline
+    # bounds. Wall time also counts the waits of a loaded machine (3.6 s once at a load
+    # average of 14, with the work itself stopped at the deadline all the same).
+    started = time.thread_time()
     response = api.post(
         "/api/v1/generate-pdf-async",
         {"template": "old-chain", "data": {"n": "x"}},
         format="json",
     )
-    elapsed = time.monotonic() - started
+    spent = time.thread_time() - started
     assert response.status_code == 400, response.content
     assert response.json()["code"] == "schema_too_slow"
-    assert elapsed < 3, elapsed
+    assert spent < 3, spent
 
 
 BRANCHING = {
