@@ -16,7 +16,9 @@ import base64
 import binascii
 import hashlib
 import io
+import re
 import threading
+import zipfile
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +26,12 @@ import jinja2
 from jinja2 import nodes
 
 from rendering.engines.jinja import jinja_environment, jinja_errors
-from rendering.errors import InvalidInput, LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
+from rendering.errors import (
+    InvalidInput,
+    LimitExceeded,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
+)
 from rendering.file_sources import file_content, file_source
 from rendering.isolated import run_isolated
 from rendering.limits import DEFAULT_LIMITS, Limits, size_text
@@ -237,19 +244,115 @@ def _inline_image(template: DocxTemplate, value: Any, width_mm: float | None) ->
 def docx_fill(content: bytes, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> bytes:
     """The template filled with the data, as a .docx: in a forked child under the template
     limits (time, memory), like the other engines' renders. (Its tags were checked at save
-    or submit; the document is parsed once, in the child.)"""
-    return run_isolated(lambda: _fill(content, data, limits), limits)
+    or submit.) A template of at most _PREPARED_MAX_BYTES unpacked is parsed and its tags
+    compiled once in this process (_prepared) and the child fills its copy-on-write copy,
+    as the jinja engine's child renders the template compiled before the fork; a larger
+    one is parsed in the child, each time."""
+    prepared = _prepared(content, limits)
+    if prepared is None:
+        return run_isolated(lambda: _fill(_Prepared.parse(content, limits), data, limits), limits)
+    return run_isolated(lambda: _fill(prepared, data, limits), limits)
 
 
-def _fill(content: bytes, data: dict[str, Any], limits: Limits) -> bytes:
-    from docx.opc.exceptions import PackageNotFoundError
+# The templates this process parsed lately, by the .docx's SHA-256 and the limits (the
+# sandbox's output cap is compiled into its environment). Only this process reads them:
+# a fill writes into the forked child's copy-on-write copy, never into the kept one, so
+# no job's data or render reaches another's. A template is kept only when its parts are
+# small (_PREPARED_MAX_BYTES unpacked, as the zip declares them: zip_check held it to
+# that), so the parse and the compile outside the child stay small too.
+_PREPARED_KEPT = 8
+_PREPARED_MAX_BYTES = 4 * 1024 * 1024
+_prepared_kept: OrderedDict[tuple[bytes, Limits], _Prepared] = OrderedDict()
+_prepared_lock = threading.Lock()
 
-    template = _template(content)
+
+class _Prepared:
+    """A DocxTemplate with its parts read and an environment that compiles each source
+    once (docxtpl asks it to compile the document's XML, the headers' and footers', the
+    properties' text each time it renders)."""
+
+    def __init__(self, template: DocxTemplate, environment: jinja2.Environment) -> None:
+        self.template = template
+        self.environment = environment
+        compiled: dict[str, jinja2.Template] = {}
+        compile_source = environment.from_string
+
+        def from_string(source: str, *args: Any, **kwargs: Any) -> jinja2.Template:
+            if args or kwargs or not isinstance(source, str):
+                return compile_source(source, *args, **kwargs)
+            found = compiled.get(source)
+            if found is None:
+                found = compiled[source] = compile_source(source)
+            return found
+
+        environment.from_string = from_string  # type: ignore[method-assign]
+
+    @classmethod
+    def parse(cls, content: bytes, limits: Limits) -> _Prepared:
+        from docx.opc.exceptions import PackageNotFoundError
+
+        template = _template(content)
+        try:
+            template.init_docx()  # the document's parts, read once: the render reuses them
+        except (PackageNotFoundError, KeyError, ValueError):
+            raise _not_a_document() from None
+        return cls(template, _environment(template, limits))
+
+    def compile_ahead(self) -> None:
+        """Compile what docxtpl's render will ask for: the body's XML, each header's and
+        footer's, the properties' text, patched as render patches them. Only a speed-up:
+        a source missed here (or one that does not compile: the child reports it) is
+        compiled in the child."""
+        template, environment = self.template, self.environment
+        environment.autoescape = True  # as render(autoescape=True) sets it before compiling
+        sources = [template.get_xml()]
+        for uri in (template.HEADER_URI, template.FOOTER_URI):
+            sources += [
+                template.get_part_xml(part) for _, part in template.get_headers_footers(uri)
+            ]
+        for source in sources:
+            environment.from_string(_PARAGRAPH.sub(r"\n<w:p\1", template.patch_xml(source)))
+        properties = template.docx.core_properties
+        for name in ("author", "comments", "identifier", "language", "subject", "title"):
+            environment.from_string(getattr(properties, name))
+
+
+_PARAGRAPH = re.compile(r"<w:p([ >])")  # as docxtpl's render_xml_part splits the XML
+
+
+def _unpacked_bytes(content: bytes) -> int:
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+        return sum(entry.file_size for entry in archive.infolist())
+
+
+def _prepared(content: bytes, limits: Limits) -> _Prepared | None:
+    """The template parsed and its tags compiled, kept for the next fill; None for one too
+    large to keep or that does not parse here (the child parses it and says why)."""
+    key = (hashlib.sha256(content).digest(), limits)
+    with _prepared_lock:
+        kept = _prepared_kept.get(key)
+        if kept is not None:
+            _prepared_kept.move_to_end(key)
+            return kept
     try:
-        template.init_docx()  # the document's parts, read once: the render reuses them
-    except (PackageNotFoundError, KeyError, ValueError):
-        raise _not_a_document() from None
-    environment = _environment(template, limits)
+        if _unpacked_bytes(content) > _PREPARED_MAX_BYTES:
+            return None
+        prepared = _Prepared.parse(content, limits)
+    except Exception:  # noqa: BLE001 - the child parses it again and fails as it always did
+        return None
+    try:
+        prepared.compile_ahead()
+    except Exception:  # noqa: BLE001, S110 - the child compiles it again and reports it
+        pass
+    with _prepared_lock:
+        _prepared_kept[key] = prepared
+        while len(_prepared_kept) > _PREPARED_KEPT:
+            _prepared_kept.popitem(last=False)
+    return prepared
+
+
+def _fill(prepared: _Prepared, data: dict[str, Any], limits: Limits) -> bytes:
+    template, environment = prepared.template, prepared.environment
     with jinja_errors(lines=False):
         try:
             template.render(_images(template, data), jinja_env=environment, autoescape=True)

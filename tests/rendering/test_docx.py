@@ -135,3 +135,66 @@ def test_an_image_that_is_not_one_is_a_template_error():
 def test_a_tag_that_does_not_parse_is_a_syntax_error_at_fill_too():
     with pytest.raises(TemplateSyntaxError, match="syntax error in the Word document"):
         docx_fill(invoice_docx(extra_paragraph="{{ oops "), INVOICE_DATA | {"logo": ""})
+
+
+def _body(content: bytes) -> bytes:
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+        return archive.read("word/document.xml")
+
+
+def test_a_kept_template_fills_each_job_from_its_unfilled_copy():
+    from rendering.engines import docx
+
+    template = invoice_docx(extra_paragraph="kept for the next fill {{ number }}")
+    paid = _read(docx_fill(template, INVOICE_DATA | {"logo": png_data_uri()}))
+    kept = [prepared for prepared in docx._prepared_kept.values()]
+    assert any(not prepared.template.is_rendered for prepared in kept)
+    # The second fill starts from the template, not from the first fill (filled in a child).
+    unpaid = _read(docx_fill(template, INVOICE_DATA | {"number": "B-2", "paid": False, "logo": ""}))
+    assert [p.text for p in unpaid.paragraphs][:2] == [
+        "Invoice B-2",
+        "Bill to: Ada & Co <ada@example.com>",
+    ]
+    assert "PAID in full" not in [p.text for p in unpaid.paragraphs]
+    assert "kept for the next fill B-2" in [p.text for p in unpaid.paragraphs]
+    assert len(unpaid.inline_shapes) == 0 and len(paid.inline_shapes) == 1
+    assert "PAID in full" in [p.text for p in paid.paragraphs]
+    # Kept once, by its digest and limits; this process's copy was never rendered.
+    assert len(docx._prepared_kept) <= docx._PREPARED_KEPT
+    assert all(not prepared.template.is_rendered for prepared in docx._prepared_kept.values())
+
+
+def test_a_kept_template_fills_as_one_parsed_in_the_child(monkeypatch):
+    from rendering.engines import docx
+
+    template = invoice_docx(extra_paragraph="parsed {{ customer.name }} in the child")
+    data = INVOICE_DATA | {"logo": ""}
+    kept = docx_fill(template, data)
+    monkeypatch.setattr(docx, "_PREPARED_MAX_BYTES", 0)  # too large to keep: the child parses it
+    monkeypatch.setattr(docx, "_prepared_kept", type(docx._prepared_kept)())
+    parsed = docx_fill(template, data)
+    assert not docx._prepared_kept
+    assert _body(kept) == _body(parsed)
+    with pytest.raises(LimitExceeded):  # the child's limits hold either way
+        docx_fill(
+            invoice_docx(
+                extra_paragraph="{% for i in range(99999) %}{% for j in range(99999) %}"
+                "{% endfor %}{% endfor %}"
+            ),
+            data,
+            Limits(template_timeout_ms=300),
+        )
+
+
+def test_a_kept_template_is_filled_under_the_memory_ceiling_and_this_process_survives():
+    doubling = invoice_docx(
+        extra_paragraph='{% set ns = namespace(x="a" * 1000000) %}'
+        "{% for i in range(40) %}{% set ns.x = ns.x ~ ns.x %}{% endfor %}{{ ns.x|length }}"
+    )
+    data = INVOICE_DATA | {"logo": ""}
+    for _ in range(2):  # parsed and kept here the first time, reused the second
+        with pytest.raises(LimitExceeded, match="more than the 64 MB of memory"):
+            docx_fill(doubling, data, Limits(template_max_memory_mb=64))
+    assert "Invoice A-17" in _body(docx_fill(invoice_docx(), data)).decode()
