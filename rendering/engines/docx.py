@@ -20,6 +20,7 @@ import re
 import threading
 import zipfile
 from collections import OrderedDict
+from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import jinja2
@@ -277,9 +278,13 @@ class _Prepared:
         compiled: dict[str, jinja2.Template] = {}
         compile_source = environment.from_string
 
-        def from_string(source: str, *args: Any, **kwargs: Any) -> jinja2.Template:
-            if args or kwargs or not isinstance(source, str):
-                return compile_source(source, *args, **kwargs)
+        def from_string(
+            source: str | nodes.Template,
+            globals: MutableMapping[str, Any] | None = None,
+            template_class: type[jinja2.Template] | None = None,
+        ) -> jinja2.Template:
+            if globals is not None or template_class is not None or not isinstance(source, str):
+                return compile_source(source, globals, template_class)
             found = compiled.get(source)
             if found is None:
                 found = compiled[source] = compile_source(source)
@@ -338,11 +343,11 @@ def _prepared(content: bytes, limits: Limits) -> _Prepared | None:
         if _unpacked_bytes(content) > _PREPARED_MAX_BYTES:
             return None
         prepared = _Prepared.parse(content, limits)
-    except Exception:  # noqa: BLE001 - the child parses it again and fails as it always did
+    except Exception:  # the child parses it again and fails as it always did
         return None
     try:
         prepared.compile_ahead()
-    except Exception:  # noqa: BLE001, S110 - the child compiles it again and reports it
+    except Exception:  # noqa: S110 - the child compiles it again and reports it
         pass
     with _prepared_lock:
         _prepared_kept[key] = prepared

@@ -159,7 +159,8 @@ def test_a_kept_template_fills_each_job_from_its_unfilled_copy():
     ]
     assert "PAID in full" not in [p.text for p in unpaid.paragraphs]
     assert "kept for the next fill B-2" in [p.text for p in unpaid.paragraphs]
-    assert len(unpaid.inline_shapes) == 0 and len(paid.inline_shapes) == 1
+    assert len(unpaid.inline_shapes) == 0
+    assert len(paid.inline_shapes) == 1
     assert "PAID in full" in [p.text for p in paid.paragraphs]
     # Kept once, by its digest and limits; this process's copy was never rendered.
     assert len(docx._prepared_kept) <= docx._PREPARED_KEPT
