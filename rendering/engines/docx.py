@@ -20,7 +20,8 @@ import re
 import threading
 import zipfile
 from collections import OrderedDict
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import jinja2
@@ -356,6 +357,37 @@ def _prepared(content: bytes, limits: Limits) -> _Prepared | None:
     return prepared
 
 
+class _QuickZipWriter:
+    """python-docx's zip writer (docx.opc.phys_pkg._ZipPkgWriter) at deflate level 1: the
+    filled document goes straight to LibreOffice, and a Word file's largest parts (styles,
+    hundreds of KB of XML) pack at level 6 in about three times as long for a third less."""
+
+    def __init__(self, pkg_file: Any) -> None:
+        self._zip = zipfile.ZipFile(
+            pkg_file, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1
+        )
+
+    def write(self, pack_uri: Any, blob: bytes) -> None:
+        self._zip.writestr(pack_uri.membername, blob)
+
+    def close(self) -> None:
+        self._zip.close()
+
+
+@contextmanager
+def _quick_deflate() -> Iterator[None]:
+    """python-docx saving with _QuickZipWriter (in the forked child: its own copy of the
+    module; put back all the same)."""
+    from docx.opc import pkgwriter
+
+    writer = pkgwriter.PhysPkgWriter  # type: ignore[attr-defined]
+    pkgwriter.PhysPkgWriter = _QuickZipWriter  # type: ignore[attr-defined, assignment]
+    try:
+        yield
+    finally:
+        pkgwriter.PhysPkgWriter = writer  # type: ignore[attr-defined]
+
+
 def _fill(prepared: _Prepared, data: dict[str, Any], limits: Limits) -> bytes:
     template, environment = prepared.template, prepared.environment
     with jinja_errors(lines=False):
@@ -364,7 +396,8 @@ def _fill(prepared: _Prepared, data: dict[str, Any], limits: Limits) -> bytes:
         except jinja2.TemplateSyntaxError as exc:
             raise _syntax_error(exc) from None
     out = io.BytesIO()
-    template.save(out)
+    with _quick_deflate():
+        template.save(out)
     filled = out.getvalue()
     if len(filled) > limits.max_html_bytes:
         raise LimitExceeded(

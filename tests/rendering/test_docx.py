@@ -199,3 +199,19 @@ def test_a_kept_template_is_filled_under_the_memory_ceiling_and_this_process_sur
         with pytest.raises(LimitExceeded, match="more than the 64 MB of memory"):
             docx_fill(doubling, data, Limits(template_max_memory_mb=64))
     assert "Invoice A-17" in _body(docx_fill(invoice_docx(), data)).decode()
+
+
+def test_the_filled_document_is_deflated_and_python_docx_keeps_its_own_writer():
+    import zipfile
+
+    from docx.opc import pkgwriter
+
+    writer = pkgwriter.PhysPkgWriter
+    filled = docx_fill(invoice_docx(), INVOICE_DATA | {"logo": png_data_uri()})
+    with zipfile.ZipFile(io.BytesIO(filled)) as archive:
+        entries = archive.infolist()
+        assert archive.testzip() is None
+    assert {entry.compress_type for entry in entries} == {zipfile.ZIP_DEFLATED}
+    styles = next(entry for entry in entries if entry.filename == "word/styles.xml")
+    assert styles.compress_size * 5 < styles.file_size
+    assert pkgwriter.PhysPkgWriter is writer  # the quicker writer was the child's alone
