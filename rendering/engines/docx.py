@@ -58,6 +58,8 @@ _CHECKED_MAX = 64
 # _checked_lock.
 _checked: OrderedDict[bytes, None] = OrderedDict()
 _checked_lock = threading.Lock()
+# SHA-256 of the .docx files whose zip passed zip_check here (a pass only, as above).
+_zips_passed: OrderedDict[bytes, None] = OrderedDict()
 
 
 def docx_source(content: bytes) -> str:
@@ -75,8 +77,18 @@ def docx_file(source: str) -> bytes:
         holds="a Word document",
         placeholder="the .docx in base64",
     )
-    # A zip bomb or an XML part declaring entities is refused before docxtpl unpacks it.
+    # A zip bomb or an XML part declaring entities is refused before docxtpl unpacks it;
+    # the same bytes passed once pass again (a worker fills one template job after job).
+    digest = hashlib.sha256(content).digest()
+    with _checked_lock:
+        if digest in _zips_passed:
+            _zips_passed.move_to_end(digest)
+            return content
     zip_check(content, "template.docx")
+    with _checked_lock:
+        _zips_passed[digest] = None
+        while len(_zips_passed) > _CHECKED_MAX:
+            _zips_passed.popitem(last=False)
     return content
 
 

@@ -215,3 +215,22 @@ def test_the_filled_document_is_deflated_and_python_docx_keeps_its_own_writer():
     styles = next(entry for entry in entries if entry.filename == "word/styles.xml")
     assert styles.compress_size * 5 < styles.file_size
     assert pkgwriter.PhysPkgWriter is writer  # the quicker writer was the child's alone
+
+
+def test_a_zip_that_passed_is_not_checked_again_and_a_bomb_always_is(monkeypatch):
+    import hashlib
+
+    from rendering.engines import docx
+
+    sound = invoice_docx(extra_paragraph="zip checked once")
+    assert docx_file(docx_source(sound)) == sound
+    assert hashlib.sha256(sound).digest() in docx._zips_passed
+    checks = []
+    monkeypatch.setattr(docx, "zip_check", lambda *args: checks.append(args))
+    assert docx_file(docx_source(sound)) == sound
+    assert checks == []
+    monkeypatch.undo()
+    for _ in range(2):
+        with pytest.raises(InvalidInput, match="zip bomb"):
+            docx_file(docx_source(zip_bomb()))
+    assert len(docx._zips_passed) <= docx._CHECKED_MAX
