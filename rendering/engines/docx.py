@@ -258,7 +258,7 @@ def _inline_image(template: DocxTemplate, value: Any, width_mm: float | None) ->
 def docx_fill(content: bytes, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> bytes:
     """The template filled with the data, as a .docx: in a forked child under the template
     limits (time, memory), like the other engines' renders. (Its tags were checked at save
-    or submit.) A template of at most _PREPARED_MAX_BYTES unpacked is parsed and its tags
+    or submit.) A template small enough to keep (_keepable) is parsed and its tags
     compiled once in this process (_prepared) and the child fills its copy-on-write copy,
     as the jinja engine's child renders the template compiled before the fork; a larger
     one is parsed in the child, each time."""
@@ -272,10 +272,12 @@ def docx_fill(content: bytes, data: dict[str, Any], limits: Limits = DEFAULT_LIM
 # sandbox's output cap is compiled into its environment). Only this process reads them:
 # a fill writes into the forked child's copy-on-write copy, never into the kept one, so
 # no job's data or render reaches another's. A template is kept only when its parts are
-# small (_PREPARED_MAX_BYTES unpacked, as the zip declares them: zip_check held it to
+# small (_PREPARED_MAX_BYTES unpacked, _PREPARED_MAX_XML_BYTES of them XML, which lxml
+# holds at a few times its size; as the zip declares them: zip_check held it to
 # that), so the parse and the compile outside the child stay small too.
-_PREPARED_KEPT = 8
-_PREPARED_MAX_BYTES = 4 * 1024 * 1024
+_PREPARED_KEPT = 4
+_PREPARED_MAX_BYTES = 8 * 1024 * 1024
+_PREPARED_MAX_XML_BYTES = 2 * 1024 * 1024
 _prepared_kept: OrderedDict[tuple[bytes, Limits], _Prepared] = OrderedDict()
 _prepared_lock = threading.Lock()
 
@@ -338,9 +340,13 @@ class _Prepared:
 _PARAGRAPH = re.compile(r"<w:p([ >])")  # as docxtpl's render_xml_part splits the XML
 
 
-def _unpacked_bytes(content: bytes) -> int:
+def _keepable(content: bytes) -> bool:
+    """Whether the .docx is small enough to keep parsed: its parts and its XML parts."""
     with zipfile.ZipFile(io.BytesIO(content)) as archive:
-        return sum(entry.file_size for entry in archive.infolist())
+        entries = archive.infolist()
+    xml = sum(entry.file_size for entry in entries if entry.filename.endswith((".xml", ".rels")))
+    total = sum(entry.file_size for entry in entries)
+    return total <= _PREPARED_MAX_BYTES and xml <= _PREPARED_MAX_XML_BYTES
 
 
 def _prepared(content: bytes, limits: Limits) -> _Prepared | None:
@@ -353,7 +359,7 @@ def _prepared(content: bytes, limits: Limits) -> _Prepared | None:
             _prepared_kept.move_to_end(key)
             return kept
     try:
-        if _unpacked_bytes(content) > _PREPARED_MAX_BYTES:
+        if not _keepable(content):
             return None
         prepared = _Prepared.parse(content, limits)
     except Exception:  # the child parses it again and fails as it always did

@@ -173,7 +173,9 @@ def test_a_kept_template_fills_as_one_parsed_in_the_child(monkeypatch):
     template = invoice_docx(extra_paragraph="parsed {{ customer.name }} in the child")
     data = INVOICE_DATA | {"logo": ""}
     kept = docx_fill(template, data)
-    monkeypatch.setattr(docx, "_PREPARED_MAX_BYTES", 0)  # too large to keep: the child parses it
+    monkeypatch.setattr(
+        docx, "_PREPARED_MAX_XML_BYTES", 0
+    )  # too large to keep: parsed in the child
     monkeypatch.setattr(docx, "_prepared_kept", type(docx._prepared_kept)())
     parsed = docx_fill(template, data)
     assert not docx._prepared_kept
