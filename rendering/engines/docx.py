@@ -31,6 +31,7 @@ from rendering.engines.jinja import jinja_environment, jinja_errors
 from rendering.errors import (
     InvalidInput,
     LimitExceeded,
+    RenderError,
     TemplateRuntimeError,
     TemplateSyntaxError,
 )
@@ -338,6 +339,22 @@ class _Prepared:
 
 
 _PARAGRAPH = re.compile(r"<w:p([ >])")  # as docxtpl's render_xml_part splits the XML
+# What reading a document that is no sound .docx raises (our template errors, python-docx's
+# lookups and values, the zip's and the XML's errors, a nesting too deep) is kept from
+# the job: the child reads it again and fails as it always did. Anything else (a worker's
+# soft time limit among them) goes on up.
+_UNREADABLE: tuple[type[BaseException], ...] = (
+    RenderError,
+    LookupError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    OSError,
+    RecursionError,
+    zipfile.BadZipFile,
+    SyntaxError,  # lxml's XMLSyntaxError is one
+)
+_UNCOMPILABLE: tuple[type[BaseException], ...] = (jinja2.TemplateError, *_UNREADABLE)
 
 
 def _keepable(content: bytes) -> bool:
@@ -362,12 +379,12 @@ def _prepared(content: bytes, limits: Limits) -> _Prepared | None:
         if not _keepable(content):
             return None
         prepared = _Prepared.parse(content, limits)
-    except Exception:  # the child parses it again and fails as it always did
+    except _UNREADABLE:  # the child parses it again and fails as it always did
         return None
     try:
         prepared.compile_ahead()
-    except Exception:  # noqa: S110 - the child compiles it again and reports it
-        pass
+    except _UNCOMPILABLE:
+        pass  # the child compiles it again and reports it
     with _prepared_lock:
         _prepared_kept[key] = prepared
         while len(_prepared_kept) > _PREPARED_KEPT:

@@ -236,3 +236,41 @@ def test_a_zip_that_passed_is_not_checked_again_and_a_bomb_always_is(monkeypatch
         with pytest.raises(InvalidInput, match="zip bomb"):
             docx_file(docx_source(zip_bomb()))
     assert len(docx._zips_passed) <= docx._CHECKED_MAX
+
+
+def _with_part(content: bytes, name: str, data: bytes) -> bytes:
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(content)) as source, zipfile.ZipFile(out, "w") as target:
+        for entry in source.infolist():
+            target.writestr(entry, data if entry.filename == name else source.read(entry))
+    return out.getvalue()
+
+
+def test_a_document_this_process_cannot_read_fails_in_the_child_as_before():
+    from rendering.engines import docx
+    from rendering.errors import RenderError
+
+    broken = _with_part(invoice_docx(), "word/document.xml", b"<w:document><w:body>")
+    for _ in range(2):
+        with pytest.raises(RenderError, match="stopped unexpectedly"):
+            docx_fill(broken, INVOICE_DATA | {"logo": ""})
+    assert all(
+        prepared.template.template_file.getvalue() != broken
+        for prepared in docx._prepared_kept.values()
+    )
+
+
+def test_a_stop_while_the_template_is_read_here_is_not_swallowed(monkeypatch):
+    from rendering.engines import docx
+
+    class SoftTimeLimit(Exception):  # as Celery's soft time limit: an Exception
+        pass
+
+    def stopped(*args: object) -> None:
+        raise SoftTimeLimit
+
+    monkeypatch.setattr(docx._Prepared, "parse", stopped)
+    with pytest.raises(SoftTimeLimit):
+        docx_fill(invoice_docx(extra_paragraph="stopped while read"), INVOICE_DATA | {"logo": ""})
