@@ -72,7 +72,10 @@ def _landscape(document: Any) -> None:
             style.Width, style.Height = height, width
 
 
-def _convert(desktop: Any, request: dict[str, Any]) -> None:
+def _convert(desktop: Any, request: dict[str, Any]) -> Any:
+    """The document loaded and stored as PDF; returned open, closed by the caller once the
+    answer is out (closing it is no part of the PDF: the worker reads the file meanwhile).
+    A conversion that fails closes its document here."""
     document = desktop.loadComponentFromURL(
         uno.systemPathToFileUrl(request["in"]),
         "_blank",
@@ -103,8 +106,19 @@ def _convert(desktop: Any, request: dict[str, Any]) -> None:
             uno.systemPathToFileUrl(request["out"]),
             _props(FilterName=export, FilterData=filter_data),
         )
-    finally:
+    except BaseException:
+        _close(document)
+        raise
+    return document
+
+
+def _close(document: Any) -> None:
+    """Close a document; a LibreOffice that went away meanwhile is found by the next
+    conversion (its load fails as lost, and the worker starts another)."""
+    try:
         document.close(True)
+    except Exception:  # noqa: S110 - see above: the next request tells
+        pass
 
 
 def _answers(desktop: Any) -> bool:
@@ -129,8 +143,9 @@ def main() -> None:
         raise
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
+        document = None
         try:
-            _convert(desktop, json.loads(line))
+            document = _convert(desktop, json.loads(line))
             answer: dict[str, Any] = {"ok": True}
         except Exception as exc:
             answer = {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}
@@ -138,6 +153,10 @@ def main() -> None:
             lost = "DisposedException" in type(exc).__name__  # its uno name, dotted
             answer["lost"] = lost or office.poll() is not None or not _answers(desktop)
         print(json.dumps(answer), flush=True)
+        if document is not None:
+            # After the answer: the PDF is written, and the next request is read only
+            # once this document is closed.
+            _close(document)
         if answer.get("lost"):
             break
     office.terminate()  # the worker went away: so does its LibreOffice

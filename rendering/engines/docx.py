@@ -16,15 +16,25 @@ import base64
 import binascii
 import hashlib
 import io
+import re
 import threading
+import zipfile
 from collections import OrderedDict
+from collections.abc import Iterator, MutableMapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import jinja2
 from jinja2 import nodes
 
 from rendering.engines.jinja import jinja_environment, jinja_errors
-from rendering.errors import InvalidInput, LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
+from rendering.errors import (
+    InvalidInput,
+    LimitExceeded,
+    RenderError,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
+)
 from rendering.file_sources import file_content, file_source
 from rendering.isolated import run_isolated
 from rendering.limits import DEFAULT_LIMITS, Limits, size_text
@@ -49,6 +59,8 @@ _CHECKED_MAX = 64
 # _checked_lock.
 _checked: OrderedDict[bytes, None] = OrderedDict()
 _checked_lock = threading.Lock()
+# SHA-256 of the .docx files whose zip passed zip_check here (a pass only, as above).
+_zips_passed: OrderedDict[bytes, None] = OrderedDict()
 
 
 def docx_source(content: bytes) -> str:
@@ -66,8 +78,18 @@ def docx_file(source: str) -> bytes:
         holds="a Word document",
         placeholder="the .docx in base64",
     )
-    # A zip bomb or an XML part declaring entities is refused before docxtpl unpacks it.
+    # A zip bomb or an XML part declaring entities is refused before docxtpl unpacks it;
+    # the same bytes passed once pass again (a worker fills one template job after job).
+    digest = hashlib.sha256(content).digest()
+    with _checked_lock:
+        if digest in _zips_passed:
+            _zips_passed.move_to_end(digest)
+            return content
     zip_check(content, "template.docx")
+    with _checked_lock:
+        _zips_passed[digest] = None
+        while len(_zips_passed) > _CHECKED_MAX:
+            _zips_passed.popitem(last=False)
     return content
 
 
@@ -237,26 +259,180 @@ def _inline_image(template: DocxTemplate, value: Any, width_mm: float | None) ->
 def docx_fill(content: bytes, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> bytes:
     """The template filled with the data, as a .docx: in a forked child under the template
     limits (time, memory), like the other engines' renders. (Its tags were checked at save
-    or submit; the document is parsed once, in the child.)"""
-    return run_isolated(lambda: _fill(content, data, limits), limits)
+    or submit.) A template small enough to keep (_keepable) is parsed and its tags
+    compiled once in this process (_prepared) and the child fills its copy-on-write copy,
+    as the jinja engine's child renders the template compiled before the fork; a larger
+    one is parsed in the child, each time."""
+    prepared = _prepared(content, limits)
+    if prepared is None:
+        return run_isolated(lambda: _fill(_Prepared.parse(content, limits), data, limits), limits)
+    return run_isolated(lambda: _fill(prepared, data, limits), limits)
 
 
-def _fill(content: bytes, data: dict[str, Any], limits: Limits) -> bytes:
-    from docx.opc.exceptions import PackageNotFoundError
+# The templates this process parsed lately, by the .docx's SHA-256 and the limits (the
+# sandbox's output cap is compiled into its environment). Only this process reads them:
+# a fill writes into the forked child's copy-on-write copy, never into the kept one, so
+# no job's data or render reaches another's. A template is kept only when its parts are
+# small (_PREPARED_MAX_BYTES unpacked, _PREPARED_MAX_XML_BYTES of them XML, which lxml
+# holds at a few times its size; as the zip declares them: zip_check held it to
+# that), so the parse and the compile outside the child stay small too.
+_PREPARED_KEPT = 4
+_PREPARED_MAX_BYTES = 8 * 1024 * 1024
+_PREPARED_MAX_XML_BYTES = 2 * 1024 * 1024
+_prepared_kept: OrderedDict[tuple[bytes, Limits], _Prepared] = OrderedDict()
+_prepared_lock = threading.Lock()
 
-    template = _template(content)
+
+class _Prepared:
+    """A DocxTemplate with its parts read and an environment that compiles each source
+    once (docxtpl asks it to compile the document's XML, the headers' and footers', the
+    properties' text each time it renders)."""
+
+    def __init__(self, template: DocxTemplate, environment: jinja2.Environment) -> None:
+        self.template = template
+        self.environment = environment
+        compiled: dict[str, jinja2.Template] = {}
+        compile_source = environment.from_string
+
+        def from_string(
+            source: str | nodes.Template,
+            globals: MutableMapping[str, Any] | None = None,
+            template_class: type[jinja2.Template] | None = None,
+        ) -> jinja2.Template:
+            if globals is not None or template_class is not None or not isinstance(source, str):
+                return compile_source(source, globals, template_class)
+            found = compiled.get(source)
+            if found is None:
+                found = compiled[source] = compile_source(source)
+            return found
+
+        environment.from_string = from_string  # type: ignore[method-assign]
+
+    @classmethod
+    def parse(cls, content: bytes, limits: Limits) -> _Prepared:
+        from docx.opc.exceptions import PackageNotFoundError
+
+        template = _template(content)
+        try:
+            template.init_docx()  # the document's parts, read once: the render reuses them
+        except (PackageNotFoundError, KeyError, ValueError):
+            raise _not_a_document() from None
+        return cls(template, _environment(template, limits))
+
+    def compile_ahead(self) -> None:
+        """Compile what docxtpl's render will ask for: the body's XML, each header's and
+        footer's, the properties' text, patched as render patches them. Only a speed-up:
+        a source missed here (or one that does not compile: the child reports it) is
+        compiled in the child."""
+        template, environment = self.template, self.environment
+        environment.autoescape = True  # as render(autoescape=True) sets it before compiling
+        sources = [template.get_xml()]
+        for uri in (template.HEADER_URI, template.FOOTER_URI):
+            sources += [
+                template.get_part_xml(part) for _, part in template.get_headers_footers(uri)
+            ]
+        for source in sources:
+            environment.from_string(_PARAGRAPH.sub(r"\n<w:p\1", template.patch_xml(source)))
+        properties = template.docx.core_properties
+        for name in ("author", "comments", "identifier", "language", "subject", "title"):
+            environment.from_string(getattr(properties, name))
+
+
+_PARAGRAPH = re.compile(r"<w:p([ >])")  # as docxtpl's render_xml_part splits the XML
+# What reading a document that is no sound .docx raises (our template errors, python-docx's
+# lookups and values, the zip's and the XML's errors, a nesting too deep) is kept from
+# the job: the child reads it again and fails as it always did. Anything else (a worker's
+# soft time limit among them) goes on up.
+_UNREADABLE: tuple[type[BaseException], ...] = (
+    RenderError,
+    LookupError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    OSError,
+    RecursionError,
+    zipfile.BadZipFile,
+    SyntaxError,  # lxml's XMLSyntaxError is one
+)
+_UNCOMPILABLE: tuple[type[BaseException], ...] = (jinja2.TemplateError, *_UNREADABLE)
+
+
+def _keepable(content: bytes) -> bool:
+    """Whether the .docx is small enough to keep parsed: its parts and its XML parts."""
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+        entries = archive.infolist()
+    xml = sum(entry.file_size for entry in entries if entry.filename.endswith((".xml", ".rels")))
+    total = sum(entry.file_size for entry in entries)
+    return total <= _PREPARED_MAX_BYTES and xml <= _PREPARED_MAX_XML_BYTES
+
+
+def _prepared(content: bytes, limits: Limits) -> _Prepared | None:
+    """The template parsed and its tags compiled, kept for the next fill; None for one too
+    large to keep or that does not parse here (the child parses it and says why)."""
+    key = (hashlib.sha256(content).digest(), limits)
+    with _prepared_lock:
+        kept = _prepared_kept.get(key)
+        if kept is not None:
+            _prepared_kept.move_to_end(key)
+            return kept
     try:
-        template.init_docx()  # the document's parts, read once: the render reuses them
-    except (PackageNotFoundError, KeyError, ValueError):
-        raise _not_a_document() from None
-    environment = _environment(template, limits)
+        if not _keepable(content):
+            return None
+        prepared = _Prepared.parse(content, limits)
+    except _UNREADABLE:  # the child parses it again and fails as it always did
+        return None
+    try:
+        prepared.compile_ahead()
+    except _UNCOMPILABLE:
+        pass  # the child compiles it again and reports it
+    with _prepared_lock:
+        _prepared_kept[key] = prepared
+        while len(_prepared_kept) > _PREPARED_KEPT:
+            _prepared_kept.popitem(last=False)
+    return prepared
+
+
+class _QuickZipWriter:
+    """python-docx's zip writer (docx.opc.phys_pkg._ZipPkgWriter) at deflate level 1: the
+    filled document goes straight to LibreOffice, and a Word file's largest parts (styles,
+    hundreds of KB of XML) pack at level 6 in about three times as long for a third less."""
+
+    def __init__(self, pkg_file: Any) -> None:
+        self._zip = zipfile.ZipFile(
+            pkg_file, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1
+        )
+
+    def write(self, pack_uri: Any, blob: bytes) -> None:
+        self._zip.writestr(pack_uri.membername, blob)
+
+    def close(self) -> None:
+        self._zip.close()
+
+
+@contextmanager
+def _quick_deflate() -> Iterator[None]:
+    """python-docx saving with _QuickZipWriter (in the forked child: its own copy of the
+    module; put back all the same)."""
+    from docx.opc import pkgwriter
+
+    writer = pkgwriter.PhysPkgWriter  # type: ignore[attr-defined]
+    pkgwriter.PhysPkgWriter = _QuickZipWriter  # type: ignore[attr-defined, assignment]
+    try:
+        yield
+    finally:
+        pkgwriter.PhysPkgWriter = writer  # type: ignore[attr-defined]
+
+
+def _fill(prepared: _Prepared, data: dict[str, Any], limits: Limits) -> bytes:
+    template, environment = prepared.template, prepared.environment
     with jinja_errors(lines=False):
         try:
             template.render(_images(template, data), jinja_env=environment, autoescape=True)
         except jinja2.TemplateSyntaxError as exc:
             raise _syntax_error(exc) from None
     out = io.BytesIO()
-    template.save(out)
+    with _quick_deflate():
+        template.save(out)
     filled = out.getvalue()
     if len(filled) > limits.max_html_bytes:
         raise LimitExceeded(

@@ -135,3 +135,142 @@ def test_an_image_that_is_not_one_is_a_template_error():
 def test_a_tag_that_does_not_parse_is_a_syntax_error_at_fill_too():
     with pytest.raises(TemplateSyntaxError, match="syntax error in the Word document"):
         docx_fill(invoice_docx(extra_paragraph="{{ oops "), INVOICE_DATA | {"logo": ""})
+
+
+def _body(content: bytes) -> bytes:
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+        return archive.read("word/document.xml")
+
+
+def test_a_kept_template_fills_each_job_from_its_unfilled_copy():
+    from rendering.engines import docx
+
+    template = invoice_docx(extra_paragraph="kept for the next fill {{ number }}")
+    paid = _read(docx_fill(template, INVOICE_DATA | {"logo": png_data_uri()}))
+    kept = [prepared for prepared in docx._prepared_kept.values()]
+    assert any(not prepared.template.is_rendered for prepared in kept)
+    # The second fill starts from the template, not from the first fill (filled in a child).
+    unpaid = _read(docx_fill(template, INVOICE_DATA | {"number": "B-2", "paid": False, "logo": ""}))
+    assert [p.text for p in unpaid.paragraphs][:2] == [
+        "Invoice B-2",
+        "Bill to: Ada & Co <ada@example.com>",
+    ]
+    assert "PAID in full" not in [p.text for p in unpaid.paragraphs]
+    assert "kept for the next fill B-2" in [p.text for p in unpaid.paragraphs]
+    assert len(unpaid.inline_shapes) == 0
+    assert len(paid.inline_shapes) == 1
+    assert "PAID in full" in [p.text for p in paid.paragraphs]
+    # Kept once, by its digest and limits; this process's copy was never rendered.
+    assert len(docx._prepared_kept) <= docx._PREPARED_KEPT
+    assert all(not prepared.template.is_rendered for prepared in docx._prepared_kept.values())
+
+
+def test_a_kept_template_fills_as_one_parsed_in_the_child(monkeypatch):
+    from rendering.engines import docx
+
+    template = invoice_docx(extra_paragraph="parsed {{ customer.name }} in the child")
+    data = INVOICE_DATA | {"logo": ""}
+    kept = docx_fill(template, data)
+    monkeypatch.setattr(
+        docx, "_PREPARED_MAX_XML_BYTES", 0
+    )  # too large to keep: parsed in the child
+    monkeypatch.setattr(docx, "_prepared_kept", type(docx._prepared_kept)())
+    parsed = docx_fill(template, data)
+    assert not docx._prepared_kept
+    assert _body(kept) == _body(parsed)
+    with pytest.raises(LimitExceeded):  # the child's limits hold either way
+        docx_fill(
+            invoice_docx(
+                extra_paragraph="{% for i in range(99999) %}{% for j in range(99999) %}"
+                "{% endfor %}{% endfor %}"
+            ),
+            data,
+            Limits(template_timeout_ms=300),
+        )
+
+
+def test_a_kept_template_is_filled_under_the_memory_ceiling_and_this_process_survives():
+    doubling = invoice_docx(
+        extra_paragraph='{% set ns = namespace(x="a" * 1000000) %}'
+        "{% for i in range(40) %}{% set ns.x = ns.x ~ ns.x %}{% endfor %}{{ ns.x|length }}"
+    )
+    data = INVOICE_DATA | {"logo": ""}
+    for _ in range(2):  # parsed and kept here the first time, reused the second
+        with pytest.raises(LimitExceeded, match="more than the 64 MB of memory"):
+            docx_fill(doubling, data, Limits(template_max_memory_mb=64))
+    assert "Invoice A-17" in _body(docx_fill(invoice_docx(), data)).decode()
+
+
+def test_the_filled_document_is_deflated_and_python_docx_keeps_its_own_writer():
+    import zipfile
+
+    from docx.opc import pkgwriter
+
+    writer = pkgwriter.PhysPkgWriter
+    filled = docx_fill(invoice_docx(), INVOICE_DATA | {"logo": png_data_uri()})
+    with zipfile.ZipFile(io.BytesIO(filled)) as archive:
+        entries = archive.infolist()
+        assert archive.testzip() is None
+    assert {entry.compress_type for entry in entries} == {zipfile.ZIP_DEFLATED}
+    styles = next(entry for entry in entries if entry.filename == "word/styles.xml")
+    assert styles.compress_size * 5 < styles.file_size
+    assert pkgwriter.PhysPkgWriter is writer  # the quicker writer was the child's alone
+
+
+def test_a_zip_that_passed_is_not_checked_again_and_a_bomb_always_is(monkeypatch):
+    import hashlib
+
+    from rendering.engines import docx
+
+    sound = invoice_docx(extra_paragraph="zip checked once")
+    assert docx_file(docx_source(sound)) == sound
+    assert hashlib.sha256(sound).digest() in docx._zips_passed
+    checks = []
+    monkeypatch.setattr(docx, "zip_check", lambda *args: checks.append(args))
+    assert docx_file(docx_source(sound)) == sound
+    assert checks == []
+    monkeypatch.undo()
+    for _ in range(2):
+        with pytest.raises(InvalidInput, match="zip bomb"):
+            docx_file(docx_source(zip_bomb()))
+    assert len(docx._zips_passed) <= docx._CHECKED_MAX
+
+
+def _with_part(content: bytes, name: str, data: bytes) -> bytes:
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(content)) as source, zipfile.ZipFile(out, "w") as target:
+        for entry in source.infolist():
+            target.writestr(entry, data if entry.filename == name else source.read(entry))
+    return out.getvalue()
+
+
+def test_a_document_this_process_cannot_read_fails_in_the_child_as_before():
+    from rendering.engines import docx
+    from rendering.errors import RenderError
+
+    broken = _with_part(invoice_docx(), "word/document.xml", b"<w:document><w:body>")
+    for _ in range(2):
+        with pytest.raises(RenderError, match="stopped unexpectedly"):
+            docx_fill(broken, INVOICE_DATA | {"logo": ""})
+    assert all(
+        prepared.template.template_file.getvalue() != broken
+        for prepared in docx._prepared_kept.values()
+    )
+
+
+def test_a_stop_while_the_template_is_read_here_is_not_swallowed(monkeypatch):
+    from rendering.engines import docx
+
+    class SoftTimeLimit(Exception):  # as Celery's soft time limit: an Exception
+        pass
+
+    def stopped(*args: object) -> None:
+        raise SoftTimeLimit
+
+    monkeypatch.setattr(docx._Prepared, "parse", stopped)
+    with pytest.raises(SoftTimeLimit):
+        docx_fill(invoice_docx(extra_paragraph="stopped while read"), INVOICE_DATA | {"logo": ""})
