@@ -21,7 +21,7 @@ from jobs.models import JobStatus, PdfJob
 from tests.e2e.bystander import Bystander
 from tests.factories import PdfJobFactory, UserFactory
 from tests.livestack import wait_for_web
-from tests.processes import free_port, start, stop, web_args
+from tests.processes import free_port, start, stop, tail, web_args
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 BODY = {"html_template": "<p>{{n}}</p>", "data": {"n": 1}}
@@ -69,13 +69,21 @@ def test_fifty_parallel_submits_never_exceed_the_in_flight_limit(live_stack, sta
         httpx.Client(headers={"X-API-Key": tenants["raw"]}, timeout=30) as client,
         ThreadPoolExecutor(50) as pool,
     ):
+
+        def submit(n: int) -> httpx.Response:
+            try:
+                return client.post(f"{urls[n % 2]}/api/v1/generate-pdf-async", json=BODY)
+            except httpx.TransportError as exc:
+                # Once, at a load average of 13: "Server disconnected without sending a
+                # response". What the web processes logged says why, next time.
+                logs = "\n".join(
+                    f"--- {log.name}\n{tail(log)}"
+                    for log in sorted(live_stack.logs.glob("quota-web-*.log"))
+                )
+                raise AssertionError(f"submit {n} to {urls[n % 2]}: {exc!r}\n{logs}") from exc
+
         started = time.perf_counter()
-        answers = list(
-            pool.map(
-                lambda n: client.post(f"{urls[n % 2]}/api/v1/generate-pdf-async", json=BODY),
-                range(50),
-            )
-        )
+        answers = list(pool.map(submit, range(50)))
         took = time.perf_counter() - started
         in_flight = PdfJob.objects.filter(
             owner=tenants["greedy"], status__in=[JobStatus.QUEUED, JobStatus.PROCESSING]
