@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from rendering.engines.settings import EngineSettings, parse_engine_settings
@@ -47,16 +47,20 @@ class PdfOptions:
 
     def as_dict(self) -> dict[str, Any]:
         # Only what was set, so jobs stored before an option existed read back the same.
-        fields: dict[str, Any] = {
-            key: value
-            for key, value in asdict(self).items()
-            if value and key not in ("pdf", "engine")
+        # The plain fields are text and booleans, so they are taken as they are (what
+        # dataclasses.asdict's deep copy of each gave, without its walk into pdf and engine).
+        options: dict[str, Any] = {
+            name: value for name in _PLAIN_FIELDS if (value := getattr(self, name))
         }
         if self.pdf is not None:
-            fields["pdf"] = self.pdf.as_dict()
+            options["pdf"] = self.pdf.as_dict()
         if self.engine is not None:
-            fields["engine"] = self.engine.as_dict()
-        return fields
+            options["engine"] = self.engine.as_dict()
+        return options
+
+
+# PdfOptions's own fields but its nested ones, in their declared order.
+_PLAIN_FIELDS = tuple(f.name for f in fields(PdfOptions) if f.name not in ("pdf", "engine"))
 
 
 def _clean_filename(value: Any) -> str:

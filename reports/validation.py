@@ -176,10 +176,16 @@ def data_check(data: Any, *, limits: Limits, name: str = "data") -> dict[str, An
     """`data` as a JSON object within the size and nesting limits, else an error."""
     if not isinstance(data, dict):
         raise DataValidationError(f"{name} must be a JSON object.")
-    size_check(name, json.dumps(data), limits.max_data_bytes)
-    if problem := data_unstorable_text(data):
+    dumped = json.dumps(data)
+    size_check(name, dumped, limits.max_data_bytes)
+    # The two walks over the data only when the text just dumped allows a problem. It is
+    # ASCII: a NUL in any key or string shows as \u0000 and a lone surrogate as \udXXX
+    # (lower-case hex), so without either there is nothing unstorable. And data nests at
+    # most one level deeper than it has objects and arrays, each of which shows a { or [.
+    if ("\\u0000" in dumped or "\\ud" in dumped) and (problem := data_unstorable_text(data)):
         raise DataValidationError(f"{name} {problem}, which cannot be stored.")
-    if data_depth(data, limit=limits.max_nesting_depth) > limits.max_nesting_depth:
+    limit = limits.max_nesting_depth
+    if dumped.count("{") + dumped.count("[") >= limit and data_depth(data, limit=limit) > limit:
         raise LimitExceeded(
             f"{name} nests deeper than {limits.max_nesting_depth} levels.", code=ErrorCode.TOO_DEEP
         )

@@ -52,7 +52,7 @@ MIDDLEWARE = [
     "core.request_logging.RequestLogContextMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "core.csp.CSPMiddleware",
     # Last, as django-axes asks: it answers locked-out sign-ins.
     "axes.middleware.AxesMiddleware",
     "core.sync_chain.SyncChainMiddleware",

@@ -57,3 +57,45 @@ def test_the_same_values_as_with_drfs_deep_copies():
     assert cheap.is_valid()
     assert deep.is_valid()
     assert cheap.validated_data == deep.validated_data
+
+
+SURROGATE_CASES = [
+    "",
+    "<p>{{name}}</p>" * 200,
+    "plain \U0001f600 astral, not a surrogate",
+    "a\ud800b",
+    "x" * 5000 + "\udfff",
+    "\udc00 then \ud800: the first is named",
+    "\ud7ff\ue000 around the range",
+]
+
+
+@pytest.mark.parametrize("value", SURROGATE_CASES)
+def test_the_surrogate_check_answers_as_drfs(value):
+    from rest_framework.exceptions import ValidationError
+    from rest_framework.validators import ProhibitSurrogateCharactersValidator
+
+    from core.api_fields import SurrogateCheck
+
+    answers = []
+    for check in (SurrogateCheck(), ProhibitSurrogateCharactersValidator()):
+        try:
+            check(value)
+        except ValidationError as exc:
+            answers.append((exc.detail, exc.get_codes()))
+        else:
+            answers.append(None)
+    assert answers[0] == answers[1]
+
+
+def test_the_submits_text_fields_check_surrogates_with_the_fast_check():
+    from rest_framework.validators import ProhibitSurrogateCharactersValidator
+
+    from core.api_fields import SurrogateCheck
+
+    field = JobCreateInputSerializer(data={}).fields["html_template"]
+    assert any(isinstance(v, SurrogateCheck) for v in field.validators)
+    assert not any(type(v) is ProhibitSurrogateCharactersValidator for v in field.validators)
+    serializer = JobCreateInputSerializer(data={"html_template": "<p>\ud83d</p>"})
+    assert not serializer.is_valid()
+    assert serializer.errors == {"html_template": ["Surrogate characters are not allowed: U+D83D."]}

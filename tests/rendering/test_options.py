@@ -73,3 +73,28 @@ def test_test_mode_means_a_test_watermark():
     assert parse_options({"test_mode": True}).watermark == "TEST"
     assert parse_options({"test_mode": True, "watermark": "DRAFT"}).watermark == "DRAFT"
     assert parse_options({"test_mode": False}).watermark == ""
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        None,
+        {},
+        {"filename": "q1", "page_size": "letter", "orientation": "LANDSCAPE", "margin": "1cm 2cm"},
+        {"title": "T", "author": "A", "subject": "S", "header": "H", "footer": "F"},
+        {"test_mode": True, "flatten": True},
+        {"watermark": "DRAFT", "pdf": {"profile": "pdf/a-2b"}},
+        {"engine": {"strict_undefined": True, "currency": "EUR"}},
+    ],
+)
+def test_as_dict_is_what_dataclasses_asdict_gave(raw):
+    """The same keys, values and order as the earlier as_dict built on dataclasses.asdict."""
+    from dataclasses import asdict
+
+    options = parse_options(raw)
+    expected = {k: v for k, v in asdict(options).items() if v and k not in ("pdf", "engine")}
+    if options.pdf is not None:
+        expected["pdf"] = options.pdf.as_dict()
+    if options.engine is not None:
+        expected["engine"] = options.engine.as_dict()
+    assert list(options.as_dict().items()) == list(expected.items())

@@ -116,3 +116,74 @@ def test_unevaluated_properties_with_pattern_properties_is_refused():
 def test_a_stored_schema_with_an_unsupported_pattern_fails_as_a_schema_error():
     with pytest.raises(SchemaInvalid, match="not supported"):
         data_validate(schema={"properties": {"x": {"pattern": "(?<=a)b"}}}, data={"x": "b"})
+
+
+def _nested(depth: int) -> dict:
+    """An object `depth` levels deep as data_depth counts (the innermost value is one)."""
+    node: object = 1
+    for _ in range(depth - 1):
+        node = {"a": node}
+    assert isinstance(node, dict)
+    return node
+
+
+def _data_check_answer(data: dict, limits) -> str:
+    from reports.validation import data_check
+
+    try:
+        data_check(data, limits=limits)
+    except Exception as exc:  # the class and the message are the answer
+        return f"{type(exc).__name__}: {exc}"
+    return "ok"
+
+
+def _walks_answer(data: dict, limits) -> str:
+    """What data_check answered when it always walked the data twice."""
+    from reports.validation import data_unstorable_text
+
+    if problem := data_unstorable_text(data):
+        return f"DataValidationError: data {problem}, which cannot be stored."
+    if data_depth(data, limit=limits.max_nesting_depth) > limits.max_nesting_depth:
+        return f"LimitExceeded: data nests deeper than {limits.max_nesting_depth} levels."
+    return "ok"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"customer": "Acme", "items": [{"price": 1.5, "name": "x"}] * 30},
+        {"a\x00": 1},
+        {"a": ["fine", {"b": "nul \x00 here"}]},
+        {"a": ["\ud800"]},
+        {"first": "\x00", "second": "\udfff"},
+        {"emoji": "\U0001f600 is a pair, not a lone surrogate"},
+        {"text": "a backslash then u0000: \\u0000 and \\udc00"},
+        {1: "an int key"},
+        _nested(10),
+        _nested(11),
+        {"wide": [[1]] * 40},
+        {"deep": _nested(11), "nul": "\x00"},
+    ],
+)
+def test_data_check_answers_as_the_two_walks_did(data):
+    from dataclasses import replace
+
+    from reports.limits import limits_from_settings
+
+    limits = replace(limits_from_settings(), max_nesting_depth=10)
+    assert _data_check_answer(data, limits) == _walks_answer(data, limits)
+    assert _data_check_answer(data, limits_from_settings()) == _walks_answer(
+        data, limits_from_settings()
+    )
+
+
+def test_data_check_refuses_past_the_depth_and_keeps_the_depth_at_the_limit():
+    from dataclasses import replace
+
+    from reports.limits import limits_from_settings
+
+    limits = replace(limits_from_settings(), max_nesting_depth=10)
+    assert _data_check_answer(_nested(10), limits) == "ok"
+    assert _data_check_answer(_nested(11), limits).startswith("LimitExceeded")
+    assert _data_check_answer({"a": ["\ud800"]}, limits).startswith("DataValidationError")
