@@ -14,7 +14,8 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import Case, F, Q, Value, When
+from django.db.models import Case, Expression, F, Q, UUIDField, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from jobs import dispatch
@@ -42,9 +43,13 @@ def _transition(
     like: PdfJob | None = None,
     related: tuple[str, ...] = (),
     joined: tuple[Joined, ...] = (),
+    instead: Expression | None = None,
     **fields: Any,
 ) -> PdfJob | None:
     rows = PdfJob.objects.filter(job_id=job_id, status__in=sources)
+    if instead is not None:  # the job `instead` names, else job_id
+        own = Value(UUID(str(job_id)), output_field=UUIDField())
+        rows = PdfJob.objects.filter(job_id=Coalesce(instead, own), status__in=sources)
     if guard is not None:
         rows = rows.filter(guard)
     # One statement (UPDATE ... RETURNING), atomic by itself: outside a transaction the
@@ -123,10 +128,21 @@ def _attempt_fields(worker: str) -> dict[str, Any]:
     }
 
 
-def job_claim(*, job_id: UUID | str, worker: str) -> PdfJob | None:
-    """queued -> processing, counting an attempt. None if the job is not queued."""
+def job_claim(
+    *, job_id: UUID | str, worker: str, instead: Expression | None = None
+) -> PdfJob | None:
+    """queued -> processing, counting an attempt. None if the job is not queued.
+    `instead`: a subquery naming another job to claim in its place (NULL: this one), run
+    in the claim's own statement (fair dispatch: jobs.worker.fairness); None too when the
+    job it names was no longer queued."""
     # The template comes with the claim: the claim's event names it and the render reads it.
-    return _transition(job_id, sources=(QUEUED,), related=CLAIM_RELATED, **_attempt_fields(worker))
+    return _transition(
+        job_id,
+        sources=(QUEUED,),
+        related=CLAIM_RELATED,
+        instead=instead,
+        **_attempt_fields(worker),
+    )
 
 
 def job_reclaim(*, job_id: UUID | str, worker: str, dead_worker: str) -> PdfJob | None:

@@ -21,7 +21,8 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count
+from django.db.models import Count, UUIDField
+from django.db.models.expressions import RawSQL
 
 from jobs.models import JobStatus, PdfJob
 from jobs.quotas import holding_a_worker
@@ -64,18 +65,33 @@ LIMIT 1
 """
 
 
+def _fairer_sql(job_id: UUID | str) -> tuple[str, tuple[Any, ...]]:
+    # By workspace: a team's members share one turn, as they share its quotas.
+    busy, params = _busy_sql()
+    sql = _FAIRER_SQL.format(busy=busy, table=connection.ops.quote_name(PdfJob._meta.db_table))
+    queued = JobStatus.QUEUED.value
+    # As the ORM would bind it: SQLite stores a UUID as its hex and cannot bind one.
+    key = PdfJob._meta.get_field("job_id").get_db_prep_value(UUID(str(job_id)), connection)
+    return sql, (*params, key, queued, queued)
+
+
 def job_fairer_than(*, job_id: UUID | str) -> UUID | None:
     """A queued job of a tenant with fewer jobs processing than `job_id`'s tenant (the
     least busy tenant's oldest), or None when `job_id` is as fair a choice as any."""
     if not settings.PDF_FAIR_DISPATCH:
         return None
-    # By workspace: a team's members share one turn, as they share its quotas.
-    busy, params = _busy_sql()
-    sql = _FAIRER_SQL.format(busy=busy, table=connection.ops.quote_name(PdfJob._meta.db_table))
-    queued = JobStatus.QUEUED.value
+    sql, params = _fairer_sql(job_id)
     with connection.cursor() as cursor:
-        # As the ORM would bind it: SQLite stores a UUID as its hex and cannot bind one.
-        key = PdfJob._meta.get_field("job_id").get_db_prep_value(UUID(str(job_id)), connection)
-        cursor.execute(sql, (*params, key, queued, queued))
+        cursor.execute(sql, params)
         row = cursor.fetchone()
     return None if row is None else UUID(str(row[0]))
+
+
+def job_fairer_choice(*, job_id: UUID | str) -> RawSQL | None:
+    """`job_fairer_than` as a subquery (its job id, or NULL), for the claim to run in its
+    own statement (jobs.transitions.job_claim's `instead`): the render message's one
+    round trip for both. None when fair dispatch is off."""
+    if not settings.PDF_FAIR_DISPATCH:
+        return None
+    sql, params = _fairer_sql(job_id)
+    return RawSQL(sql, params, output_field=UUIDField())  # noqa: S611 - names and a parameter

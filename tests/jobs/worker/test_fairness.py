@@ -32,6 +32,40 @@ def test_a_slot_taken_by_the_busy_tenants_message_runs_the_other_tenants_job(set
     assert alices[2].enqueued_at is not None
 
 
+def test_the_check_and_the_claim_are_one_statement_and_a_lost_race_claims_this_job(
+    monkeypatch,
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    alice, bob = UserFactory(), UserFactory()
+    alices = _burst(alice, queued=2, processing=1)
+    PdfJobFactory(owner=bob)
+    bobs = PdfJobFactory(owner=bob)
+    # No fairer job: the check rides in the claim's statement (the message's one round trip;
+    # on PostgreSQL the template's read too).
+    with CaptureQueriesContext(connection) as queries:
+        taken = execution.job_start(job_id=bobs.job_id, worker="w:2")
+    assert taken.job_id == bobs.job_id
+    assert taken.status == JobStatus.PROCESSING
+    assert len(queries) == (1 if connection.vendor == "postgresql" else 2), queries.captured_queries
+    # The job the check picked was claimed by another slot meanwhile (here: the pick names
+    # a job already processing): as when they were two statements, this slot then claims
+    # its own message's job.
+    from django.db.models import UUIDField
+    from django.db.models.expressions import RawSQL
+
+    key = PdfJob._meta.get_field("job_id").get_db_prep_value(taken.job_id, connection)
+    monkeypatch.setattr(
+        execution,
+        "job_fairer_choice",
+        lambda job_id: RawSQL("SELECT %s", (key,), output_field=UUIDField()),
+    )
+    taken = execution.job_start(job_id=alices[1].job_id, worker="w:2")
+    assert taken.job_id == alices[1].job_id
+    assert taken.status == JobStatus.PROCESSING
+
+
 def test_no_swap_when_the_tenant_is_no_busier_or_fairness_is_off(settings):
     alice, bob = UserFactory(), UserFactory()
     first = PdfJobFactory(owner=alice)
