@@ -108,3 +108,23 @@ def test_a_cancelled_job_still_rendering_counts_as_busy(settings):
     assert job_fairer_than(job_id=mine.job_id) == bobs.job_id
     PdfJob.objects.filter(owner=alice, status=JobStatus.CANCELLED).update(heartbeat_at=None)
     assert job_fairer_than(job_id=mine.job_id) is None
+
+
+def test_the_busy_count_compiled_once_uses_the_heartbeat_cutoff_of_each_call(settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    alice, bob = UserFactory(), UserFactory()
+    PdfJobFactory(
+        owner=alice,
+        status=JobStatus.CANCELLED,
+        worker="w:1",
+        heartbeat_at=timezone.now() - timedelta(seconds=20),
+    )
+    mine = PdfJobFactory(owner=alice)
+    bobs = PdfJobFactory(owner=bob)
+    settings.PDF_HEARTBEAT_STALE_SECONDS = 60  # a 20 s old heartbeat is fresh
+    assert job_fairer_than(job_id=mine.job_id) == bobs.job_id
+    settings.PDF_HEARTBEAT_STALE_SECONDS = 10  # now stale: alice's worker let go
+    assert job_fairer_than(job_id=mine.job_id) is None
