@@ -11,7 +11,8 @@ burst keeps every idle slot busy, and a newcomer gets the next slot that frees u
 Limits: a render already running is never interrupted, so a newcomer waits for one slot
 to free (at most one render time); within a tenant, jobs run oldest first; a job waiting
 for a retry's backoff (attempts > 0) is only started by its own message, so fairness
-never cuts a backoff short. The choice is one query per render message.
+never cuts a backoff short. The choice runs inside the claim's own statement (one round trip
+per render message for both: job_fairer_choice).
 """
 
 from __future__ import annotations
