@@ -9,10 +9,12 @@ import logging
 import smtplib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.mail import EmailMessage
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import NotificationSettings, SentNotification
@@ -53,21 +55,21 @@ def notification_preferences_set(
     return chosen
 
 
-def job_mail_recipient(*, user_id: int, by_api_key: bool = False) -> str | None:
-    """The address a person's job mail goes to, or None: no such active person, no address,
-    they turned job mail off, or the job came from one of their API keys and they did not
-    ask for mail about those (an integration's jobs would mail them once each)."""
-    # One query (the person with their choices joined; no row: the defaults), not two: it
-    # runs after every job a worker finishes.
-    found = (
-        User.objects.filter(pk=user_id, is_active=True)
-        .values_list(
-            "email",
-            "notification_settings__email_job_finished",
-            "notification_settings__email_api_jobs",
-        )
-        .first()
+def job_mail_choices() -> QuerySet[User, tuple[Any, ...]]:
+    """Each active person's id, address and job-mail choices (no choices row: None for
+    both), as `job_mail_recipient` reads them: a worker's completion reads its job's owner's
+    row in its own statement (jobs.returning.Joined)."""
+    return User.objects.filter(is_active=True).values_list(
+        "pk",
+        "email",
+        "notification_settings__email_job_finished",
+        "notification_settings__email_api_jobs",
     )
+
+
+def job_mail_recipient_of(found: tuple[Any, ...] | None, *, by_api_key: bool = False) -> str | None:
+    """`job_mail_recipient` of a row of `job_mail_choices` without the id (None: no such
+    active person)."""
     if found is None:
         return None
     email, job_finished, api_jobs = found
@@ -77,6 +79,16 @@ def job_mail_recipient(*, user_id: int, by_api_key: bool = False) -> str | None:
     if not job_finished or (by_api_key and not api_jobs):
         return None
     return email or None
+
+
+def job_mail_recipient(*, user_id: int, by_api_key: bool = False) -> str | None:
+    """The address a person's job mail goes to, or None: no such active person, no address,
+    they turned job mail off, or the job came from one of their API keys and they did not
+    ask for mail about those (an integration's jobs would mail them once each)."""
+    # One query (the person with their choices joined; no row: the defaults), not two: it
+    # runs after every job a worker finishes (where the completion does not read it).
+    found = job_mail_choices().filter(pk=user_id).first()
+    return job_mail_recipient_of(None if found is None else tuple(found[1:]), by_api_key=by_api_key)
 
 
 def notification_send_once(*, key: str, user_id: int, message: EmailMessage) -> bool:

@@ -46,16 +46,22 @@ class QuotaExceeded(ApplicationError):
         self.retry_after = retry_after
 
 
-def still_rendering_cancelled() -> Q:
+def still_rendering_since() -> datetime:
+    """The oldest heartbeat of a cancelled job that still counts as rendering."""
+    return timezone.now() - timedelta(seconds=settings.PDF_HEARTBEAT_STALE_SECONDS)
+
+
+def still_rendering_cancelled(*, since: datetime | None = None) -> Q:
     """Cancelled jobs whose worker has not let go yet: their attempt keeps the heartbeat
-    fresh until the render stops and then clears it (a killed one goes stale)."""
-    fresh = timezone.now() - timedelta(seconds=settings.PDF_HEARTBEAT_STALE_SECONDS)
+    fresh until the render stops and then clears it (a killed one goes stale). `since`:
+    another cutoff than still_rendering_since()'s now (a query compiled once)."""
+    fresh = still_rendering_since() if since is None else since
     return Q(status=JobStatus.CANCELLED, heartbeat_at__gte=fresh)
 
 
-def holding_a_worker() -> Q:
+def holding_a_worker(*, since: datetime | None = None) -> Q:
     """Jobs a worker is busy with: processing, or cancelled and still rendering."""
-    return Q(status=JobStatus.PROCESSING) | still_rendering_cancelled()
+    return Q(status=JobStatus.PROCESSING) | still_rendering_cancelled(since=since)
 
 
 def jobs_in_flight_count(*, owner: Any) -> int:

@@ -14,15 +14,16 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import Case, F, Q, Value, When
+from django.db.models import Case, Expression, F, Q, UUIDField, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from jobs import dispatch
 from jobs.live.events import job_event_payload, job_event_publish
 from jobs.metrics import job_transition_observe
 from jobs.models import JobStatus, PdfJob
-from jobs.owner_mail import job_notify_enqueue
-from jobs.returning import update_returning
+from jobs.owner_mail import MAIL_CHOICES, job_notify_enqueue
+from jobs.returning import Joined, update_returning
 from jobs.signals import job_settled
 
 QUEUED, PROCESSING, COMPLETED, FAILED, CANCELLED = (
@@ -40,14 +41,28 @@ def _transition(
     sources: tuple[str, ...],
     guard: Q | None = None,
     like: PdfJob | None = None,
+    related: tuple[str, ...] = (),
+    joined: tuple[Joined, ...] = (),
+    instead: Expression | None = None,
     **fields: Any,
 ) -> PdfJob | None:
     rows = PdfJob.objects.filter(job_id=job_id, status__in=sources)
+    if instead is not None:  # the job `instead` names, else job_id
+        own = Value(UUID(str(job_id)), output_field=UUIDField())
+        rows = PdfJob.objects.filter(job_id=Coalesce(instead, own), status__in=sources)
     if guard is not None:
         rows = rows.filter(guard)
     # One statement (UPDATE ... RETURNING), atomic by itself: outside a transaction the
-    # hooks below run right after it commits, inside one they wait for its commit.
-    job = update_returning(rows, event_seq=F("event_seq") + 1, updated_at=timezone.now(), **fields)
+    # hooks below run right after it commits, inside one they wait for its commit. On
+    # PostgreSQL it also reads what comes right after it (`related`, `joined`).
+    job = update_returning(
+        rows,
+        related=() if like is not None else related,
+        joined=joined,
+        event_seq=F("event_seq") + 1,
+        updated_at=timezone.now(),
+        **fields,
+    )
     if job is None:
         return None
     if like is not None:
@@ -92,6 +107,13 @@ def job_announce_on_commit(job: PdfJob, *, new: bool = False) -> None:
         transaction.on_commit(lambda: job_settled.send_robust(PdfJob, job=job, new=new))
 
 
+# Read by a claim's own statement (PostgreSQL): the job's template, which its event names and
+# its render reads next; and by a final transition's, the owner's mail choices, which the
+# mail check after it reads (jobs.owner_mail). A query each fewer a job.
+CLAIM_RELATED = ("template",)
+FINAL_JOINED = (MAIL_CHOICES,)
+
+
 def _attempt_fields(worker: str) -> dict[str, Any]:
     now = timezone.now()
     return {
@@ -106,16 +128,32 @@ def _attempt_fields(worker: str) -> dict[str, Any]:
     }
 
 
-def job_claim(*, job_id: UUID | str, worker: str) -> PdfJob | None:
-    """queued -> processing, counting an attempt. None if the job is not queued."""
-    return _transition(job_id, sources=(QUEUED,), **_attempt_fields(worker))
+def job_claim(
+    *, job_id: UUID | str, worker: str, instead: Expression | None = None
+) -> PdfJob | None:
+    """queued -> processing, counting an attempt. None if the job is not queued.
+    `instead`: a subquery naming another job to claim in its place (NULL: this one), run
+    in the claim's own statement (fair dispatch: jobs.worker.fairness); None too when the
+    job it names was no longer queued."""
+    # The template comes with the claim: the claim's event names it and the render reads it.
+    return _transition(
+        job_id,
+        sources=(QUEUED,),
+        related=CLAIM_RELATED,
+        instead=instead,
+        **_attempt_fields(worker),
+    )
 
 
 def job_reclaim(*, job_id: UUID | str, worker: str, dead_worker: str) -> PdfJob | None:
     """processing -> processing for a new attempt, taking over from `dead_worker`'s attempt.
     Guarded on that worker so two redeliveries cannot both take over."""
     return _transition(
-        job_id, sources=(PROCESSING,), guard=Q(worker=dead_worker), **_attempt_fields(worker)
+        job_id,
+        sources=(PROCESSING,),
+        guard=Q(worker=dead_worker),
+        related=CLAIM_RELATED,
+        **_attempt_fields(worker),
     )
 
 
@@ -148,6 +186,7 @@ def job_complete(
         job_id,
         sources=(PROCESSING,),
         like=like,
+        joined=FINAL_JOINED,
         status=COMPLETED,
         compliance=compliance or {},
         progress=100,
@@ -166,6 +205,7 @@ def job_fail(*, job_id: UUID | str, error: str, code: str) -> PdfJob | None:
     return _transition(
         job_id,
         sources=(QUEUED, PROCESSING),
+        joined=FINAL_JOINED,
         status=FAILED,
         stage="failed",
         error=error[:5000],

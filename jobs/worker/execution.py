@@ -23,7 +23,7 @@ from jobs.models import JobStatus, PdfJob
 from jobs.steps import job_steps_apply
 from jobs.worker.chunked import chunk_plan_for, job_dispatch_chunks
 from jobs.worker.completion import job_result_complete, result_save
-from jobs.worker.fairness import job_fairer_than
+from jobs.worker.fairness import job_fairer_choice
 from jobs.worker.faults import fault_before_render
 from jobs.worker.heartbeat import Heartbeat
 from jobs.worker.liveness import attempt_identity, attempt_is_dead
@@ -152,14 +152,20 @@ def job_start(*, job_id: UUID | str, worker: str) -> PdfJob | Defer | None:
     """Claim a queued job, or take over a processing one whose attempt is dead.
     None: nothing to do (finished, cancelled, unknown). Defer: an attempt may be alive.
     A fairer tenant's job may be claimed instead (jobs.worker.fairness); this one is sent again."""
-    if (fairer := job_fairer_than(job_id=job_id)) is not None:
-        job = transitions.job_claim(job_id=fairer, worker=worker)
-        if job is not None:
-            dispatch.job_enqueue(job_id=job_id)  # keeps its place for the next free slot
-            return job
-    job = transitions.job_claim(job_id=job_id, worker=worker)
+    # The fairness check and the claim are one statement: the fairer job if there is one,
+    # else this one.
+    fairer = job_fairer_choice(job_id=job_id)
+    job = transitions.job_claim(job_id=job_id, worker=worker, instead=fairer)
     if job is not None:
+        if job.job_id != UUID(str(job_id)):  # a fairer tenant's job was claimed instead
+            dispatch.job_enqueue(job_id=job_id)  # keeps its place for the next free slot
         return job
+    if fairer is not None:
+        # The fairer job was claimed by another slot meanwhile (or this one is not queued):
+        # this one, as when the check and the claim were two statements.
+        job = transitions.job_claim(job_id=job_id, worker=worker)
+        if job is not None:
+            return job
     current = PdfJob.objects.filter(job_id=job_id).first()
     if current is None or current.status != JobStatus.PROCESSING:
         return None

@@ -206,3 +206,57 @@ def test_a_record_of_a_zip_run_sends_no_mail_of_its_own(owner, sent_tasks):
     job_notify_enqueue(job=in_run)
     job_notify_enqueue(job=alone)
     assert sent_tasks.ids("notify_enqueue") == [alone.job_id]
+
+
+@pytest.mark.parametrize(
+    ("email", "active", "choices", "by_key", "mailed"),
+    [
+        ("ada@example.com", True, None, False, True),  # never chose: the defaults
+        ("ada@example.com", True, None, True, False),  # an API key's job, not asked for
+        ("ada@example.com", True, (False, True), False, False),  # job mail off
+        ("ada@example.com", True, (True, True), True, True),  # asked for API key jobs too
+        ("ada@example.com", True, (True, False), True, False),
+        ("", True, None, False, False),  # no address
+        ("ada@example.com", False, None, False, False),  # not active
+    ],
+)
+def test_the_final_transitions_own_read_of_the_mail_choices_answers_as_the_query_does(
+    email, active, choices, by_key, mailed, db
+):
+    # On PostgreSQL the completion reads the owner's choices in its own statement, so the
+    # check after it sends no query: it must answer exactly as job_mail_recipient does.
+    from accounts.notifications import job_mail_recipient, job_mail_recipient_of
+    from accounts.services import api_key_create
+    from jobs.owner_mail import MAIL_CHOICES
+
+    person = UserFactory(email=email, is_active=active)
+    if choices is not None:
+        notification_preferences_set(
+            user=person,
+            email_job_finished=choices[0],
+            browser_job_finished=True,
+            email_api_jobs=choices[1],
+        )
+    key = api_key_create(user=person, name="k")[0] if by_key else None
+    job = _completed(person, api_key=key)
+    expected = job_mail_recipient(user_id=person.pk, by_api_key=by_key)
+    assert expected == (email if mailed else None)
+    if connection.vendor == "postgresql":
+        assert job_mail_recipient_of(getattr(job, MAIL_CHOICES.name), by_api_key=by_key) == (
+            expected
+        )
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's joined statement")
+def test_the_mail_check_after_a_completion_sends_no_query(owner, sent_tasks):
+    from django.test.utils import CaptureQueriesContext
+
+    job = _completed(owner)
+    with CaptureQueriesContext(connection) as queries:
+        job_notify_enqueue(job=job)
+    assert len(queries) == 0
+    assert sent_tasks.ids("notify_enqueue", "job_id") == [job.job_id]
+    failed = _failed(owner, error="boom", code="render_error")
+    with CaptureQueriesContext(connection) as queries:
+        job_notify_enqueue(job=failed)
+    assert len(queries) == 0

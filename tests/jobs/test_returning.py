@@ -43,3 +43,53 @@ def test_a_backend_without_returning_gets_an_update_then_a_select(monkeypatch):
     assert updated is not None
     assert (updated.pk, updated.status) == (job.pk, JobStatus.COMPLETED)
     assert update_returning(rows, stage="x") is None  # no longer processing
+
+
+def _owner_choices():
+    from accounts.notifications import job_mail_choices
+
+    return job_mail_choices()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's joined statement")
+def test_related_rows_and_joined_values_come_in_the_same_statement():
+    from jobs.returning import Joined
+    from tests.factories import ReportTemplateFactory
+
+    template = ReportTemplateFactory(sample_data={"n": [1, 2]})
+    job = PdfJobFactory(owner=template.owner, template=template, status=JobStatus.QUEUED)
+    rows = PdfJob.objects.filter(job_id=job.job_id, status=JobStatus.QUEUED)
+    choices = Joined(name="choices", on="owner", query=_owner_choices)
+    with CaptureQueriesContext(connection) as queries:
+        updated = update_returning(
+            rows, related=("template",), joined=(choices,), status=JobStatus.PROCESSING
+        )
+        assert updated is not None
+        fresh = type(template).objects.get(pk=template.pk)
+        # Loaded as the ORM loads it (JSON decoded, times aware), and no query when used.
+        assert {f.attname: getattr(updated.template, f.attname) for f in fresh._meta.fields} == {
+            f.attname: getattr(fresh, f.attname) for f in fresh._meta.fields
+        }
+    assert len(queries) == 2  # the update, and the comparison's own read
+    assert updated.status == JobStatus.PROCESSING
+    assert updated.data == job.data
+    assert updated.choices == (template.owner.email, None, None)  # no choices row: None
+    assert not hasattr(updated, "_j0_0")
+    assert not hasattr(updated, "_r0_0")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's joined statement")
+def test_no_related_row_is_cached_as_none_and_no_joined_row_is_none():
+    from jobs.returning import Joined
+
+    job = PdfJobFactory(template=None, html_template="<p>x</p>", status=JobStatus.QUEUED)
+    type(job.owner).objects.filter(pk=job.owner_id).update(is_active=False)
+    rows = PdfJob.objects.filter(job_id=job.job_id)
+    choices = Joined(name="choices", on="owner", query=_owner_choices)
+    updated = update_returning(rows, related=("template",), joined=(choices,), stage="x")
+    assert updated is not None
+    with CaptureQueriesContext(connection) as queries:
+        assert updated.template is None
+    assert len(queries) == 0
+    assert updated.choices is None  # an inactive person: no row
+    assert update_returning(rows.filter(stage="y"), related=("template",), stage="z") is None

@@ -166,6 +166,19 @@ def test_a_conversion_past_its_time_limit_is_killed_and_the_next_one_starts_anew
     assert service.pids() != before
 
 
+def test_conversions_leave_no_files_behind_in_their_process_directory(office_limits):
+    from rendering import office
+
+    office_convert(docx("One"), "one.docx", timeout=60, limits=office_limits)
+    work = office._work_dir()
+    with pytest.raises(OfficeTimeout):
+        office_convert(docx("slow"), "slow.docx", timeout=0.001, limits=office_limits)
+    office_convert(docx("Two"), "two.docx", timeout=60, limits=office_limits)
+    # One directory a process, made once (no directory per conversion), and empty after.
+    assert office._work_dir() == work
+    assert list(work.iterdir()) == []
+
+
 def test_a_libreoffice_that_died_is_a_transient_error_and_replaced(office_limits):
     service = _service(office_limits)
     service.start()

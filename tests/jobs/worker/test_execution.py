@@ -301,7 +301,10 @@ def test_a_job_slower_than_pdf_slow_job_seconds_is_logged_with_its_timings(user,
 # stage written (interval 0): fairness check, claim, the version and its template, the
 # five stages, completion, the owner-mail check. Each transition was BEGIN, UPDATE,
 # SELECT, COMMIT and each event read the template again: 40 queries before issue 12 (b).
-ONE_PAGE_JOB_QUERIES = 12
+# The fairness check runs in the claim's statement, and on PostgreSQL the claim reads the
+# template and the completion the owner's mail choices in theirs (jobs.returning): 9.
+ONE_PAGE_JOB_QUERIES = {"postgresql": 9}
+ONE_PAGE_JOB_QUERIES_ELSEWHERE = 11
 
 
 @pytest.mark.django_db(transaction=True)
@@ -323,9 +326,11 @@ def test_a_one_page_job_takes_few_queries(settings):
         done = execution.job_execute(job_id=job.job_id)
     assert done is not None
     assert done.status == JobStatus.COMPLETED
-    assert len(queries) <= ONE_PAGE_JOB_QUERIES, "\n".join(q["sql"] for q in queries)
-    # Autocommit, as on a worker: the events ran and read the template once, no more.
-    template_reads = [q for q in queries if 'FROM "reports_reporttemplate" ' in q["sql"]]
+    most = ONE_PAGE_JOB_QUERIES.get(connection.vendor, ONE_PAGE_JOB_QUERIES_ELSEWHERE)
+    assert len(queries) <= most, "\n".join(q["sql"] for q in queries)
+    # Autocommit, as on a worker: the events ran and read the template once, no more (on
+    # PostgreSQL in the claim's own statement).
+    template_reads = [q for q in queries if '"reports_reporttemplate"' in q["sql"]]
     assert len(template_reads) == 1
 
 
@@ -334,13 +339,19 @@ def test_a_one_page_job_takes_few_queries(settings):
 # version already read by an earlier job of this process: the fair-dispatch check, the
 # claim, the template's name for the claim's event, the completion, the owner-mail check;
 # and one EVAL an event (claim, completion). Before issue 38 part 2: 7 statements (a
-# second fairness query, the version, a progress write) and 12 Redis commands.
-ONE_PAGE_JOB_STATEMENTS = 5
+# second fairness query, the version, a progress write) and 12 Redis commands. The
+# fair-dispatch check runs in the claim's statement; on PostgreSQL that statement reads the
+# template too and the completion's the owner's mail choices (jobs.returning): 2, one
+# transaction each (autocommit), 4 elsewhere.
+ONE_PAGE_JOB_STATEMENTS = {"postgresql": 2}
+ONE_PAGE_JOB_STATEMENTS_ELSEWHERE = 4
 ONE_PAGE_JOB_REDIS = {"EVAL": 2}
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_one_page_job_sends_few_statements_and_redis_commands():
+    from django.db import connection
+
     from accounts.services import api_key_create
     from reports.services import template_record_version
     from tests.bench.round_trips import round_trips_counted
@@ -366,7 +377,8 @@ def test_a_one_page_job_sends_few_statements_and_redis_commands():
         done = execution.job_execute(job_id=second.job_id)
     assert done.status == JobStatus.COMPLETED
     assert done.event_seq == second.event_seq + 2  # claim and completion: no progress
-    assert len(counted.sql) <= ONE_PAGE_JOB_STATEMENTS, "\n".join(counted.sql)
+    most = ONE_PAGE_JOB_STATEMENTS.get(connection.vendor, ONE_PAGE_JOB_STATEMENTS_ELSEWHERE)
+    assert len(counted.sql) <= most, "\n".join(counted.sql)
     assert not [sql for sql in counted.sql if '"reports_reporttemplateversion"' in sql]
     assert dict(counted.redis) == ONE_PAGE_JOB_REDIS
 

@@ -32,6 +32,40 @@ def test_a_slot_taken_by_the_busy_tenants_message_runs_the_other_tenants_job(set
     assert alices[2].enqueued_at is not None
 
 
+def test_the_check_and_the_claim_are_one_statement_and_a_lost_race_claims_this_job(
+    monkeypatch,
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    alice, bob = UserFactory(), UserFactory()
+    alices = _burst(alice, queued=2, processing=1)
+    PdfJobFactory(owner=bob)
+    bobs = PdfJobFactory(owner=bob)
+    # No fairer job: the check rides in the claim's statement (the message's one round trip;
+    # this job has an inline template, so there is no template to read).
+    with CaptureQueriesContext(connection) as queries:
+        taken = execution.job_start(job_id=bobs.job_id, worker="w:2")
+    assert taken.job_id == bobs.job_id
+    assert taken.status == JobStatus.PROCESSING
+    assert len(queries) == 1, queries.captured_queries
+    # The job the check picked was claimed by another slot meanwhile (here: the pick names
+    # a job already processing): as when they were two statements, this slot then claims
+    # its own message's job.
+    from django.db.models import UUIDField
+    from django.db.models.expressions import RawSQL
+
+    key = PdfJob._meta.get_field("job_id").get_db_prep_value(taken.job_id, connection)
+    monkeypatch.setattr(
+        execution,
+        "job_fairer_choice",
+        lambda job_id: RawSQL("SELECT %s", (key,), output_field=UUIDField()),
+    )
+    taken = execution.job_start(job_id=alices[1].job_id, worker="w:2")
+    assert taken.job_id == alices[1].job_id
+    assert taken.status == JobStatus.PROCESSING
+
+
 def test_no_swap_when_the_tenant_is_no_busier_or_fairness_is_off(settings):
     alice, bob = UserFactory(), UserFactory()
     first = PdfJobFactory(owner=alice)
@@ -73,4 +107,24 @@ def test_a_cancelled_job_still_rendering_counts_as_busy(settings):
     # Alice's worker is still busy with her cancelled job: Bob, running nothing, goes first.
     assert job_fairer_than(job_id=mine.job_id) == bobs.job_id
     PdfJob.objects.filter(owner=alice, status=JobStatus.CANCELLED).update(heartbeat_at=None)
+    assert job_fairer_than(job_id=mine.job_id) is None
+
+
+def test_the_busy_count_compiled_once_uses_the_heartbeat_cutoff_of_each_call(settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    alice, bob = UserFactory(), UserFactory()
+    PdfJobFactory(
+        owner=alice,
+        status=JobStatus.CANCELLED,
+        worker="w:1",
+        heartbeat_at=timezone.now() - timedelta(seconds=20),
+    )
+    mine = PdfJobFactory(owner=alice)
+    bobs = PdfJobFactory(owner=bob)
+    settings.PDF_HEARTBEAT_STALE_SECONDS = 60  # a 20 s old heartbeat is fresh
+    assert job_fairer_than(job_id=mine.job_id) == bobs.job_id
+    settings.PDF_HEARTBEAT_STALE_SECONDS = 10  # now stale: alice's worker let go
     assert job_fairer_than(job_id=mine.job_id) is None
