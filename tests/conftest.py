@@ -140,11 +140,3 @@ def pytest_collection_modifyitems(config, items) -> None:
         return 2 if item.get_closest_marker("e2e") is not None else 1
 
     items.sort(key=order)
-    # A test that ends what its module's tests share (Ctrl-C of the module's `make run`)
-    # goes after the last of them, whatever order pytest-randomly drew (its shuffle comes
-    # before this hook): the module's tests stay together, so its fixture is set up once.
-    for item in [item for item in items if item.get_closest_marker("last_in_module")]:
-        module = item.nodeid.partition("::")[0]
-        items.remove(item)
-        last = max(n for n, other in enumerate(items) if other.nodeid.startswith(f"{module}::"))
-        items.insert(last + 1, item)
