@@ -14,18 +14,34 @@ pytestmark = pytest.mark.process
 
 SCRIPT = """
 import threading
+import time
 from rendering.engines import handlebars
 
 handlebars.HandlebarsEngine().check("<p>{{warm}}</p>")  # V8 starts on a parser thread
 results = []
-threads = [
-    threading.Thread(target=lambda n=n: results.append(handlebars._on_v8_thread(
-        handlebars._parse, f"<p>{{{{x}}}} {n}</p>", "handlebars")))
-    for n in range(8)
-]
+# The first parse holds its V8 thread until another parse has ended: that one went to a
+# less busy thread and made an isolate there. (Without the hold, on a loaded machine each
+# quick parse could end before the next began, all on the first thread: one isolate.)
+hold = threading.Event()
+
+def held(thread, *args):
+    hold.wait(60)
+    return handlebars._parse(thread, *args)
+
+def parse(work, n):
+    results.append(handlebars._on_v8_thread(work, f"<p>{{{{x}}}} {n}</p>", "handlebars"))
+
+first = threading.Thread(target=parse, args=(held, 0))
+first.start()
+while not any(v8.pending for v8 in handlebars._v8):
+    time.sleep(0.01)
+threads = [threading.Thread(target=parse, args=(handlebars._parse, n)) for n in range(1, 8)]
 for thread in threads:
     thread.start()
-for thread in threads:
+while not results:
+    time.sleep(0.01)
+hold.set()
+for thread in [first, *threads]:
     thread.join()
 print(len(results), len({id(v8.parser) for v8 in handlebars._v8 if v8.parser}))
 """
