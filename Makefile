@@ -35,7 +35,7 @@ run: $(VENV)/.installed-local
 
 ## test: the whole suite on embedded defaults (or DATABASE_URL / REDIS_URL when set), in
 ## PYTEST_SUITE_WORKERS processes side by side (pytest-xdist; default 4; PYTEST_WORKERS=0 for one process); the
-## multi-host tests, which mostly wait, run beside them as a pytest of their own.
+## multi-host tests, whose timings want the machine to themselves, run alone after the rest.
 ## With PYTEST_ARGS, one run of just those arguments.
 PYTEST_WORKERS ?= 2
 # The whole suite mostly waits (on its web and worker processes, browsers, timers): with
@@ -69,7 +69,7 @@ endif
 test-side-by-side: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -n $(PYTEST_SUITE_WORKERS) --dist loadgroup -m "not (container or multihost)"
 
-## test-multihost: make test's second part, the multi-host tests (only their directory
+## test-multihost: make test's second part, the multi-host tests alone (only their directory
 ## is collected: a test marked multihost elsewhere stops the collection, tests/markers.py),
 ## two at a time, each test process with hosts of its own
 # They mostly wait (on renders held open, outages, heartbeats), so two at a time hold their
