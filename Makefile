@@ -47,19 +47,7 @@ PYTEST_SUITE_WORKERS ?= $(if $(filter command line environment,$(origin PYTEST_W
 # environment each of them compiled it all again (0.3 s a process start, ~8 s a collection).
 test test-side-by-side test-multihost test-fast: export PYTHONDONTWRITEBYTECODE :=
 ifeq ($(strip $(PYTEST_ARGS)),)
-# The multi-host part runs beside the rest: it mostly waits (about 60 s of CPU in its 70-100 s),
-# so beside it costs the side-by-side part far less than it would take after it. A second
-# pytest with a run of its own (TEST_RUN: var/, test databases and Redis databases apart,
-# tests/redis_plugin.py); its output follows the first's, and either failing fails make test.
-test: $(VENV)/.installed-test
-	@mkdir -p var
-	@TEST_RUN=multihost TEST_REDIS_OFFSET=$(PYTEST_SUITE_WORKERS) \
-	  $(MAKE) --no-print-directory test-multihost > var/test-multihost.log 2>&1 & beside=$$!; \
-	$(MAKE) --no-print-directory test-side-by-side; status=$$?; \
-	wait $$beside; beside_status=$$?; \
-	echo "make test: the multi-host part, run beside the rest (var/test-multihost.log):"; \
-	cat var/test-multihost.log; \
-	[ $$status -eq 0 ] && [ $$beside_status -eq 0 ]
+test: test-side-by-side test-multihost
 else
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)

@@ -6,12 +6,7 @@ Settings themselves never start anything.
 Under pytest-xdist each test process (gw0, gw1, ...) gets a share of its own: a Redis
 database of its own (broker queues, channel layer, limits), a RabbitMQ vhost of its own when
 the broker is AMQP, and a VAR_DIR of its own; pytest-django gives it its own test database.
-So the live stacks of two test processes never take each other's messages.
-
-`make test` runs its multi-host part beside the rest, as a second pytest: TEST_RUN names it
-(`TEST_RUN=multihost`), which gives it var/test-multihost/, a test database named apart
-(`<name>_multihost`, then pytest-django's `_gw0`, ...) and the Redis databases after the
-first run's (TEST_REDIS_OFFSET: how many the first run's test processes take)."""
+So the live stacks of two test processes never take each other's messages."""
 
 from __future__ import annotations
 
@@ -28,9 +23,7 @@ import pytest
 from config import embedded_redis
 from core.metrics_dir import VARIABLE, metrics_dir_prepare
 
-TEST_RUN = os.environ.get("TEST_RUN", "")
-VAR = Path(__file__).resolve().parents[1] / "var"
-TEST_VAR = VAR / f"test-{TEST_RUN}" if TEST_RUN else VAR / "test"
+TEST_VAR = Path(__file__).resolve().parents[1] / "var" / "test"
 REDIS_DATABASES = 16  # redis-server's default `databases`
 
 
@@ -44,23 +37,13 @@ def redis_url_for_worker(url: str, number: int) -> str:
     """The same server, the database after the configured one for gw0, the next for gw1."""
     parts = urlsplit(url)
     base = int(parts.path.lstrip("/") or 0)
-    database = base + 1 + int(os.environ.get("TEST_REDIS_OFFSET") or 0) + number
+    database = base + 1 + number
     if database >= REDIS_DATABASES:
         raise pytest.UsageError(
             f"REDIS_URL {url} leaves no Redis database for test process gw{number}: "
             f"use a lower database number or fewer xdist workers"
         )
     return urlunsplit(parts._replace(path=f"/{database}"))
-
-
-def database_url_of_run(url: str) -> str:
-    """A PostgreSQL URL's database named apart for this TEST_RUN (its test databases follow:
-    pytest-django adds `test_` and `_gw0`). SQLite and no URL stay: that test database is
-    a file in the run's own var/ (config/settings/test.py)."""
-    parts = urlsplit(url)
-    if not parts.scheme.startswith("postgres"):
-        return url
-    return urlunsplit(parts._replace(path=f"{parts.path.rstrip('/')}_{TEST_RUN}"))
 
 
 def amqp_url_with_vhost_suffix(url: str, suffix: str) -> str:
@@ -83,8 +66,6 @@ def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> 
     # A wrapper runs before pytest-django's own hook, which imports the settings.
     number = xdist_worker_number()
     test_var = TEST_VAR if number is None else TEST_VAR / f"gw{number}"
-    if TEST_RUN and number is None:
-        os.environ["DATABASE_URL"] = database_url_of_run(os.environ.get("DATABASE_URL", ""))
     os.environ.setdefault("VAR_DIR", str(test_var))
     if not os.environ.get("REDIS_URL"):
         embedded_redis.start(TEST_VAR / "redis")

@@ -7,9 +7,7 @@ from pathlib import Path
 from config.env import env_bool, env_str
 from config.settings.base import *
 
-# A second pytest beside the first (`make test`'s multi-host part, TEST_RUN) has its own.
-_run = os.environ.get("TEST_RUN", "")
-_var = Path(__file__).resolve().parents[2] / "var" / (f"test-{_run}" if _run else "test")
+_var = Path(__file__).resolve().parents[2] / "var" / "test"
 
 DEBUG = False
 SECRET_KEY = "test-secret-key-not-for-production"  # noqa: S105
