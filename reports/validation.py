@@ -105,8 +105,9 @@ def data_validate(*, schema: dict[str, Any], data: Any, limits: Limits = DEFAULT
         raise SchemaInvalid(f"the template's schema {exc}; {_RE2_HINT}") from None
     except ValidationDeadline:
         raise LimitExceeded(
-            f"Checking the data against the template's schema took longer than {seconds:.1f} s "
-            "(PDF_SCHEMA_VALIDATION_MS); simplify the schema's anyOf/oneOf or $ref recursion.",
+            f"Checking the data against the template's schema took more than {seconds:.1f} s "
+            "of CPU (PDF_SCHEMA_VALIDATION_MS); simplify the schema's anyOf/oneOf or $ref "
+            "recursion.",
             code=ErrorCode.SCHEMA_TOO_SLOW,
         ) from None
     except Unresolvable as exc:

@@ -36,10 +36,12 @@ def data_n_schema(depth: int) -> dict:
 
 @pytest.mark.parametrize("depth", [12, 30])
 def test_an_any_of_ref_chain_is_refused_at_save_in_milliseconds(depth):
-    started = time.monotonic()
+    # The work the check does, in this thread's CPU time: on a shared machine the wall time
+    # also counts the waits for a core.
+    started = time.thread_time()
     with pytest.raises(SchemaInvalid, match="PDF_SCHEMA_MAX_DEPTH") as caught:
         schema_check(any_of_chain(depth))
-    assert time.monotonic() - started < 2  # generous: the test machine is shared
+    assert time.thread_time() - started < 2
     assert caught.value.http_status == 400
 
 
@@ -49,10 +51,10 @@ def test_a_wide_shallow_fan_out_is_refused_by_the_expansion_bound():
     for level in range(1, 6):
         defs[f"d{level}"] = {"oneOf": [{"$ref": f"#/$defs/d{level - 1}"}] * 12}
     schema = {"$defs": defs, "$ref": "#/$defs/d5"}
-    started = time.monotonic()
+    started = time.thread_time()
     with pytest.raises(SchemaInvalid, match="PDF_SCHEMA_MAX_EXPANSION"):
         schema_check(schema)
-    assert time.monotonic() - started < 3  # under 0.1 s unloaded
+    assert time.thread_time() - started < 3  # under 0.1 s
 
 
 def test_a_ref_cycle_that_never_descends_is_refused():
@@ -147,9 +149,9 @@ def test_saving_the_any_of_chain_through_the_api_is_a_fast_400(api, depth):
         "schema": data_n_schema(depth),
         "sample_data": {"n": "not an integer"},
     }
-    started = time.monotonic()
+    started = time.thread_time()  # the test client serves the request in this thread
     response = api.post("/api/v1/templates", body, format="json")
-    assert time.monotonic() - started < 2
+    assert time.thread_time() - started < 2
     assert response.status_code == 400
     assert response.json()["code"] == "invalid_schema"
     assert "PDF_SCHEMA_MAX_DEPTH" in response.json()["error"]
@@ -231,8 +233,8 @@ def test_the_deadline_grows_with_the_data_and_stops_a_recursive_fan_out():
     for _ in range(40):
         data = [data]
     limits = Limits(schema_validation_seconds=0.3, schema_validation_seconds_per_mb=0)
-    started = time.monotonic()
+    started = time.thread_time()  # the deadline's clock: this thread's CPU time
     with pytest.raises(LimitExceeded, match="PDF_SCHEMA_VALIDATION_MS") as caught:
         data_validate(schema=branching, data=data, limits=limits)
     assert caught.value.code == "schema_too_slow"
-    assert time.monotonic() - started < 2.5  # hours without the deadline
+    assert time.thread_time() - started < 2.5  # hours without the deadline

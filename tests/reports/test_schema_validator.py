@@ -3,6 +3,7 @@ error computed."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -61,3 +62,47 @@ def test_the_best_cause_inside_an_any_of_is_still_named():
     }
     with pytest.raises(DataValidationError, match="total"):
         data_validate(schema=schema, data={"total": "12a"})
+
+
+def test_the_deadline_counts_the_checks_own_cpu_not_a_busy_machine():
+    """On a busy host the validating thread waits for the CPU (here: for the GIL, held by
+    sixteen busy threads), so a check that needs a few tens of milliseconds takes far longer
+    than its budget in wall time. A wall-clock deadline refused such valid data; the budget
+    is the thread's CPU time."""
+    items = [{"id": index, "name": "x" * 20, "tags": ["a", "b"]} for index in range(2000)]
+    schema = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "integer", "minimum": 0},
+                "name": {"type": "string", "maxLength": 50},
+                "tags": {"type": "array", "items": {"type": "string"}},
+            },
+            "required": ["id", "name"],
+        },
+    }
+    budget = 0.3
+    stop = threading.Event()
+
+    def busy() -> None:
+        while not stop.is_set():
+            sum(range(1000))
+
+    threads = [threading.Thread(target=busy) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    try:
+        cpu, wall = time.thread_time(), time.monotonic()
+        error = schema_first_error(schema=schema, data=items, seconds=budget)
+        cpu, wall = time.thread_time() - cpu, time.monotonic() - wall
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert wall > budget  # the situation: a wall-clock deadline would have refused the data
+    assert cpu < budget
+    assert error is None
+    items[3]["id"] = "three"
+    with pytest.raises(DataValidationError, match=r"^\[3\]\.id: expected integer"):
+        data_validate(schema=schema, data=items)
