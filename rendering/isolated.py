@@ -109,7 +109,10 @@ def _read_all(fd: int, pid: int, *, seconds: float, max_bytes: int) -> bytes | N
 
 def _reap_later(pid: int) -> None:
     """Reap the child if it has exited already, else keep it for reap_exited."""
-    done, _ = os.waitpid(pid, os.WNOHANG)
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:  # reaped already (a SIGCHLD handler): its result is whole
+        return
     if not done:
         with _exiting_lock:
             _exiting.add(pid)

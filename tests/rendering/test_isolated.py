@@ -86,3 +86,17 @@ def test_a_child_past_the_time_limit_is_killed_and_reaped_before_the_error():
     assert exiting_count() == 0
     assert _zombies() == before
     assert run_isolated(lambda: "next", Limits()) == "next"  # the next render works
+
+
+def test_a_child_reaped_by_someone_else_still_gives_its_result(monkeypatch):
+    real_waitpid = os.waitpid
+
+    def reaped_elsewhere(pid: int, options: int) -> tuple[int, int]:
+        if options == os.WNOHANG:  # a SIGCHLD handler of the process reaped it first
+            real_waitpid(pid, 0)
+            raise ChildProcessError(pid)
+        return real_waitpid(pid, options)
+
+    monkeypatch.setattr(os, "waitpid", reaped_elsewhere)
+    assert run_isolated(lambda: "filled", Limits()) == "filled"
+    assert exiting_count() == 0
