@@ -5,6 +5,7 @@ check can interrupt it. In a child process the address-space limit (RLIMIT_AS) t
 into a MemoryError, and the deadline into SIGKILL, while the Celery worker (or web
 process) that forked it keeps running. The child inherits the compiled template and the
 data, so nothing is serialised on the way in; only the result comes back, through a pipe.
+A child that has sent its result is reaped later (reap_exited), not waited for.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pickle
 import resource
 import select
 import signal
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -26,6 +28,34 @@ _CHUNK = 1 << 20
 _EXIT_OUT_OF_MEMORY = 71
 # What the work returns: HTML for the engines, a filled .docx for Word templates.
 _Result = TypeVar("_Result")
+# Children that sent a whole result and were still exiting when the parent had it. A
+# worker-sized process (150-200 MB) takes 5-8 ms to exit (its address space torn down),
+# time the job would wait for nothing: after its result the child runs no more of the
+# template (it closes the pipe and calls os._exit), and its limits stay on it until it is
+# gone. They are reaped by the next render and by reap_exited (rendering.report calls it
+# once LibreOffice has converted a Word template's fill). Threads of one process share it.
+_exiting: set[int] = set()
+_exiting_lock = threading.Lock()
+
+
+def reap_exited() -> None:
+    """Reap the children that sent their result and have exited since; leave the others."""
+    with _exiting_lock:
+        pids = list(_exiting)
+    for pid in pids:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # reaped already (another thread, a SIGCHLD handler)
+            done = pid
+        if done:
+            with _exiting_lock:
+                _exiting.discard(pid)
+
+
+def exiting_count() -> int:
+    """How many children that sent their result are not reaped yet (tests, metrics)."""
+    with _exiting_lock:
+        return len(_exiting)
 
 
 def _address_space_now() -> int:
@@ -77,6 +107,17 @@ def _read_all(fd: int, pid: int, *, seconds: float, max_bytes: int) -> bytes | N
         chunks.append(chunk)
 
 
+def _reap_later(pid: int) -> None:
+    """Reap the child if it has exited already, else keep it for reap_exited."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:  # reaped already (a SIGCHLD handler): its result is whole
+        return
+    if not done:
+        with _exiting_lock:
+            _exiting.add(pid)
+
+
 def run_isolated(work: Callable[[], _Result], limits: Limits) -> _Result:
     """Return `work()` computed in a forked child under the template limits (time, memory,
     output size); raise LimitExceeded past one of them, and re-raise its RenderError."""
@@ -84,6 +125,7 @@ def run_isolated(work: Callable[[], _Result], limits: Limits) -> _Result:
     memory_bytes = limits.template_max_memory_mb << 20
     max_bytes = limits.max_html_bytes
     timeout_message = f"The template took longer than {limits.template_timeout_ms} ms to render."
+    reap_exited()
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child never returns
@@ -91,9 +133,13 @@ def run_isolated(work: Callable[[], _Result], limits: Limits) -> _Result:
         _child(work, write_fd, memory_bytes)
     os.close(write_fd)
     reaped = False
+    status = 0
     try:
         raw = _read_all(read_fd, pid, seconds=seconds, max_bytes=max_bytes * 4 + _CHUNK)
-        _, status = os.waitpid(pid, 0)
+        if raw:  # its result (written at once, then os._exit): its exit is not waited for
+            _reap_later(pid)
+        else:  # killed past the deadline, or no result: its exit status says why
+            _, status = os.waitpid(pid, 0)
         reaped = True
     finally:
         os.close(read_fd)

@@ -14,6 +14,7 @@ from rendering.engines.docx import DOCX_ENGINE, docx_file, docx_fill
 from rendering.errors import LimitExceeded
 from rendering.forms import FORM_ENGINE, form_fill, form_pdf
 from rendering.glyphs import html_text, missing_glyph_warning
+from rendering.isolated import reap_exited
 from rendering.limits import Limits
 from rendering.long_words import unbreakable_word_warning
 from rendering.office import OFFICE_ENGINE, office_convert, office_files, office_merge
@@ -243,6 +244,7 @@ def docx_render(
     content = _office_pdf(
         filled, "template.docx", timeout=limits.max_render_seconds, options=options, limits=limits
     )
+    reap_exited()  # the fill's child, left to exit while LibreOffice converted its document
     notify("finishing", 88)
     return _converted_finish([content], options=options, limits=limits)
 

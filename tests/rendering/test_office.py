@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -244,3 +245,40 @@ def test_an_html_page_loses_its_references_outside_it():
         assert reference in page
     assert b'@import "about:blank#' in page
     assert b'src="data:image/png' in page  # what the page carries itself stays
+
+
+def test_the_fill_child_of_a_word_template_is_reaped_once_its_document_is_converted(
+    office_limits, monkeypatch
+):
+    from rendering import isolated
+    from rendering.engines.docx import docx_source
+    from tests.rendering.docx_files import INVOICE_DATA, invoice_docx
+
+    real_exit = os._exit
+
+    def sleeping_exit(code: int) -> None:  # the fill's child: its exit takes long
+        time.sleep(60)
+        real_exit(code)
+
+    monkeypatch.setattr(os, "_exit", sleeping_exit)
+    exiting: list[int] = []
+
+    def on_stage(stage: str, progress: int) -> None:
+        if stage == "converting":  # the job has its filled document; the child still exits
+            exiting.extend(isolated._exiting)
+            os.kill(exiting[0], signal.SIGKILL)
+            while psutil.Process(exiting[0]).status() != psutil.STATUS_ZOMBIE:
+                time.sleep(0.01)  # exited before the conversion ends, whatever the load
+
+    rendered = report_render(
+        source=TemplateSource(engine="docx", html=docx_source(invoice_docx())),
+        data=INVOICE_DATA,
+        options=parse_options({}),
+        limits=office_limits,
+        on_stage=on_stage,
+    )
+    assert "INVOICE" in _text(rendered.content).upper()
+    assert len(exiting) == 1
+    assert isolated.exiting_count() == 0  # reaped after the conversion, not at the next job
+    with pytest.raises(ChildProcessError):
+        os.waitpid(exiting[0], os.WNOHANG)

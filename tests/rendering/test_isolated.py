@@ -1,0 +1,102 @@
+"""The forked child of a render (rendering.isolated): its result is used without waiting for
+its exit, it is reaped afterwards, and a child past a limit is still waited for and
+reported as before."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+
+import psutil
+import pytest
+
+from rendering import isolated
+from rendering.errors import LimitExceeded
+from rendering.isolated import exiting_count, reap_exited, run_isolated
+from rendering.limits import Limits
+
+
+def _zombies() -> int:
+    return sum(child.status() == psutil.STATUS_ZOMBIE for child in psutil.Process().children())
+
+
+def _until(what: str, done: Callable[[], bool], seconds: float = 10) -> None:
+    ends = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > ends:
+            raise AssertionError(f"not {what} after {seconds} s")
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def slow_exit(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The forked child sleeps in os._exit (it inherits the patch) before it exits: a
+    child whose exit takes long, as a large worker's does."""
+    real_exit = os._exit
+
+    def sleeping_exit(code: int) -> None:
+        time.sleep(60)
+        real_exit(code)
+
+    monkeypatch.setattr(os, "_exit", sleeping_exit)
+    yield
+    monkeypatch.undo()
+    for pid in list(isolated._exiting):  # a failed test's children
+        os.kill(pid, signal.SIGKILL)
+    _until("reaped", lambda: (reap_exited(), exiting_count())[1] == 0)
+
+
+def test_the_result_is_used_before_the_child_has_exited_and_it_is_reaped_later(slow_exit):
+    started = time.monotonic()
+    assert run_isolated(lambda: "filled", Limits()) == "filled"
+    assert time.monotonic() - started < 30  # not the child's 60 s in os._exit
+    (pid,) = isolated._exiting
+    assert psutil.Process(pid).status() != psutil.STATUS_ZOMBIE  # still exiting
+    reap_exited()  # not exited yet: kept
+    assert exiting_count() == 1
+    os.kill(pid, signal.SIGKILL)  # the exit ends
+    _until("reaped", lambda: (reap_exited(), exiting_count())[1] == 0)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: no zombie left
+
+
+def test_the_next_render_reaps_the_children_that_exited_since(slow_exit):
+    run_isolated(lambda: 1, Limits())
+    (pid,) = isolated._exiting
+    os.kill(pid, signal.SIGKILL)
+    _until("a zombie", lambda: psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    assert run_isolated(lambda: 2, Limits()) == 2
+    assert pid not in isolated._exiting  # reaped; the new child is kept in its place
+    assert exiting_count() == 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_a_child_past_the_time_limit_is_killed_and_reaped_before_the_error():
+    before = _zombies()
+
+    def forever() -> None:
+        while True:
+            pass
+
+    with pytest.raises(LimitExceeded, match="longer than 200 ms"):
+        run_isolated(forever, Limits(template_timeout_ms=200))
+    assert exiting_count() == 0
+    assert _zombies() == before
+    assert run_isolated(lambda: "next", Limits()) == "next"  # the next render works
+
+
+def test_a_child_reaped_by_someone_else_still_gives_its_result(monkeypatch):
+    real_waitpid = os.waitpid
+
+    def reaped_elsewhere(pid: int, options: int) -> tuple[int, int]:
+        if options == os.WNOHANG:  # a SIGCHLD handler of the process reaped it first
+            real_waitpid(pid, 0)
+            raise ChildProcessError(pid)
+        return real_waitpid(pid, options)
+
+    monkeypatch.setattr(os, "waitpid", reaped_elsewhere)
+    assert run_isolated(lambda: "filled", Limits()) == "filled"
+    assert exiting_count() == 0
