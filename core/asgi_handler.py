@@ -37,6 +37,8 @@ from django.core.handlers.base import BaseHandler
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import ResolverMatch
 
+from core import url_matches
+
 # Where the bottom of the chain leaves its URL match for `resolve_request`, so a sync view's
 # path is resolved once.
 _MATCH_ATTRIBUTE = "_one_hop_resolver_match"
@@ -165,10 +167,10 @@ class OneHopASGIHandler(ASGIHandler):
         match: ResolverMatch | None = request.__dict__.pop(_MATCH_ATTRIBUTE, None)
         if match is not None:
             return match
-        return super().resolve_request(request)
+        return url_matches.resolve_request(request)
 
     def _get_response(self, request: HttpRequest) -> HttpResponseBase:
-        match = super().resolve_request(request)
+        match = url_matches.resolve_request(request)
         if iscoroutinefunction(match.func):
             # As Django's async chain would: resolved again there, on the event loop.
             response: HttpResponseBase = async_to_sync(self._async_bottom._get_response_async)(

@@ -18,6 +18,7 @@ from accounts.sealing import steps_seal, steps_unseal
 from jobs import dispatch, transitions
 from jobs.callbacks import callback_url_check
 from jobs.error_codes import JobErrorCode
+from jobs.inserts import job_insert
 from jobs.log_context import job_log_bind
 from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
@@ -296,7 +297,7 @@ def job_create(
             job_slot_reserve(owner=owner)
             if callback_url:
                 callback_slot_reserve(owner=owner)  # 429 past the tenant's backlog
-            job = PdfJob.objects.create(
+            job = PdfJob(
                 owner=owner,
                 workspace=workspace,
                 template=source.template,
@@ -320,6 +321,7 @@ def job_create(
                 enqueued_at=timezone.now() if hit is None else None,
                 **_with_warnings(cached_job_fields(hit) if hit is not None else {}, warnings),
             )
+            job_insert(job)  # as PdfJob.objects.create, with the INSERT compiled once
             transaction.on_commit(JOBS_SUBMITTED.labels(renderer=job_renderer(job)).inc)
             if hit is None:
                 transaction.on_commit(
