@@ -4,12 +4,18 @@ SigningCertificate: a tenant's PKCS#12 for signatures, stored sealed."""
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from core.model_links import workspace_link
 from workspaces.models import Role
+
+if TYPE_CHECKING:
+    from core.model_links import OptionalLink
+    from workspaces.models import Workspace
 
 
 class ApiKey(models.Model):
@@ -21,13 +27,7 @@ class ApiKey(models.Model):
     )
     # The key's scope: the API shows and makes only this workspace's jobs and templates.
     # Null only between the schema and the data migration that fills it.
-    workspace = models.ForeignKey(
-        "workspaces.Workspace",
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="api_keys",
-    )
+    workspace: OptionalLink[Workspace] = workspace_link("api_keys")
     role = models.CharField(max_length=20, choices=Role.choices, default=Role.EDITOR)
     name = models.CharField(max_length=100, blank=True)
     prefix = models.CharField(max_length=16, unique=True)
@@ -115,13 +115,7 @@ class SigningCertificate(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="signing_certificates"
     )
     # Null only between the schema and the data migration that fills it.
-    workspace = models.ForeignKey(
-        "workspaces.Workspace",
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="signing_certificates",
-    )
+    workspace: OptionalLink[Workspace] = workspace_link("signing_certificates")
     name = models.CharField(max_length=100)
     subject = models.CharField(max_length=500)
     not_after = models.DateTimeField()

@@ -4,7 +4,7 @@ from csp.constants import UNSAFE_INLINE
 from csp.decorators import csp_update
 from django.contrib import admin
 from django.templatetags.static import static
-from django.urls import include, path, re_path
+from django.urls import URLResolver, include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import (
     SpectacularAPIView,
@@ -12,15 +12,21 @@ from drf_spectacular.views import (
     SpectacularSwaggerSplitView,
 )
 
+
+def _apps(*urlconfs: str) -> list[URLResolver]:
+    """Each app's own URLconf, included at the root of where it is mounted, in order."""
+    return [path("", include(urlconf)) for urlconf in urlconfs]
+
+
 # One "api" namespace for the whole /api/v1/, whichever app owns the route.
-api_v1 = [
-    path("", include("jobs.api.urls")),
-    path("", include("runs.urls")),
-    path("", include("schedules.urls")),
-    path("", include("reports.api.urls")),
-    path("", include("accounts.api.urls")),
-    path("", include("workspaces.api.urls")),
-]
+api_v1 = _apps(
+    "jobs.api.urls",
+    "runs.urls",
+    "schedules.urls",
+    "reports.api.urls",
+    "accounts.api.urls",
+    "workspaces.api.urls",
+)
 
 # The API docs bundles inject <style> elements and Redoc starts a blob: worker; their
 # scripts still come only from our static files (the split Swagger view has no inline one).
@@ -31,14 +37,16 @@ redoc_csp = csp_update(
 )
 
 urlpatterns = [
-    path("", include("jobs.pages.urls")),
-    path("", include("runs.page_urls")),
-    path("", include("schedules.page_urls")),
-    path("", include("accounts.urls")),
-    path("", include("workspaces.urls")),
-    path("", include("jobs.ops.urls")),
-    # Other services' routes (Gotenberg, jsreport, DocRaptor) onto our jobs.
-    path("", include("dropins.urls")),
+    *_apps(
+        "jobs.pages.urls",
+        "runs.page_urls",
+        "schedules.page_urls",
+        "accounts.urls",
+        "workspaces.urls",
+        "jobs.ops.urls",
+        # Other services' routes (Gotenberg, jsreport, DocRaptor) onto our jobs.
+        "dropins.urls",
+    ),
     # Schedules moved from the jobs app to their own (issue 40): operators' bookmarks of
     # their admin pages keep working.
     re_path(

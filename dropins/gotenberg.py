@@ -56,9 +56,7 @@ def _schema(route: str, fields: dict[str, Any]) -> Callable[[Post], Post]:
         "marginRight": serializers.CharField(required=False),
         "landscape": serializers.BooleanField(required=False),
         "printBackground": serializers.BooleanField(required=False),
-        "pdfa": serializers.CharField(required=False),
-        "pdfua": serializers.BooleanField(required=False),
-        "metadata": serializers.CharField(required=False),
+        **pdf_output_form(),
         **fields,
     }
     return gotenberg_schema(
@@ -93,8 +91,7 @@ class _ChromiumApi(GotenbergApi):
         trace = trace_of(request)
         job = adapter_submit(
             request,
-            result_webhook=None if webhook is None else {**webhook[1], "trace": trace},
-            callback_url=webhook[0] if webhook else "",
+            **webhook_submit(webhook, trace),
             html_template=assets_inline(
                 source, assets, max_bytes=limits_from_settings().max_template_bytes
             ),
@@ -157,6 +154,24 @@ def webhook_fields(headers: Any) -> tuple[str, dict[str, Any]] | None:
         "method": methods[0],
         "error_method": methods[1],
         "sealed_headers": headers_seal(extra),
+    }
+
+
+def webhook_submit(webhook: tuple[str, dict[str, Any]] | None, trace: str) -> dict[str, Any]:
+    """adapter_submit's callback_url and result_webhook for a Gotenberg request: none
+    without webhook headers; with them, the webhook (webhook_fields) and the request's trace."""
+    if webhook is None:
+        return {"result_webhook": None, "callback_url": ""}
+    return {"result_webhook": {**webhook[1], "trace": trace}, "callback_url": webhook[0]}
+
+
+def pdf_output_form() -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+    """The PDF fields every Gotenberg conversion route takes (PDF/A, PDF/UA, metadata), in
+    Gotenberg's order; new fields on each call, as a field belongs to one serializer."""
+    return {
+        "pdfa": serializers.CharField(required=False),
+        "pdfua": serializers.BooleanField(required=False),
+        "metadata": serializers.CharField(required=False),
     }
 
 

@@ -18,8 +18,10 @@ from dropins.common import adapter_submit, job_wait
 from dropins.gotenberg import (
     gotenberg_answer,
     output_filename,
+    pdf_output_form,
     trace_of,
     webhook_fields,
+    webhook_submit,
 )
 from dropins.gotenberg_download import downloads
 from dropins.gotenberg_form import form_flag, form_refused_check, metadata_options
@@ -72,9 +74,7 @@ class GotenbergLibreOfficeApi(GotenbergApi):
             "landscape": serializers.BooleanField(required=False),
             "nativePageRanges": serializers.CharField(required=False),
             "merge": serializers.BooleanField(required=False),
-            "pdfa": serializers.CharField(required=False),
-            "pdfua": serializers.BooleanField(required=False),
-            "metadata": serializers.CharField(required=False),
+            **pdf_output_form(),
             "downloadFrom": serializers.CharField(required=False),
         },
         responses={
@@ -115,8 +115,7 @@ class GotenbergLibreOfficeApi(GotenbergApi):
         jobs = [
             adapter_submit(
                 request,
-                result_webhook=None if webhook is None else {**webhook[1], "trace": trace},
-                callback_url=webhook[0] if webhook else "",
+                **webhook_submit(webhook, trace),
                 html_template=office_source(part),
                 engine=OFFICE_ENGINE,
                 data={},

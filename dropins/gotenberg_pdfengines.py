@@ -32,6 +32,7 @@ from dropins.gotenberg import (
     output_filename,
     trace_of,
     webhook_fields,
+    webhook_submit,
 )
 from dropins.gotenberg_download import downloads
 from dropins.gotenberg_pdfengines_form import (
@@ -164,8 +165,7 @@ class _PdfEnginesApi(GotenbergApi):
             options["flatten"] = True
         return adapter_submit(
             request,
-            result_webhook=None if webhook is None else {**webhook[1], "trace": trace_of(request)},
-            callback_url=webhook[0] if webhook else "",
+            **webhook_submit(webhook, trace_of(request)),
             html_template=pdf_files_source(part.pdfs),
             engine=FORM_ENGINE,  # with no data: the PDFs as they are (rendering.pdf_files)
             data={},

@@ -17,6 +17,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 from django_celery_results.models import GroupResult, TaskResult
 
+from core.admin_records import RecordAdmin
 from jobs import dead_letters, dispatch, services
 from jobs.links import pdf_path
 from jobs.models import DeadLetter, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
@@ -108,7 +109,7 @@ class ErrorCodeFilter(admin.SimpleListFilter):
 
 
 @admin.register(PdfJob)
-class PdfJobAdmin(admin.ModelAdmin[PdfJob]):
+class PdfJobAdmin(RecordAdmin[PdfJob]):  # status belongs to the state machine: use the actions
     Media = _AdminCss
     # Fits 1,280 px: the error is cut short here and whole on the job's page.
     list_display = (
@@ -195,12 +196,6 @@ class PdfJobAdmin(admin.ModelAdmin[PdfJob]):
     )
     readonly_fields = [f for section in fieldsets for f in section[1]["fields"]]  # type: ignore[misc]
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: PdfJob | None = None) -> bool:
-        return False  # status belongs to the state machine; use the actions
-
     @admin.display(description="job", ordering="job_id")
     def short_id(self, job: PdfJob) -> SafeString:
         return format_html('<span title="{}">{}…</span>', job.job_id, str(job.job_id)[:8])
@@ -272,7 +267,7 @@ class PdfJobAdmin(admin.ModelAdmin[PdfJob]):
 
 
 @admin.register(DeadLetter)
-class DeadLetterAdmin(admin.ModelAdmin[DeadLetter]):
+class DeadLetterAdmin(RecordAdmin[DeadLetter]):  # re-drive or discard it with the actions
     Media = _AdminCss
     list_display = (
         "job_link",
@@ -290,12 +285,6 @@ class DeadLetterAdmin(admin.ModelAdmin[DeadLetter]):
     list_select_related = ("job",)
     readonly_fields = [field.name for field in DeadLetter._meta.fields] + ["job_link"]
     actions = ("redrive", "discard")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: DeadLetter | None = None) -> bool:
-        return False  # a record of what happened; re-drive or discard it with the actions
 
     @admin.display(description="job")
     def job_link(self, letter: DeadLetter) -> SafeString:

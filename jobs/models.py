@@ -5,15 +5,22 @@ from __future__ import annotations
 
 import re
 import uuid
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
 from django.utils.text import slugify
 
+from core.model_links import kept_link, workspace_link
 from rendering.engines import engine_choices
 from rendering.engines.docx import DOCX_ENGINE
 from rendering.office import OFFICE_ENGINE
 from reports.models import Renderer, ReportTemplate, ReportTemplateVersion
+
+if TYPE_CHECKING:
+    from accounts.models import ApiKey
+    from core.model_links import OptionalLink
+    from workspaces.models import Workspace
 
 # The renderer a job shows when LibreOffice makes its PDF (PdfJob.shown_renderer).
 LIBREOFFICE = "libreoffice"
@@ -49,16 +56,8 @@ class PdfJob(models.Model):
     )
     # Whose job it is: every member of the workspace sees it, in their role. `owner` is the
     # person who submitted it (or whose key did): their mail, their in-flight quota.
-    workspace = models.ForeignKey(
-        "workspaces.Workspace",
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="pdf_jobs",
-    )
-    template = models.ForeignKey(
-        ReportTemplate, on_delete=models.SET_NULL, null=True, blank=True, related_name="jobs"
-    )
+    workspace: OptionalLink[Workspace] = workspace_link("pdf_jobs")
+    template: OptionalLink[ReportTemplate] = kept_link(ReportTemplate, "jobs")
     # The exact version rendered, so a retry or re-drive renders what was submitted.
     template_version = models.ForeignKey(
         ReportTemplateVersion,
@@ -84,9 +83,7 @@ class PdfJob(models.Model):
     callback_attempts = models.PositiveSmallIntegerField(default=0)
     callback_error = models.TextField(blank=True)
     # The key that submitted the job (null from the browser): its secret signs the webhooks.
-    api_key = models.ForeignKey(
-        "accounts.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    api_key: OptionalLink[ApiKey] = kept_link("accounts.ApiKey")
     # Jobs submitted together by one generate-pdf-batch call share this id.
     batch_id = models.UUIDField(null=True, blank=True, db_index=True)
     # Idempotency-Key of the submit, and a digest of the request it came with.

@@ -8,6 +8,7 @@ from typing import Any
 
 from rendering.engines.settings import EngineSettings, parse_engine_settings
 from rendering.errors import InvalidInput
+from rendering.option_objects import option_object_check
 from rendering.postprocess.document_options import DocumentOptions, parse_document_options
 from rendering.text_checks import clean_text
 
@@ -96,13 +97,7 @@ def parse_options(raw: Any) -> PdfOptions:
     """Return validated options; raise RenderError naming the bad field otherwise."""
     if raw is None:
         return PdfOptions()
-    if not isinstance(raw, dict):
-        raise InvalidInput("options must be a JSON object.")
-    unknown = sorted(set(raw) - _KNOWN)
-    if unknown:
-        raise InvalidInput(
-            f"Unknown option(s): {', '.join(unknown)}; known: {', '.join(sorted(_KNOWN))}."
-        )
+    option_object_check(raw, path="options", known=_KNOWN, what="option(s)")
     page_size = raw.get("page_size", "A4")
     sizes = {size.lower(): size for size in PAGE_SIZES}
     if not isinstance(page_size, str) or page_size.lower() not in sizes:

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 
+from core.model_links import kept_link, workspace_link
 from rendering.engines import engine_choices
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from core.model_links import OptionalLink
+    from workspaces.models import Workspace
 
 
 class Renderer(models.TextChoices):
@@ -28,13 +37,7 @@ class ReportTemplate(models.Model):
         related_name="report_templates",
     )
     # The workspace that owns the template; None, with owner None, is a built-in sample.
-    workspace = models.ForeignKey(
-        "workspaces.Workspace",
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="report_templates",
-    )
+    workspace: OptionalLink[Workspace] = workspace_link("report_templates")
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100)
     engine = models.CharField(max_length=20, choices=engine_choices, default="handlebars")
@@ -69,27 +72,9 @@ class ReportTemplate(models.Model):
     steps = models.JSONField(default=list, blank=True)
     # What jobs render (the row's own versioned fields mirror it), and the unpublished edit
     # in progress: a half-finished edit never reaches a job until it is published.
-    published_version = models.ForeignKey(
-        "ReportTemplateVersion",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
-    draft_version = models.ForeignKey(
-        "ReportTemplateVersion",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
-    published_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    published_version: OptionalLink[ReportTemplateVersion] = kept_link("ReportTemplateVersion")
+    draft_version: OptionalLink[ReportTemplateVersion] = kept_link("ReportTemplateVersion")
+    published_by: OptionalLink[User] = kept_link(settings.AUTH_USER_MODEL)
     published_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -135,13 +120,7 @@ class ReportTemplateVersion(models.Model):
     sample_data = models.JSONField(default=dict, blank=True)
     options = models.JSONField(default=dict, blank=True)
     steps = models.JSONField(default=list, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    created_by: OptionalLink[User] = kept_link(settings.AUTH_USER_MODEL)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

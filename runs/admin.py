@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
+from core.admin_records import RecordAdmin
 from runs.models import Run, RunRecord
 
 
@@ -28,7 +29,7 @@ class RunRecordInline(admin.TabularInline[RunRecord, Run]):
 
 
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin[Run]):
+class RunAdmin(RecordAdmin[Run]):  # started through the API or the runs page, with their checks
     list_display = (
         "run_id",
         "workspace",
@@ -69,9 +70,3 @@ class RunAdmin(admin.ModelAdmin[Run]):
     def page(self, run: Run) -> str:
         url = reverse("run-page", kwargs={"run_id": run.run_id})
         return format_html('<a href="{}">{}</a>', url, url)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # started through the API or the runs page, with their checks
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
+
+from core.model_links import kept_link
+
+if TYPE_CHECKING:
+    from core.model_links import OptionalLink
+    from reports.models import ReportTemplate
 
 
 class RunOutput(models.TextChoices):
@@ -32,13 +39,7 @@ class Run(models.Model):
     )
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     # Null for a generate-pdf-batch submit, whose items may each name their own template.
-    template = models.ForeignKey(
-        "reports.ReportTemplate",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="runs",
-    )
+    template: OptionalLink[ReportTemplate] = kept_link("reports.ReportTemplate", "runs")
     output = models.CharField(max_length=10, choices=RunOutput.choices, default=RunOutput.ZIP)
     filename_pattern = models.CharField(max_length=300, blank=True)
     status = models.CharField(

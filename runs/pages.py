@@ -15,8 +15,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
+from core.page_actions import page_action
 from jobs.models import JobStatus
-from rendering.errors import ApplicationError, Conflict
+from rendering.errors import ApplicationError
 from reports import selectors as template_selectors
 from runs import combined, selectors, services
 from runs.links import run_download_path
@@ -171,12 +172,11 @@ def _separate_pdfs(run: Run) -> list[dict[str, Any]]:
 @require_POST
 def run_retry_post(request: HttpRequest, run_id: str) -> HttpResponse:
     run = _own_run(request, run_id, Action.JOB_RETRY)
-    try:
-        services.run_retry_failed(run=run)
-    except (Conflict, ApplicationError) as exc:
-        messages.warning(request, public_text(exc.message))
-    else:
-        messages.success(request, "The failed records are queued again.")
+    page_action(
+        request,
+        lambda: services.run_retry_failed(run=run),
+        done="The failed records are queued again.",
+    )
     return redirect("run-page", run_id=run.run_id)
 
 

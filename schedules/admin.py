@@ -11,6 +11,7 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from core.admin_records import RecordAdmin
 from schedules import services
 from schedules.cron import ScheduleInvalid
 from schedules.models import Schedule, ScheduleRun
@@ -142,14 +143,8 @@ class ScheduleAdmin(admin.ModelAdmin[Schedule]):
 
 
 @admin.register(ScheduleRun)
-class ScheduleRunAdmin(admin.ModelAdmin[ScheduleRun]):
+class ScheduleRunAdmin(RecordAdmin[ScheduleRun]):
     list_display = ("run_id", "schedule", "trigger", "scheduled_for", "outcome", "finished_at")
     list_filter = ("outcome", "trigger")
     search_fields = ("run_id", "schedule__schedule_id", "schedule__name")
     list_select_related = ("schedule__template",)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

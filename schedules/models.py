@@ -4,9 +4,17 @@
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
+
+from core.model_links import kept_link
+
+if TYPE_CHECKING:
+    from accounts.models import ApiKey
+    from core.model_links import OptionalLink
+    from jobs.models import PdfJob
 
 
 class Schedule(models.Model):
@@ -35,9 +43,7 @@ class Schedule(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="schedules"
     )
     # The key that created it (null from the browser): its secret signs the webhooks.
-    api_key = models.ForeignKey(
-        "accounts.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    api_key: OptionalLink[ApiKey] = kept_link("accounts.ApiKey")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -77,9 +83,7 @@ class RunTrigger(models.TextChoices):
 class ScheduleRun(models.Model):
     run_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     schedule = models.ForeignKey(Schedule, on_delete=models.CASCADE, related_name="runs")
-    job = models.ForeignKey(
-        "jobs.PdfJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    job: OptionalLink[PdfJob] = kept_link("jobs.PdfJob")
     trigger = models.CharField(max_length=10, choices=RunTrigger.choices)
     # The tick this run is for (a run-now: the moment it was asked for).
     scheduled_for = models.DateTimeField()

@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
+from core.page_actions import page_action
 from rendering.errors import ApplicationError
 from reports import selectors as template_selectors
 from schedules import selectors, services
@@ -140,10 +141,9 @@ def schedule_pause_post(request: HttpRequest, schedule_id: str) -> HttpResponse:
 @login_required
 def schedule_run_post(request: HttpRequest, schedule_id: str) -> HttpResponse:
     schedule = _schedule(request, schedule_id, Action.SCHEDULE_MANAGE)
-    try:
-        services.schedule_run_now(schedule=schedule, by=request.user)
-    except ApplicationError as exc:  # the workspace's daily mail limit
-        messages.warning(request, public_text(exc.message))
-    else:
-        messages.success(request, "Run started; it is listed below.")
+    page_action(  # refused past the workspace's daily mail limit
+        request,
+        lambda: services.schedule_run_now(schedule=schedule, by=request.user),
+        done="Run started; it is listed below.",
+    )
     return redirect("schedule-page", schedule_id=schedule.schedule_id)

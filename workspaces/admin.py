@@ -10,6 +10,7 @@ from django.contrib import admin, messages
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest
 
+from core.admin_records import RecordAdmin
 from rendering.errors import ApplicationError
 from workspaces.limits import NAMES
 from workspaces.models import AuditEntry, Membership, SsoDomain, Workspace, WorkspaceQuota
@@ -101,7 +102,7 @@ class WorkspaceQuotaAdmin(admin.ModelAdmin[WorkspaceQuota]):
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin[AuditEntry]):
+class AuditEntryAdmin(RecordAdmin[AuditEntry]):
     """Read-only: the log is append-only from the application, the admin included."""
 
     list_display = ("at", "workspace", "actor", "action", "target")
@@ -109,12 +110,6 @@ class AuditEntryAdmin(admin.ModelAdmin[AuditEntry]):
     search_fields = ("actor", "action", "target", "target_id", "workspace__name")
     date_hierarchy = "at"
     list_select_related = ("workspace",)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+
+from core.model_links import kept_link
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from core.model_links import OptionalLink
 
 
 class Role(models.TextChoices):
@@ -110,13 +118,7 @@ class AuditEntry(models.Model):
     at = models.DateTimeField(default=timezone.now, db_index=True)
     # A person, or an API key (then `actor_key` holds its prefix and `actor_user` the key's
     # creator); both empty for the service itself (beat re-driving dead letters).
-    actor_user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    actor_user: OptionalLink[User] = kept_link(settings.AUTH_USER_MODEL)
     actor_key = models.CharField(max_length=16, blank=True)
     # How the actor read when it acted: kept when the user or the key is gone later.
     actor = models.CharField(max_length=200)
@@ -159,13 +161,7 @@ class Invitation(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     accepted_at = models.DateTimeField(null=True, blank=True)
-    accepted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
+    accepted_by: OptionalLink[User] = kept_link(settings.AUTH_USER_MODEL)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -8,6 +8,7 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from core.admin_records import RecordAdmin
 from jobs.models import Alert
 
 
@@ -29,7 +30,7 @@ class AlertStateFilter(admin.SimpleListFilter):
 
 
 @admin.register(Alert)
-class AlertAdmin(admin.ModelAdmin[Alert]):
+class AlertAdmin(RecordAdmin[Alert]):  # alerts are opened by the rules, not by hand
     list_display = ("rule", "is_open", "opened_at", "resolved_at", "value", "threshold", "message")
     list_filter = (AlertStateFilter, "rule")
     date_hierarchy = "opened_at"
@@ -38,9 +39,3 @@ class AlertAdmin(admin.ModelAdmin[Alert]):
     @admin.display(boolean=True, description="open")
     def is_open(self, alert: Alert) -> bool:
         return alert.is_open
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # alerts are opened by the rules, not by hand
-
-    def has_change_permission(self, request: HttpRequest, obj: Alert | None = None) -> bool:
-        return False

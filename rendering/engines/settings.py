@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from rendering.errors import InvalidInput
+from rendering.option_objects import option_object_check
 
 # Shopify's defaults for a shop in US dollars (Settings > Store currency > money format).
 DEFAULT_MONEY_FORMAT = "${{amount}}"
@@ -37,15 +38,8 @@ def parse_engine_settings(raw: Any) -> EngineSettings | None:
     """options.engine, checked; None when absent."""
     if raw is None:
         return None
-    if not isinstance(raw, dict):
-        raise InvalidInput("options.engine must be a JSON object.")
     known = {field.name for field in fields(EngineSettings)}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise InvalidInput(
-            f"Unknown options.engine setting(s): {', '.join(unknown)}; "
-            f"known: {', '.join(sorted(known))}."
-        )
+    option_object_check(raw, path="options.engine", known=known, what="options.engine setting(s)")
     for name in _BOOLS:
         if name in raw and not isinstance(raw[name], bool):
             raise InvalidInput(f"options.engine.{name} must be true or false.")

@@ -8,6 +8,7 @@ from typing import Any
 
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, InvalidInput
+from rendering.option_objects import option_object_check
 from rendering.text_checks import clean_text
 
 # WeasyPrint's own variant names. Combinations ("pdf/a-3b+ua-1") are not offered:
@@ -77,14 +78,9 @@ def _text(name: str, value: Any, limit: int) -> str:
 def _metadata(raw: Any) -> DocumentMetadata:
     if raw is None:
         return DocumentMetadata()
-    if not isinstance(raw, dict):
-        raise InvalidInput("options.pdf.metadata must be a JSON object.")
     known = set(_METADATA_LIMITS) | {"keywords"}
-    if unknown := sorted(set(raw) - known):
-        raise InvalidInput(
-            f"Unknown options.pdf.metadata field(s): {', '.join(unknown)}; "
-            f"known: {', '.join(sorted(known))}."
-        )
+    path = "options.pdf.metadata"
+    option_object_check(raw, path=path, known=known, what=f"{path} field(s)")
     texts = {k: _text(k, raw[k], n) for k, n in _METADATA_LIMITS.items() if raw.get(k) is not None}
     if texts.get("lang") and not _LANG.match(texts["lang"]):
         raise InvalidInput(
@@ -131,13 +127,7 @@ def parse_document_options(raw: Any) -> DocumentOptions | None:
     """Validated `options.pdf`, or None when absent; RenderError naming the bad field."""
     if raw is None:
         return None
-    if not isinstance(raw, dict):
-        raise InvalidInput("options.pdf must be a JSON object.")
-    if unknown := sorted(set(raw) - _KNOWN):
-        raise InvalidInput(
-            f"Unknown options.pdf field(s): {', '.join(unknown)}; "
-            f"known: {', '.join(sorted(_KNOWN))}."
-        )
+    option_object_check(raw, path="options.pdf", known=_KNOWN, what="options.pdf field(s)")
     profile = raw.get("profile") or ""
     if not isinstance(profile, str) or (profile and profile.lower() not in PROFILES):
         raise InvalidInput(

@@ -1,41 +1,28 @@
 """URLs of the template API, mounted under /api/v1/ (namespace "api") by config.urls."""
 
-from django.urls import path
+from django.urls import URLPattern, path
+from rest_framework.views import APIView
 
 from reports.api import views
+
+
+def _operation(operation: str, view: type[APIView]) -> URLPattern:
+    """A template's own operation: templates/<slug>/<operation>, named template-<operation>."""
+    return path(f"templates/<slug:slug>/{operation}", view.as_view(), name=f"template-{operation}")
+
 
 urlpatterns = [
     path("templates", views.TemplateListCreateApi.as_view(), name="template-list"),
     path("templates/<slug:slug>", views.TemplateDetailApi.as_view(), name="template-detail"),
-    path(
-        "templates/<slug:slug>/restore",
-        views.TemplateRestoreApi.as_view(),
-        name="template-restore",
-    ),
-    path(
-        "templates/<slug:slug>/publish",
-        views.TemplatePublishApi.as_view(),
-        name="template-publish",
-    ),
-    path(
-        "templates/<slug:slug>/rollback",
-        views.TemplateRollbackApi.as_view(),
-        name="template-rollback",
-    ),
-    path("templates/<slug:slug>/diff", views.TemplateDiffApi.as_view(), name="template-diff"),
+    _operation("restore", views.TemplateRestoreApi),
+    _operation("publish", views.TemplatePublishApi),
+    _operation("rollback", views.TemplateRollbackApi),
+    _operation("diff", views.TemplateDiffApi),
     path(
         "templates/<slug:slug>/diff/<str:token>.png",
         views.TemplateDiffImageApi.as_view(),
         name="template-diff-image",
     ),
-    path(
-        "templates/<slug:slug>/versions",
-        views.TemplateVersionListApi.as_view(),
-        name="template-versions",
-    ),
-    path(
-        "templates/<slug:slug>/preview",
-        views.TemplatePreviewApi.as_view(),
-        name="template-preview",
-    ),
+    _operation("versions", views.TemplateVersionListApi),
+    _operation("preview", views.TemplatePreviewApi),
 ]
