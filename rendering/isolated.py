@@ -84,14 +84,41 @@ def _child(work: Callable[[], object], write_fd: int, memory_bytes: int) -> None
         os._exit(code)  # never run the parent's atexit handlers or close its connections
 
 
+# A child that spends no CPU (one that deadlocked on a lock some other thread of the parent
+# held at the fork) is still killed once this many times its budget has passed.
+_WALL_CAP_FACTOR = 10
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The child's CPU time so far (user and system), from /proc/<pid>/stat."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime (stat's 14th, 15th)
+
+
 def _read_all(fd: int, pid: int, *, seconds: float, max_bytes: int) -> bytes | None:
-    """Everything the child writes, or None if it ran past `seconds` (it is then killed)."""
+    """Everything the child writes, or None if it ran past `seconds` of CPU time (it is
+    then killed). The budget is the child's own CPU, not the wall clock: on a busy worker
+    host a render that needs 200 ms of CPU can wait seconds for a core, and a wall-clock
+    limit failed a tenant's ordinary render for the machine's load. The CPU is read only
+    once the wall time reaches what is left of the budget; a child that spends none (a
+    deadlock) is killed at _WALL_CAP_FACTOR times the budget."""
     chunks: list[bytes] = []
     size = 0
-    ends = time.monotonic() + seconds
+    started = time.monotonic()
+    ends = started + seconds
+    cap = started + seconds * _WALL_CAP_FACTOR
     while True:
         remaining = ends - time.monotonic()
         if remaining <= 0:
+            left = seconds - _cpu_seconds(pid)
+            if left > 0 and time.monotonic() < cap:
+                ends = min(time.monotonic() + left, cap)
+                continue
             os.kill(pid, signal.SIGKILL)
             return None
         readable, _, _ = select.select([fd], [], [], remaining)
@@ -124,7 +151,9 @@ def run_isolated(work: Callable[[], _Result], limits: Limits) -> _Result:
     seconds = limits.template_timeout_ms / 1000
     memory_bytes = limits.template_max_memory_mb << 20
     max_bytes = limits.max_html_bytes
-    timeout_message = f"The template took longer than {limits.template_timeout_ms} ms to render."
+    timeout_message = (
+        f"The template took longer than {limits.template_timeout_ms} ms to render (CPU time)."
+    )
     reap_exited()
     read_fd, write_fd = os.pipe()
     pid = os.fork()
