@@ -78,7 +78,7 @@ def test_the_next_render_reaps_the_children_that_exited_since(slow_exit):
 
 
 def test_a_child_past_the_time_limit_is_killed_and_reaped_before_the_error():
-    before = _zombies()
+    before, exiting_before = _zombies(), set(isolated._exiting)
 
     def forever() -> None:
         while True:
@@ -86,7 +86,7 @@ def test_a_child_past_the_time_limit_is_killed_and_reaped_before_the_error():
 
     with pytest.raises(LimitExceeded, match="longer than 200 ms"):
         run_isolated(forever, Limits(template_timeout_ms=200))
-    assert exiting_count() == 0
+    assert not set(isolated._exiting) - exiting_before  # waited for, not left to exit
     # No new zombie. Earlier ones may be gone: each render first reaps the children of
     # earlier renders that have exited since (another test's, in the same process).
     assert _zombies() <= before
@@ -148,9 +148,10 @@ def test_a_child_that_spends_no_cpu_is_still_killed_at_ten_times_its_budget():
     def stuck() -> None:
         os.kill(os.getpid(), signal.SIGSTOP)
 
+    exiting_before = set(isolated._exiting)  # earlier renders' children (other tests')
     started = time.monotonic()
     with pytest.raises(LimitExceeded, match="longer than 100 ms"):
         run_isolated(stuck, Limits(template_timeout_ms=100))
     took = time.monotonic() - started
     assert 1.0 <= took < 30  # the cap, 10 x 100 ms; not forever
-    assert exiting_count() == 0
+    assert not set(isolated._exiting) - exiting_before
