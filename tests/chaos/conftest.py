@@ -212,7 +212,8 @@ class EventRecorder:
 
     def __init__(self, redis_url: str, jobs: list[PdfJob]) -> None:
         self.redis_url = redis_url
-        self.groups = [job_group(job.job_id) for job in jobs]
+        self.job_ids = [job.job_id for job in jobs]
+        self.groups = [job_group(job_id) for job_id in self.job_ids]
         self.events: list[dict[str, Any]] = []
         self._ready = threading.Event()
         self._stop = threading.Event()
@@ -241,9 +242,25 @@ class EventRecorder:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        time.sleep(0.5)  # let in-flight events land
+        # A job's final event is published after the commit that the test saw: wait until
+        # every job that is final in the database has its event here (on a loaded machine
+        # that took longer than a fixed pause, and a completion went uncounted), then a
+        # moment more for any duplicate to land.
+        deadline = time.monotonic() + 30
+        while exc[0] is None and time.monotonic() < deadline and self._final_events_missing():
+            time.sleep(0.1)
+        time.sleep(0.5)
         self._stop.set()
         self._thread.join(timeout=10)
+
+    def _final_events_missing(self) -> bool:
+        final = dict(
+            PdfJob.objects.filter(job_id__in=self.job_ids, status__in=TERMINAL).values_list(
+                "job_id", "status"
+            )
+        )
+        seen = {(e.get("job_id"), e.get("status")) for e in list(self.events)}
+        return any((str(job_id), status) not in seen for job_id, status in final.items())
 
     def completions(self, job: PdfJob) -> int:
         return sum(

@@ -59,6 +59,9 @@ _ADDRESSES = [
 @pytest.mark.parametrize("address", _ADDRESSES)
 def test_internal_addresses_are_never_reached(modern_renderer, address, settings):
     settings.PDF_REMOTE_ALLOWED_HOSTS = []
+    # About the network, not the script limit: the page's refused requests (an EventSource
+    # retries) settled past the 5 s default once, with four test processes on two cores.
+    settings.PDF_TEMPLATE_TIMEOUT_MS = 30_000
     with _server() as (port, hits):
         url = address.format(port=port)
         ws = url.replace("http://", "ws://")

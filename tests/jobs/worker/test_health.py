@@ -204,6 +204,19 @@ def _ready(worker: Worker) -> dict[str, Any] | None:
     return body if code == 0 else None
 
 
+def _warm_browser_answered(worker: Worker, child: int, since: float) -> bool:
+    """The pool child's own report, written after `since`: its warm browser answered."""
+    for path in worker.health_dir.glob(f"*.child-{child}.json"):
+        try:
+            report = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        renderer = report.get("renderer") or {}
+        if report.get("at", 0) > since and renderer.get("ok") and "answered" in renderer["detail"]:
+            return True
+    return False
+
+
 def _not_ready_because(worker: Worker, words: str) -> Callable[[], dict[str, Any] | None]:
     def check() -> dict[str, Any] | None:
         code, body = worker.health()
@@ -215,8 +228,13 @@ def _not_ready_because(worker: Worker, words: str) -> Callable[[], dict[str, Any
 
 # Not the 4 s of the stopped-child test: this one is about the browser, and a replacement
 # Chromium that takes longer than that to start on a loaded machine had the pool child
-# itself replaced as silent (once, at a load average of 14).
-@pytest.mark.parametrize("worker_env", [{"WORKER_CHILD_WEDGED_SECONDS": "30"}])
+# itself replaced as silent (once, at a load average of 14). The ping's own 5 s (the
+# default), not 1: at a load average of 15 a browser busy with the first render missed a
+# 1 s ping and was killed mid-job, and that earlier "did not answer" then stood for the
+# wedge this test makes.
+@pytest.mark.parametrize(
+    "worker_env", [{"WORKER_CHILD_WEDGED_SECONDS": "30", "WORKER_RENDERER_PING_SECONDS": "5"}]
+)
 def test_a_wedged_chromium_makes_the_worker_not_ready_until_it_is_replaced(api, worker):
     body = worker.until("ready", lambda: _ready(worker))
     assert set(body["checks"]) == {"database", "broker", "redis", "storage", "renderer"}
@@ -224,6 +242,11 @@ def test_a_wedged_chromium_makes_the_worker_not_ready_until_it_is_replaced(api, 
 
     _render(api, worker, "chromium", "First warm")
     (child,) = worker.children()
+    # The child's warm browser answered after the render and the worker is ready, so the
+    # "did not answer" below is this wedge's, not an earlier report's.
+    rendered = time.time()
+    worker.until("a warm answer", lambda: _warm_browser_answered(worker, child, rendered))
+    worker.until("ready", lambda: _ready(worker))
     browser = worker.until("a warm browser", lambda: _browser_of(child))
 
     os.kill(browser, signal.SIGSTOP)  # a Chromium that no longer answers
