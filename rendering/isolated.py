@@ -16,10 +16,10 @@ import resource
 import select
 import signal
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from rendering.cpu_budget import CpuBudget
 from rendering.errors import LimitExceeded, RenderError, html_too_large
 from rendering.limits import Limits
 from rendering.rlimits import rlimit_cap
@@ -101,24 +101,14 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def _read_all(fd: int, pid: int, *, seconds: float, max_bytes: int) -> bytes | None:
-    """Everything the child writes, or None if it ran past `seconds` of CPU time (it is
-    then killed). The budget is the child's own CPU, not the wall clock: on a busy worker
-    host a render that needs 200 ms of CPU can wait seconds for a core, and a wall-clock
-    limit failed a tenant's ordinary render for the machine's load. The CPU is read only
-    once the wall time reaches what is left of the budget; a child that spends none (a
-    deadlock) is killed at _WALL_CAP_FACTOR times the budget."""
+    """Everything the child writes, or None once it has spent `seconds` of its own CPU time
+    or _WALL_CAP_FACTOR times that of wall time (it is then killed)."""
     chunks: list[bytes] = []
     size = 0
-    started = time.monotonic()
-    ends = started + seconds
-    cap = started + seconds * _WALL_CAP_FACTOR
+    budget = CpuBudget(seconds, lambda: _cpu_seconds(pid), wall_cap=seconds * _WALL_CAP_FACTOR)
     while True:
-        remaining = ends - time.monotonic()
-        if remaining <= 0:
-            left = seconds - _cpu_seconds(pid)
-            if left > 0 and time.monotonic() < cap:
-                ends = min(time.monotonic() + left, cap)
-                continue
+        remaining = budget.left()
+        if not remaining:
             os.kill(pid, signal.SIGKILL)
             return None
         readable, _, _ = select.select([fd], [], [], remaining)

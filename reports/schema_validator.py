@@ -14,6 +14,7 @@ from typing import Any
 from jsonschema import validators
 from jsonschema.exceptions import ValidationError, best_match
 
+from rendering.cpu_budget import CpuBudget
 from reports.patterns import SchemaValidator
 from reports.schema_refs import REGISTRY
 
@@ -22,31 +23,9 @@ class ValidationDeadline(Exception):
     """Validation spent its budget of the thread's CPU time."""
 
 
-class _Budget:
-    """Seconds of the validating thread's CPU time. The deadline bounds the work a schema
-    makes, not the machine's load: on a busy host a schema that needs 50 ms of CPU can take
-    seconds of wall time, and refusing it then refused a valid submit. The thread's CPU
-    clock is a system call (~1 µs, about ten times the wall clock's), so each keyword reads
-    the wall clock, and the CPU clock is read only once the wall time has reached the
-    budget: the deadline then moves on by what is left of the budget."""
-
-    __slots__ = ("cpu_started", "seconds", "wall_deadline")
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.cpu_started = time.thread_time()
-        self.wall_deadline = time.monotonic() + seconds
-
-    def check(self) -> None:
-        if time.monotonic() <= self.wall_deadline:
-            return
-        left = self.seconds - (time.thread_time() - self.cpu_started)
-        if left <= 0:
-            raise ValidationDeadline
-        self.wall_deadline = time.monotonic() + left
-
-
-_budget: ContextVar[_Budget | None] = ContextVar("schema_validation_budget", default=None)
+# The validating thread's CPU time (rendering.cpu_budget): the deadline bounds the work a
+# schema makes, not the machine's load.
+_budget: ContextVar[CpuBudget | None] = ContextVar("schema_validation_budget", default=None)
 
 
 def _canonical(value: Any) -> Any:
@@ -83,8 +62,8 @@ def _timed(keyword: Callable[..., Any]) -> Callable[..., Any]:
 
     def timed(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
         budget = _budget.get()
-        if budget is not None:
-            budget.check()
+        if budget is not None and not budget.left():
+            raise ValidationDeadline
         return keyword(validator, value, instance, schema)
 
     return timed
@@ -99,9 +78,9 @@ TenantSchemaValidator = validators.extend(
 def schema_first_error(*, schema: Any, data: Any, seconds: float) -> ValidationError | None:
     """The first way `data` fails `schema` (the most relevant cause inside it, as
     best_match picks), or None. Raises ValidationDeadline past `seconds` of this thread's
-    CPU time, and
-    referencing's Unresolvable for a reference outside the schema (never fetched)."""
-    token = _budget.set(_Budget(seconds))
+    CPU time, and referencing's Unresolvable for a reference outside the schema (never
+    fetched)."""
+    token = _budget.set(CpuBudget(seconds, time.thread_time))
     try:
         validator = TenantSchemaValidator(schema, registry=REGISTRY)
         first = next(iter(validator.iter_errors(data)), None)
