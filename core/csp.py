@@ -75,6 +75,6 @@ class CSPMiddleware(DjangoCSPMiddleware):
                 and not request.path_info.startswith(tuple(prefixes))
             ):
                 response[header] = value
-        if getattr(request, "_csp_nonce", None) is None:
-            request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)  # type: ignore[attr-defined]
+        # No nonce was asked for (else django-csp's own code above): a later ask is refused.
+        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)  # type: ignore[attr-defined]
         return response
