@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pypdfium2 as pdfium
 import pytest
 from pypdf import PdfReader
 
+from rendering.isolated import exiting_count, reap_exited
 from rendering.options import parse_options
 from rendering.renderers import RENDERER_NAMES
 from rendering.renderers.base import RenderedPdf
@@ -18,6 +20,17 @@ from rendering.report import TemplateSource, report_render
 from reports.limits import limits_from_settings
 
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+
+
+@pytest.fixture
+def no_children_exiting() -> None:
+    """Earlier renders in this process (other tests') may have left children exiting, which
+    rendering.isolated reaps later: they exit at once, so wait for them, and a test that
+    counts the children it made counts only its own."""
+    ends = time.monotonic() + 10
+    while (reap_exited(), exiting_count())[1]:
+        assert time.monotonic() < ends, "earlier renders' children still exiting after 10 s"
+        time.sleep(0.01)
 
 
 @pytest.fixture(params=RENDERER_NAMES)

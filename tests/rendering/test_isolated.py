@@ -34,13 +34,10 @@ def _until(what: str, done: Callable[[], bool], seconds: float = 10) -> None:
 
 
 @pytest.fixture
-def slow_exit(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def slow_exit(monkeypatch: pytest.MonkeyPatch, no_children_exiting: None) -> Iterator[None]:
     """The forked child sleeps in os._exit (it inherits the patch) before it exits: a
     child whose exit takes long, as a large worker's does."""
     real_exit = os._exit
-    # Earlier renders in this process (other tests') may have left children exiting: they
-    # exit at once, so wait for them, and the tests below count only their own.
-    _until("earlier children reaped", lambda: (reap_exited(), exiting_count())[1] == 0)
 
     def sleeping_exit(code: int) -> None:
         time.sleep(60)

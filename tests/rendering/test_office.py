@@ -248,7 +248,7 @@ def test_an_html_page_loses_its_references_outside_it():
 
 
 def test_the_fill_child_of_a_word_template_is_reaped_once_its_document_is_converted(
-    office_limits, monkeypatch
+    office_limits, monkeypatch, no_children_exiting
 ):
     from rendering import isolated
     from rendering.engines.docx import docx_source
