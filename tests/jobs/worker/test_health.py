@@ -28,6 +28,7 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 
 from config.celery_app import app as celery_app
+from core.health_report import read_json
 from jobs.models import PdfJob
 from tests.conftest import pdf_text
 from tests.processes import (
@@ -205,16 +206,15 @@ def _ready(worker: Worker) -> dict[str, Any] | None:
 
 
 def _warm_browser_answered(worker: Worker, child: int, since: float) -> bool:
-    """The pool child's own report, written after `since`: its warm browser answered."""
-    for path in worker.health_dir.glob(f"*.child-{child}.json"):
-        try:
-            report = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        renderer = report.get("renderer") or {}
-        if report.get("at", 0) > since and renderer.get("ok") and "answered" in renderer["detail"]:
-            return True
-    return False
+    """The pool child's own report (a render worker's), written after `since`: its warm
+    browser answered."""
+    report = read_json(worker.health_dir / f"worker.child-{child}.json") or {}
+    renderer = report.get("renderer") or {}
+    return (
+        report.get("at", 0) > since
+        and bool(renderer.get("ok"))
+        and ("answered" in renderer.get("detail", ""))
+    )
 
 
 def _not_ready_because(worker: Worker, words: str) -> Callable[[], dict[str, Any] | None]:
