@@ -7,8 +7,27 @@ wall time reaches what is left of the budget, and the CPU clock only then."""
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
+
+# Work that spends no CPU (a child deadlocked on a lock held at its fork) is still stopped
+# once this many times its budget has passed in wall time.
+WALL_CAP_FACTOR = 10
+# The exit status of a child process that ended itself at its budget (the V8 child).
+EXIT_TIME_LIMIT = 72
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """Process `pid`'s CPU time so far (user and system), from /proc/<pid>/stat; 0.0 once
+    it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime (stat's 14th, 15th)
 
 
 class CpuBudget:

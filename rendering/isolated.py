@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from rendering.cpu_budget import CpuBudget
+from rendering.cpu_budget import WALL_CAP_FACTOR, CpuBudget, process_cpu_seconds
 from rendering.errors import LimitExceeded, RenderError, html_too_large
 from rendering.limits import Limits
 from rendering.rlimits import rlimit_cap
@@ -84,28 +84,14 @@ def _child(work: Callable[[], object], write_fd: int, memory_bytes: int) -> None
         os._exit(code)  # never run the parent's atexit handlers or close its connections
 
 
-# A child that spends no CPU (one that deadlocked on a lock some other thread of the parent
-# held at the fork) is still killed once this many times its budget has passed.
-_WALL_CAP_FACTOR = 10
-_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def _cpu_seconds(pid: int) -> float:
-    """The child's CPU time so far (user and system), from /proc/<pid>/stat."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime (stat's 14th, 15th)
-
-
 def _read_all(fd: int, pid: int, *, seconds: float, max_bytes: int) -> bytes | None:
     """Everything the child writes, or None once it has spent `seconds` of its own CPU time
-    or _WALL_CAP_FACTOR times that of wall time (it is then killed)."""
+    or WALL_CAP_FACTOR times that of wall time (it is then killed)."""
     chunks: list[bytes] = []
     size = 0
-    budget = CpuBudget(seconds, lambda: _cpu_seconds(pid), wall_cap=seconds * _WALL_CAP_FACTOR)
+    budget = CpuBudget(
+        seconds, lambda: process_cpu_seconds(pid), wall_cap=seconds * WALL_CAP_FACTOR
+    )
     while True:
         remaining = budget.left()
         if not remaining:

@@ -20,20 +20,30 @@ import json
 import os
 import resource
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 _HERE = Path(__file__).resolve().parent
 
 if TYPE_CHECKING:
+    from rendering.cpu_budget import EXIT_TIME_LIMIT, WALL_CAP_FACTOR, CpuBudget
     from rendering.rlimits import rlimit_cap
 else:
-    # Run with -I, so no folder of the project is on sys.path: the memory ceiling's one
-    # rule (standard library only) is loaded by its path rather than copied here.
-    _spec = importlib.util.spec_from_file_location("rlimits", _HERE.parent / "rlimits.py")
-    _rlimits = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(_rlimits)
-    rlimit_cap = _rlimits.rlimit_cap
+    # Run with -I, so no folder of the project is on sys.path: the memory ceiling's and
+    # the CPU budget's rules (standard library only) are loaded by their paths rather than
+    # copied here.
+    def _load(name):
+        spec = importlib.util.spec_from_file_location(name, _HERE.parent / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    rlimit_cap = _load("rlimits").rlimit_cap
+    _cpu_budget = _load("cpu_budget")
+    CpuBudget, WALL_CAP_FACTOR = _cpu_budget.CpuBudget, _cpu_budget.WALL_CAP_FACTOR
+    EXIT_TIME_LIMIT = _cpu_budget.EXIT_TIME_LIMIT
 
 # Results cross the boundary as JSON text so no JS object proxy outlives the isolate.
 RENDER_JS = """
@@ -118,13 +128,35 @@ def _fresh_isolate(libraries: list[str]) -> Any:
     return ctx
 
 
+def _cpu_watchdog(seconds: float) -> threading.Event:
+    """End this process once the render has spent `seconds` of CPU (every thread's: V8's
+    own and its collector's), unless the event is set first. V8's own timeout counts wall
+    time, which on a busy host goes to waiting for a core: it is only the cap here."""
+    done = threading.Event()
+    budget = CpuBudget(seconds, time.process_time)
+
+    def watch() -> None:
+        while not done.is_set():
+            left = budget.left()
+            if not left:
+                if not done.is_set():
+                    os._exit(EXIT_TIME_LIMIT)
+                return
+            done.wait(left)
+
+    threading.Thread(target=watch, daemon=True).start()
+    return done
+
+
 def _render(ctx: Any, request: dict[str, Any]) -> tuple[dict[str, Any] | str, bool]:
     """The answer, and whether a limit was met (the process retires)."""
     from py_mini_racer import JSEvalException, JSOOMException, JSTimeoutException
 
     memory = int(request["memory_bytes"])
+    seconds = request["timeout_ms"] / 1000
     ctx.set_hard_memory_limit(memory)
     soft, hard = rlimit_cap(resource.RLIMIT_DATA, used=_data_bytes(), budget=memory)
+    rendered = _cpu_watchdog(seconds)
     try:
         result = ctx.call(
             RENDER_JS,
@@ -133,7 +165,7 @@ def _render(ctx: Any, request: dict[str, Any]) -> tuple[dict[str, Any] | str, bo
             request["helpers"],
             request.get("dialect", "handlebars"),
             request.get("partials") or {},
-            timeout_sec=request["timeout_ms"] / 1000,
+            timeout_sec=seconds * WALL_CAP_FACTOR,
         )
     except JSTimeoutException:
         return {"limit": "time"}, True
@@ -143,6 +175,7 @@ def _render(ctx: Any, request: dict[str, Any]) -> tuple[dict[str, Any] | str, bo
         message = str(exc).splitlines()[0]
         return {"ok": False, "syntax": False, "message": message, "line": None}, False
     finally:
+        rendered.set()
         # Our own code (the next isolate's start) runs without the template's ceiling.
         resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
     return str(result), "allocation failed" in str(result)

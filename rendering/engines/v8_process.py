@@ -2,8 +2,9 @@
 never in the process that asks for it, and each render in a fresh V8 isolate.
 
 V8's heap limit does not cover ArrayBuffers and a time limit only stops the isolate, so
-the render runs in `v8_child.py` under RLIMIT_DATA and a deadline after which it is
-killed: a helper that allocates 390 MB or loops forever fails its own render, and the
+the render runs in `v8_child.py` under RLIMIT_DATA and a budget of CPU time (the child
+ends itself once its render has spent it; a child that spends none is killed at ten times
+it in wall time): a helper that allocates 390 MB or loops forever fails its own render, and the
 worker (or thread) that asked carries on. A child serves up to MAX_RENDERS renders, one at
 a time, each in an isolate of its own started before the request came (so a render pays
 no start-up and finds nothing of the one before), and is replaced at once when a render
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rendering.cpu_budget import EXIT_TIME_LIMIT, WALL_CAP_FACTOR
 from rendering.errors import LimitExceeded, RenderError
 
 _CHILD = Path(__file__).with_name("v8_child.py")
@@ -147,10 +149,12 @@ def v8_render(
     }
     payload = json.dumps(request).encode("utf-8")
     child = _take()
-    too_slow = LimitExceeded(f"The template took longer than {timeout_ms} ms to render.")
+    too_slow = LimitExceeded(f"The template took longer than {timeout_ms} ms to render (CPU time).")
     too_big = LimitExceeded(f"The template used more than {memory_mb} MB of memory to render.")
     try:
-        answer = _exchange(child, payload, timeout_ms / 1000 + _GRACE_SECONDS)
+        # The child stops a render at its CPU budget; this guards a child past V8's own
+        # wall-clock cap (one that spends no CPU).
+        answer = _exchange(child, payload, timeout_ms / 1000 * WALL_CAP_FACTOR + _GRACE_SECONDS)
     except TimeoutError:
         _replace(child)
         raise too_slow from None
@@ -161,6 +165,8 @@ def v8_render(
     if answer is None:
         _kill(child)
         _give_back(_spawn())
+        if child.process.returncode == EXIT_TIME_LIMIT:
+            raise too_slow
         if child.process.returncode == _EXIT_OUT_OF_MEMORY or child.process.returncode in (
             -signal.SIGTRAP,  # V8's fatal out-of-memory
             -signal.SIGABRT,

@@ -4,12 +4,15 @@ render, and checking helpers (what the web process does) runs none of their code
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import threading
 import time
 
 import pytest
 
+from rendering.cpu_budget import process_cpu_seconds
 from rendering.engines import engine_render, helpers_check
 from rendering.engines.handlebars import HandlebarsEngine
 from rendering.errors import LimitExceeded, TemplateSyntaxError
@@ -176,3 +179,61 @@ def test_a_child_that_met_a_limit_serves_no_other_render():
     assert all(child.process.poll() is None for child in v8_process._idle)
     assert len(v8_process._idle) <= v8_process.MAX_IDLE
     assert engine_render("handlebars", "{{n}}", {"n": 1}, LIMITS) == "1"
+
+
+def _stop_once_rendering(pid: int, *, after_cpu: float, held: float) -> threading.Thread:
+    """SIGSTOP the child `pid` once its render has spent `after_cpu` s of CPU, and SIGCONT it
+    `held` s later: a render kept off the CPU, as on a host where renders wait for a core."""
+    started = process_cpu_seconds(pid)
+
+    def hold() -> None:
+        ends = time.monotonic() + 30
+        while time.monotonic() < ends:
+            if process_cpu_seconds(pid) - started >= after_cpu:
+                os.kill(pid, signal.SIGSTOP)
+                time.sleep(held)
+                os.kill(pid, signal.SIGCONT)
+                return
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    return thread
+
+
+def _warm_child_pid() -> int:
+    """The pid of the child the next render takes (the newest idle one), once it has its
+    next isolate ready."""
+    from rendering.engines import v8_process
+
+    assert engine_render("handlebars", "{{n}}", {"n": 1}, LIMITS) == "1"
+    time.sleep(0.3)  # the child makes the next render's isolate after answering
+    return v8_process._idle[-1].process.pid
+
+
+def test_a_render_kept_off_the_cpu_past_its_budget_still_finishes():
+    """The limit is the render's CPU time: one that waited for a core longer than its
+    budget (here 1 s stopped against 300 ms) and needs little CPU is not failed for the
+    machine's load. V8's own timeout, wall time, failed it."""
+    busy = (
+        "function busy() { var end = Date.now() + 150; var n = 0;"
+        " while (Date.now() < end) { n++; } return 'done'; }"
+    )
+    quick = Limits(template_timeout_ms=300, template_max_memory_mb=256)
+    holder = _stop_once_rendering(_warm_child_pid(), after_cpu=0.03, held=1.0)
+    started = time.monotonic()
+    assert engine_render("handlebars", "{{busy}}", {}, quick, helpers=busy) == "done"
+    holder.join()
+    assert time.monotonic() - started > 1.0  # past the budget in wall time
+
+
+def test_a_render_that_spends_no_cpu_is_still_stopped_at_ten_times_its_budget():
+    """A render that waits without spending CPU (a blocking Atomics.wait) ends at the wall
+    cap: ten times the budget, not forever."""
+    block = "function block() { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); }"
+    quick = Limits(template_timeout_ms=200, template_max_memory_mb=256)
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="longer than 200 ms"):
+        engine_render("handlebars", "{{block}}", {}, quick, helpers=block)
+    took = time.monotonic() - started
+    assert 2.0 <= took < 15, took
