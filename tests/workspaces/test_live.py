@@ -26,7 +26,8 @@ def _submit(user, workspace):
         )[0]
 
 
-def test_a_members_socket_gets_the_teams_jobs_and_nobody_elses():
+def test_a_members_socket_gets_the_teams_jobs_and_nobody_elses(sent_tasks):
+    """The new job's message is recorded, not left in the broker (no worker here)."""
     fiona, viv = UserFactory(), UserFactory()
     team = workspace_create(name="Finance", owner=fiona)
     membership_set(workspace=team, user=viv, role="viewer")
@@ -53,6 +54,7 @@ def test_a_members_socket_gets_the_teams_jobs_and_nobody_elses():
     assert created["status"] == "queued"
     assert (claimed["job_id"], claimed["status"]) == (created["job_id"], "processing")
     assert pong == {"type": "pong"}
+    assert [str(job_id) for job_id in sent_tasks.ids("job_enqueue")] == [created["job_id"]]
 
 
 def test_without_a_chosen_workspace_the_socket_follows_the_persons_own():
