@@ -23,7 +23,7 @@ from rendering.options import PdfOptions
 from rendering.postprocess.finish import document_finish
 from rendering.renderer_fit import renderer_fit_warnings
 from rendering.renderers import DEFAULT_RENDERER, VECTOR_RENDERERS, get_renderer
-from rendering.renderers.base import PageCallback, RenderedPdf, document_info_apply
+from rendering.renderers.base import LayoutJob, PageCallback, RenderedPdf, document_info_apply
 from rendering.watermark import watermark_apply
 
 StageCallback = Callable[[str, int], None]
@@ -141,12 +141,14 @@ def report_layout(
             on_page(page)
 
     rendered = get_renderer(renderer).render(
-        body_html=prepared.body_html,
-        css=prepared.css,
-        options=options,
-        limits=limits,
-        on_page=page_started,
-        max_pages=max_pages,
+        LayoutJob(
+            body_html=prepared.body_html,
+            css=prepared.css,
+            options=options,
+            limits=limits,
+            on_page=page_started,
+            max_pages=max_pages,
+        )
     )
     notify("finishing", 88)
     return pdf_finish(rendered, options=options, warnings=prepared.warnings)
