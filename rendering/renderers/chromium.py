@@ -28,7 +28,11 @@ from rendering.fetch import ASSETS_DIR, ResourceRefused, resource_fetch
 from rendering.limits import Limits
 from rendering.options import PdfOptions
 from rendering.renderers.base import LayoutBounds, LayoutJob, RenderedPdf, document_info_apply
-from rendering.renderers.chromium_browser import DEFAULT_EXECUTABLE, chromium_service
+from rendering.renderers.chromium_browser import (
+    DEFAULT_EXECUTABLE,
+    ChromiumService,
+    chromium_service,
+)
 from rendering.renderers.chromium_confinement import Confinement
 from rendering.renderers.document import RUNNING_STYLE, has_toc, headings, html_document
 
@@ -309,11 +313,13 @@ def layout(
         toc=has_toc(body_html),
     )
     service = chromium_service(
-        executable=settings.executable,
-        max_jobs=settings.max_jobs,
-        memory_mb=settings.memory_mb,
-        confinement=settings.confinement,
-        context_setup=context_setup,
+        lambda: ChromiumService(
+            executable=settings.executable,
+            max_jobs=settings.max_jobs,
+            memory_mb=settings.memory_mb,
+            confinement=settings.confinement,
+            context_setup=context_setup,
+        )
     )
     content = service.run(
         lambda context: _print(printing, context), timeout=bounds.max_render_seconds + 15
