@@ -130,17 +130,14 @@ def pdf_finish(rendered: RenderedPdf, *, options: PdfOptions, warnings: list[str
 
 def report_layout(
     prepared: PreparedDocument,
+    job: RenderInput,
     *,
-    renderer: str,
-    options: PdfOptions,
-    limits: Limits,
-    on_stage: StageCallback | None = None,
     on_page: PageCallback | None = None,
     max_pages: int | None = None,
 ) -> RenderedPdf:
     """Lay a prepared document out in this process with the named renderer and stamp it.
     Stages: laying_out (progress rising with the pages laid out), finishing."""
-    notify = on_stage or (lambda stage, progress: None)
+    options, notify = job.options, job.notify
     notify("laying_out", 40)
 
     def page_started(page: int) -> None:
@@ -149,12 +146,12 @@ def report_layout(
         if on_page is not None:
             on_page(page)
 
-    rendered = get_renderer(renderer).render(
+    rendered = get_renderer(job.source.renderer).render(
         LayoutJob(
             body_html=prepared.body_html,
             css=prepared.css,
             options=options,
-            limits=limits,
+            limits=job.limits,
             on_page=page_started,
             max_pages=max_pages,
         )
@@ -275,12 +272,4 @@ def report_render(
     if (rendered := file_render(job)) is not None:
         return rendered
     prepared = report_prepare(job)
-    return report_layout(
-        prepared,
-        renderer=source.renderer,
-        options=options,
-        limits=limits,
-        on_stage=on_stage,
-        on_page=on_page,
-        max_pages=max_pages,
-    )
+    return report_layout(prepared, job, on_page=on_page, max_pages=max_pages)

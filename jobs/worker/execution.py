@@ -253,13 +253,7 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
                     if chunks is not None:  # laid out by several workers; the merge completes
                         job_dispatch_chunks(job=job, chunks=chunks, prepared=prepared)
                         return job
-                    rendered = report_layout(
-                        prepared,
-                        renderer=source.renderer,
-                        options=options,
-                        limits=limits,
-                        on_stage=on_stage,
-                    )
+                    rendered = report_layout(prepared, render_input)
                 rendered = job_steps_apply(
                     job=job, rendered=rendered, document=options.pdf, on_stage=on_stage
                 )
