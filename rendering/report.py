@@ -23,7 +23,7 @@ from rendering.options import PdfOptions
 from rendering.postprocess.finish import document_finish
 from rendering.renderer_fit import renderer_fit_warnings
 from rendering.renderers import DEFAULT_RENDERER, VECTOR_RENDERERS, get_renderer
-from rendering.renderers.base import PageCallback, RenderedPdf, document_info_apply
+from rendering.renderers.base import LayoutJob, PageCallback, RenderedPdf, document_info_apply
 from rendering.watermark import watermark_apply
 
 StageCallback = Callable[[str, int], None]
@@ -49,6 +49,22 @@ class TemplateSource:
 
 
 @dataclass(frozen=True)
+class RenderInput:
+    """What one render starts from: the template, the data, the page options, the limits
+    and who hears of its stages (`on_stage(stage, progress)`)."""
+
+    source: TemplateSource
+    data: dict[str, Any]
+    options: PdfOptions
+    limits: Limits
+    on_stage: StageCallback | None = None
+
+    def notify(self, stage: str, progress: int) -> None:
+        if self.on_stage is not None:
+            self.on_stage(stage, progress)
+
+
+@dataclass(frozen=True)
 class PreparedDocument:
     """A report's body HTML (template run, charts drawn for its renderer) and its CSS,
     ready for a renderer to lay out, here or in chunks on several workers."""
@@ -58,22 +74,15 @@ class PreparedDocument:
     warnings: list[str]
 
 
-def report_prepare(
-    *,
-    source: TemplateSource,
-    data: dict[str, Any],
-    options: PdfOptions,
-    limits: Limits,
-    on_stage: StageCallback | None = None,
-) -> PreparedDocument:
+def report_prepare(job: RenderInput) -> PreparedDocument:
     """Run the template and draw its charts (SVG for renderers that take it).
     Stages: rendering_template, rendering_charts."""
-    notify = on_stage or (lambda stage, progress: None)
+    source, options, limits, notify = job.source, job.options, job.limits, job.notify
     notify("rendering_template", 10)
     body = engine_render(
         source.engine,
         source.html,
-        data,
+        job.data,
         limits,
         helpers=source.helpers,
         settings=options.engine,
@@ -121,17 +130,14 @@ def pdf_finish(rendered: RenderedPdf, *, options: PdfOptions, warnings: list[str
 
 def report_layout(
     prepared: PreparedDocument,
+    job: RenderInput,
     *,
-    renderer: str,
-    options: PdfOptions,
-    limits: Limits,
-    on_stage: StageCallback | None = None,
     on_page: PageCallback | None = None,
     max_pages: int | None = None,
 ) -> RenderedPdf:
     """Lay a prepared document out in this process with the named renderer and stamp it.
     Stages: laying_out (progress rising with the pages laid out), finishing."""
-    notify = on_stage or (lambda stage, progress: None)
+    options, notify = job.options, job.notify
     notify("laying_out", 40)
 
     def page_started(page: int) -> None:
@@ -140,54 +146,43 @@ def report_layout(
         if on_page is not None:
             on_page(page)
 
-    rendered = get_renderer(renderer).render(
-        body_html=prepared.body_html,
-        css=prepared.css,
-        options=options,
-        limits=limits,
-        on_page=page_started,
-        max_pages=max_pages,
+    rendered = get_renderer(job.source.renderer).render(
+        LayoutJob(
+            body_html=prepared.body_html,
+            css=prepared.css,
+            options=options,
+            limits=job.limits,
+            on_page=page_started,
+            max_pages=max_pages,
+        )
     )
     notify("finishing", 88)
     return pdf_finish(rendered, options=options, warnings=prepared.warnings)
 
 
-def form_render(
-    *,
-    source: TemplateSource,
-    data: dict[str, Any],
-    options: PdfOptions,
-    limits: Limits,
-    on_stage: StageCallback | None = None,
-) -> RenderedPdf:
+def form_render(job: RenderInput) -> RenderedPdf:
     """A pdf-form template (rendering.forms): its fields filled from the data, flattened
     when options.flatten, then finished like any laid-out PDF (watermark, options.pdf)."""
-    notify = on_stage or (lambda stage, progress: None)
-    notify("rendering_template", 10)
+    options = job.options
+    job.notify("rendering_template", 10)
     filled = form_fill(
-        form_pdf(source.html),
-        data,
+        form_pdf(job.source.html),
+        job.data,
         flatten=options.flatten,
         metadata={"title": options.title, "author": options.author, "subject": options.subject},
-        limits=limits,
+        limits=job.limits,
     )
-    notify("finishing", 88)
+    job.notify("finishing", 88)
     rendered = RenderedPdf(content=filled.content, page_count=filled.page_count)
     return pdf_finish(rendered, options=options, warnings=[])
 
 
-def office_render(
-    *,
-    source: TemplateSource,
-    options: PdfOptions,
-    limits: Limits,
-    on_stage: StageCallback | None = None,
-) -> RenderedPdf:
+def office_render(job: RenderInput) -> RenderedPdf:
     """An office conversion (rendering.office): each file converted by LibreOffice, in
     order, within the render time limit all together, merged, then finished like any
-    laid-out PDF (watermark, options.pdf checked)."""
-    notify = on_stage or (lambda stage, progress: None)
-    files = office_files(source.html)
+    laid-out PDF (watermark, options.pdf checked); it takes no data."""
+    options, limits, notify = job.options, job.limits, job.notify
+    files = office_files(job.source.html)
     pdfs = []
     deadline = time.monotonic() + limits.max_render_seconds  # for all the files together
     for number, (name, content) in enumerate(files):
@@ -226,20 +221,13 @@ def _converted_finish(pdfs: list[bytes], *, options: PdfOptions, limits: Limits)
     return pdf_finish(rendered, options=options, warnings=[])
 
 
-def docx_render(
-    *,
-    source: TemplateSource,
-    data: dict[str, Any],
-    options: PdfOptions,
-    limits: Limits,
-    on_stage: StageCallback | None = None,
-) -> RenderedPdf:
+def docx_render(job: RenderInput) -> RenderedPdf:
     """A docx template (rendering.engines.docx): its tags filled with the data in the
     sandbox, the filled document made a PDF by the worker's LibreOffice within the render
     time limit, then finished like any laid-out PDF (watermark, options.pdf)."""
-    notify = on_stage or (lambda stage, progress: None)
+    options, limits, notify = job.options, job.limits, job.notify
     notify("rendering_template", 10)
-    filled = docx_fill(docx_file(source.html), data, limits)
+    filled = docx_fill(docx_file(job.source.html), job.data, limits)
     notify("converting", 40)
     content = _office_pdf(
         filled, "template.docx", timeout=limits.max_render_seconds, options=options, limits=limits
@@ -249,27 +237,19 @@ def docx_render(
     return _converted_finish([content], options=options, limits=limits)
 
 
-def file_render(
-    *,
-    source: TemplateSource,
-    data: dict[str, Any],
-    options: PdfOptions,
-    limits: Limits,
-    on_stage: StageCallback | None = None,
-) -> RenderedPdf | None:
+# The engines whose template is a file, not HTML to lay out, and what makes their PDF.
+_FILE_RENDERS: dict[str, Callable[[RenderInput], RenderedPdf]] = {
+    OFFICE_ENGINE: office_render,
+    FORM_ENGINE: form_render,
+    DOCX_ENGINE: docx_render,
+}
+
+
+def file_render(job: RenderInput) -> RenderedPdf | None:
     """The PDF of a template that is a file, not HTML to lay out: office files converted,
     a PDF form filled, a Word document filled and converted. None for the HTML engines."""
-    if source.engine == OFFICE_ENGINE:
-        return office_render(source=source, options=options, limits=limits, on_stage=on_stage)
-    if source.engine == FORM_ENGINE:
-        return form_render(
-            source=source, data=data, options=options, limits=limits, on_stage=on_stage
-        )
-    if source.engine == DOCX_ENGINE:
-        return docx_render(
-            source=source, data=data, options=options, limits=limits, on_stage=on_stage
-        )
-    return None
+    render = _FILE_RENDERS.get(job.source.engine)
+    return None if render is None else render(job)
 
 
 def report_render(
@@ -288,21 +268,8 @@ def report_render(
     rising with the pages laid out), finishing. `on_page(n)` is called as page n starts;
     `max_pages` stops the layout after that many pages (a preview needs only the first)."""
     get_renderer(source.renderer)  # an unknown renderer fails before the template runs
-    if (
-        rendered := file_render(
-            source=source, data=data, options=options, limits=limits, on_stage=on_stage
-        )
-    ) is not None:
+    job = RenderInput(source=source, data=data, options=options, limits=limits, on_stage=on_stage)
+    if (rendered := file_render(job)) is not None:
         return rendered
-    prepared = report_prepare(
-        source=source, data=data, options=options, limits=limits, on_stage=on_stage
-    )
-    return report_layout(
-        prepared,
-        renderer=source.renderer,
-        options=options,
-        limits=limits,
-        on_stage=on_stage,
-        on_page=on_page,
-        max_pages=max_pages,
-    )
+    prepared = report_prepare(job)
+    return report_layout(prepared, job, on_page=on_page, max_pages=max_pages)

@@ -42,6 +42,7 @@ from django.template.base import Template, TextNode, VariableNode
 from django.templatetags import i18n, l10n, tz
 from django.utils.safestring import SafeString, mark_safe
 
+from rendering.engines.base import EngineCall, HtmlEngine
 from rendering.engines.excerpt import source_excerpt
 from rendering.engines.jinja import MAX_WIDTH, chart_markup
 from rendering.engines.jinja_format import FILTERS
@@ -52,7 +53,6 @@ from rendering.errors import (
     html_too_large,
 )
 from rendering.isolated import run_isolated
-from rendering.limits import DEFAULT_LIMITS, Limits
 
 _REFUSED_TAGS = frozenset({"debug", "url", "csrf_token", "querystring", "lorem"})
 _DIGITS = re.compile(r"\d+")
@@ -222,7 +222,7 @@ def _syntax_error(source: str, exc: BaseException) -> TemplateSyntaxError:
     )
 
 
-class DjangoTemplateEngine:
+class DjangoTemplateEngine(HtmlEngine):
     name = "django"
     label = "Django templates"
 
@@ -237,16 +237,10 @@ class DjangoTemplateEngine:
     def check(self, source: str) -> None:
         self._compile(source)
 
-    def render(
-        self,
-        source: str,
-        data: dict[str, Any],
-        limits: Limits = DEFAULT_LIMITS,
-        *,
-        partials: Mapping[str, str] | None = None,
-    ) -> str:
-        compiled = self._compile(source, _engine(partials) if partials else _ENGINE)
-        return run_isolated(lambda: _render(compiled, data, limits.max_html_bytes), limits)
+    def render_call(self, call: EngineCall) -> str:
+        partials, limits = call.partials, call.limits
+        compiled = self._compile(call.source, _engine(partials) if partials else _ENGINE)
+        return run_isolated(lambda: _render(compiled, call.data, limits.max_html_bytes), limits)
 
 
 def _count_output(compiled: Template, limit: int) -> None:

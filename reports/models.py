@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 
 from core.model_links import kept_link, workspace_link
+from core.write_once import WriteOnceModel
 from rendering.engines import engine_choices
 
 if TYPE_CHECKING:
@@ -105,9 +106,11 @@ class ReportTemplate(models.Model):
         return self.versions.order_by("-number").first()
 
 
-class ReportTemplateVersion(models.Model):
+class ReportTemplateVersion(WriteOnceModel):
     """One saved state of a template. Never updated: a job renders exactly the version it
     recorded, so a re-drive months later produces the same document."""
+
+    rewrite_message = "A template version is immutable; save a new version instead."
 
     template = models.ForeignKey(ReportTemplate, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
@@ -133,9 +136,3 @@ class ReportTemplateVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.template.slug} v{self.number}"
-
-    def save(self, *args: object, **kwargs: object) -> None:
-        # Immutability is a data rule, so it is enforced where every writer passes.
-        if self.pk is not None:
-            raise ValueError("A template version is immutable; save a new version instead.")
-        super().save(*args, **kwargs)

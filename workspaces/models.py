@@ -10,6 +10,7 @@ from django.db import models
 from django.utils import timezone
 
 from core.model_links import kept_link
+from core.write_once import WriteOnceModel
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -110,9 +111,12 @@ class AuditQuerySet(models.QuerySet["AuditEntry"]):
         raise TypeError("Audit entries are append-only; they cannot be deleted.")
 
 
-class AuditEntry(models.Model):
+class AuditEntry(WriteOnceModel):
     """Who did what to which thing of a workspace, and when; written by the services
     (workspaces.audit.audit_record), never changed afterwards."""
+
+    rewrite_error = TypeError
+    rewrite_message = "Audit entries are append-only; they cannot be changed."
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="audit")
     at = models.DateTimeField(default=timezone.now, db_index=True)
@@ -137,11 +141,6 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.actor} {self.action} {self.target}"
-
-    def save(self, *args: object, **kwargs: object) -> None:
-        if self.pk is not None:
-            raise TypeError("Audit entries are append-only; they cannot be changed.")
-        super().save(*args, **kwargs)
 
     def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
         raise TypeError("Audit entries are append-only; they cannot be deleted.")

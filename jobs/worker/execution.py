@@ -37,6 +37,7 @@ from rendering.forms import FORM_ENGINE
 from rendering.options import parse_options
 from rendering.pdf_files import pdf_files_render
 from rendering.report import (
+    RenderInput,
     TemplateSource,
     file_render,
     report_layout,
@@ -229,27 +230,18 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
                 source = _job_source(job)
                 options = parse_options(job.options)
                 limits = limits_from_settings()
+                render_input = RenderInput(
+                    source=source, data=job.data, options=options, limits=limits, on_stage=on_stage
+                )
                 if source.engine == FORM_ENGINE and job.template is None and not job.data:
                     # PDFs people already have (Gotenberg's PDF-engine routes): passed on
                     rendered = pdf_files_render(source.html, flatten=options.flatten, limits=limits)
                 elif (
-                    file_pdf := file_render(
-                        source=source,
-                        data=job.data,
-                        options=options,
-                        limits=limits,
-                        on_stage=on_stage,
-                    )
+                    file_pdf := file_render(render_input)
                 ) is not None:  # a file template (office files, a form, a Word document)
                     rendered = file_pdf
                 else:
-                    prepared = report_prepare(
-                        source=source,
-                        data=job.data,
-                        options=options,
-                        limits=limits,
-                        on_stage=on_stage,
-                    )
+                    prepared = report_prepare(render_input)
                     # Steps run on the whole PDF in this process: such a job is laid out whole.
                     chunks = (
                         None
@@ -261,13 +253,7 @@ def job_execute(*, job_id: UUID | str) -> PdfJob | Defer | None:
                     if chunks is not None:  # laid out by several workers; the merge completes
                         job_dispatch_chunks(job=job, chunks=chunks, prepared=prepared)
                         return job
-                    rendered = report_layout(
-                        prepared,
-                        renderer=source.renderer,
-                        options=options,
-                        limits=limits,
-                        on_stage=on_stage,
-                    )
+                    rendered = report_layout(prepared, render_input)
                 rendered = job_steps_apply(
                     job=job, rendered=rendered, document=options.pdf, on_stage=on_stage
                 )

@@ -14,6 +14,7 @@ import binascii
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from rendering.engines.base import EngineCall, HtmlEngine
 from rendering.engines.docx import DocxEngine, docx_file, docx_schema, docx_source
 from rendering.engines.handlebars import EjsEngine, HandlebarsEngine, MustacheEngine
 from rendering.engines.jinja import JinjaEngine
@@ -48,7 +49,7 @@ class TemplateEngine(Protocol):
         the templates an include may find, by slug (rendering.engines.partials)."""
 
 
-class _Liquid:
+class _Liquid(HtmlEngine):
     """The Liquid engine, its module imported on first use: python-liquid costs every
     process start ~35 ms, and most processes never check or render a Liquid template. A
     worker imports it before its pool forks (rendering.preload)."""
@@ -59,16 +60,8 @@ class _Liquid:
     def check(self, source: str) -> None:
         _liquid().check(source)
 
-    def render(
-        self,
-        source: str,
-        data: dict[str, Any],
-        limits: Limits = DEFAULT_LIMITS,
-        settings: EngineSettings = DEFAULT_ENGINE_SETTINGS,
-        *,
-        partials: Mapping[str, str] | None = None,
-    ) -> str:
-        return _liquid().render(source, data, limits, settings, partials=partials)
+    def render_call(self, call: EngineCall) -> str:
+        return _liquid().render_call(call)
 
 
 def _liquid() -> LiquidEngine:

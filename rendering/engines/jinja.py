@@ -19,6 +19,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import pass_environment
 from markupsafe import Markup
 
+from rendering.engines.base import EngineCall, HtmlEngine
 from rendering.engines.excerpt import source_excerpt
 from rendering.engines.jinja_format import FILTERS
 from rendering.errors import (
@@ -207,7 +208,7 @@ def jinja_environment(
     return env
 
 
-class JinjaEngine:
+class JinjaEngine(HtmlEngine):
     name = "jinja2"
     label = "Jinja2 (sandboxed)"
 
@@ -225,19 +226,12 @@ class JinjaEngine:
                 line=exc.lineno,
             ) from None
 
-    def render(
-        self,
-        source: str,
-        data: dict[str, Any],
-        limits: Limits = DEFAULT_LIMITS,
-        *,
-        partials: Mapping[str, str] | None = None,
-    ) -> str:
-        self.check(source)
+    def render_call(self, call: EngineCall) -> str:
+        self.check(call.source)
         # Compiled here, run in the child.
-        template = jinja_environment(limits, partials).from_string(source)
-        limit = limits.max_html_bytes
-        return run_isolated(lambda: self._generate(template, data, limit), limits)
+        template = jinja_environment(call.limits, call.partials).from_string(call.source)
+        data, limit = call.data, call.limits.max_html_bytes
+        return run_isolated(lambda: self._generate(template, data, limit), call.limits)
 
     def _generate(self, template: jinja2.Template, data: dict[str, Any], limit: int) -> str:
         with jinja_errors():

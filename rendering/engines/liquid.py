@@ -31,6 +31,7 @@ from liquid.exceptions import (
 )
 from markupsafe import Markup
 
+from rendering.engines.base import EngineCall, HtmlEngine
 from rendering.engines.excerpt import source_excerpt
 from rendering.engines.jinja import chart_markup
 from rendering.engines.jinja_format import FILTERS
@@ -136,7 +137,7 @@ def _first_failing_line(env: liquid.Environment, source: str, reason: str) -> in
     return low if lines else None
 
 
-class LiquidEngine:
+class LiquidEngine(HtmlEngine):
     name = "liquid"
     label = "Liquid"
 
@@ -155,18 +156,11 @@ class LiquidEngine:
                 f"Template syntax error on line {line}: {_reason(exc)}\n{excerpt}", line=line
             ) from None
 
-    def render(
-        self,
-        source: str,
-        data: dict[str, Any],
-        limits: Limits = DEFAULT_LIMITS,
-        settings: EngineSettings = DEFAULT_ENGINE_SETTINGS,
-        *,
-        partials: Mapping[str, str] | None = None,
-    ) -> str:
-        self.check(source)
-        template = _environment(limits, settings, partials).from_string(source)
-        return run_isolated(lambda: _render(template, data, limits.max_html_bytes), limits)
+    def render_call(self, call: EngineCall) -> str:
+        self.check(call.source)
+        limits = call.limits
+        template = _environment(limits, call.settings, call.partials).from_string(call.source)
+        return run_isolated(lambda: _render(template, call.data, limits.max_html_bytes), limits)
 
 
 def _render(template: liquid.BoundTemplate, data: dict[str, Any], limit: int) -> str:

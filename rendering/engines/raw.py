@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from rendering.limits import DEFAULT_LIMITS, Limits
+from rendering.engines.base import EngineCall, HtmlEngine
 
 
-class RawEngine:
+class RawEngine(HtmlEngine):
     name = "raw"
     label = "Raw HTML"
 
     def check(self, source: str) -> None:
         return None
 
-    def render(
-        self,
-        source: str,
-        data: dict[str, Any],
-        limits: Limits = DEFAULT_LIMITS,
-        *,
-        partials: Mapping[str, str] | None = None,
-    ) -> str:
-        return source
+    def render_call(self, call: EngineCall) -> str:
+        return call.source

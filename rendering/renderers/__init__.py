@@ -6,9 +6,7 @@ import importlib
 from typing import Any
 
 from rendering.errors import InvalidInput
-from rendering.limits import Limits
-from rendering.options import PdfOptions
-from rendering.renderers.base import Chunker, LayoutBounds, PageCallback, RenderedPdf, Renderer
+from rendering.renderers.base import Chunker, LayoutJob, RenderedPdf, Renderer
 
 
 class _Imported:
@@ -22,36 +20,13 @@ class _Imported:
         self.name = name
         self.renderer_class = renderer_class
 
-    def render(
-        self,
-        *,
-        body_html: str,
-        css: str,
-        options: PdfOptions,
-        limits: Limits,
-        on_page: PageCallback | None = None,
-        max_pages: int | None = None,
-    ) -> RenderedPdf:
+    def render(self, job: LayoutJob) -> RenderedPdf:
         module = importlib.import_module(f"rendering.renderers.{self.name}")
         if self.renderer_class:
             renderer: Renderer = getattr(module, self.renderer_class)()
-            return renderer.render(
-                body_html=body_html,
-                css=css,
-                options=options,
-                limits=limits,
-                on_page=on_page,
-                max_pages=max_pages,
-            )
-        settings: dict[str, Any] = getattr(module, "layout_settings", lambda limits: {})(limits)
-        rendered: RenderedPdf = module.layout(
-            body_html=body_html,
-            css=css,
-            options=options,
-            bounds=LayoutBounds.from_limits(limits, page_cap=max_pages),
-            on_page=on_page,
-            **settings,
-        )
+            return renderer.render(job)
+        settings: dict[str, Any] = getattr(module, "layout_settings", lambda limits: {})(job.limits)
+        rendered: RenderedPdf = module.layout(job, bounds=job.bounds, **settings)
         return rendered
 
 

@@ -56,27 +56,36 @@ class LayoutBounds:
         html_size_check(document, self.max_html_bytes)
 
 
-class Renderer(Protocol):
-    """Lays out rendered template HTML (with the template's CSS) as a PDF.
+@dataclass(frozen=True)
+class LayoutJob:
+    """What one layout takes: rendered template HTML with the template's CSS, the page
+    options and the limits. `on_page(n)` is called as page n starts, or once the layout is
+    done (and may raise to stop it); `max_pages` keeps only the first pages (a preview
+    needs one)."""
 
-    Each renderer builds its own document from `body_html`, `css` and the page `options`
-    (xhtml2pdf's frames, WeasyPrint's margin boxes, Chromium's print settings).
-    `on_page(n)` is called as page n starts, or once the layout is done (and may raise to
-    stop it); `max_pages` keeps only the first pages (a preview needs one). Raises a
-    RenderError subclass for any problem a person can fix, LimitExceeded for a limit."""
+    body_html: str
+    css: str
+    options: PdfOptions
+    limits: Limits
+    on_page: PageCallback | None = None
+    max_pages: int | None = None
+
+    @property
+    def bounds(self) -> LayoutBounds:
+        return LayoutBounds.from_limits(self.limits, page_cap=self.max_pages)
+
+
+class Renderer(Protocol):
+    """Lays out a LayoutJob as a PDF.
+
+    Each renderer builds its own document from the job's `body_html`, `css` and page
+    `options` (xhtml2pdf's frames, WeasyPrint's margin boxes, Chromium's print settings).
+    Raises a RenderError subclass for any problem a person can fix, LimitExceeded for a
+    limit."""
 
     name: str
 
-    def render(
-        self,
-        *,
-        body_html: str,
-        css: str,
-        options: PdfOptions,
-        limits: Limits,
-        on_page: PageCallback | None = None,
-        max_pages: int | None = None,
-    ) -> RenderedPdf: ...
+    def render(self, job: LayoutJob) -> RenderedPdf: ...
 
 
 class Chunker(Protocol):

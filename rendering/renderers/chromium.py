@@ -11,7 +11,7 @@ import html as html_lib
 import io
 import re
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,8 +27,12 @@ from rendering.errors import LimitExceeded, RenderError
 from rendering.fetch import ASSETS_DIR, ResourceRefused, resource_fetch
 from rendering.limits import Limits
 from rendering.options import PdfOptions
-from rendering.renderers.base import LayoutBounds, RenderedPdf, document_info_apply
-from rendering.renderers.chromium_browser import DEFAULT_EXECUTABLE, chromium_service
+from rendering.renderers.base import LayoutBounds, LayoutJob, RenderedPdf, document_info_apply
+from rendering.renderers.chromium_browser import (
+    DEFAULT_EXECUTABLE,
+    ChromiumService,
+    chromium_service,
+)
 from rendering.renderers.chromium_confinement import Confinement
 from rendering.renderers.document import RUNNING_STYLE, has_toc, headings, html_document
 
@@ -289,21 +293,16 @@ async def _print(job: _Job, context: BrowserContext) -> bytes:
 
 
 def layout(
-    *,
-    body_html: str,
-    css: str,
-    options: PdfOptions,
-    bounds: LayoutBounds,
-    on_page: Callable[[int], None] | None = None,
-    settings: ChromiumSettings | None = None,
+    job: LayoutJob, *, bounds: LayoutBounds, settings: ChromiumSettings | None = None
 ) -> RenderedPdf:
     """Lay out rendered template HTML as PDF in this process's warm Chromium
     (`base.Renderer`, through the registry)."""
     settings = settings or ChromiumSettings()
-    document = html_document(body_html=body_html, css=css, options=options, font_url=None)
+    body_html, options = job.body_html, job.options
+    document = html_document(body_html=body_html, css=job.css, options=options, font_url=None)
     bounds.size_check(document)
     max_pages, page_cap = bounds.max_pages, bounds.page_cap
-    job = _Job(
+    printing = _Job(
         document=document,
         options=options,
         policy=bounds.policy,
@@ -314,14 +313,16 @@ def layout(
         toc=has_toc(body_html),
     )
     service = chromium_service(
-        executable=settings.executable,
-        max_jobs=settings.max_jobs,
-        memory_mb=settings.memory_mb,
-        confinement=settings.confinement,
-        context_setup=context_setup,
+        lambda: ChromiumService(
+            executable=settings.executable,
+            max_jobs=settings.max_jobs,
+            memory_mb=settings.memory_mb,
+            confinement=settings.confinement,
+            context_setup=context_setup,
+        )
     )
     content = service.run(
-        lambda context: _print(job, context), timeout=bounds.max_render_seconds + 15
+        lambda context: _print(printing, context), timeout=bounds.max_render_seconds + 15
     )
     page_count = len(PdfReader(io.BytesIO(content)).pages)
     if page_count > max_pages:
@@ -329,8 +330,10 @@ def layout(
             f"The report has more than {max_pages} pages; the limit is {max_pages}."
         )
     for number in range(1, page_count + 1):
-        if on_page is not None:
-            on_page(number)
+        if job.on_page is not None:
+            job.on_page(number)
     return RenderedPdf(
-        content=document_info_apply(content, options), page_count=page_count, warnings=job.warnings
+        content=document_info_apply(content, options),
+        page_count=page_count,
+        warnings=printing.warnings,
     )

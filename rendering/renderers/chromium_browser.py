@@ -410,26 +410,13 @@ _lock = threading.Lock()
 _service: tuple[int, ChromiumService] | None = None
 
 
-def chromium_service(
-    *,
-    executable: Path,
-    max_jobs: int,
-    memory_mb: int,
-    confinement: Confinement | None = None,
-    context_setup: ContextSetup | None = None,
-) -> ChromiumService:
-    """This process's service, started on first use (a forked worker child starts its own:
-    a browser and a thread do not survive a fork)."""
+def chromium_service(start: Callable[[], ChromiumService]) -> ChromiumService:
+    """This process's service, made by `start` on first use (a forked worker child starts
+    its own: a browser and a thread do not survive a fork)."""
     global _service
     with _lock:
         if _service is None or _service[0] != os.getpid():
-            service = ChromiumService(
-                executable=executable,
-                max_jobs=max_jobs,
-                memory_mb=memory_mb,
-                confinement=confinement,
-                context_setup=context_setup,
-            )
+            service = start()
             atexit.register(service.close)
             _service = (os.getpid(), service)
         return _service[1]

@@ -5,7 +5,7 @@ runs under a deadline; pages larger than the largest page size offered are refus
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import weasyprint
@@ -16,7 +16,7 @@ from rendering.deadline import DeadlineExceeded, deadline
 from rendering.errors import LayoutFailed, LimitExceeded, page_count_check
 from rendering.fetch import ResourceRefused, public_message, resource_fetch
 from rendering.options import PdfOptions
-from rendering.renderers.base import LayoutBounds, RenderedPdf
+from rendering.renderers.base import LayoutBounds, LayoutJob, RenderedPdf
 from rendering.renderers.document import (
     RUNNING_STYLE,
     TOC_TARGET_COUNTER,
@@ -159,21 +159,15 @@ def document_for(
     )
 
 
-def layout(
-    *,
-    body_html: str,
-    css: str,
-    options: PdfOptions,
-    bounds: LayoutBounds,
-    on_page: Callable[[int], None] | None = None,
-) -> RenderedPdf:
+def layout(job: LayoutJob, *, bounds: LayoutBounds) -> RenderedPdf:
     """Lay out rendered template HTML as PDF (`base.Renderer`, through the registry)."""
-    document = document_for(body_html, css=css, options=options, toc=has_toc(body_html))
+    body_html = job.body_html
+    document = document_for(body_html, css=job.css, options=job.options, toc=has_toc(body_html))
     laid, warnings = laid_out(document, bounds)
     if bounds.page_cap is not None:
         laid = laid.copy(laid.pages[: bounds.page_cap])
     for number in range(1, len(laid.pages) + 1):
-        if on_page is not None:
-            on_page(number)
-    content = pdf_write(laid, options)
+        if job.on_page is not None:
+            job.on_page(number)
+    content = pdf_write(laid, job.options)
     return RenderedPdf(content=content, page_count=len(laid.pages), warnings=warnings)

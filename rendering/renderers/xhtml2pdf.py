@@ -32,7 +32,7 @@ from rendering.limits import DEFAULT_LIMITS, Limits
 from rendering.merging import ChunkPdf
 from rendering.options import PdfOptions
 from rendering.renderers import xhtml2pdf_hooks
-from rendering.renderers.base import PageCallback, RenderedPdf
+from rendering.renderers.base import LayoutJob, PageCallback, RenderedPdf
 from rendering.resources import collect_warnings, resource_policy
 
 # Images and fonts go into the PDF as binary (Flate) streams: ASCII85 makes them 25 %
@@ -217,25 +217,16 @@ def document_render(
 class Xhtml2PdfRenderer:
     name = "xhtml2pdf"
 
-    def render(
-        self,
-        *,
-        body_html: str,
-        css: str,
-        options: PdfOptions,
-        limits: Limits,
-        on_page: PageCallback | None = None,
-        max_pages: int | None = None,
-    ) -> RenderedPdf:
+    def render(self, job: LayoutJob) -> RenderedPdf:
         # xhtml2pdf paints no backgrounds on images: shared charts become links instead.
-        body_html, images = chart_links(body_html)
+        body_html, images = chart_links(job.body_html)
         return document_render(
-            build_document(body_html=body_html, css=css, options=options),
+            build_document(body_html=body_html, css=job.css, options=job.options),
             images=images,
-            limits=limits,
-            on_page=on_page,
-            meta=_meta(options),
-            max_pages=max_pages,
+            limits=job.limits,
+            on_page=job.on_page,
+            meta=_meta(job.options),
+            max_pages=job.max_pages,
         )
 
 

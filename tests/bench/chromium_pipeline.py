@@ -45,17 +45,19 @@ def chromium_document() -> str:
     _django()
     from rendering.options import parse_options
     from rendering.renderers.document import html_document
-    from rendering.report import TemplateSource, report_prepare
+    from rendering.report import RenderInput, TemplateSource, report_prepare
     from reports.limits import limits_from_settings
     from reports.samples import sample_files
 
     html, css, data = sample_files("invoice")
     options = parse_options({})
     prepared = report_prepare(
-        source=TemplateSource(engine="handlebars", html=html, css=css, renderer="chromium"),
-        data=data,
-        options=options,
-        limits=limits_from_settings(),
+        RenderInput(
+            source=TemplateSource(engine="handlebars", html=html, css=css, renderer="chromium"),
+            data=data,
+            options=options,
+            limits=limits_from_settings(),
+        )
     )
     return html_document(
         body_html=prepared.body_html, css=prepared.css, options=options, font_url=None

@@ -37,7 +37,7 @@ def main() -> int:
     from rendering.merging import ChunkPdf
     from rendering.options import parse_options
     from rendering.renderers import get_chunker
-    from rendering.report import TemplateSource, pdf_finish, report_prepare
+    from rendering.report import RenderInput, TemplateSource, pdf_finish, report_prepare
     from reports.limits import limits_from_settings
     from reports.samples import sample_files
 
@@ -53,7 +53,9 @@ def main() -> int:
         return 1
 
     def job() -> tuple[bytes, int]:
-        prepared = report_prepare(source=source, data=data, options=options, limits=limits)
+        prepared = report_prepare(
+            RenderInput(source=source, data=data, options=options, limits=limits)
+        )
         plan = chunker.plan(
             body_html=prepared.body_html, css=prepared.css, options=options, chunks=2
         )

@@ -14,9 +14,10 @@ from pypdf import PdfReader
 
 from rendering.errors import LimitExceeded
 from rendering.fetch import ASSETS_DIR
+from rendering.limits import DEFAULT_LIMITS
 from rendering.options import parse_options
 from rendering.renderers import chromium, weasyprint
-from rendering.renderers.base import LayoutBounds
+from rendering.renderers.base import LayoutBounds, LayoutJob
 from rendering.resources import resource_policy
 from tests.conftest import pdf_text
 from tests.rendering.conftest import render
@@ -115,9 +116,12 @@ def test_a_redirect_to_a_refused_destination_is_not_followed(module):
             allowed_hosts=frozenset({"127.0.0.1"}),
         )
         rendered = module.layout(
-            body_html=f'<p>BODY</p><img src="http://127.0.0.1:{port}/r.png">',
-            css="",
-            options=parse_options({}),
+            LayoutJob(
+                body_html=f'<p>BODY</p><img src="http://127.0.0.1:{port}/r.png">',
+                css="",
+                options=parse_options({}),
+                limits=DEFAULT_LIMITS,
+            ),
             bounds=LayoutBounds(
                 policy=policy, max_render_seconds=30, max_pages=10, max_html_bytes=1_000_000
             ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rendering.limits import Limits
 from rendering.options import parse_options
 from rendering.renderer_fit import renderer_fit_warnings
-from rendering.report import TemplateSource, report_prepare
+from rendering.report import RenderInput, TemplateSource, report_prepare
 from reports.samples import sample_files
 
 
@@ -49,7 +49,9 @@ def test_a_prepared_document_carries_the_warnings_for_the_job():
         renderer="chromium",
         made_for=("xhtml2pdf",),
     )
-    prepared = report_prepare(source=source, data={}, options=parse_options({}), limits=Limits())
+    prepared = report_prepare(
+        RenderInput(source=source, data={}, options=parse_options({}), limits=Limits())
+    )
     assert len(prepared.warnings) == 2
     assert "laid out by chromium" in prepared.warnings[0]
     assert "<pdf:pagecount>, <pdf:pagenumber>" in prepared.warnings[1]

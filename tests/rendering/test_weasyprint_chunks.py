@@ -13,7 +13,7 @@ from rendering.errors import LimitExceeded
 from rendering.limits import DEFAULT_LIMITS, Limits
 from rendering.options import parse_options
 from rendering.renderers import get_chunker, get_renderer
-from rendering.renderers.base import RenderedPdf
+from rendering.renderers.base import LayoutJob, RenderedPdf
 
 SECTIONS = 7
 CSS = """
@@ -50,7 +50,7 @@ def _chunked(body: str, chunks: int, *, css: str = CSS, limits: Limits = DEFAULT
 
 def _whole(body: str) -> RenderedPdf:
     return get_renderer("weasyprint").render(
-        body_html=body, css=CSS, options=OPTIONS, limits=DEFAULT_LIMITS
+        LayoutJob(body_html=body, css=CSS, options=OPTIONS, limits=DEFAULT_LIMITS)
     )
 
 
