@@ -26,22 +26,27 @@ request_finished signal either way."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 from asgiref.sync import ThreadSensitiveContext, async_to_sync, iscoroutinefunction, sync_to_async
-from django.core.handlers.asgi import ASGIHandler
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.core.handlers.base import BaseHandler
 from django.http import HttpRequest, HttpResponseBase
-from django.urls import ResolverMatch
+from django.urls import ResolverMatch, set_script_prefix
 
 from core import url_matches
 
 # Where the bottom of the chain leaves its URL match for `resolve_request`, so a sync view's
 # path is resolved once.
 _MATCH_ATTRIBUTE = "_one_hop_resolver_match"
+# Where `handle` leaves the scope for the chain's hop to send request_started with.
+_START_ATTRIBUTE = "_one_hop_request_started"
 
 
 # Idle request threads kept for the next requests; past this many (after a burst of
@@ -160,8 +165,92 @@ class OneHopASGIHandler(ASGIHandler):
         async_bottom._exception_middleware = this._exception_middleware
         self._async_bottom = async_bottom
         # Entered from the event loop: one hop into the request's thread (thread-sensitive,
-        # so the request's ThreadSensitiveContext picks it).
-        this._middleware_chain = sync_to_async(this._middleware_chain, thread_sensitive=True)
+        # so the request's ThreadSensitiveContext picks it), where request_started's
+        # receivers run first when `handle` left them to it.
+        chain = this._middleware_chain
+        handler_class = self.__class__
+
+        def started_then_chain(request: HttpRequest) -> HttpResponseBase:
+            scope = request.__dict__.pop(_START_ATTRIBUTE, None)
+            if scope is not None:
+                signals.request_started.send(sender=handler_class, scope=scope)
+            response: HttpResponseBase = chain(request)
+            return response
+
+        this._middleware_chain = sync_to_async(started_then_chain, thread_sensitive=True)
+
+    async def handle(
+        self,
+        scope: dict[str, Any],
+        receive: Callable[[], Awaitable[Mapping[str, Any]]],
+        send: Callable[[Mapping[str, Any]], Awaitable[None]],
+    ) -> None:
+        """Django's ASGIHandler.handle, but request_started's receivers, when all are sync,
+        run in the chain's own hop into the request thread, just before the middleware
+        (Django's `asend` runs them there too, in a hop of their own). They then run after
+        the request object is built rather than before: building it reads only the scope
+        and the body. With an async receiver connected, or a request Django refuses to
+        build (a 400 or 413), the signal goes as Django sends it."""
+        this: Any = self
+        try:
+            body_file = await this.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        # Django's own split of the receivers (what asend runs behind sync_to_async).
+        _, async_receivers = signals.request_started._live_receivers(self.__class__)
+        in_chain = not async_receivers
+        if not in_chain:
+            await signals.request_started.asend(sender=self.__class__, scope=scope)
+        request, error_response = self.create_request(scope, body_file)
+        if request is None:
+            # Django's create_request gives a request or the response refusing it.
+            error_response = cast(HttpResponseBase, error_response)
+            if in_chain:
+                await signals.request_started.asend(sender=self.__class__, scope=scope)
+            body_file.close()
+            await self.send_response(error_response, send)
+            await sync_to_async(error_response.close)()
+            return
+        if in_chain:
+            request.__dict__[_START_ATTRIBUTE] = scope
+
+        async def process_request(request: HttpRequest, send: Any) -> HttpResponseBase:
+            response: HttpResponseBase = await self.run_get_response(request)
+            try:
+                await self.send_response(response, send)
+            except asyncio.CancelledError:
+                pass  # the client left while the answer was sent
+            return response
+
+        # The rest is Django's: catch a disconnect while the response is made.
+        tasks = [
+            asyncio.create_task(this.listen_for_disconnect(receive)),
+            asyncio.create_task(process_request(request, send)),
+        ]
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in tasks:
+            if task.done():
+                try:
+                    task.result()
+                except RequestAborted:
+                    pass
+                except AssertionError:
+                    body_file.close()
+                    raise
+            else:
+                task.cancel()
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    pass
+        try:
+            response = tasks[1].result()
+        except asyncio.CancelledError:
+            await signals.request_finished.asend(sender=self.__class__)
+        else:
+            await sync_to_async(response.close)()
+        body_file.close()
 
     def resolve_request(self, request: HttpRequest) -> ResolverMatch:
         match: ResolverMatch | None = request.__dict__.pop(_MATCH_ATTRIBUTE, None)

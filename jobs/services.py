@@ -40,7 +40,7 @@ from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.partials import partials_recorded, template_partials_resolve
 from reports.services import template_current_version
 from reports.template_cache import template_latest_version_cached
-from reports.validation import data_check, data_validate, size_check
+from reports.validation import data_check_sized, data_validate, size_check
 from workspaces.models import Workspace
 from workspaces.services import workspace_personal
 
@@ -83,6 +83,7 @@ def _resolve_source(
     template_slug: str | None,
     engine: str | None,
     data: dict[str, Any],
+    data_bytes: int,
     limits: Limits,
 ) -> Source:
     """The template text to render: inline, or the current version of a stored template
@@ -111,9 +112,8 @@ def _resolve_source(
     template, version = stored_source(
         workspace=workspace, template_slug=template_slug, engine=engine
     )
-    data_validate(
-        schema=version.schema, data=data, limits=limits
-    )  # 400 naming the path, nothing queued
+    # 400 naming the path, nothing queued
+    data_validate(schema=version.schema, data=data, limits=limits, data_bytes=data_bytes)
     partials = template_partials_resolve(
         workspace=workspace, engine=version.engine, html=version.html, slug=template.slug
     )
@@ -213,13 +213,14 @@ def job_create(
         if replayed is not None:
             return replayed, False
     limits = limits_from_settings()
-    data = data_check({} if data is None else data, limits=limits)
+    data, data_bytes = data_check_sized({} if data is None else data, limits=limits)
     source = _resolve_source(
         workspace=workspace,
         html_template=html_template,
         template_slug=template_slug,
         engine=engine,
         data=data,
+        data_bytes=data_bytes,
         limits=limits,
     )
     # Syntax and IP literals only: the worker resolves the name when it delivers.

@@ -19,7 +19,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from jobs import dispatch
-from jobs.live.events import job_event_payload, job_event_publish
+from jobs.live.events import job_event_announce
 from jobs.metrics import job_transition_observe
 from jobs.models import JobStatus, PdfJob
 from jobs.owner_mail import MAIL_CHOICES, job_notify_enqueue
@@ -93,9 +93,7 @@ def job_announce_on_commit(job: PdfJob, *, new: bool = False) -> None:
     # A new job has no followers of its own yet (nobody has its id before the 202): only
     # its workspace's stream (the dashboard) gets it, one send fewer on the submit path.
     transaction.on_commit(
-        lambda: job_event_publish(
-            job_event_payload(job), workspace_id=job.workspace_id, to_job=not new
-        )
+        lambda: job_event_announce(job, workspace_id=job.workspace_id, to_job=not new)
     )
     if job.callback_url and job.is_terminal:
         transaction.on_commit(lambda: dispatch.callback_enqueue(job_id=job.job_id))

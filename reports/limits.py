@@ -2,20 +2,45 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 from rendering.limits import Limits
+
+# The configured limits, built once per process (a submit read 27 settings for them);
+# None again whenever a setting changes (override_settings, pytest-django's `settings`).
+_configured: Limits | None = None
+
+
+@receiver(setting_changed)
+def _settings_changed(**_: Any) -> None:
+    global _configured
+    _configured = None
 
 
 def limits_from_settings(*, max_render_seconds: float | None = None) -> Limits:
     """The configured limits; `max_render_seconds` overrides the layout budget (previews)."""
+    global _configured
+    limits = _configured
+    if limits is None:
+        limits = _configured = _limits_read()
+    if max_render_seconds:
+        return replace(limits, max_render_seconds=max_render_seconds)
+    return limits
+
+
+def _limits_read() -> Limits:
     return Limits(
         max_template_bytes=settings.PDF_MAX_TEMPLATE_BYTES,
         max_data_bytes=settings.PDF_MAX_DATA_BYTES,
         max_html_bytes=settings.PDF_MAX_HTML_BYTES,
         max_pages=settings.PDF_MAX_PAGES,
         max_nesting_depth=settings.PDF_MAX_NESTING_DEPTH,
-        max_render_seconds=max_render_seconds or settings.PDF_MAX_RENDER_SECONDS,
+        max_render_seconds=settings.PDF_MAX_RENDER_SECONDS,
         template_timeout_ms=settings.PDF_TEMPLATE_TIMEOUT_MS,
         template_max_memory_mb=settings.PDF_TEMPLATE_MAX_MEMORY_MB,
         max_charts=settings.PDF_MAX_CHARTS,

@@ -91,13 +91,22 @@ def _has_key(value: Any, key: str) -> bool:
     return any(isinstance(item, dict) and key in item for item in json_nodes(value))
 
 
-def data_validate(*, schema: dict[str, Any], data: Any, limits: Limits = DEFAULT_LIMITS) -> None:
+def data_validate(
+    *,
+    schema: dict[str, Any],
+    data: Any,
+    limits: Limits = DEFAULT_LIMITS,
+    data_bytes: int | None = None,
+) -> None:
     """Raise DataValidationError naming the first failing path, e.g.
     `items[3].price: expected number`; an empty schema accepts anything. Schemas saved
-    before today's bounds still stop at the deadline and never fetch a reference."""
+    before today's bounds still stop at the deadline and never fetch a reference.
+    `data_bytes` is the data's size as JSON when the caller has it (data_check_sized)."""
     if not schema:
         return
-    megabytes = len(json.dumps(data).encode("utf-8")) / (1 << 20)
+    if data_bytes is None:
+        data_bytes = len(json.dumps(data).encode("utf-8"))
+    megabytes = data_bytes / (1 << 20)
     seconds = limits.schema_validation_seconds + limits.schema_validation_seconds_per_mb * megabytes
     try:
         error = schema_first_error(schema=schema, data=data, seconds=seconds)
@@ -164,7 +173,10 @@ def data_unstorable_text(value: Any) -> str:
 
 def size_check(name: str, text: str, limit: int) -> None:
     """Raise a 413 naming `name` if `text` is more than `limit` bytes of UTF-8."""
-    size = len(text.encode("utf-8"))
+    _size_within(name, len(text.encode("utf-8")), limit)
+
+
+def _size_within(name: str, size: int, limit: int) -> None:
     if size > limit:
         raise LimitExceeded(
             f"{name} is {size_text(size)}; the limit is {size_text(limit)}.",
@@ -175,10 +187,19 @@ def size_check(name: str, text: str, limit: int) -> None:
 
 def data_check(data: Any, *, limits: Limits, name: str = "data") -> dict[str, Any]:
     """`data` as a JSON object within the size and nesting limits, else an error."""
+    return data_check_sized(data, limits=limits, name=name)[0]
+
+
+def data_check_sized(
+    data: Any, *, limits: Limits, name: str = "data"
+) -> tuple[dict[str, Any], int]:
+    """data_check, and the data's size in bytes as JSON (what data_validate's deadline
+    scales with), from the one dump both need."""
     if not isinstance(data, dict):
         raise DataValidationError(f"{name} must be a JSON object.")
-    dumped = json.dumps(data)
-    size_check(name, dumped, limits.max_data_bytes)
+    dumped = json.dumps(data)  # ASCII (ensure_ascii): its length is its size in UTF-8
+    size = len(dumped)
+    _size_within(name, size, limits.max_data_bytes)
     # The two walks over the data only when the text just dumped allows a problem. It is
     # ASCII: a NUL in any key or string shows as \u0000 and a lone surrogate as \udXXX
     # (lower-case hex), so without either there is nothing unstorable. And data nests at
@@ -190,11 +211,11 @@ def data_check(data: Any, *, limits: Limits, name: str = "data") -> dict[str, An
         raise LimitExceeded(
             f"{name} nests deeper than {limits.max_nesting_depth} levels.", code=ErrorCode.TOO_DEEP
         )
-    return data
+    return data, size
 
 
 def template_data_check(*, schema: dict[str, Any], data: Any, limits: Limits) -> dict[str, Any]:
     """Everything data must satisfy to render a template: shape, limits, its schema."""
-    checked = data_check(data, limits=limits)
-    data_validate(schema=schema, data=checked, limits=limits)
+    checked, size = data_check_sized(data, limits=limits)
+    data_validate(schema=schema, data=checked, limits=limits, data_bytes=size)
     return checked

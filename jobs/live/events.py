@@ -8,6 +8,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -154,19 +155,42 @@ def job_event_publish(
     """Send to every subscriber of the job (unless not `to_job`) and of its workspace's jobs.
     Best effort: the database stays the truth. Waits for the sends, so a job's events
     leave in the order of its transitions."""
+    _publish(lambda: payload, job_id=payload["job_id"], workspace_id=workspace_id, to_job=to_job)
+
+
+def job_event_announce(
+    job: PdfJob, *, workspace_id: int | None = None, to_job: bool = True
+) -> None:
+    """job_event_publish of the job's event (job_event_payload), built only once someone
+    follows one of its groups: most events, a submit's always, have no follower."""
+    _publish(
+        lambda: job_event_payload(job),
+        job_id=str(job.job_id),
+        workspace_id=workspace_id,
+        to_job=to_job,
+    )
+
+
+def _publish(
+    payload_of: Callable[[], dict[str, Any]],
+    *,
+    job_id: str,
+    workspace_id: int | None,
+    to_job: bool,
+) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    message = {"type": EVENT_TYPE, "event": payload}
 
-    groups = [job_group(payload["job_id"])] if to_job else []
+    groups = [job_group(job_id)] if to_job else []
     if workspace_id is not None:
         groups.append(workspace_group(workspace_id))
 
     try:
         followed = _followed_now(layer, groups)
         if followed == []:
-            return  # nobody follows: no hop to the publisher loop at all
+            return  # nobody follows: no payload, no hop to the publisher loop at all
+        message = {"type": EVENT_TYPE, "event": payload_of()}
         if followed is None:
             sending = groups_send(layer, groups, message)
         else:
@@ -174,7 +198,7 @@ def job_event_publish(
         sent = asyncio.run_coroutine_threadsafe(sending, _publisher_loop())
         sent.result(timeout=PUBLISH_TIMEOUT_SECONDS)
     except Exception:
-        logger.warning("could not publish event for job %s", payload["job_id"], exc_info=True)
+        logger.warning("could not publish event for job %s", job_id, exc_info=True)
 
 
 def _followed_now(layer: Any, groups: list[str]) -> list[str] | None:

@@ -105,8 +105,68 @@ def test_a_sync_view_and_every_hook_run_in_one_thread_entered_once(handler):
     threads = {thread for _, thread in SEEN}
     assert len(threads) == 1
     assert loop_thread not in threads
-    # The request_started signal, the middleware chain with the view, the response's close.
-    assert hops == 3
+    # request_started's receivers with the middleware chain and the view, the response's close.
+    assert hops == 2
+
+
+def test_request_started_receivers_run_in_the_chains_thread_before_the_middleware(handler):
+    from django.core.signals import request_started
+
+    def started(*, scope: dict, **_: Any) -> None:
+        SEEN.append(("request_started " + scope["path"], threading.get_ident()))
+
+    request_started.connect(started)
+    try:
+        _, _, loop_thread, hops = _get(handler, "/sync/hello")
+    finally:
+        request_started.disconnect(started)
+    assert [what for what, _ in SEEN][:2] == ["request_started /sync/hello", "process_request"]
+    assert len({thread for _, thread in SEEN}) == 1
+    assert loop_thread not in {thread for _, thread in SEEN}
+    assert hops == 2
+
+
+def test_an_async_request_started_receiver_gets_the_signal_as_django_sends_it(handler):
+    from django.core.signals import request_started
+
+    async def started(*, scope: dict, **_: Any) -> None:
+        SEEN.append(("async request_started", threading.get_ident()))
+
+    def started_sync(**_: Any) -> None:
+        SEEN.append(("request_started", threading.get_ident()))
+
+    request_started.connect(started)
+    request_started.connect(started_sync)
+    try:
+        status, _, loop_thread, hops = _get(handler, "/sync/hello")
+    finally:
+        request_started.disconnect(started)
+        request_started.disconnect(started_sync)
+    assert status == 200
+    seen = [what for what, _ in SEEN]
+    assert seen.index("request_started") < seen.index("process_request")
+    assert seen.index("async request_started") < seen.index("process_request")
+    assert dict(SEEN)["async request_started"] == loop_thread
+    assert hops == 3  # Django's asend, the chain, the close
+
+
+def test_a_request_django_refuses_to_build_still_sends_request_started(handler, monkeypatch):
+    from django.core.signals import request_started
+    from django.http import HttpResponseBadRequest
+
+    def started(**_: Any) -> None:
+        SEEN.append(("request_started", threading.get_ident()))
+
+    monkeypatch.setattr(
+        handler, "create_request", lambda scope, body: (None, HttpResponseBadRequest())
+    )
+    request_started.connect(started)
+    try:
+        status, _, _, _ = _get(handler, "/sync/hello")
+    finally:
+        request_started.disconnect(started)
+    assert status == 400
+    assert [what for what, _ in SEEN] == ["request_started"]
 
 
 def test_a_sync_views_exception_goes_to_process_exception_in_the_same_thread(handler):

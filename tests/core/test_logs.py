@@ -11,7 +11,8 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_choice
-from core.logs import redact
+from core import logs
+from core.logs import REDACTED, redact
 from tests.processes import BASE_DIR
 
 pytestmark = pytest.mark.process
@@ -88,3 +89,19 @@ def test_unknown_log_format_is_refused(monkeypatch):
     monkeypatch.setenv("LOG_FORMAT", "xml")
     with pytest.raises(ImproperlyConfigured, match="LOG_FORMAT"):
         env_choice("LOG_FORMAT", "json", ("json", "text"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "job accepted (handlebars engine, template inline)",
+        "GET /api/v1/jobs/1/pdf?token=abc&x=1",
+        "key rk_0123456789ab_SECRETsecret123 used",
+        "a=b and rk_0123456789ab_SECRETsecret123 and &API_KEY=zz",
+        "rk_ alone, = alone, RK_0123456789ab_SECRETsecret123",
+        "",
+    ],
+)
+def test_redact_answers_as_both_patterns_applied_in_turn(text: str) -> None:
+    both = logs._API_KEY.sub(r"\1_" + REDACTED, logs._QUERY_SECRET.sub(r"\1" + REDACTED, text))
+    assert logs.redact(text) == both

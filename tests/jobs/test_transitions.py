@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jobs import transitions
+from jobs.live.events import job_event_payload
 from jobs.models import JobStatus
 from tests.factories import PdfJobFactory
 
@@ -86,7 +87,9 @@ def test_events_are_published_after_commit_with_the_new_state(
 ):
     published = []
     monkeypatch.setattr(
-        transitions, "job_event_publish", lambda payload, **_: published.append(payload)
+        transitions,
+        "job_event_announce",
+        lambda job, **_: published.append(job_event_payload(job)),
     )
     job = PdfJobFactory()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:

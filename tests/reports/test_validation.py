@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
 
+from rendering.limits import DEFAULT_LIMITS
 from reports.validation import (
     DataValidationError,
     SchemaInvalid,
+    data_check_sized,
     data_depth,
     data_validate,
     schema_check,
@@ -187,3 +190,10 @@ def test_data_check_refuses_past_the_depth_and_keeps_the_depth_at_the_limit():
     assert _data_check_answer(_nested(10), limits) == "ok"
     assert _data_check_answer(_nested(11), limits).startswith("LimitExceeded")
     assert _data_check_answer({"a": ["\ud800"]}, limits).startswith("DataValidationError")
+
+
+def test_data_check_sized_gives_the_size_data_validate_would_dump() -> None:
+    data = {"name": "Zoë", "items": [{"price": 1.5}], "note": "\u2603"}
+    checked, size = data_check_sized(data, limits=DEFAULT_LIMITS)
+    assert checked is data
+    assert size == len(json.dumps(data).encode("utf-8"))

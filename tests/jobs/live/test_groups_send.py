@@ -12,6 +12,8 @@ from channels.layers import get_channel_layer
 from jobs.live.events import (
     EVENT_TYPE,
     group_publish,
+    job_event_announce,
+    job_event_payload,
     job_event_publish,
     job_group,
     workspace_group,
@@ -68,3 +70,24 @@ def test_an_event_nobody_follows_is_one_redis_command():
     # Before: ZREMRANGEBYSCORE and ZRANGE for each of the two groups.
     assert dict(counted.redis) == {"EVAL": 1}
     assert dict(counted.in_scripts) == {"ZREMRANGEBYSCORE": 2, "ZCARD": 2}
+
+
+@pytest.mark.django_db
+def test_a_job_event_is_built_only_when_someone_follows(monkeypatch):
+    from jobs.live import events
+    from tests.factories import PdfJobFactory
+
+    job = PdfJobFactory()
+    built = []
+
+    def payload(of):
+        built.append(of)
+        return job_event_payload(of)
+
+    monkeypatch.setattr(events, "job_event_payload", payload)
+    job_event_announce(job, workspace_id=99_999, to_job=False)
+    assert built == []  # nobody follows the workspace: no payload, the one EVAL only
+    of_workspace = _follow(workspace_group(job.workspace_id))
+    job_event_announce(job, workspace_id=job.workspace_id, to_job=False)
+    assert built == [job]
+    assert _received(of_workspace, 1)[0]["event"] == job_event_payload(job)
