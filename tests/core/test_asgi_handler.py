@@ -270,3 +270,20 @@ def test_idle_threads_past_the_kept_number_are_let_go():
     assert _eventually(lambda: second._shutdown)  # let go, not kept
     assert threads.idle_count() == 1
     assert threads.take() is first
+
+
+# Django 5.2.19's ASGIHandler.handle, which OneHopASGIHandler.handle restates.
+_DJANGO_HANDLE_SHA256 = "98faeb5bef800331e6a8002fbc96b30e4122a23438ae45a047190a531ea11323"
+
+
+def test_djangos_handle_is_the_one_ours_restates():
+    """OneHopASGIHandler.handle is Django's with request_started moved into the chain's
+    hop: a Django upgrade that changes Django's method fails here, so that ours is
+    compared with it and brought up to date (then record the new digest)."""
+    import hashlib
+    import inspect
+
+    from django.core.handlers.asgi import ASGIHandler
+
+    source = inspect.getsource(ASGIHandler.handle).encode()
+    assert hashlib.sha256(source).hexdigest() == _DJANGO_HANDLE_SHA256
