@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Iterator
 
 import pytest
-from channels.layers import get_channel_layer
+from channels.layers import channel_layers, get_channel_layer
 
 from jobs.live.events import (
     EVENT_TYPE,
@@ -23,6 +24,30 @@ from tests.bench.round_trips import round_trips_counted
 pytestmark = [pytest.mark.process, pytest.mark.timeout(30)]
 
 
+_loops: list[asyncio.AbstractEventLoop] = []  # the running test's one loop
+
+
+@pytest.fixture(autouse=True)
+def one_loop_and_layer() -> Iterator[None]:
+    """A test's follows and receives run on one event loop, with a channel layer of its
+    own. channels_redis binds a layer's lock of the receiving channel to the loop that first
+    waits on it (a second receive while the first one's clean-up still holds it): with a
+    new loop per call (asyncio.run), a receive failed "bound to a different event loop"
+    whenever the clean-up was slow, as on a loaded machine."""
+    channel_layers.backends = {}
+    loop = asyncio.new_event_loop()
+    _loops.append(loop)
+    try:
+        yield
+    finally:
+        _loops.remove(loop)
+        pending = asyncio.all_tasks(loop)  # the receives' clean-ups
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.close()
+        channel_layers.backends = {}
+
+
 def _follow(group: str) -> str:
     async def add() -> str:
         layer = get_channel_layer()
@@ -30,7 +55,7 @@ def _follow(group: str) -> str:
         await layer.group_add(group, channel)
         return channel
 
-    return asyncio.run(add())
+    return _loops[-1].run_until_complete(add())
 
 
 def _received(channel: str, count: int) -> list[dict]:
@@ -38,7 +63,7 @@ def _received(channel: str, count: int) -> list[dict]:
         layer = get_channel_layer()
         return [await asyncio.wait_for(layer.receive(channel), timeout=5) for _ in range(count)]
 
-    return asyncio.run(take())
+    return _loops[-1].run_until_complete(take())
 
 
 def test_followers_of_the_job_and_of_its_workspace_each_get_the_event_once():
