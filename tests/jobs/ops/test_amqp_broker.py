@@ -16,10 +16,11 @@ from django.utils import timezone
 from kombu import Connection, Exchange, Queue
 
 from config.celery_app import app
+from core.redis import redis_client
 from jobs.models import JobStatus
 from jobs.ops import reconciler
 from jobs.ops.broker import broker_is_redis
-from jobs.ops.history import queue_history, queue_history_record
+from jobs.ops.history import HISTORY_KEY, queue_history, queue_history_record
 from jobs.ops.queues import broker_stats
 from jobs.worker.presence import presence_leave, presence_stamp
 from tests.factories import PdfJobFactory
@@ -89,6 +90,7 @@ def test_queue_depths_come_from_rabbitmq_and_presence_from_redis(amqp):
         assert queue_history(since=time.time() - 60)[-1]["depth"]["pdf"] == 3
     finally:
         presence_leave(hostname="celery@amqp-test", instance="e" * 12)
+        redis_client().delete(HISTORY_KEY)  # later dashboard tests would chart this sample
 
 
 @pytest.mark.django_db
