@@ -10,8 +10,11 @@ a mail or preview message would run the same way. The tests with a worker of the
 take what they send, and the live stack's tests are settled (tests/livestack.py).
 
 What else a test leaves in that database, and why it may stay:
-- `_kombu.binding.<queue>`: kombu's routing table, written by the first publish to a
-  queue; every publish and worker writes the same, whatever the test.
+- `_kombu.binding.<queue>` (and `_kombu.binding_deadlines`, the expiry of the control
+  commands' bindings): kombu's routing table, written by the first publish to a queue;
+  every publish and worker writes the same, whatever the test.
+- `asgi:group:<name>` (channels_redis, after a socket test that starts a server): group
+  members that expire after a day; a later send to a channel nobody reads is dropped.
 - `cache-generation:<name>` (core/generation_cache.py): counters that committed writes
   move on; a process only compares them with the number it read itself, so a number an
   earlier test left is just a later generation.
