@@ -53,9 +53,18 @@ def rabbitmq_url() -> str:
     return url
 
 
+def _pools_dropped() -> None:
+    """Celery reads the settings live but keeps the pools it opened: dropped, the next
+    publish connects to the broker the settings name now."""
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
 @pytest.fixture
 def amqp(settings, rabbitmq_url):
     settings.CELERY_BROKER_URL = rabbitmq_url
+    # An earlier test's publish opened them to the tests' Redis: this test's would go there.
+    _pools_dropped()
     with Connection(rabbitmq_url, connect_timeout=2) as connection:
         channel = connection.channel()
         for name in ("pdf", "maintenance", "callbacks", "previews"):
@@ -64,10 +73,7 @@ def amqp(settings, rabbitmq_url):
         yield connection
         for name in ("pdf", "maintenance", "callbacks", "previews"):
             channel.queue_purge(name)
-    # Celery reads the settings live and keeps the pools it opened meanwhile (to RabbitMQ):
-    # drop them so the next publish connects to the tests' Redis again.
-    app._pool = None
-    app.amqp._producer_pool = None
+    _pools_dropped()  # opened to RabbitMQ meanwhile: the next test publishes to Redis again
 
 
 def test_queue_depths_come_from_rabbitmq_and_presence_from_redis(amqp):
