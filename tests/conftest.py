@@ -24,8 +24,9 @@ from tests.livestack import live_stack, settle, stack_env  # noqa: F401 - sessio
 from tests.markers import in_harness_group
 
 # Marks implied by fixtures and the xdist groups (tests/markers.py); the flush between
-# transactional tests (tests/db_flush.py).
-pytest_plugins = ["tests.markers", "tests.db_flush"]
+# transactional tests (tests/db_flush.py); the check that a fast-tier test leaves no
+# Celery message behind (tests/leftovers.py).
+pytest_plugins = ["tests.markers", "tests.db_flush", "tests.leftovers"]
 
 
 @pytest.fixture(autouse=True)

@@ -9,6 +9,8 @@ from pathlib import Path
 from django.conf import settings
 
 from config import devstack
+from jobs.ops.queues import celery_queues
+from tests.processes import ALL_QUEUES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,6 +39,13 @@ def test_every_routed_queue_has_a_procfile_role_and_a_devstack_process(tmp_path)
     in_devstack = set().union(*(_queues_of(" ".join(cmd)) for cmd in processes.values()))
     assert routed <= in_devstack, routed - in_devstack
     assert "mail" in processes
+
+
+def test_the_test_workers_take_from_every_configured_queue():
+    """The live stack's and the chaos harness's workers take from ALL_QUEUES, and the live
+    stack's settle purges them: a queue routed to and missing there would keep a test's
+    message for a later one (tests/leftovers.py checks the configured queues)."""
+    assert sorted(ALL_QUEUES.split(",")) == celery_queues()
 
 
 def test_no_worker_waits_for_mingle_at_its_start(tmp_path):

@@ -126,7 +126,7 @@ def test_a_second_delivery_of_the_task_sends_nothing(mail_dir, owner):
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="needs row locks (PostgreSQL)")
-def test_two_deliveries_at_once_send_one_mail(mail_dir, transactional_db):
+def test_two_deliveries_at_once_send_one_mail(mail_dir, transactional_db, sent_tasks):
     owner = UserFactory(username="grace", email="grace@example.com")
     job = _completed(owner)
     outcomes: list[str] = []

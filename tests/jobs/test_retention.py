@@ -96,7 +96,7 @@ def test_retention_days_zero_keeps_pdfs(user, settings, report_storage: Path):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_runs_at_once_expire_each_job_once(user, report_storage: Path):
+def test_two_runs_at_once_expire_each_job_once(user, report_storage: Path, sent_tasks):
     jobs = [_rendered(user, f"n{n}") for n in range(12)]
     PdfJob.objects.update(completed_at=timezone.now() - timedelta(days=9))
     counts: list[int] = []

@@ -97,14 +97,14 @@ def _previews_waiting() -> int:
         return int(connection.default_channel.client.llen("previews"))
 
 
-def test_one_tenant_sends_at_most_its_share_of_renders_to_the_previews_queue(settings):
+def test_one_tenant_sends_at_most_its_share_of_renders_to_the_previews_queue(settings, published):
     """Twelve thumbnails asked for at once by one tenant (no preview worker answers, so
     each that is sent waits its full time): at most PREVIEW_MAX_IN_FLIGHT_PER_TENANT
     reach the queue, the rest are refused at once, and another tenant still gets its own."""
     import uuid
     from concurrent.futures import ThreadPoolExecutor
 
-    from reports.preview_queue import PreviewsBusy
+    from reports.preview_queue import PREVIEW_TASK, PreviewsBusy
 
     settings.PDF_PREVIEW_IN_PROCESS = False
     settings.PDF_PREVIEW_WAIT_SECONDS = 1
@@ -132,3 +132,4 @@ def test_one_tenant_sends_at_most_its_share_of_renders_to_the_previews_queue(set
     assert ask(templates[12], greedy) == "busy"  # ...and a new one waits for its share.
     assert ask(templates[12], other) is None  # another tenant's share is its own
     assert _previews_waiting() - before == 4
+    assert [m["task"] for m in published("previews")][before:] == [PREVIEW_TASK] * 4

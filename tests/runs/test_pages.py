@@ -79,7 +79,7 @@ def test_a_running_runs_bar_is_a_percent_and_pending_records_are_not_failures(
 
 
 def test_retry_is_offered_only_when_a_retry_can_fix_a_record(
-    client, user, certificate, django_capture_on_commit_callbacks
+    client, user, certificate, django_capture_on_commit_callbacks, sent_tasks
 ):
     run = _start(user, [{"name": "Ada"}, {"name": "Bob"}, {"name": 3}])  # the last: refused
     jobs = list(PdfJob.objects.filter(batch_id=run.run_id).order_by("pk"))
@@ -97,7 +97,7 @@ def test_retry_is_offered_only_when_a_retry_can_fix_a_record(
 
 
 def test_a_finished_separate_run_links_each_pdf_and_zips_them_all(
-    client, user, certificate, django_capture_on_commit_callbacks
+    client, user, certificate, django_capture_on_commit_callbacks, sent_tasks
 ):
     run = _start(
         user, [{"name": "Ada"}, {"name": "Bob"}], output="separate", filename_pattern="cert-{name}"

@@ -233,7 +233,7 @@ def _finish(run: Run, outcomes: list[str]) -> list[PdfJob]:
 
 
 def test_counters_follow_the_jobs_and_retry_failed_sends_only_the_fixable(
-    api, user, invoice, django_capture_on_commit_callbacks
+    api, user, invoice, django_capture_on_commit_callbacks, sent_tasks
 ):
     records = [{"number": n, "customer": f"C{n}"} for n in range(4)]
     run = run_create(
@@ -267,7 +267,7 @@ def test_counters_follow_the_jobs_and_retry_failed_sends_only_the_fixable(
 
 
 def test_zip_streams_the_pdfs_under_their_names_with_a_failures_list(
-    api, user, invoice, django_capture_on_commit_callbacks
+    api, user, invoice, django_capture_on_commit_callbacks, sent_tasks
 ):
     records = [{"number": n, "customer": "Same"} for n in (5, 6, 7)]
     answer = _post(

@@ -154,7 +154,7 @@ def test_a_retry_counts_the_earlier_attempts(api, user):
     assert state["advice"] is None
 
 
-def test_a_batch_is_a_run_followed_as_one(api, django_capture_on_commit_callbacks):
+def test_a_batch_is_a_run_followed_as_one(api, django_capture_on_commit_callbacks, sent_tasks):
     items = [{"html_template": "<p>one</p>"}, {"html_template": "<p>{{#if}}</p>"}]
     with django_capture_on_commit_callbacks(execute=True):
         body = api.post(BATCH, {"items": items}, format="json").json()
@@ -164,6 +164,7 @@ def test_a_batch_is_a_run_followed_as_one(api, django_capture_on_commit_callback
     assert (run["total"], run["failed"], run["status"]) == (2, 1, "running")
     assert [r["job_id"] for r in run["records"]] == [body["jobs"][0]["job_id"], None]
     assert run["records"][1]["error"] == body["jobs"][1]["error"]
+    assert [str(i) for i in sent_tasks.ids("job_enqueue")] == [body["jobs"][0]["job_id"]]
 
 
 def test_a_batch_item_with_an_unknown_field_is_refused_alone_naming_it(api):

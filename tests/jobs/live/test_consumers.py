@@ -103,7 +103,7 @@ def test_session_socket_from_another_origin_is_refused(origin):
     assert asyncio.run(_closing(scenario())) == {"type": "websocket.close", "code": 4401}
 
 
-def test_one_socket_follows_all_of_my_jobs_new_ones_included_and_nobody_elses():
+def test_one_socket_follows_all_of_my_jobs_new_ones_included_and_nobody_elses(sent_tasks):
     user = UserFactory()
     older = PdfJobFactory(owner=user)
     theirs = PdfJobFactory()

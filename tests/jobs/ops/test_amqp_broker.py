@@ -16,10 +16,11 @@ from django.utils import timezone
 from kombu import Connection, Exchange, Queue
 
 from config.celery_app import app
+from core.redis import redis_client
 from jobs.models import JobStatus
 from jobs.ops import reconciler
 from jobs.ops.broker import broker_is_redis
-from jobs.ops.history import queue_history, queue_history_record
+from jobs.ops.history import HISTORY_KEY, queue_history, queue_history_record
 from jobs.ops.queues import broker_stats
 from jobs.worker.presence import presence_leave, presence_stamp
 from tests.factories import PdfJobFactory
@@ -52,9 +53,18 @@ def rabbitmq_url() -> str:
     return url
 
 
+def _pools_dropped() -> None:
+    """Celery reads the settings live but keeps the pools it opened: dropped, the next
+    publish connects to the broker the settings name now."""
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
 @pytest.fixture
 def amqp(settings, rabbitmq_url):
     settings.CELERY_BROKER_URL = rabbitmq_url
+    # An earlier test's publish opened them to the tests' Redis: this test's would go there.
+    _pools_dropped()
     with Connection(rabbitmq_url, connect_timeout=2) as connection:
         channel = connection.channel()
         for name in ("pdf", "maintenance", "callbacks", "previews"):
@@ -63,10 +73,7 @@ def amqp(settings, rabbitmq_url):
         yield connection
         for name in ("pdf", "maintenance", "callbacks", "previews"):
             channel.queue_purge(name)
-    # Celery reads the settings live and keeps the pools it opened meanwhile (to RabbitMQ):
-    # drop them so the next publish connects to the tests' Redis again.
-    app._pool = None
-    app.amqp._producer_pool = None
+    _pools_dropped()  # opened to RabbitMQ meanwhile: the next test publishes to Redis again
 
 
 def test_queue_depths_come_from_rabbitmq_and_presence_from_redis(amqp):
@@ -89,6 +96,7 @@ def test_queue_depths_come_from_rabbitmq_and_presence_from_redis(amqp):
         assert queue_history(since=time.time() - 60)[-1]["depth"]["pdf"] == 3
     finally:
         presence_leave(hostname="celery@amqp-test", instance="e" * 12)
+        redis_client().delete(HISTORY_KEY)  # later dashboard tests would chart this sample
 
 
 @pytest.mark.django_db

@@ -308,7 +308,7 @@ ONE_PAGE_JOB_QUERIES_ELSEWHERE = 11
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_one_page_job_takes_few_queries(settings):
+def test_a_one_page_job_takes_few_queries(settings, sent_tasks):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 

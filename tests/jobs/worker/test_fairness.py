@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from jobs.dispatch import RENDER_TASK
 from jobs.models import JobStatus, PdfJob
 from jobs.worker import execution
 from jobs.worker.fairness import job_fairer_than
@@ -20,7 +21,7 @@ def _burst(owner, queued: int, processing: int) -> list[PdfJob]:
     return running + [PdfJobFactory(owner=owner) for _ in range(queued)]
 
 
-def test_a_slot_taken_by_the_busy_tenants_message_runs_the_other_tenants_job(settings):
+def test_a_slot_taken_by_the_busy_tenants_message_runs_the_other_tenants_job(settings, published):
     alice, bob = UserFactory(), UserFactory()
     alices = _burst(alice, queued=5, processing=2)
     bobs = PdfJobFactory(owner=bob)
@@ -30,6 +31,8 @@ def test_a_slot_taken_by_the_busy_tenants_message_runs_the_other_tenants_job(set
     alices[2].refresh_from_db()
     assert alices[2].status == JobStatus.QUEUED  # still waiting, its message sent again
     assert alices[2].enqueued_at is not None
+    sent = published("pdf")
+    assert [(m["task"], m["args"]) for m in sent] == [(RENDER_TASK, [str(alices[2].job_id)])]
 
 
 def test_the_check_and_the_claim_are_one_statement_and_a_lost_race_claims_this_job(
