@@ -38,7 +38,7 @@ CELERY_TASK_ROUTES = {
     "jobs.notify_owner": {"queue": "mail"},
     "runs.notify_owner": {"queue": "mail"},  # one mail when a run ends
     # Previews and thumbnails: short, time-limited, on workers of their own (Procfile).
-    "reports.render_preview": {"queue": "previews"},
+    "jobs.render_preview": {"queue": "previews"},
     "jobs.reconcile": {"queue": "maintenance"},
     "jobs.redrive_dead_letters": {"queue": "maintenance"},
     "jobs.evaluate_alerts": {"queue": "maintenance"},

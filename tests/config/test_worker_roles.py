@@ -58,3 +58,12 @@ def test_no_worker_waits_for_mingle_at_its_start(tmp_path):
     workers += [" ".join(cmd) for cmd in devstack._processes(tmp_path).values() if "worker" in cmd]
     assert len(workers) == 8
     assert all("--without-mingle" in command for command in workers), workers
+
+
+def test_every_route_names_a_task_that_exists():
+    """A route for a task name no task has routes nothing (the previews' route named
+    `reports.render_preview` while the task is `jobs.render_preview`)."""
+    from config.celery_app import app
+
+    app.loader.import_default_modules()
+    assert set(settings.CELERY_TASK_ROUTES) - set(app.tasks) == set()
