@@ -121,6 +121,9 @@ class Leftovers:
 @pytest.fixture(scope="session")
 def _leftovers() -> Iterator[Leftovers]:
     leftovers = Leftovers()
+    # What an earlier run left in this database (one stopped before its end, or a run of
+    # other tests on it) is not the first test's doing: deleted before any test runs.
+    leftovers.found()
     yield leftovers
     leftovers.close()
 
