@@ -109,6 +109,12 @@ def html_too_large(limit: int) -> LimitExceeded:
     return LimitExceeded(f"The rendered HTML is larger than the {size_text(limit)} allowed.")
 
 
+def template_too_slow(timeout_ms: int) -> LimitExceeded:
+    """The one refusal of a template render past its CPU budget, whichever child ran it
+    (rendering.isolated's fork, the V8 child)."""
+    return LimitExceeded(f"The template took longer than {timeout_ms} ms to render (CPU time).")
+
+
 def html_size_check(html: str, limit: int) -> None:
     """A document over the limit in UTF-8 bytes is refused before a renderer lays it out."""
     if len(html.encode("utf-8")) > limit:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from rendering.cpu_budget import WALL_CAP_FACTOR, CpuBudget, process_cpu_seconds
-from rendering.errors import LimitExceeded, RenderError, html_too_large
+from rendering.errors import LimitExceeded, RenderError, html_too_large, template_too_slow
 from rendering.limits import Limits
 from rendering.rlimits import rlimit_cap
 
@@ -127,9 +127,6 @@ def run_isolated(work: Callable[[], _Result], limits: Limits) -> _Result:
     seconds = limits.template_timeout_ms / 1000
     memory_bytes = limits.template_max_memory_mb << 20
     max_bytes = limits.max_html_bytes
-    timeout_message = (
-        f"The template took longer than {limits.template_timeout_ms} ms to render (CPU time)."
-    )
     reap_exited()
     read_fd, write_fd = os.pipe()
     pid = os.fork()
@@ -155,7 +152,7 @@ def run_isolated(work: Callable[[], _Result], limits: Limits) -> _Result:
         f"The template used more than the {memory_bytes >> 20} MB of memory allowed."
     )
     if raw is None:
-        raise LimitExceeded(timeout_message)
+        raise template_too_slow(limits.template_timeout_ms)
     if not raw:
         if os.waitstatus_to_exitcode(status) == _EXIT_OUT_OF_MEMORY or os.WIFSIGNALED(status):
             raise out_of_memory

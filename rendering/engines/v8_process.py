@@ -4,15 +4,15 @@ never in the process that asks for it, and each render in a fresh V8 isolate.
 V8's heap limit does not cover ArrayBuffers and a time limit only stops the isolate, so
 the render runs in `v8_child.py` under RLIMIT_DATA and a budget of CPU time (the child
 ends itself once its render has spent it; a child that spends none is killed at ten times
-it in wall time): a helper that allocates 390 MB or loops forever fails its own render, and the
-worker (or thread) that asked carries on. A child serves up to MAX_RENDERS renders, one at
-a time, each in an isolate of its own started before the request came (so a render pays
-no start-up and finds nothing of the one before), and is replaced at once when a render
-meets a limit, fails outside the template, or leaves its memory grown. Renders at the same
-time take children of their own (idle ones are kept, up to MAX_IDLE), so no tenant's
-render waits behind another's. A process start (Python, V8, handlebars.js: ~120 ms of CPU)
-was paid for every render before; a fresh isolate costs ~11 ms. The child gets an empty
-environment, so no secret reaches tenant code.
+it in wall time): a helper that allocates 390 MB or loops forever fails its own render,
+and the worker (or thread) that asked carries on. A child serves up to MAX_RENDERS
+renders, one at a time, each in an isolate of its own started before the request came (so
+a render pays no start-up and finds nothing of the one before), and is replaced at once
+when a render meets a limit, fails outside the template, or leaves its memory grown.
+Renders at the same time take children of their own (idle ones are kept, up to
+MAX_IDLE), so no tenant's render waits behind another's. A process start (Python, V8,
+handlebars.js: ~120 ms of CPU) was paid for every render before; a fresh isolate costs
+~11 ms. The child gets an empty environment, so no secret reaches tenant code.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from rendering.cpu_budget import EXIT_TIME_LIMIT, WALL_CAP_FACTOR
-from rendering.errors import LimitExceeded, RenderError
+from rendering.errors import LimitExceeded, RenderError, template_too_slow
 
 _CHILD = Path(__file__).with_name("v8_child.py")
 # Beyond the template's own time limit: the child's start (when none was ready) and
@@ -149,7 +149,7 @@ def v8_render(
     }
     payload = json.dumps(request).encode("utf-8")
     child = _take()
-    too_slow = LimitExceeded(f"The template took longer than {timeout_ms} ms to render (CPU time).")
+    too_slow = template_too_slow(timeout_ms)
     too_big = LimitExceeded(f"The template used more than {memory_mb} MB of memory to render.")
     try:
         # The child stops a render at its CPU budget; this guards a child past V8's own
