@@ -35,7 +35,7 @@ from reports.partials import template_partials_resolve
 from reports.validation import (
     DataValidationError,
     SchemaInvalid,
-    data_check,
+    data_check_sized,
     data_unstorable_text,
     data_validate,
     schema_check,
@@ -109,7 +109,7 @@ def template_validate(
     schema_check(schema, limits=limits)
     if problem := data_unstorable_text(schema):
         raise SchemaInvalid(f"schema {problem}, which cannot be stored.")
-    data_check(sample_data, limits=limits, name="sample_data")
+    _, sample_bytes = data_check_sized(sample_data, limits=limits, name="sample_data")
     get_engine(engine).check(html)
     if engine == FORM_ENGINE:
         # A stored form is one PDF with fields its jobs can fill, even with a schema of its
@@ -120,7 +120,7 @@ def template_validate(
     if not sample_data:
         return  # sample data is optional; a template without it just has no preview data
     try:
-        data_validate(schema=schema, data=sample_data, limits=limits)
+        data_validate(schema=schema, data=sample_data, limits=limits, data_bytes=sample_bytes)
     except DataValidationError as exc:
         raise DataValidationError(f"sample_data does not match the schema: {exc.message}") from None
 

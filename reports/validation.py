@@ -185,16 +185,12 @@ def _size_within(name: str, size: int, limit: int) -> None:
         )
 
 
-def data_check(data: Any, *, limits: Limits, name: str = "data") -> dict[str, Any]:
-    """`data` as a JSON object within the size and nesting limits, else an error."""
-    return data_check_sized(data, limits=limits, name=name)[0]
-
-
 def data_check_sized(
     data: Any, *, limits: Limits, name: str = "data"
 ) -> tuple[dict[str, Any], int]:
-    """data_check, and the data's size in bytes as JSON (what data_validate's deadline
-    scales with), from the one dump both need."""
+    """`data` as a JSON object within the size and nesting limits, else an error; and its
+    size in bytes as JSON (what data_validate's deadline scales with), from the one dump
+    both need."""
     if not isinstance(data, dict):
         raise DataValidationError(f"{name} must be a JSON object.")
     dumped = json.dumps(data)  # ASCII (ensure_ascii): its length is its size in UTF-8
@@ -214,8 +210,10 @@ def data_check_sized(
     return data, size
 
 
-def template_data_check(*, schema: dict[str, Any], data: Any, limits: Limits) -> dict[str, Any]:
+def template_data_check(
+    *, schema: dict[str, Any], data: Any, limits: Limits, name: str = "data"
+) -> dict[str, Any]:
     """Everything data must satisfy to render a template: shape, limits, its schema."""
-    checked, size = data_check_sized(data, limits=limits)
+    checked, size = data_check_sized(data, limits=limits, name=name)
     data_validate(schema=schema, data=checked, limits=limits, data_bytes=size)
     return checked

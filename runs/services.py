@@ -27,7 +27,7 @@ from rendering.options import parse_options
 from rendering.postprocess.submit import document_submit_check
 from reports.limits import limits_from_settings
 from reports.partials import partials_recorded, template_partials_resolve
-from reports.validation import data_check, data_validate
+from reports.validation import template_data_check
 from runs.error_codes import RunErrorCode
 from runs.models import Run, RunOutput, RunRecord
 from runs.names import UniqueNames, pattern_check
@@ -70,8 +70,9 @@ def _check_records(
             checked.append(_Checked(index, None, f"{record.where}: {record.error}"))
             continue
         try:
-            data = data_check(record.data, limits=limits, name=record.where)
-            data_validate(schema=schema, data=data, limits=limits)
+            data = template_data_check(
+                schema=schema, data=record.data, limits=limits, name=record.where
+            )
         except ApplicationError as exc:
             checked.append(_Checked(index, record.data, _prefixed(record.where, exc.message)))
             continue

@@ -19,7 +19,7 @@ from reports import selectors as template_selectors
 from reports.limits import limits_from_settings
 from reports.models import ReportTemplate
 from reports.services import template_current_version
-from reports.validation import data_check, data_validate
+from reports.validation import data_check_sized, data_validate
 from schedules import dispatch
 from schedules.access import schedule_access_lost
 from schedules.cron import ScheduleInvalid, cron_check, next_tick, zone_parse
@@ -60,8 +60,9 @@ def _data(template: ReportTemplate, data: Any, data_url: str) -> tuple[dict[str,
     if data_url:
         return {}, data_url_check(data_url)
     limits = limits_from_settings()
-    checked = data_check({} if data is None else data, limits=limits)
-    data_validate(schema=template_current_version(template=template).schema, data=checked)
+    checked, size = data_check_sized({} if data is None else data, limits=limits)
+    schema = template_current_version(template=template).schema
+    data_validate(schema=schema, data=checked, data_bytes=size)
     return checked, ""
 
 

@@ -131,17 +131,17 @@ def _nested(depth: int) -> dict:
 
 
 def _data_check_answer(data: dict, limits) -> str:
-    from reports.validation import data_check
+    from reports.validation import data_check_sized
 
     try:
-        data_check(data, limits=limits)
+        data_check_sized(data, limits=limits)
     except Exception as exc:  # the class and the message are the answer
         return f"{type(exc).__name__}: {exc}"
     return "ok"
 
 
 def _walks_answer(data: dict, limits) -> str:
-    """What data_check answered when it always walked the data twice."""
+    """What data_check_sized answered when it always walked the data twice."""
     from reports.validation import data_unstorable_text
 
     if problem := data_unstorable_text(data):
