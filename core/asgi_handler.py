@@ -47,6 +47,9 @@ from core import url_matches
 _MATCH_ATTRIBUTE = "_one_hop_resolver_match"
 # Where `handle` leaves the scope for the chain's hop to send request_started with.
 _START_ATTRIBUTE = "_one_hop_request_started"
+# An ASGI connection's two callables, as Django's handler takes them.
+_Receive = Callable[[], Awaitable[Mapping[str, Any]]]
+_Send = Callable[[Mapping[str, Any]], Awaitable[None]]
 
 
 # Idle request threads kept for the next requests; past this many (after a burst of
@@ -127,12 +130,7 @@ class OneHopASGIHandler(ASGIHandler):
         super().__init__()
         self.request_threads = RequestThreads()
 
-    async def __call__(
-        self,
-        scope: dict[str, Any],
-        receive: Callable[[], Awaitable[Mapping[str, Any]]],
-        send: Callable[[Mapping[str, Any]], Awaitable[None]],
-    ) -> None:
+    async def __call__(self, scope: dict[str, Any], receive: _Receive, send: _Send) -> None:
         # As Django's ASGIHandler.__call__, with a reused request thread.
         if scope["type"] != "http":
             raise ValueError(
@@ -179,12 +177,7 @@ class OneHopASGIHandler(ASGIHandler):
 
         this._middleware_chain = sync_to_async(started_then_chain, thread_sensitive=True)
 
-    async def handle(
-        self,
-        scope: dict[str, Any],
-        receive: Callable[[], Awaitable[Mapping[str, Any]]],
-        send: Callable[[Mapping[str, Any]], Awaitable[None]],
-    ) -> None:
+    async def handle(self, scope: dict[str, Any], receive: _Receive, send: _Send) -> None:
         """Django's ASGIHandler.handle, but request_started's receivers, when all are sync,
         run in the chain's own hop into the request thread, just before the middleware
         (Django's `asend` runs them there too, in a hop of their own). They then run after
