@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from celery.signals import (
+    beat_init,
     before_task_publish,
     celeryd_init,
     task_postrun,
@@ -184,6 +185,14 @@ def health_stop(**_: Any) -> None:
 def skip_the_last_collection(**_: Any) -> None:
     """The process is about to exit: frozen, its objects are not walked by the interpreter's
     final garbage collection, which took seconds of every stop (and of `make run`'s Ctrl-C)."""
+    gc.freeze()
+
+
+@beat_init.connect
+def freeze_beat(**_: Any) -> None:
+    """Beat has no shutdown signal: what it loaded to start (Django and every app) is frozen
+    once it starts instead. Its final collection walked all of it, 0.4 s of CPU, the largest
+    part of `make run`'s Ctrl-C (measured with perf, 2026-12-07)."""
     gc.freeze()
 
 

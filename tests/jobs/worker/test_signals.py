@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -12,6 +13,7 @@ from types import SimpleNamespace
 import pytest
 from celery.concurrency.prefork import TaskPool
 from celery.concurrency.thread import TaskPool as ThreadTaskPool
+from celery.signals import beat_init
 
 from jobs.models import PdfJob
 from jobs.worker import signals
@@ -119,3 +121,14 @@ def test_a_tasks_connection_goes_back_to_the_pool_after_it():
     # next task checks out a usable one.
     assert connection.connection is None
     assert PdfJob.objects.count() == 0
+
+
+def test_beat_freezes_what_it_loaded_at_start_out_of_the_last_collection():
+    # Beat sends no shutdown signal; its start's objects are frozen at beat_init instead, so
+    # the interpreter's final collection at Ctrl-C does not walk them (0.4 s of CPU).
+    gc.unfreeze()
+    try:
+        beat_init.send(sender=None)
+        assert gc.get_freeze_count() > 10_000  # Django, the apps and Celery at least
+    finally:
+        gc.unfreeze()
