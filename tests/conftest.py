@@ -141,3 +141,14 @@ def pytest_collection_modifyitems(config, items) -> None:
         return 2 if item.get_closest_marker("e2e") is not None else 1
 
     items.sort(key=order)
+    _last_in_their_module(items)
+
+
+def _last_in_their_module(items: list[pytest.Item]) -> None:
+    """A test marked `last_in_module` runs after the rest of its module whatever the random
+    order: it ends what the module's tests share (Ctrl-C of the module's `make run`).
+    xdist hands a group's tests to its process in this order."""
+    for item in [item for item in items if item.get_closest_marker("last_in_module")]:
+        items.remove(item)
+        after = max((n for n, other in enumerate(items) if other.path == item.path), default=-1)
+        items.insert(after + 1 if after >= 0 else len(items), item)

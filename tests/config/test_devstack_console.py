@@ -2,8 +2,9 @@
 embedded Redis and SQLite, as on a fresh clone. A taken port is one line naming PORT; the
 console ends with a short summary while the processes log to var/log/; mails are files
 with one log line and link to the port served; an idle follower logs no TimeoutError.
-Ctrl-C, which stops the stack, has a module and a stack of its own (test_devstack_stop.py),
-so the tests here pass in any order."""
+Ctrl-C stops it all in under 5 s: that test stops the module's stack, so it runs after the
+others whatever their order (`last_in_module`, tests/conftest.py); one `make run` start
+serves them all (a second stack of its own cost ~50 s of the harness group's time)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 import websockets
 
@@ -248,3 +250,34 @@ def test_the_gallery_thumbnails_are_warmed_after_the_start(devstack):
     pictures = [p for p in devstack.var_dir.rglob("*.png") if p.parent.name == "thumbnails"]
     assert len(pictures) >= 4  # the 50-page
     # sample may miss the 10 s preview limit on a loaded machine; it renders when asked
+
+
+@pytest.mark.last_in_module  # it stops the module's stack
+def test_ctrl_c_stops_everything_in_under_5_seconds(devstack):
+    # After the start's work, as a person's Ctrl-C comes: the gallery's thumbnails warmed
+    # (as the thumbnails test above waits for them), then idle.
+    thumbnails = devstack.var_dir / "log" / "thumbnails.log"
+    deadline = time.monotonic() + 180
+    while thumbnails.read_text().count("Thumbnail of ") < 5:
+        assert time.monotonic() < deadline, thumbnails.read_text()
+        time.sleep(1)
+    # Idle first: no process has logged anything for 3 s (a preview that outlived its
+    # caller's time limit may still be rendering).
+    logs = sorted((devstack.var_dir / "log").glob("*.log"))
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if time.time() - max(log.stat().st_mtime for log in logs) > 3:
+            break
+        time.sleep(0.5)
+    children = psutil.Process(devstack.process.pid).children(recursive=True)
+    assert len(children) >= 5  # web, three workers (and their pool children), beat, Redis
+    started = time.monotonic()
+    os.killpg(devstack.process.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C
+    devstack.process.wait(timeout=30)
+    took = time.monotonic() - started
+    assert devstack.process.returncode == 0
+    assert took < 5, devstack.output()[-500:]
+    assert re.search(r"devstack: stopped in \d+\.\d s$", devstack.output().rstrip())
+    assert "killed" not in devstack.output().splitlines()[-1]
+    alive = [child for child in children if child.is_running() and child.status() != "zombie"]
+    assert alive == []
