@@ -137,6 +137,17 @@ class StatusReadThrottle(_KeyRateThrottle):
     scope = "status_read"
 
 
+# A view that lists and creates (runs, schedules): a read takes from the caller's
+# API_RATE_STATUS_READ, a create starts work like a submit and takes from API_RATE_SUBMIT.
+# (A comment, not a docstring: drf-spectacular would show a docstring as the operation's.)
+class ReadOrSubmitThrottled:
+    request: Request
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        read = self.request.method in SAFE_METHODS
+        return [StatusReadThrottle() if read else SubmitThrottle()]
+
+
 class TemplateWriteThrottle(_KeyRateThrottle):
     """Counts only writes: reading a template is a status-read-like request."""
 

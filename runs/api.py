@@ -24,7 +24,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_api_key
-from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from accounts.throttles import ReadOrSubmitThrottled, StatusReadThrottle, SubmitThrottle
 from core.api_fields import QueryFilters, choice_filter, shown_name, unknown_field_message
 from core.api_pagination import paginated, paginated_schema
 from jobs.api import schema as job_schema
@@ -237,12 +237,8 @@ class RunFilterSerializer(QueryFilters):
     )
 
 
-class RunListCreateApi(APIView):
+class RunListCreateApi(ReadOrSubmitThrottled, APIView):
     parser_classes = [JSONParser, MultiPartParser, FormParser]
-
-    def get_throttles(self) -> list[Any]:
-        throttle = StatusReadThrottle if self.request.method == "GET" else SubmitThrottle
-        return [throttle()]
 
     @extend_schema(
         operation_id="run_list",

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_api_key
-from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from accounts.throttles import ReadOrSubmitThrottled, StatusReadThrottle, SubmitThrottle
 from core.api_pagination import paginated, paginated_schema
 from schedules import selectors, services
 from schedules.models import Schedule
@@ -40,11 +40,7 @@ def _context(request: Request) -> dict[str, Any]:
     return {"absolute": request.build_absolute_uri}
 
 
-class ScheduleListCreateApi(APIView):
-    def get_throttles(self) -> list[Any]:
-        throttle = SubmitThrottle if self.request.method == "POST" else StatusReadThrottle
-        return [throttle()]
-
+class ScheduleListCreateApi(ReadOrSubmitThrottled, APIView):
     @extend_schema(
         operation_id="schedule_list",
         summary="List the workspace's schedules, newest first",
