@@ -86,7 +86,7 @@ def test_concurrent_requests_never_take_more_than_the_rate(settings):
 def test_list_create_views_read_from_the_status_budget_and_create_from_the_submit_one(
     user, settings, path
 ):
-    """Runs and schedules (ReadOrSubmitThrottled): listing spends API_RATE_STATUS_READ,
+    """Runs and schedules (ReadOrSubmitThrottledApi): listing spends API_RATE_STATUS_READ,
     creating spends API_RATE_SUBMIT."""
     settings.API_RATE_STATUS_READ = "1/min"
     settings.API_RATE_SUBMIT = "1/min"
