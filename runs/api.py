@@ -24,9 +24,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_api_key
-from accounts.throttles import ReadOrSubmitThrottled, StatusReadThrottle, SubmitThrottle
+from accounts.throttles import ReadOrSubmitThrottledApi, StatusReadThrottle, SubmitThrottle
 from core.api_fields import QueryFilters, choice_filter, shown_name, unknown_field_message
 from core.api_pagination import paginated, paginated_schema
+from core.api_schema import action_schema
 from jobs.api import schema as job_schema
 from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializer
 from jobs.api.views import batch_item_submit
@@ -237,7 +238,7 @@ class RunFilterSerializer(QueryFilters):
     )
 
 
-class RunListCreateApi(ReadOrSubmitThrottled, APIView):
+class RunListCreateApi(ReadOrSubmitThrottledApi):
     parser_classes = [JSONParser, MultiPartParser, FormParser]
 
     @extend_schema(
@@ -328,11 +329,8 @@ class RunDetailApi(APIView):
 class RunRetryFailedApi(APIView):
     throttle_classes = [SubmitThrottle]
 
-    @extend_schema(
-        operation_id="run_retry_failed",
-        summary="Render the run's failed records again",
-        request=None,
-        responses={202: RunOutputSerializer},
+    @action_schema(
+        "run_retry_failed", "Render the run's failed records again", {202: RunOutputSerializer}
     )
     def post(self, request: Request, run_id: str) -> Response:
         """Only the records whose job failed for a reason a retry can fix; 409 if none."""
