@@ -250,11 +250,10 @@ class RunListCreateApi(ReadOrSubmitThrottledApi):
     def get(self, request: Request) -> Response:
         """The workspace's runs without their records (`?status=`, `?template=`,
         `?output=`, `?limit=`, `?offset=`); GET runs/{run_id} for a run's records."""
-        filters = RunFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
+        filters = RunFilterSerializer.of(request)
         workspace = workspace_for(request, Action.JOB_VIEW)
         actor = actor_of(request)
-        runs = selectors.run_list(workspace=workspace, **filters.validated_data)
+        runs = selectors.run_list(workspace=workspace, **filters)
         context = {
             "absolute": request.build_absolute_uri,
             "may_download": can(actor, Action.JOB_DOWNLOAD, workspace),

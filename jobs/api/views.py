@@ -152,13 +152,10 @@ class JobListApi(APIView):
         responses=paginated_schema("PaginatedJobList", JobOutputSerializer),
     )
     def get(self, request: Request) -> Response:
-        filters = JobFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
+        filters = JobFilterSerializer.of(request)
         workspace = workspace_for(request, Action.JOB_VIEW)
         jobs = selectors.job_list(
-            workspace=workspace,
-            status=filters.validated_data.get("status"),
-            batch_id=filters.validated_data.get("batch_id"),
+            workspace=workspace, status=filters.get("status"), batch_id=filters.get("batch_id")
         )
         context = _context(request)
         return paginated(

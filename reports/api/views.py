@@ -90,11 +90,10 @@ class TemplateListCreateApi(APIView):
         parameters=[TemplateFilterSerializer],
     )
     def get(self, request: Request) -> Response:
-        filters = TemplateFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
+        filters = TemplateFilterSerializer.of(request)
         workspace = workspace_for(request, Action.TEMPLATE_VIEW)
         templates = selectors.template_list_visible(
-            workspace=workspace, archived=filters.validated_data["archived"]
+            workspace=workspace, archived=filters["archived"]
         ).select_related("published_version", "draft_version", "published_by")
         return Response(TemplateOutputSerializer(templates, many=True).data)
 
@@ -285,15 +284,12 @@ class TemplateDiffApi(APIView):
         template = _visible(request, slug)
         # Both versions render on the previews queue, as a preview does.
         workspace = workspace_for(request, Action.JOB_SUBMIT)
-        query = TemplateDiffQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = TemplateDiffQuerySerializer.of(request)
         has_draft = template.draft_version_id is not None
-        before = version_resolve(
-            template=template, ref=query.validated_data.get("from"), default="published"
-        )
+        before = version_resolve(template=template, ref=query.get("from"), default="published")
         after = version_resolve(
             template=template,
-            ref=query.validated_data.get("to"),
+            ref=query.get("to"),
             default="draft" if has_draft else "published",
         )
         pages, source = template_diff(
