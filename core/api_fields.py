@@ -13,6 +13,7 @@ from typing import Any
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.request import Request
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
 from rendering.engines import template_file_source
@@ -102,6 +103,14 @@ class QueryFilters(serializers.Serializer[Any]):
         if blank:
             raise serializers.ValidationError(blank)
         return super().to_internal_value(data)
+
+    @classmethod
+    def of(cls, request: Request) -> dict[str, Any]:
+        """The request's query string read through these filters; a 400 naming each field
+        that is wrong."""
+        filters = cls(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        return dict(filters.validated_data)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -1,8 +1,14 @@
-"""The error answer every operation may give, added to the generated OpenAPI schema."""
+"""How operations are described in the generated OpenAPI schema: the error answer every
+operation may give, and the one shape of an action on one thing."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from drf_spectacular.utils import extend_schema
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 ERROR_SCHEMA = {
     "type": "object",
@@ -27,3 +33,12 @@ def error_responses_postprocess(result: dict[str, Any], **kwargs: Any) -> dict[s
         for operation in operations.values():
             operation.get("responses", {}).setdefault("default", error)
     return result
+
+
+def action_schema(operation_id: str, summary: str, responses: Any) -> Callable[[F], F]:
+    """An action on one thing named in the path (retry, cancel, archive, publish, run now):
+    it takes no request body and answers with `responses`."""
+    decorate: Callable[[F], F] = extend_schema(
+        operation_id=operation_id, summary=summary, request=None, responses=responses
+    )
+    return decorate

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.files.storage import storages
 from django.db import transaction
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from rest_framework.request import Request
 
 from accounts.authentication import request_api_key
@@ -146,6 +147,10 @@ def warnings_header(warnings: list[str]) -> dict[str, str]:
         return {}
     text = " ".join(" ".join(warning.split()) for warning in warnings)
     return {"X-Job-Warnings": text.encode("ascii", "replace").decode("ascii")[:4000]}
+
+
+# What pdf_response answers, as the generated schema describes it.
+PDF_ANSWER = {(200, "application/pdf"): OpenApiTypes.BINARY}
 
 
 def pdf_response(

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 
 from accounts.authentication import DocRaptorKeyAuthentication
 from accounts.throttles import SubmitThrottle
-from dropins.common import adapter_submit, job_wait, page_fetch, pdf_response
+from dropins.common import PDF_ANSWER, adapter_submit, job_wait, page_fetch, pdf_response
 from dropins.views import DropInApi, DropInPdfApi
 from jobs.api.access import job_for_request
 from jobs.links import pdf_path
@@ -113,7 +113,7 @@ class DocraptorDocCreateApi(DocraptorApi):
         summary="DocRaptor drop-in: make a document (the PDF, or {status_id} when async)",
         request=OpenApiTypes.OBJECT,
         responses={
-            (200, "application/pdf"): OpenApiTypes.BINARY,
+            **PDF_ANSWER,
             (200, "application/json"): inline_serializer(
                 "DocraptorAsyncDoc", {"status_id": serializers.CharField()}
             ),

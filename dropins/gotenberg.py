@@ -9,11 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpResponse
-from drf_spectacular.types import OpenApiTypes
 from rest_framework import serializers
 from rest_framework.request import Request
 
 from dropins.common import (
+    PDF_ANSWER,
     adapter_submit,
     job_wait,
     page_fetch,
@@ -64,7 +64,7 @@ def _schema(route: str, fields: dict[str, Any]) -> Callable[[Post], Post]:
         summary=f"Gotenberg drop-in: Chromium {route} to PDF (waits for the job)",
         form_name=f"Gotenberg{route.title()}Form",
         form=form,
-        responses={(200, "application/pdf"): OpenApiTypes.BINARY, **WEBHOOK_ANSWER},
+        responses={**PDF_ANSWER, **WEBHOOK_ANSWER},
     )
 
 

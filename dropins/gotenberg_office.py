@@ -14,7 +14,7 @@ from drf_spectacular.types import OpenApiTypes
 from rest_framework import serializers
 from rest_framework.request import Request
 
-from dropins.common import adapter_submit, job_wait
+from dropins.common import PDF_ANSWER, adapter_submit, job_wait
 from dropins.gotenberg import (
     gotenberg_answer,
     output_filename,
@@ -78,7 +78,7 @@ class GotenbergLibreOfficeApi(GotenbergApi):
             "downloadFrom": serializers.CharField(required=False),
         },
         responses={
-            (200, "application/pdf"): OpenApiTypes.BINARY,
+            **PDF_ANSWER,
             (200, "application/zip"): OpenApiTypes.BINARY,
             **WEBHOOK_ANSWER,
         },

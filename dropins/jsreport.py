@@ -18,6 +18,7 @@ from rest_framework.request import Request
 
 from accounts.throttles import SubmitThrottle
 from dropins.common import (
+    PDF_ANSWER,
     adapter_authorize,
     adapter_submit,
     job_failure,
@@ -136,7 +137,7 @@ class JsreportReportApi(JsreportApi):
         summary="jsreport drop-in: render a report (the PDF, or 202 with Prefer: respond-async)",
         request=OpenApiTypes.OBJECT,
         responses={
-            (200, "application/pdf"): OpenApiTypes.BINARY,
+            **PDF_ANSWER,
             (202, "text/plain"): OpenApiResponse(
                 OpenApiTypes.STR, description="Async: Location names the status URL."
             ),

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from django.http import HttpResponse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from accounts.authentication import DropInKeyAuthentication
 from accounts.throttles import StatusReadThrottle
-from dropins.common import pdf_response
+from dropins.common import PDF_ANSWER, pdf_response
 from jobs.api.access import job_for_request
 from workspaces.permissions import Action
 
@@ -30,6 +29,6 @@ class DropInApi(APIView):
 class DropInPdfApi(DropInApi):
     id_kwarg = "job_id"
 
-    @extend_schema(responses={(200, "application/pdf"): OpenApiTypes.BINARY})
+    @extend_schema(responses=PDF_ANSWER)
     def get(self, request: Request, **path: str) -> HttpResponse:
         return pdf_response(job_for_request(request, path[self.id_kwarg], Action.JOB_DOWNLOAD))

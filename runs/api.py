@@ -24,9 +24,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_api_key
-from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from accounts.throttles import ReadOrSubmitThrottledApi, StatusReadThrottle, SubmitThrottle
 from core.api_fields import QueryFilters, choice_filter, shown_name, unknown_field_message
 from core.api_pagination import paginated, paginated_schema
+from core.api_schema import action_schema
 from jobs.api import schema as job_schema
 from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializer
 from jobs.api.views import batch_item_submit
@@ -237,12 +238,8 @@ class RunFilterSerializer(QueryFilters):
     )
 
 
-class RunListCreateApi(APIView):
+class RunListCreateApi(ReadOrSubmitThrottledApi):
     parser_classes = [JSONParser, MultiPartParser, FormParser]
-
-    def get_throttles(self) -> list[Any]:
-        throttle = StatusReadThrottle if self.request.method == "GET" else SubmitThrottle
-        return [throttle()]
 
     @extend_schema(
         operation_id="run_list",
@@ -253,11 +250,10 @@ class RunListCreateApi(APIView):
     def get(self, request: Request) -> Response:
         """The workspace's runs without their records (`?status=`, `?template=`,
         `?output=`, `?limit=`, `?offset=`); GET runs/{run_id} for a run's records."""
-        filters = RunFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
+        filters = RunFilterSerializer.of(request)
         workspace = workspace_for(request, Action.JOB_VIEW)
         actor = actor_of(request)
-        runs = selectors.run_list(workspace=workspace, **filters.validated_data)
+        runs = selectors.run_list(workspace=workspace, **filters)
         context = {
             "absolute": request.build_absolute_uri,
             "may_download": can(actor, Action.JOB_DOWNLOAD, workspace),
@@ -332,11 +328,8 @@ class RunDetailApi(APIView):
 class RunRetryFailedApi(APIView):
     throttle_classes = [SubmitThrottle]
 
-    @extend_schema(
-        operation_id="run_retry_failed",
-        summary="Render the run's failed records again",
-        request=None,
-        responses={202: RunOutputSerializer},
+    @action_schema(
+        "run_retry_failed", "Render the run's failed records again", {202: RunOutputSerializer}
     )
     def post(self, request: Request, run_id: str) -> Response:
         """Only the records whose job failed for a reason a retry can fix; 409 if none."""

@@ -11,8 +11,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import request_api_key
-from accounts.throttles import StatusReadThrottle, SubmitThrottle
+from accounts.throttles import ReadOrSubmitThrottledApi, StatusReadThrottle, SubmitThrottle
 from core.api_pagination import paginated, paginated_schema
+from core.api_schema import action_schema
 from schedules import selectors, services
 from schedules.models import Schedule
 from schedules.serializers import (
@@ -40,11 +41,7 @@ def _context(request: Request) -> dict[str, Any]:
     return {"absolute": request.build_absolute_uri}
 
 
-class ScheduleListCreateApi(APIView):
-    def get_throttles(self) -> list[Any]:
-        throttle = SubmitThrottle if self.request.method == "POST" else StatusReadThrottle
-        return [throttle()]
-
+class ScheduleListCreateApi(ReadOrSubmitThrottledApi):
     @extend_schema(
         operation_id="schedule_list",
         summary="List the workspace's schedules, newest first",
@@ -117,11 +114,10 @@ class ScheduleDetailApi(APIView):
 class ScheduleRunNowApi(APIView):
     throttle_classes = [SubmitThrottle]  # a run submits a job like a submit
 
-    @extend_schema(
-        operation_id="schedule_run_now",
-        summary="Run a schedule now (paused ones too); its next tick stays",
-        request=None,
-        responses={202: ScheduleRunOutputSerializer},
+    @action_schema(
+        "schedule_run_now",
+        "Run a schedule now (paused ones too); its next tick stays",
+        {202: ScheduleRunOutputSerializer},
     )
     def post(self, request: Request, schedule_id: str) -> Response:
         schedule = _schedule(request, schedule_id, Action.SCHEDULE_MANAGE)

@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 from accounts.authentication import request_api_key
 from accounts.throttles import StatusReadThrottle, SubmitThrottle, submit_budget_take
 from core.api_pagination import paginated, paginated_schema
+from core.api_schema import action_schema
 from core.disclosure import public_text
 from core.exception_handler import flatten_errors
 from jobs import selectors, services
@@ -151,13 +152,10 @@ class JobListApi(APIView):
         responses=paginated_schema("PaginatedJobList", JobOutputSerializer),
     )
     def get(self, request: Request) -> Response:
-        filters = JobFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
+        filters = JobFilterSerializer.of(request)
         workspace = workspace_for(request, Action.JOB_VIEW)
         jobs = selectors.job_list(
-            workspace=workspace,
-            status=filters.validated_data.get("status"),
-            batch_id=filters.validated_data.get("batch_id"),
+            workspace=workspace, status=filters.get("status"), batch_id=filters.get("batch_id")
         )
         context = _context(request)
         return paginated(
@@ -198,12 +196,7 @@ class JobDeliveryListApi(APIView):
 class JobRetryApi(APIView):
     throttle_classes = [SubmitThrottle]  # a retry queues a render like a submit
 
-    @extend_schema(
-        operation_id="job_retry",
-        summary="Retry a failed job",
-        request=None,
-        responses={202: JobOutputSerializer},
-    )
+    @action_schema("job_retry", "Retry a failed job", {202: JobOutputSerializer})
     def post(self, request: Request, job_id: str) -> Response:
         """Send one of my failed jobs to the workers again (409 unless it failed)."""
         job = services.job_retry(job=job_for_request(request, job_id, Action.JOB_RETRY))
@@ -211,12 +204,7 @@ class JobRetryApi(APIView):
 
 
 class JobCancelApi(APIView):
-    @extend_schema(
-        operation_id="job_cancel",
-        summary="Cancel a queued or processing job",
-        request=None,
-        responses=JobOutputSerializer,
-    )
+    @action_schema("job_cancel", "Cancel a queued or processing job", JobOutputSerializer)
     def post(self, request: Request, job_id: str) -> Response:
         job = job_for_request(request, job_id, Action.JOB_CANCEL)
         return _job_answer(request, services.job_cancel(job=job))

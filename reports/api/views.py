@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from accounts.tenancy import tenant_id_for
 from accounts.throttles import PreviewThrottle, TemplateWriteThrottle
+from core.api_schema import action_schema
 from rendering.errors import ApplicationError
 from rendering.options import parse_options
 from reports import selectors
@@ -89,11 +90,10 @@ class TemplateListCreateApi(APIView):
         parameters=[TemplateFilterSerializer],
     )
     def get(self, request: Request) -> Response:
-        filters = TemplateFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
+        filters = TemplateFilterSerializer.of(request)
         workspace = workspace_for(request, Action.TEMPLATE_VIEW)
         templates = selectors.template_list_visible(
-            workspace=workspace, archived=filters.validated_data["archived"]
+            workspace=workspace, archived=filters["archived"]
         ).select_related("published_version", "draft_version", "published_by")
         return Response(TemplateOutputSerializer(templates, many=True).data)
 
@@ -143,12 +143,7 @@ class TemplateDetailApi(APIView):
         changes = {k: v for k, v in serializer.validated_data.items() if k in sent}
         return _answer(template_draft_save(template=template, by=actor_of(request), **changes))
 
-    @extend_schema(
-        operation_id="template_archive",
-        summary="Archive a template",
-        request=None,
-        responses={200: TemplateOutputSerializer},
-    )
+    @action_schema("template_archive", "Archive a template", {200: TemplateOutputSerializer})
     def delete(self, request: Request, slug: str) -> Response:
         """Archive: the template takes no new jobs; its versions stay for old jobs."""
         return _answer(
@@ -159,12 +154,7 @@ class TemplateDetailApi(APIView):
 class TemplateRestoreApi(APIView):
     throttle_classes = [TemplateWriteThrottle]
 
-    @extend_schema(
-        operation_id="template_restore",
-        summary="Restore an archived template",
-        request=None,
-        responses=TemplateOutputSerializer,
-    )
+    @action_schema("template_restore", "Restore an archived template", TemplateOutputSerializer)
     def post(self, request: Request, slug: str) -> Response:
         return _answer(
             template_unarchive(template=_own_template(request, slug), by=actor_of(request))
@@ -174,11 +164,8 @@ class TemplateRestoreApi(APIView):
 class TemplatePublishApi(APIView):
     throttle_classes = [TemplateWriteThrottle]
 
-    @extend_schema(
-        operation_id="template_publish",
-        summary="Publish the draft (new jobs render it)",
-        request=None,
-        responses=TemplateOutputSerializer,
+    @action_schema(
+        "template_publish", "Publish the draft (new jobs render it)", TemplateOutputSerializer
     )
     def post(self, request: Request, slug: str) -> Response:
         template = _own_template(request, slug)
@@ -297,15 +284,12 @@ class TemplateDiffApi(APIView):
         template = _visible(request, slug)
         # Both versions render on the previews queue, as a preview does.
         workspace = workspace_for(request, Action.JOB_SUBMIT)
-        query = TemplateDiffQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = TemplateDiffQuerySerializer.of(request)
         has_draft = template.draft_version_id is not None
-        before = version_resolve(
-            template=template, ref=query.validated_data.get("from"), default="published"
-        )
+        before = version_resolve(template=template, ref=query.get("from"), default="published")
         after = version_resolve(
             template=template,
-            ref=query.validated_data.get("to"),
+            ref=query.get("to"),
             default="draft" if has_draft else "published",
         )
         pages, source = template_diff(

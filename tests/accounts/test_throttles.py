@@ -80,3 +80,21 @@ def test_concurrent_requests_never_take_more_than_the_rate(settings):
     with ThreadPoolExecutor(8) as pool:
         allowed = list(pool.map(lambda _: SubmitThrottle().allow_request(request, None), range(40)))
     assert allowed.count(True) == 10
+
+
+@pytest.mark.parametrize("path", ["/api/v1/runs", "/api/v1/schedules"])
+def test_list_create_views_read_from_the_status_budget_and_create_from_the_submit_one(
+    user, settings, path
+):
+    """Runs and schedules (ReadOrSubmitThrottledApi): listing spends API_RATE_STATUS_READ,
+    creating spends API_RATE_SUBMIT."""
+    settings.API_RATE_STATUS_READ = "1/min"
+    settings.API_RATE_SUBMIT = "1/min"
+    client = _client(api_key_create(user=user, name="l")[1])
+    assert client.get(path).status_code == 200
+    listed = client.get(path)
+    assert (listed.status_code, listed.json()["limit"]) == (429, "API_RATE_STATUS_READ")
+    # The first create passes the throttle (and is then refused or accepted for its body).
+    assert client.post(path, {}, format="json").status_code != 429
+    created = client.post(path, {}, format="json")
+    assert (created.status_code, created.json()["limit"]) == (429, "API_RATE_SUBMIT")

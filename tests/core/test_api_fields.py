@@ -1,5 +1,5 @@
 """Serializers with CheapFieldCopies: each instance has fields of its own, bound to it, and
-answers exactly as with DRF's deep copies."""
+answers exactly as with DRF's deep copies. QueryFilters read a request's query string."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ import copy
 from typing import Any
 
 import pytest
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.test import APIRequestFactory
 
+from core.api_fields import QueryFilters
 from jobs.api.serializers import JobCreateInputSerializer
 from jobs.state import JobStateSerializer
 
@@ -99,3 +103,21 @@ def test_the_submits_text_fields_check_surrogates_with_the_fast_check():
     serializer = JobCreateInputSerializer(data={"html_template": "<p>\ud83d</p>"})
     assert not serializer.is_valid()
     assert serializer.errors == {"html_template": ["Surrogate characters are not allowed: U+D83D."]}
+
+
+class _Filters(QueryFilters):
+    status = serializers.ChoiceField(choices=["queued", "failed"], required=False)
+    limit = serializers.IntegerField(default=50)
+
+
+def test_query_filters_read_a_request_query_string_into_its_values():
+    request = Request(APIRequestFactory().get("/x", {"status": "failed"}))
+    assert _Filters.of(request) == {"status": "failed", "limit": 50}
+
+
+@pytest.mark.parametrize("query", [{"status": "lost"}, {"status": ""}, {"limit": "many"}])
+def test_query_filters_refuse_a_wrong_or_blank_value_naming_its_field(query):
+    request = Request(APIRequestFactory().get("/x", query))
+    with pytest.raises(serializers.ValidationError) as refused:
+        _Filters.of(request)
+    assert set(refused.value.detail) == set(query)

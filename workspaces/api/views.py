@@ -66,9 +66,7 @@ class AuditLogApi(APIView):
     )
     def get(self, request: Request) -> Response:
         workspace = workspace_for(request, Action.AUDIT_VIEW)
-        filters = AuditFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        found = filters.validated_data
+        found = AuditFilterSerializer.of(request)
         entries = audit_entries(workspace=workspace, filters=found)[: found["limit"]]
         rows = [audit_row(entry) for entry in entries]
         response = Response(AuditEntryOutputSerializer(rows, many=True).data)
