@@ -59,13 +59,14 @@ test-side-by-side: $(VENV)/.installed-test
 
 ## test-multihost: make test's second part, the multi-host tests alone (only their directory
 ## is collected: a test marked multihost elsewhere stops the collection, tests/markers.py),
-## two at a time, each test process with hosts of its own
-# They mostly wait (on renders held open, outages, heartbeats), so two at a time hold their
-# windows where a busy side-by-side run did not. In file order (no shuffle) xdist hands each
-# process two tests first, so the two longest (cut off, and the Redis/PostgreSQL/store
-# outage) run on different processes: 2:01 one at a time, 1:12 two at a time.
+## three at a time, each test process with hosts of its own
+# They mostly wait (on renders held open, outages, heartbeats: 60 s of CPU in 90 s on two
+# cores), so three at a time hold their windows where a busy side-by-side run did not. In
+# file order (no shuffle) xdist hands out the five tests round the processes, so the longest
+# (the Redis/PostgreSQL/store outage, ~65 s) has a process to itself and the other four pair
+# up beside it: 2:01 one at a time, 1:30 two at a time, 1:14-1:18 three at a time.
 test-multihost: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -n 2 --dist load -p no:randomly -m multihost tests/multihost
+	$(BIN)/python -m pytest -n 3 --dist load -p no:randomly -m multihost tests/multihost
 
 ## test-fast: the everyday tier: every test that starts no process, browser, container or
 ## network namespace and is not heavy (tests/markers.py); under two minutes on two cores

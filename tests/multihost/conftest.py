@@ -39,7 +39,7 @@ from tests.processes import (
 from tests.redis_plugin import xdist_worker_number
 from tests.s3server import S3Server
 
-# `make test-multihost` runs two tests at a time (pytest -n 2): each test process makes
+# `make test-multihost` runs three tests at a time (pytest -n 3): each test process makes
 # hosts of its own, with its own names and subnets, and removes only its own.
 _PROCESS = xdist_worker_number() or 0
 PREFIX = f"pdfm{_PROCESS}-"  # every namespace and interface this harness makes starts with it
