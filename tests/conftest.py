@@ -133,12 +133,16 @@ def pytest_collection_modifyitems(config, items) -> None:
     """Run tests that start live-stack workers last, so no live worker consumes messages that
     unit tests put on the shared queue. The harness group (tests/markers.py: its own Redis
     and workers) goes first: it runs one test after another in one process, so started
-    first it runs beside everything else instead of alone at the end."""
+    first it runs beside everything else instead of alone at the end. Within each part the
+    `heavy` tests go first, so the longest do not start last."""
 
-    def order(item: pytest.Item) -> int:
+    def order(item: pytest.Item) -> tuple[int, bool]:
+        # Within each part, the heavy tests first: started last, one (the endless-loop
+        # probe, 95 s under load) ran alone for the run's last minute while a core idled.
+        heavy = item.get_closest_marker("heavy") is None
         if in_harness_group(item):
-            return 0
-        return 2 if item.get_closest_marker("e2e") is not None else 1
+            return 0, heavy
+        return (2 if item.get_closest_marker("e2e") is not None else 1), heavy
 
     items.sort(key=order)
     _last_in_their_module(items)

@@ -166,6 +166,7 @@ def test_schema_refs_and_super_linear_schemas_while_a_tenant_works(mallory, tena
     assert took < 2
 
 
+@pytest.mark.heavy  # four renders spin to the 5 s CPU limit: ~30 s of CPU in all
 def test_helpers_memory_and_endless_loops_while_a_tenant_works(mallory, bystander):
     before = _worker_processes()
     assert before, "no live-stack worker answered inspect"
