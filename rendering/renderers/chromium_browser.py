@@ -134,7 +134,8 @@ ContextSetup = Callable[["BrowserContext"], Awaitable[None]]
 class ChromiumService:
     """The browser of this process. `run(job)` runs `job(context)` in a new context that
     has one blank page, and that `context_setup` prepared (the renderer's request
-    interception: with the spare context it is made between jobs, not during one)."""
+    interception: with the spare context it is made between jobs, not during one; the
+    page is opened with the job)."""
 
     def __init__(
         self,
@@ -223,11 +224,13 @@ class ChromiumService:
         return browser
 
     async def _new_context(self, browser: Browser) -> BrowserContext:
+        # No page yet: the job opens it (`_run`). A page opened here, ahead, cost a
+        # renderer process more a job (4.1 started a job against 3.0, and ~240 ms of CPU
+        # a one-page PDF: docs/benchmarks, Chromium part (e)).
         context = await browser.new_context(service_workers="block", accept_downloads=False)
         try:
             if self.context_setup is not None:
                 await self.context_setup(context)  # before the page: it is born with it
-            await context.new_page()  # starting its renderer process is most of the cost
         except Exception:
             await self._close_context(browser, context)
             raise
@@ -271,6 +274,7 @@ class ChromiumService:
         try:
             context = await self._context_for_job(browser)
             self._spare_soon(browser)  # on the cores this job leaves idle while it waits
+            await context.new_page()
             return await job(context)
         except Exception:
             if not browser.is_connected():

@@ -51,6 +51,26 @@ def test_one_browser_serves_many_jobs_each_in_a_fresh_context(service):
     assert service.launches == 1
 
 
+async def _page_urls(context) -> list[str]:
+    return [page.url for page in context.pages]
+
+
+def test_the_spare_context_waits_without_a_page_and_each_job_opens_one(service):
+    # A page opened ahead in the spare cost a renderer process more per job: Chromium
+    # started another one for the job's navigation (docs/benchmarks, Chromium part (e)).
+    assert service.run(_page_urls, timeout=30) == ["about:blank"]
+
+    async def spare_pages() -> list[str] | None:
+        for _ in range(100):
+            if service._spare is not None:
+                return [page.url for page in service._spare.pages]
+            await asyncio.sleep(0.1)
+        return None
+
+    assert asyncio.run_coroutine_threadsafe(spare_pages(), service._loop).result(15) == []
+    assert service.run(_page_urls, timeout=30) == ["about:blank"]
+
+
 def test_the_browser_is_replaced_after_max_jobs(service):
     for _ in range(7):
         service.run(_remember, timeout=30)
