@@ -139,10 +139,10 @@ def pytest_collection_modifyitems(config, items) -> None:
     def order(item: pytest.Item) -> tuple[int, bool]:
         # Within each part, the heavy tests first: started last, one (the endless-loop
         # probe, 95 s under load) ran alone for the run's last minute while a core idled.
-        heavy = item.get_closest_marker("heavy") is None
+        light = item.get_closest_marker("heavy") is None
         if in_harness_group(item):
-            return 0, heavy
-        return (2 if item.get_closest_marker("e2e") is not None else 1), heavy
+            return 0, light
+        return (2 if item.get_closest_marker("e2e") is not None else 1), light
 
     items.sort(key=order)
     _last_in_their_module(items)

@@ -49,7 +49,9 @@ def open_form(page, slug: str) -> float:
 @pytest.mark.parametrize(
     "slug",
     [
-        pytest.param(sample.slug, marks=[pytest.mark.heavy] * (sample.slug == "operations-review"))
+        pytest.param(
+            sample.slug, marks=pytest.mark.heavy if sample.slug == "operations-review" else ()
+        )
         for sample in SAMPLES
     ],
 )

@@ -239,13 +239,18 @@ def test_an_idle_follower_logs_no_timeout_traceback(devstack):
     assert "TimeoutError" not in web
 
 
-def test_the_gallery_thumbnails_are_warmed_after_the_start(devstack):
+def _thumbnails_warmed(devstack: Devstack) -> str:
+    """The start's thumbnails log once it names five samples (within 180 s)."""
     log = devstack.var_dir / "log" / "thumbnails.log"
     deadline = time.monotonic() + 180
     while log.read_text().count("Thumbnail of ") < 5:
         assert time.monotonic() < deadline, log.read_text()
         time.sleep(1)
-    assert "Thumbnail of invoice: " in log.read_text()
+    return log.read_text()
+
+
+def test_the_gallery_thumbnails_are_warmed_after_the_start(devstack):
+    assert "Thumbnail of invoice: " in _thumbnails_warmed(devstack)
     # In the report store (var/media/ under make run), beside the PDFs.
     pictures = [p for p in devstack.var_dir.rglob("*.png") if p.parent.name == "thumbnails"]
     assert len(pictures) >= 4  # the 50-page
@@ -256,11 +261,7 @@ def test_the_gallery_thumbnails_are_warmed_after_the_start(devstack):
 def test_ctrl_c_stops_everything_in_under_5_seconds(devstack):
     # After the start's work, as a person's Ctrl-C comes: the gallery's thumbnails warmed
     # (as the thumbnails test above waits for them), then idle.
-    thumbnails = devstack.var_dir / "log" / "thumbnails.log"
-    deadline = time.monotonic() + 180
-    while thumbnails.read_text().count("Thumbnail of ") < 5:
-        assert time.monotonic() < deadline, thumbnails.read_text()
-        time.sleep(1)
+    _thumbnails_warmed(devstack)
     # Idle first: no process has logged anything for 3 s (a preview that outlived its
     # caller's time limit may still be rendering).
     logs = sorted((devstack.var_dir / "log").glob("*.log"))
