@@ -22,6 +22,8 @@ from tests.processes import (
     ALL_QUEUES,
     database_url_for_tests,
     free_port,
+    log_start,
+    read_from,
     start,
     stop,
     tail,
@@ -118,16 +120,27 @@ def settle(stack: Stack, timeout: float = 120) -> None:
     raise AssertionError(f"the stack's worker still holds tasks after {timeout}s: {held}")
 
 
-def wait_for_web(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 30
+def wait_for_web(
+    url: str, proc: subprocess.Popen[bytes], log: Path, *, timeout: float = 30
+) -> None:
+    """Until `url` answers and the answer is `proc`'s: for a uvicorn start() made, its own
+    "running on" line for that address is in its log too. Another process on the port
+    (one that took it first) would otherwise pass for it."""
+    origin = str(httpx.URL(url).copy_with(path="/", query=None)).rstrip("/")
+    logged_from = log_start(proc)
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"web server exited:\n{tail(log)}")
         try:
-            if httpx.get(url, timeout=1).status_code < 500:
-                return
+            answered = httpx.get(url, timeout=1).status_code < 500
         except httpx.HTTPError:
-            time.sleep(0.2)
+            answered = False
+        if answered and (
+            logged_from is None or f"running on {origin}" in read_from(log, logged_from)
+        ):
+            return
+        time.sleep(0.2)
     raise RuntimeError(f"web server did not start:\n{tail(log)}")
 
 

@@ -13,6 +13,7 @@ import weakref
 from pathlib import Path
 from typing import Any, NoReturn
 
+import ephemeral_port_reserve
 import pytest
 import redis
 from celery import Celery
@@ -36,9 +37,14 @@ def service_missing(message: str) -> NoReturn:
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A loopback port for a server a test starts, kept from every other process's bind
+    to port 0 for a minute: it is left in TIME_WAIT, which servers binding with
+    SO_REUSEADDR (uvicorn, redis, werkzeug, socat's reuseaddr) pass and port-0 binds do
+    not. A port merely found free and closed was once handed to another test process in
+    between, whose server then answered a test's requests (a submit met "Server
+    disconnected without sending a response", and the test's own uvicorn had not
+    written a line)."""
+    return int(ephemeral_port_reserve.reserve("127.0.0.1"))
 
 
 def database_url_for_tests() -> str:
@@ -92,6 +98,11 @@ def web_args(port: int) -> list[str]:
     ]
 
 
+def log_start(proc: subprocess.Popen[bytes]) -> int | None:
+    """Where `proc` began writing in its log, for a process start() made."""
+    return _log_starts.get(proc)
+
+
 def worker_args(*, name: str, concurrency: int = 1, queues: str = ALL_QUEUES) -> list[str]:
     # `make run`'s worker, without the start-up chatter between test workers.
     worker = devstack.worker_args(queues=queues, concurrency=concurrency, name=name)
@@ -110,7 +121,7 @@ def wait_for_worker(
     logged_from = _log_starts.pop(proc, None)
     read_until = time.monotonic() + timeout / 2
     while logged_from is not None and time.monotonic() < read_until:
-        if f"{node} ready." in _read_from(log, logged_from):
+        if f"{node} ready." in read_from(log, logged_from):
             break
         if proc.poll() is not None:
             raise RuntimeError(f"worker {name} exited:\n{tail(log)}")
@@ -132,7 +143,7 @@ def wait_for_worker(
     raise RuntimeError(f"worker {name} did not start:\n{tail(log)}")
 
 
-def _read_from(log: Path, offset: int) -> str:
+def read_from(log: Path, offset: int) -> str:
     try:
         with log.open("rb") as lines:
             lines.seek(offset)
