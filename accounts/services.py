@@ -18,8 +18,8 @@ from django.utils import timezone
 from accounts.error_codes import AccountErrorCode
 from accounts.events import key_revoked_publish
 from accounts.models import ApiKey
+from core.errors import Conflict
 from core.generation_cache import GenerationCache
-from rendering.errors import Conflict
 from workspaces.access import access_lost
 from workspaces.audit import AuditAction, audit_record
 from workspaces.models import Role, Workspace

@@ -14,9 +14,10 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import SigningCertificate
+from core.errors import NotFound
 from core.uuids import uuid_or_none
 from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, NotFound, RenderError
+from rendering.errors import ApplicationError, RenderError
 from rendering.postprocess.signing import pkcs12_inspect
 from rendering.postprocess.steps import sign_certificate_ids
 from workspaces.audit import AuditAction, audit_record

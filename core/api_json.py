@@ -13,7 +13,7 @@ from http import HTTPStatus
 from django.http import HttpRequest, HttpResponseBase, JsonResponse
 from django.utils.deprecation import MiddlewareMixin
 
-from rendering.error_codes import ErrorCode
+from core.error_codes import ApiErrorCode
 
 API_PREFIX = "/api/"
 SERVER_ERROR = "The server failed to answer; the error is logged. Try again later."
@@ -30,18 +30,18 @@ def api_error_body(request: HttpRequest, response: HttpResponseBase) -> dict[str
     if status == HTTPStatus.NOT_FOUND:
         return {
             "error": f"There is no API endpoint at {request.path}.",
-            "code": ErrorCode.NOT_FOUND,
+            "code": ApiErrorCode.NOT_FOUND,
         }
     if status == HTTPStatus.METHOD_NOT_ALLOWED:
         allowed = response.get("Allow", "")
         hint = f"; use {allowed}" if allowed else ""
         message = f"{request.method} is not allowed on {request.path}{hint}."
-        return {"error": message, "code": ErrorCode.METHOD_NOT_ALLOWED}
+        return {"error": message, "code": ApiErrorCode.METHOD_NOT_ALLOWED}
     if status == HTTPStatus.FORBIDDEN:
         message = "Forbidden. API calls authenticate with the X-API-Key header."
-        return {"error": message, "code": ErrorCode.PERMISSION_DENIED}
+        return {"error": message, "code": ApiErrorCode.PERMISSION_DENIED}
     if status >= HTTPStatus.INTERNAL_SERVER_ERROR:
-        return {"error": SERVER_ERROR, "code": ErrorCode.SERVER_ERROR}
+        return {"error": SERVER_ERROR, "code": ApiErrorCode.SERVER_ERROR}
     try:
         phrase = HTTPStatus(status).phrase
     except ValueError:

@@ -16,6 +16,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from core.error_codes import ApiErrorCode
 from rendering.error_codes import ErrorCode
 from rendering.limits import size_text
 
@@ -98,7 +99,7 @@ class BodyLimitMiddleware:
             "X-API-Key "
             "or a signed-in session."
         )
-        await _answer(send, 401, {"error": message, "code": ErrorCode.NOT_AUTHENTICATED})
+        await _answer(send, 401, {"error": message, "code": ApiErrorCode.NOT_AUTHENTICATED})
 
 
 async def _answer(send: Send, status: int, payload: dict[str, str]) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -12,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from core.disclosure import public_text
+from core.error_codes import ApiErrorCode
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 
@@ -52,7 +54,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     elif isinstance(exc, exceptions.Throttled):
         response.data = {
             "error": str(exc.detail),
-            "code": ErrorCode.THROTTLED,
+            "code": ApiErrorCode.THROTTLED,
             "limit": getattr(context.get("request"), "throttled_setting", ""),
         }
     elif isinstance(exc, exceptions.APIException):
@@ -60,12 +62,12 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     return response
 
 
-def drf_error_code(exc: exceptions.APIException) -> ErrorCode:
+def drf_error_code(exc: exceptions.APIException) -> StrEnum:
     """DRF's own exceptions in the registry's terms: a body that is not JSON is invalid data
     like any other, the rest keep DRF's code (each one is in the registry)."""
     if isinstance(exc, exceptions.ParseError):
         return ErrorCode.INVALID_DATA
     try:
-        return ErrorCode(exc.default_code)
+        return ApiErrorCode(exc.default_code)
     except ValueError:
-        return ErrorCode.SERVER_ERROR
+        return ApiErrorCode.SERVER_ERROR

@@ -18,14 +18,17 @@ from drf_spectacular.types import OpenApiTypes
 from rest_framework.request import Request
 
 from accounts.authentication import request_api_key
+from core.error_codes import ApiErrorCode
+from core.error_registry import code_info, error_code
+from core.errors import NotFound
 from dropins.error_codes import DropinErrorCode
 from jobs import selectors, services
 from jobs.callbacks import callback_url_check
 from jobs.live.subscriptions import job_follow
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob, ResultWebhook
 from jobs.webhook_transport import WebhookRefused, WebhookResponse, outbound_get
-from rendering.error_codes import ErrorCode, code_info
-from rendering.errors import ApplicationError, InvalidInput, NotFound
+from rendering.error_codes import ErrorCode
+from rendering.errors import ApplicationError, InvalidInput
 from rendering.limits import size_text
 from reports import selectors as template_selectors
 from workspaces.current import workspace_current, workspace_for
@@ -125,7 +128,7 @@ def job_failure(job: PdfJob) -> ApplicationError:
         status = 409
     error = ApplicationError(
         job.error or f"Job {job.job_id} was {job.status}.",
-        code=ErrorCode(job.error_code) if info is not None else ErrorCode.SERVER_ERROR,
+        code=error_code(job.error_code) or ApiErrorCode.SERVER_ERROR,
         http_status=status if status >= 400 else 422,
         details={"job_id": str(job.job_id)},
     )

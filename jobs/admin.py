@@ -18,11 +18,11 @@ from django.views.decorators.http import require_POST
 from django_celery_results.models import GroupResult, TaskResult
 
 from core.admin_records import RecordAdmin
+from core.errors import Conflict
 from jobs import dead_letters, dispatch, services
 from jobs.links import pdf_path
 from jobs.models import DeadLetter, JobStatus, PdfJob, WebhookAttempt, WebhookDelivery
 from jobs.ops import alert_admin  # noqa: F401 - registers the Alert admin
-from rendering.errors import Conflict
 from workspaces.permissions import Action, can, roles_allowed
 
 

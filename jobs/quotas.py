@@ -26,8 +26,8 @@ from django.db.models import Model, Q, Sum
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
+from jobs.error_codes import JobErrorCode
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
-from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from workspaces.limits import NAMES, PERIODS, setting_name, workspace_limits
 from workspaces.models import Workspace
@@ -39,7 +39,7 @@ class QuotaExceeded(ApplicationError):
     """429 with Retry-After; the body names the limit (`limit`) and its value."""
 
     http_status = 429
-    code = ErrorCode.QUOTA_EXCEEDED
+    code = JobErrorCode.QUOTA_EXCEEDED
 
     def __init__(self, message: str, *, limit: str, value: int, retry_after: int) -> None:
         super().__init__(message, details={"limit": limit, "limit_value": value})

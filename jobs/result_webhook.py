@@ -10,8 +10,8 @@ from typing import Any
 from django.core.files.storage import storages
 
 from accounts.signing_certificates import secret_seal, secret_unseal
+from core.error_registry import code_info
 from jobs.models import JobStatus, PdfJob, ResultWebhook
-from rendering.error_codes import code_info
 
 
 def result_webhook_of(job: PdfJob) -> ResultWebhook | None:

@@ -1,11 +1,11 @@
 """Whether a failed job is worth retrying, and what to do about it otherwise: the job
-page, the API, the mail and the retry service all ask here (rendering.error_codes says
+page, the API, the mail and the retry service all ask here (core.error_registry says
 which codes a retry can fix)."""
 
 from __future__ import annotations
 
+from core.error_registry import code_info, retry_helps
 from jobs.models import JobStatus, PdfJob
-from rendering.error_codes import code_info, retry_helps
 
 _DEFAULT_ADVICE = (
     "Check the message above, fix the template, data or options it points to, and submit "

@@ -10,10 +10,10 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from core.errors import Gone, NotFound
 from core.uuids import uuid_or_none
+from jobs.error_codes import JobErrorCode
 from jobs.models import DeadLetter, JobStatus, PdfJob
-from rendering.error_codes import ErrorCode
-from rendering.errors import Gone, NotFound
 
 
 def job_list(
@@ -63,7 +63,7 @@ def dead_letter_redrive_expected(*, job: PdfJob) -> bool:
     that is still young enough at the next pass of dead_letters_redrive_due. The job's dead
     letter may not be written yet when this is asked (it follows the failure's commit):
     then it is a first failure, with every re-drive left."""
-    if job.status != JobStatus.FAILED or job.error_code != ErrorCode.RETRIES_EXHAUSTED:
+    if job.status != JobStatus.FAILED or job.error_code != JobErrorCode.RETRIES_EXHAUSTED:
         return False
     letter = DeadLetter.objects.filter(job=job).first()
     if letter is None:

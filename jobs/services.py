@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from accounts.models import ApiKey
 from accounts.sealing import steps_seal, steps_unseal
+from core.errors import Conflict, NotFound
 from jobs import dispatch, transitions
 from jobs.callbacks import callback_url_check
 from jobs.error_codes import JobErrorCode
@@ -28,13 +29,14 @@ from jobs.retry_rule import failure_advice, job_retry_helps
 from jobs.steps import steps_submit_check, submitted_steps_allow
 from rendering.engines import ENGINE_NAMES, JOB_ONLY_ENGINES, get_engine, helpers_check
 from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, Conflict, NotFound
+from rendering.errors import ApplicationError
 from rendering.limits import Limits
 from rendering.office import OFFICE_ENGINE, office_document_check
 from rendering.options import parse_options
 from rendering.postprocess.submit import document_submit_check
 from rendering.renderers import DEFAULT_RENDERER, get_renderer
 from reports import selectors as template_selectors
+from reports.error_codes import TemplateErrorCode
 from reports.limits import limits_from_settings
 from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.partials import partials_recorded, template_partials_resolve
@@ -141,7 +143,8 @@ def stored_source(
         )
     except NotFound:
         raise ApplicationError(
-            f"No template with slug {template_slug!r} exists.", code=ErrorCode.UNKNOWN_TEMPLATE
+            f"No template with slug {template_slug!r} exists.",
+            code=TemplateErrorCode.UNKNOWN_TEMPLATE,
         ) from None
     if engine is not None and engine != template.engine:
         raise ApplicationError(
@@ -151,7 +154,7 @@ def stored_source(
     if template.is_archived:
         raise ApplicationError(
             f"Template {template_slug!r} is archived; restore it to use it.",
-            code=ErrorCode.TEMPLATE_ARCHIVED,
+            code=TemplateErrorCode.TEMPLATE_ARCHIVED,
         )
     return template, latest or template_current_version(template=template)
 

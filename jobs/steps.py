@@ -19,6 +19,7 @@ from accounts.signing_certificates import (
     signing_certificates_check,
 )
 from accounts.timestamping import timestamp_urls_check
+from jobs.error_codes import JobErrorCode
 from jobs.models import JobStatus, PdfJob
 from jobs.selectors import job_get
 from jobs.webhook_transport import WebhookRefused, resolve_checked
@@ -48,7 +49,7 @@ def _merge_source(*, workspace: Any, job_id: str) -> PdfJob:
         raise ApplicationError(
             f"merge: job {job_id} has no PDF to merge (it is {job.status}"
             f"{', its PDF expired' if job.expired_at else ''}).",
-            code=ErrorCode.MERGE_SOURCE_UNAVAILABLE,
+            code=JobErrorCode.MERGE_SOURCE_UNAVAILABLE,
         )
     return job
 

@@ -1,7 +1,8 @@
 """The one error type: a problem a person can fix, with a code, a message and the HTTP
-status the API answers it with. Rendering raises its subclasses; the apps raise it too,
-and a single DRF exception handler turns any of them into a 4xx (it lives here, at the
-bottom of the import graph, so every package can raise it)."""
+status the API answers it with. Rendering raises its subclasses; the apps raise it too, with
+their own codes (core.errors holds the API's: NotFound, Gone, Conflict, LimitReached), and
+a single DRF exception handler (core.exception_handler) turns any of them into a 4xx. It
+lives here, at the bottom of the import graph, so every package can raise it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from rendering.limits import size_text
 class ApplicationError(Exception):
     """A request that cannot be done as asked; no retry fixes it."""
 
-    # Rendering's and the API's ErrorCode, or an app's own (workspaces.error_codes, ...).
+    # Rendering's ErrorCode, the API's (core.error_codes) or an app's own (jobs.error_codes...).
     code: StrEnum = ErrorCode.INVALID_DATA
     http_status = 400
 
@@ -43,39 +44,10 @@ class ApplicationError(Exception):
         return self.message
 
 
-class NotFound(ApplicationError):
-    code = ErrorCode.NOT_FOUND
-    http_status = 404
-
-
-class Gone(ApplicationError):
-    """It existed and was deleted on purpose (an expired PDF)."""
-
-    code = ErrorCode.EXPIRED
-    http_status = 410
-
-
-class Conflict(ApplicationError):
-    code = ErrorCode.CONFLICT
-    http_status = 409
-
-
-class LimitReached(ApplicationError):
-    """429: a per-workspace limit set by a setting was reached; the body names the
-    setting (`limit`)."""
-
-    http_status = 429
-    code: StrEnum = ErrorCode.THROTTLED
-    limit = ""  # the setting's name
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, details={"limit": self.limit})
-
-
 class RenderError(ApplicationError):
     """A permanent problem with the template, the data or the options."""
 
-    code = ErrorCode.RENDER_ERROR
+    code: StrEnum = ErrorCode.RENDER_ERROR  # an app's subclass may carry its own code
 
 
 class InvalidInput(RenderError):

@@ -15,7 +15,8 @@ from typing import Any
 from django.conf import settings
 from PIL import Image, ImageChops
 
-from rendering.errors import InvalidInput, NotFound
+from core.errors import NotFound
+from rendering.errors import InvalidInput
 from rendering.options import parse_options
 from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.partials import template_partials_sources

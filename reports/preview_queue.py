@@ -25,10 +25,12 @@ from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
 from core.celery import app
+from core.error_registry import error_code
+from core.errors import LimitReached
 from core.leases import lease_release, lease_take
 from core.redis import redis_client
 from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, LimitReached, RenderError
+from rendering.errors import ApplicationError, RenderError
 from rendering.options import parse_options
 from rendering.renderers import DEFAULT_RENDERER
 from reports.error_codes import TemplateErrorCode
@@ -159,7 +161,7 @@ def _preview_send_and_wait(work: PreviewWork, *, wait: int) -> list[bytes]:
     # The worker's error kind (template_syntax, limit_exceeded…), answered as it would be.
     raise RenderError(
         reply["message"],
-        code=ErrorCode(reply["code"]),
+        code=error_code(reply["code"]) or ErrorCode.RENDER_ERROR,
         http_status=reply["status"],
         line=reply.get("line"),
     )

@@ -22,9 +22,9 @@ from referencing._core import Resolver
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from rendering.limits import Limits
+from reports.error_codes import TemplateErrorCode
 from reports.json_walk import json_nodes
 from reports.schema_refs import REGISTRY
 
@@ -49,7 +49,7 @@ _REFS = ("$ref", "$dynamicRef", "$recursiveRef")
 class SchemaTooComplex(ApplicationError):
     """reports.validation.schema_check answers it as SchemaInvalid."""
 
-    code = ErrorCode.INVALID_SCHEMA
+    code = TemplateErrorCode.INVALID_SCHEMA
 
 
 def _count_nodes(schema: Any, limit: int) -> int:

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import BooleanField, ExpressionWrapper, F, Q, QuerySet, Subquery
 
-from rendering.errors import NotFound
+from core.errors import NotFound
 from reports.models import ReportTemplate, ReportTemplateVersion
 
 

@@ -15,6 +15,7 @@ from django.utils import timezone
 from accounts.sealing import steps_restored, steps_seal, steps_unseal
 from accounts.signing_certificates import signing_certificates_check
 from accounts.timestamping import timestamp_urls_check
+from core.errors import Conflict, NotFound
 from rendering.engines import (
     ENGINE_NAMES,
     FILE_ENGINES,
@@ -22,7 +23,7 @@ from rendering.engines import (
     helpers_check,
     template_file_defaults,
 )
-from rendering.errors import Conflict, InvalidInput, NotFound
+from rendering.errors import InvalidInput
 from rendering.forms import FORM_ENGINE, form_fields, form_pdf
 from rendering.options import parse_options
 from rendering.postprocess.steps import parse_steps

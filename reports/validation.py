@@ -13,6 +13,7 @@ from referencing.exceptions import Unresolvable
 from rendering.error_codes import ErrorCode
 from rendering.errors import LimitExceeded, RenderError
 from rendering.limits import DEFAULT_LIMITS, Limits, size_text
+from reports.error_codes import TemplateErrorCode
 from reports.json_walk import json_nodes
 from reports.patterns import FORMAT_CHECKER, PatternUnsupported, SchemaValidator
 from reports.schema_bounds import SchemaTooComplex, schema_bounds_check
@@ -35,7 +36,7 @@ class DataValidationError(RenderError):
 
 
 class SchemaInvalid(RenderError):
-    code = ErrorCode.INVALID_SCHEMA
+    code = TemplateErrorCode.INVALID_SCHEMA
 
 
 def _path(error: ValidationError) -> str:
@@ -117,7 +118,7 @@ def data_validate(
             f"Checking the data against the template's schema took more than {seconds:.1f} s "
             "of CPU (PDF_SCHEMA_VALIDATION_MS); simplify the schema's anyOf/oneOf or $ref "
             "recursion.",
-            code=ErrorCode.SCHEMA_TOO_SLOW,
+            code=TemplateErrorCode.SCHEMA_TOO_SLOW,
         ) from None
     except Unresolvable as exc:
         refused = remote_ref_refused(exc)
@@ -205,7 +206,8 @@ def data_check_sized(
     limit = limits.max_nesting_depth
     if dumped.count("{") + dumped.count("[") >= limit and data_depth(data, limit=limit) > limit:
         raise LimitExceeded(
-            f"{name} nests deeper than {limits.max_nesting_depth} levels.", code=ErrorCode.TOO_DEEP
+            f"{name} nests deeper than {limits.max_nesting_depth} levels.",
+            code=TemplateErrorCode.TOO_DEEP,
         )
     return data, size
 

@@ -28,16 +28,17 @@ from accounts.throttles import ReadOrSubmitThrottledApi, StatusReadThrottle, Sub
 from core.api_fields import QueryFilters, choice_filter, shown_name, unknown_field_message
 from core.api_pagination import paginated, paginated_schema
 from core.api_schema import action_schema
+from core.errors import NotFound
 from jobs.api import schema as job_schema
 from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializer
 from jobs.api.views import batch_item_submit
 from jobs.links import pdf_path
 from jobs.models import JobStatus
 from jobs.retry_rule import job_retry_helps
-from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, NotFound
+from rendering.errors import ApplicationError
 from reports import selectors as template_selectors
 from runs import combined, output, selectors, services
+from runs.error_codes import RunErrorCode
 from runs.links import run_download_path, run_download_token_valid, run_status_path
 from runs.models import Run, RunOutput, RunRecord, RunStatus
 from runs.records import Record, records_from_list, records_from_upload
@@ -426,7 +427,7 @@ class JobBatchCreateApi(APIView):
             raise ApplicationError(
                 f"A batch takes at most {settings.PDF_MAX_BATCH} items (PDF_MAX_BATCH); "
                 f"this one has {len(items)}.",
-                code=ErrorCode.TOO_MANY_ITEMS,  # a schema (maxItems) violation: 400, like others
+                code=RunErrorCode.TOO_MANY_ITEMS,  # a schema (maxItems) violation: 400, like others
             )
         workspace = workspace_for(request, Action.JOB_SUBMIT)
         # A batch is a run of separate jobs: GET runs/{batch_id} follows it as one.

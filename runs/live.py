@@ -16,13 +16,13 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from accounts.authentication import Caller
+from core.errors import NotFound
 from core.websocket_routes import websocket_path
 from jobs.live.access import follower_resolve, stream_member
 from jobs.live.consumers import FollowingConsumer
 from jobs.live.events import group_publish
 from jobs.live.sse import respond
 from jobs.live.subscriptions import Member, row_follow
-from rendering.errors import NotFound
 from runs.links import run_status_path
 from runs.models import Run, RunStatus
 from workspaces.permissions import Action, authorize

@@ -7,10 +7,10 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from core.error_registry import permanent_codes
+from core.errors import NotFound
 from core.uuids import uuid_or_none
 from jobs.models import JobStatus, PdfJob
-from rendering.error_codes import ErrorCode, retry_helps
-from rendering.errors import NotFound
 from runs.models import Run
 
 
@@ -57,6 +57,5 @@ def run_list(
 def run_has_retryable(*, run: Run) -> bool:
     """Has the run a failed record that retry-failed would send again (jobs.retry_rule's
     rule, as one query: an unknown code is given the benefit of the doubt)?"""
-    permanent = [code.value for code in ErrorCode if not retry_helps(code.value)]
     failed = PdfJob.objects.filter(batch_id=run.run_id, status=JobStatus.FAILED)
-    return failed.exclude(error_code__in=permanent).exists()
+    return failed.exclude(error_code__in=permanent_codes()).exists()

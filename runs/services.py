@@ -14,6 +14,7 @@ from django.utils import timezone
 from accounts.models import ApiKey
 from accounts.sealing import steps_seal, steps_unseal
 from core.api_fields import storable_text
+from core.errors import Conflict
 from jobs import dispatch, services, transitions
 from jobs.metrics import JOBS_CACHED, JOBS_SUBMITTED, job_renderer
 from jobs.models import JobStatus, PdfJob
@@ -22,7 +23,7 @@ from jobs.result_cache import cached_job_fields, result_cache_key
 from jobs.retry_rule import job_retry_helps
 from jobs.steps import steps_submit_check
 from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, Conflict
+from rendering.errors import ApplicationError
 from rendering.options import parse_options
 from rendering.postprocess.submit import document_submit_check
 from reports.limits import limits_from_settings
@@ -123,7 +124,7 @@ def run_create(
         raise ApplicationError(
             f"A run takes at most {limit} records (RUN_MAX_RECORDS); this one has more. "
             "Split it into several runs.",
-            code=ErrorCode.TOO_MANY_ITEMS,
+            code=RunErrorCode.TOO_MANY_ITEMS,
         )
     if output not in RunOutput.values:
         raise ApplicationError(

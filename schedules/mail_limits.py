@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import F, Sum
 from django.utils import timezone
 
-from rendering.errors import LimitReached
+from core.errors import LimitReached
 from schedules.models import ScheduleRun
 from workspaces.models import Membership, Workspace
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from core.errors import NotFound
 from core.uuids import uuid_or_none
-from rendering.errors import NotFound
 from schedules.models import Schedule, ScheduleRun
 
 

@@ -13,9 +13,10 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from accounts.models import ApiKey
-from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, NotFound
+from core.errors import NotFound
+from rendering.errors import ApplicationError
 from reports import selectors as template_selectors
+from reports.error_codes import TemplateErrorCode
 from reports.limits import limits_from_settings
 from reports.models import ReportTemplate
 from reports.services import template_current_version
@@ -42,12 +43,13 @@ def _template(*, workspace: Workspace, slug: Any) -> ReportTemplate:
         template = template_selectors.template_get_visible(workspace=workspace, slug=slug)
     except NotFound:
         raise ApplicationError(
-            f"template: no template with slug {slug!r} exists.", code=ErrorCode.UNKNOWN_TEMPLATE
+            f"template: no template with slug {slug!r} exists.",
+            code=TemplateErrorCode.UNKNOWN_TEMPLATE,
         ) from None
     if template.is_archived:
         raise ApplicationError(
             f"template: {slug!r} is archived; restore it to use it.",
-            code=ErrorCode.TEMPLATE_ARCHIVED,
+            code=TemplateErrorCode.TEMPLATE_ARCHIVED,
         )
     return template
 

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from django.http import Http404
 
-from rendering.errors import NotFound
+from core.errors import NotFound
 from workspaces.models import Workspace
 from workspaces.permissions import Action, authorize, authorize_page, is_api_key, role_in
 from workspaces.services import workspace_personal

@@ -18,7 +18,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from rendering.errors import ApplicationError, LimitReached
+from core.errors import LimitReached
+from rendering.errors import ApplicationError
 from workspaces.audit import AuditAction, audit_record
 from workspaces.error_codes import WorkspaceErrorCode
 from workspaces.models import Invitation, Membership, Role, Workspace

@@ -15,8 +15,9 @@ from typing import Any
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
 
-from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, NotFound
+from core.error_codes import ApiErrorCode
+from core.errors import NotFound
+from rendering.errors import ApplicationError
 from workspaces.models import Membership, Role, Workspace
 from workspaces.selectors import membership_role
 
@@ -90,7 +91,7 @@ class PermissionDenied(ApplicationError):
     """403; the body names the action and the roles that may do it."""
 
     http_status = 403
-    code = ErrorCode.PERMISSION_DENIED
+    code = ApiErrorCode.PERMISSION_DENIED
 
     def __init__(self, message: str, *, action: Action) -> None:
         super().__init__(

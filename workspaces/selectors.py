@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from rendering.errors import NotFound
+from core.errors import NotFound
 from workspaces.models import AuditEntry, Membership, SsoDomain, Workspace
 
 

@@ -12,7 +12,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from rendering.errors import ApplicationError, NotFound
+from core.errors import NotFound
+from rendering.errors import ApplicationError
 from workspaces.current import workspace_current, workspace_page_for, workspace_switch
 from workspaces.forms import WorkspaceCreateForm, WorkspaceSsoForm
 from workspaces.models import Workspace

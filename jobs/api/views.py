@@ -25,6 +25,8 @@ from accounts.throttles import StatusReadThrottle, SubmitThrottle, submit_budget
 from core.api_pagination import paginated, paginated_schema
 from core.api_schema import action_schema
 from core.disclosure import public_text
+from core.error_codes import ApiErrorCode
+from core.errors import NotFound
 from core.exception_handler import flatten_errors
 from jobs import selectors, services
 from jobs.api import schema
@@ -41,7 +43,7 @@ from jobs.links import pdf_download_token_valid, pdf_presigned_url, status_path
 from jobs.models import PdfJob
 from jobs.quotas import workspace_usage_report
 from rendering.error_codes import ErrorCode
-from rendering.errors import ApplicationError, NotFound
+from rendering.errors import ApplicationError
 from workspaces.current import actor_of, workspace_for
 from workspaces.permissions import Action
 
@@ -132,7 +134,7 @@ def batch_item_submit(
     # more submit from the key's API_RATE_SUBMIT budget, so a batch is no way around it.
     if index > 0 and not submit_budget_take(request):
         message = "Too many submits for this key's API_RATE_SUBMIT; send this item later."
-        return {**answer, "error": message, "code": ErrorCode.THROTTLED}
+        return {**answer, "error": message, "code": ApiErrorCode.THROTTLED}
     try:
         job, _ = _submit(request, serializer.validated_data, batch_id=batch_id)
     except ApplicationError as exc:

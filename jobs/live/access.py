@@ -9,9 +9,9 @@ from typing import Any
 from django.conf import settings
 
 from accounts.authentication import Caller, caller_resolve
+from core.error_codes import ApiErrorCode
 from jobs import selectors
 from jobs.live.subscriptions import job_follow, workspace_follow
-from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from workspaces.models import Workspace
 from workspaces.permissions import Action, authorize
@@ -24,7 +24,7 @@ def follower_resolve(*, api_key: str | None, session_user: Any, session: Any = N
     if caller is None:
         raise ApplicationError(
             "Authentication credentials were not provided or are invalid.",
-            code=ErrorCode.NOT_AUTHENTICATED,
+            code=ApiErrorCode.NOT_AUTHENTICATED,
             http_status=401,
         )
     authorize(caller.actor, Action.JOB_VIEW, Workspace(pk=caller.workspace_id))

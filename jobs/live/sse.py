@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET
 
 from accounts.authentication import API_KEY_HEADER
 from accounts.tenancy import tenant_id_for
+from jobs.error_codes import JobErrorCode
 from jobs.links import with_links
 from jobs.live.access import (
     follow_authorize,
@@ -25,7 +26,6 @@ from jobs.live.access import (
 )
 from jobs.live.stream_slots import StreamLimitReached, StreamSlot, stream_slot_acquire
 from jobs.metrics import live_stream
-from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 
 Events = AsyncIterator[dict[str, Any] | None]
@@ -88,7 +88,7 @@ async def respond(
         slot = await stream_slot_acquire(tenant_id=tenant_id_for(workspace=caller.workspace_id))
     except StreamLimitReached as exc:
         return JsonResponse(
-            {"error": exc.message, "code": ErrorCode.TOO_MANY_STREAMS, "limit": exc.limit},
+            {"error": exc.message, "code": JobErrorCode.TOO_MANY_STREAMS, "limit": exc.limit},
             status=429,
             headers={"Retry-After": str(settings.SSE_HEARTBEAT_SECONDS)},
         )

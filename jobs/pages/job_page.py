@@ -10,11 +10,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from core.disclosure import public_text
+from core.errors import Conflict
 from jobs import selectors, services
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
 from jobs.pages.job_state import job_state
-from rendering.errors import ApplicationError, Conflict
+from rendering.errors import ApplicationError
 from workspaces.current import page_get
 from workspaces.permissions import Action, can
 

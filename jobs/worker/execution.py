@@ -17,6 +17,7 @@ from django.utils import timezone
 from core.disclosure import internal_error, public_error
 from jobs import dispatch, transitions
 from jobs.dead_letters import dead_letter_record
+from jobs.error_codes import JobErrorCode
 from jobs.log_context import job_log_bind, stage_log_bind
 from jobs.metrics import StageTimer
 from jobs.models import JobStatus, PdfJob
@@ -183,7 +184,7 @@ def job_start(*, job_id: UUID | str, worker: str) -> PdfJob | Defer | None:
                 f"(limit PDF_MAX_ATTEMPTS={settings.PDF_MAX_ATTEMPTS}); the job is set aside "
                 "as a poison job. Check its template and data before re-driving it."
             ),
-            code=ErrorCode.WORKER_LOST,
+            code=JobErrorCode.WORKER_LOST,
             worker=current.worker,
         )
         return None
@@ -319,7 +320,10 @@ def job_handle_transient_error(
                 error, job_id=job_id, what="The report store is unreachable; the job waits for it"
             )
             rescheduled = transitions.job_reschedule(
-                job_id=job_id, error=shown, code=ErrorCode.STORAGE_UNAVAILABLE, refund_attempt=True
+                job_id=job_id,
+                error=shown,
+                code=JobErrorCode.STORAGE_UNAVAILABLE,
+                refund_attempt=True,
             )
             return countdown if rescheduled is not None else None
     retries_used = job.attempts - 1
@@ -328,7 +332,10 @@ def job_handle_transient_error(
         shown, _ = internal_error(
             error, job_id=job_id, what="An internal error interrupted the render; it is retried"
         )
-        if transitions.job_reschedule(job_id=job_id, error=shown, code=ErrorCode.TRANSIENT) is None:
+        if (
+            transitions.job_reschedule(job_id=job_id, error=shown, code=JobErrorCode.TRANSIENT)
+            is None
+        ):
             return None
         return retry_countdown(attempt=job.attempts)
     shown, message = internal_error(
@@ -336,12 +343,12 @@ def job_handle_transient_error(
         job_id=job_id,
         what=f"Gave up after {job.attempts} attempts; the last one met an internal error",
     )
-    failed = transitions.job_fail(job_id=job_id, error=shown, code=ErrorCode.RETRIES_EXHAUSTED)
+    failed = transitions.job_fail(job_id=job_id, error=shown, code=JobErrorCode.RETRIES_EXHAUSTED)
     if failed is not None:
         dead_letter_record(
             failed,
             error=message,
-            code=ErrorCode.RETRIES_EXHAUSTED,
+            code=JobErrorCode.RETRIES_EXHAUSTED,
             permanent=False,
             traceback=traceback,
             task_id=task_id,

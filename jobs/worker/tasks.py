@@ -19,10 +19,10 @@ from jobs.dispatch import (
     RENDER_TASK,
     WEBHOOK_RESEND_TASK,
 )
+from jobs.error_codes import JobErrorCode
 from jobs.worker import chunked, execution
 from jobs.worker.execution import Defer
 from jobs.worker.outages import outage_countdown, storage_unavailable
-from rendering.error_codes import ErrorCode
 from rendering.errors import RenderError
 
 
@@ -102,7 +102,9 @@ def _chunk_failed(task: Task[Any, Any], job_id: str, exc: Exception) -> None:
             job_id=job_id,
             what=f"A part of the report failed {task.request.retries + 1} times",
         )
-        execution.job_fail_permanently(job_id=job_id, error=shown, code=ErrorCode.RETRIES_EXHAUSTED)
+        execution.job_fail_permanently(
+            job_id=job_id, error=shown, code=JobErrorCode.RETRIES_EXHAUSTED
+        )
         return
     countdown = execution.retry_countdown(attempt=task.request.retries + 1)
     raise task.retry(countdown=countdown, exc=exc) from exc

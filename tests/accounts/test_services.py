@@ -80,7 +80,7 @@ def test_an_expired_key_is_refused_like_a_revoked_one(user):
 
 def test_keys_are_capped_per_tenant_and_a_revoked_one_frees_its_place(user, settings):
     from accounts.services import api_key_revoke
-    from rendering.errors import Conflict
+    from core.errors import Conflict
     from tests.factories import UserFactory
 
     settings.API_KEYS_MAX_PER_TENANT = 3

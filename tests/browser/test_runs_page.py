@@ -10,8 +10,8 @@ import zipfile
 import pytest
 from playwright.sync_api import expect
 
+from jobs.error_codes import JobErrorCode
 from jobs.models import JobStatus, PdfJob
-from rendering.error_codes import ErrorCode
 from reports.services import template_create
 from runs.models import Run, RunRecord
 from runs.progress import run_recount
@@ -63,7 +63,7 @@ def test_a_csv_run_shows_progress_live_downloads_and_retries(page, person, live_
     run = Run.objects.get()
     lost = PdfJob.objects.get(batch_id=run.run_id, data__name="Dee")
     PdfJob.objects.filter(pk=lost.pk).update(
-        status=JobStatus.FAILED, error="The worker died.", error_code=ErrorCode.WORKER_LOST
+        status=JobStatus.FAILED, error="The worker died.", error_code=JobErrorCode.WORKER_LOST
     )
     run_recount(run_id=run.run_id)
     page.reload()

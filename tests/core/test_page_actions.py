@@ -11,8 +11,9 @@ from django.contrib.messages.storage.fallback import FallbackStorage
 from django.contrib.sessions.backends.signed_cookies import SessionStore
 from django.test import RequestFactory
 
+from core.errors import Conflict
 from core.page_actions import page_action
-from rendering.errors import ApplicationError, Conflict
+from rendering.errors import ApplicationError
 
 
 def _request() -> Any:

@@ -24,7 +24,7 @@ import pytest
 
 from accounts.services import api_key_create
 from config.celery_app import app as celery_app
-from rendering.errors import Conflict
+from core.errors import Conflict
 from tests.e2e.bystander import MIN_ROUNDS, Bystander
 from tests.factories import ReportTemplateFactory, UserFactory
 

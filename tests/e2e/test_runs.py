@@ -16,8 +16,8 @@ import pytest
 from pypdf import PdfReader
 from websockets.sync.client import connect
 
+from jobs.error_codes import JobErrorCode
 from jobs.models import JobStatus, PdfJob
-from rendering.error_codes import ErrorCode
 from reports.services import template_create
 from runs.progress import run_recount
 from tests.e2e.conftest import read_sse
@@ -151,7 +151,7 @@ def test_combined_run_and_retry_failed_rerenders_only_the_lost_record(
     # attempts run out): the job fails with a code a retry can fix.
     lost = PdfJob.objects.get(job_id=state["records"][1]["job_id"])
     PdfJob.objects.filter(pk=lost.pk).update(
-        status=JobStatus.FAILED, error="worker lost", error_code=ErrorCode.WORKER_LOST
+        status=JobStatus.FAILED, error="worker lost", error_code=JobErrorCode.WORKER_LOST
     )
     assert run_recount(run_id=state["run_id"]).status == "partial"
     others = {

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rendering.errors import Conflict, LimitExceeded, RenderError, TemplateSyntaxError
+from core.errors import Conflict
+from rendering.errors import LimitExceeded, RenderError, TemplateSyntaxError
 from reports.models import ReportTemplate, ReportTemplateVersion
 from reports.services import (
     template_archive,

@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 
 from accounts.services import api_key_create
 from jobs import transitions
+from jobs.error_codes import JobErrorCode
 from jobs.models import JobStatus, PdfJob
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
@@ -104,7 +105,7 @@ def test_more_records_than_allowed_is_a_400(api, invoice, settings):
     records = [{"number": n, "customer": "x"} for n in range(3)]
     answer = _post(api, {"template": "invoice", "records": records})
     assert answer.status_code == 400
-    assert answer.json()["code"] == ErrorCode.TOO_MANY_ITEMS
+    assert answer.json()["code"] == RunErrorCode.TOO_MANY_ITEMS
     assert "RUN_MAX_RECORDS" in answer.json()["error"]
 
 
@@ -133,7 +134,7 @@ def test_an_upload_past_the_limit_is_refused_after_reading_one_record_too_many(
     upload = ContentFile(_upload_text(kind, 50).encode(), name=f"records.{kind}")
     answer = api.post(RUNS, {"template": "invoice", "file": upload}, format="multipart")
     assert answer.status_code == 400
-    assert answer.json()["code"] == ErrorCode.TOO_MANY_ITEMS
+    assert answer.json()["code"] == RunErrorCode.TOO_MANY_ITEMS
     assert "at most 5 records (RUN_MAX_RECORDS)" in answer.json()["error"]
     assert len(made) == 6  # the limit and one more; the other 44 were never parsed
     assert not Run.objects.exists()
@@ -145,7 +146,7 @@ def test_a_huge_upload_of_empty_objects_is_refused_quickly(api, invoice, setting
     started = time.monotonic()
     answer = api.post(RUNS, {"template": "invoice", "file": upload}, format="multipart")
     assert answer.status_code == 400
-    assert answer.json()["code"] == ErrorCode.TOO_MANY_ITEMS
+    assert answer.json()["code"] == RunErrorCode.TOO_MANY_ITEMS
     assert time.monotonic() - started < 2
 
 
@@ -167,7 +168,7 @@ def test_a_json_records_list_past_the_limit_is_refused(api, invoice, settings):
     settings.RUN_MAX_RECORDS = 2
     answer = _post(api, {"template": "invoice", "records": [{"number": 1}] * 5000})
     assert answer.status_code == 400
-    assert answer.json()["code"] == ErrorCode.TOO_MANY_ITEMS
+    assert answer.json()["code"] == RunErrorCode.TOO_MANY_ITEMS
 
 
 def test_unknown_template_and_output_are_400s(api, invoice):
@@ -244,7 +245,7 @@ def test_counters_follow_the_jobs_and_retry_failed_sends_only_the_fixable(
     )
     with django_capture_on_commit_callbacks(execute=True):
         jobs = _finish(
-            run, ["completed", "completed", ErrorCode.WORKER_LOST, ErrorCode.TEMPLATE_ERROR]
+            run, ["completed", "completed", JobErrorCode.WORKER_LOST, ErrorCode.TEMPLATE_ERROR]
         )
     run.refresh_from_db()
     assert (run.status, run.completed, run.failed, run.progress) == (RunStatus.PARTIAL, 2, 2, 100)

@@ -20,11 +20,11 @@ from rest_framework.test import APIClient
 from accounts.models import SigningCertificate
 from accounts.services import api_key_create
 from accounts.signing_certificates import signing_certificate_create
+from core.errors import NotFound
+from jobs.error_codes import JobErrorCode
 from jobs.live.access import follow_authorize, follower_resolve
 from jobs.models import JobStatus, PdfJob
 from jobs.services import job_create
-from rendering.error_codes import ErrorCode
-from rendering.errors import NotFound
 from reports.services import template_create
 from runs.progress import run_recount
 from runs.records import records_from_list
@@ -158,7 +158,7 @@ def _fill(workspace: Workspace, owner: Any) -> dict[str, str]:
     runs = {}
     for name, status, code in (
         ("run", None, ""),
-        ("failed_run", JobStatus.FAILED, ErrorCode.WORKER_LOST),
+        ("failed_run", JobStatus.FAILED, JobErrorCode.WORKER_LOST),
         ("completed_run", JobStatus.COMPLETED, ""),
     ):
         run = run_create(

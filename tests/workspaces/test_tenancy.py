@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from accounts.services import api_key_create
 from accounts.tenancy import tenant_id_for, tenant_of_job
-from rendering.errors import Conflict
+from core.errors import Conflict
 from tests.factories import PdfJobFactory, UserFactory
 from workspaces.services import membership_set, workspace_create, workspace_personal
 

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from jobs.error_codes import JobErrorCode
 from jobs.live.events import job_event_payload
 from jobs.models import JobStatus, PdfJob
 from jobs.state import JobStateSerializer
@@ -48,7 +49,7 @@ STATES = {
         "status": JobStatus.FAILED,
         "stage": "failed",
         "error": "The worker died.",
-        "error_code": ErrorCode.WORKER_LOST,
+        "error_code": JobErrorCode.WORKER_LOST,
         "completed_at": NOW,
     },
     "failed, permanent": {

@@ -1,6 +1,7 @@
-"""The error-code registries (rendering's and each app's own) are the one list: the code
-emits only their members, DRF's own errors map onto them, no two define the same code,
-and docs/reference/errors.md documents exactly their codes."""
+"""The error-code registries (rendering's, the API's and each app's own) are the one list:
+the code emits only their members, DRF's own errors map onto them, no two define the same
+code, core.error_registry looks up every one of them, and docs/reference/errors.md
+documents exactly their codes."""
 
 from __future__ import annotations
 
@@ -12,21 +13,37 @@ import pytest
 from rest_framework import exceptions
 
 from accounts import error_codes as account_codes
+from core import error_codes as api_codes
+from core.error_codes import ApiErrorCode
+from core.error_registry import code_info, error_code, permanent_codes, registries, retry_helps
 from core.exception_handler import drf_error_code
 from dropins import error_codes as dropin_codes
 from jobs import error_codes as job_codes
+from jobs.error_codes import JobErrorCode
 from rendering import error_codes
-from rendering.error_codes import CODES, ErrorCode, retry_helps
+from rendering.error_codes import ErrorCode
 from reports import error_codes as report_codes
 from runs import error_codes as run_codes
 from schedules import error_codes as schedule_codes
 from workspaces import error_codes as workspace_codes
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_PACKAGES = ("accounts", "core", "jobs", "reports", "rendering", "config")
+APP_PACKAGES = (
+    "accounts",
+    "core",
+    "dropins",
+    "jobs",
+    "reports",
+    "rendering",
+    "runs",
+    "schedules",
+    "workspaces",
+    "config",
+)
 # Each registry: its enum and its CodeInfo table.
 REGISTRIES = [
     (error_codes.ErrorCode, error_codes.CODES),
+    (api_codes.ApiErrorCode, api_codes.CODES),
     (account_codes.AccountErrorCode, account_codes.CODES),
     (report_codes.TemplateErrorCode, report_codes.CODES),
     (job_codes.JobErrorCode, job_codes.CODES),
@@ -90,6 +107,29 @@ def test_no_two_registries_define_the_same_code():
     assert len(ALL_CODES) == sum(len(codes) for codes, _ in REGISTRIES)
 
 
+def test_every_error_codes_module_is_a_registry_here():
+    modules = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("*/error_codes.py"))
+    listed = sorted(f"{codes.__module__.replace('.', '/')}.py" for codes, _ in REGISTRIES)
+    assert modules == listed
+
+
+def test_the_lookup_finds_every_registry():
+    # Apps' modules are found like admin modules: jobs, below the apps, reads their codes.
+    found = registries()
+    assert len(found) == len(REGISTRIES)
+    assert {id(table) for table in found} == {id(table) for _, table in REGISTRIES}
+    for code, info in ALL_CODES.items():
+        assert code_info(code) == info
+        assert error_code(code) == code
+    assert code_info("something_old") is None
+    assert error_code("something_old") is None
+
+
+def test_permanent_codes_are_those_a_retry_cannot_fix():
+    expected = sorted(code for code, info in ALL_CODES.items() if not info.retry_helps)
+    assert sorted(permanent_codes()) == expected
+
+
 @pytest.mark.parametrize(
     "exc_class",
     [
@@ -103,8 +143,8 @@ def test_no_two_registries_define_the_same_code():
 def test_drf_errors_map_to_registry_codes(exc_class):
     exc = exc_class(wait=1) if exc_class is exceptions.Throttled else exc_class(*_args(exc_class))
     code = drf_error_code(exc)
-    assert code in CODES
-    assert code != ErrorCode.SERVER_ERROR  # each 4xx DRF error has its own code
+    assert code in ALL_CODES
+    assert code != ApiErrorCode.SERVER_ERROR  # each 4xx DRF error has its own code
 
 
 def _args(exc_class: type) -> tuple[str, ...]:
@@ -135,7 +175,7 @@ def test_the_errors_page_gives_each_code_its_status():
 
 
 def test_retry_helps_only_where_the_same_job_can_succeed():
-    assert retry_helps(ErrorCode.WORKER_LOST)
+    assert retry_helps(JobErrorCode.WORKER_LOST)
     assert retry_helps(ErrorCode.TIMEOUT)
     assert not retry_helps(ErrorCode.TEMPLATE_SYNTAX)
     assert not retry_helps(ErrorCode.INVALID_DATA)
