@@ -21,6 +21,7 @@ from django.utils import timezone
 from accounts.events import KEY_REVOKED_TYPE, key_group
 from accounts.models import ApiKey
 from jobs.live.events import job_event_payload, job_group, workspace_group
+from jobs.live.receiving import Receiver
 from jobs.models import TERMINAL_STATUSES, PdfJob
 from workspaces.events import MEMBER_REMOVED_TYPE, member_group
 from workspaces.models import Membership
@@ -109,6 +110,7 @@ async def row_follow(
         fresh = await read()
         return fresh if fresh["seq"] > last else None
 
+    receiver = Receiver(layer, channel)
     try:
         candidate: dict[str, Any] | None = await read()
         while True:
@@ -120,22 +122,24 @@ async def row_follow(
             elif candidate is None:
                 yield None
             try:
-                message = await asyncio.wait_for(layer.receive(channel), timeout=heartbeat)
-                if revoked(message):
-                    return
-                candidate = message["event"]
-            except TimeoutError:
-                if not await still_allowed(key_prefix, member):
-                    return
-                candidate = await fresher()
+                message = await receiver.next(heartbeat)
             except Exception:
-                # A channel-layer failure must not end the stream: cancelling a blocking
-                # Redis read at the heartbeat can surface as redis' own TimeoutError (seen
-                # ~1 in 1,000 ticks under `make bench-push`). The row stays the truth.
+                # A channel-layer failure (Redis restarting, redis' own TimeoutError) must
+                # not end the stream. The row stays the truth.
                 logger.warning("channel layer receive failed for %s", label, exc_info=True)
                 await asyncio.sleep(min(1.0, heartbeat))
                 candidate = await fresher()
+                continue
+            if message is None:  # an idle tick
+                if not await still_allowed(key_prefix, member):
+                    return
+                candidate = await fresher()
+            elif revoked(message):
+                return
+            else:
+                candidate = message["event"]
     finally:
+        await receiver.close()
         await unsubscribe(layer, channel, groups)
 
 
@@ -199,6 +203,7 @@ async def workspace_follow(
             running.add(event["job_id"])
         return True
 
+    receiver = Receiver(layer, channel)
     try:
         latest = PdfJob.objects.filter(workspace_id=workspace_id).select_related("template")
         snapshot = [
@@ -209,21 +214,22 @@ async def workspace_follow(
             if newer(event):
                 yield event
         while True:
+            fresh: list[dict[str, Any]] = []
             try:
-                message = await asyncio.wait_for(layer.receive(channel), timeout=heartbeat)
-                if revoked(message):
-                    return
-                fresh = [message["event"]]
-            except TimeoutError:
-                if not await still_allowed(key_prefix, member):
-                    return
-                fresh = []
+                message = await receiver.next(heartbeat)
             except Exception:
                 logger.warning(
                     "channel layer receive failed for workspace %s", workspace_id, exc_info=True
                 )
                 await asyncio.sleep(min(1.0, heartbeat))
-                fresh = []
+            else:
+                if message is None:  # an idle tick
+                    if not await still_allowed(key_prefix, member):
+                        return
+                elif revoked(message):
+                    return
+                else:
+                    fresh = [message["event"]]
             if not fresh:
                 fresh = await _workspace_jobs(workspace_id, job_ids=set(running))
             sent = [event for event in fresh if newer(event)]
@@ -232,4 +238,5 @@ async def workspace_follow(
             if not sent:
                 yield None
     finally:
+        await receiver.close()
         await unsubscribe(layer, channel, groups)

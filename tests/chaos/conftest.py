@@ -21,6 +21,7 @@ from channels_redis.core import RedisChannelLayer
 from config import embedded_redis
 from jobs.dispatch import task_id_for
 from jobs.live.events import job_group
+from jobs.live.receiving import Receiver
 from jobs.models import PdfJob
 from tests.processes import (
     ALL_QUEUES,
@@ -225,15 +226,16 @@ class EventRecorder:
         for group in self.groups:
             await layer.group_add(group, channel)
         self._ready.set()
+        receiver = Receiver(layer, channel)
         while not self._stop.is_set():
             try:
-                message = await asyncio.wait_for(layer.receive(channel), timeout=0.3)
-            except TimeoutError:
-                continue
+                message = await receiver.next(0.3)
             except Exception:
                 await asyncio.sleep(0.2)  # the server is being restarted
                 continue
-            self.events.append(message["event"])
+            if message is not None:
+                self.events.append(message["event"])
+        await receiver.close()
         await layer.flush()
 
     def __enter__(self) -> EventRecorder:
