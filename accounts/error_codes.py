@@ -1,5 +1,4 @@
-"""The accounts app's error codes (API keys): each with its HTTP status and what a person
-should do about it, as rendering.error_codes gives its own (docs/reference/errors.md)."""
+"""The accounts app's error codes (API keys), declared as rendering.error_codes says."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The dropins app's error codes (the vendor-compatible routes): each with its HTTP status
-and what a person should do about it, as rendering.error_codes gives its own
-(docs/reference/errors.md)."""
+"""The dropins app's error codes (the vendor-compatible routes), declared as rendering's are."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The jobs app's error codes (submits, quotas, live streams, and a job's failures on our
-side that a retry can fix): each with its HTTP status and what a person should do about it,
-as rendering.error_codes gives its own (docs/reference/errors.md)."""
+"""The jobs app's error codes: submits, quotas, live streams, and failures a retry can fix."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The reports app's error codes (templates, their schemas and data checks, their previews):
-each with its HTTP status and what a person should do about it, as rendering.error_codes
-gives its own (docs/reference/errors.md)."""
+"""The reports app's error codes: templates, their schemas and data checks, their previews."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The runs app's error codes (bulk runs and batches): each with its HTTP status and what a
-person should do about it, as rendering.error_codes gives its own (docs/reference/errors.md)."""
+"""The runs app's error codes (bulk runs and batches), declared as rendering.error_codes says."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The schedules app's error codes (schedules): each with its HTTP status and what a person
-should do about it, as rendering.error_codes gives its own (docs/reference/errors.md)."""
+"""The schedules app's error codes, declared as rendering.error_codes says."""
 
 from __future__ import annotations
 

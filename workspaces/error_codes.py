@@ -1,6 +1,4 @@
-"""The workspaces app's error codes (members, invitations, SSO domains): each with its HTTP
-status and what a person should do about it, as rendering.error_codes gives its own
-(docs/reference/errors.md)."""
+"""The workspaces app's error codes: members, invitations, SSO domains."""
 
 from __future__ import annotations
 
