@@ -1,19 +1,14 @@
-"""The accounts app's error codes (API keys): each with its HTTP status and what a person
-should do about it, as rendering.error_codes gives its own (docs/reference/errors.md)."""
+"""The accounts app's error codes (API keys), declared as rendering.error_codes says."""
 
 from __future__ import annotations
 
-from enum import StrEnum
-
-from rendering.error_codes import CodeInfo
+from rendering.error_codes import CodeEnum
 
 
-class AccountErrorCode(StrEnum):
-    API_KEYS_MAX = "api_keys_max"
-
-
-CODES: dict[AccountErrorCode, CodeInfo] = {
-    AccountErrorCode.API_KEYS_MAX: CodeInfo(
-        409, False, "Revoke an API key you no longer use, then create the new one."
-    ),
-}
+class AccountErrorCode(CodeEnum):
+    API_KEYS_MAX = (
+        "api_keys_max",
+        409,
+        False,
+        "Revoke an API key you no longer use, then create the new one.",
+    )

@@ -4,52 +4,53 @@ read the same whichever app defined it; jobs, below the apps, cannot import thei
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from enum import StrEnum
 from functools import cache
 from importlib import import_module
-from typing import Any
+from types import ModuleType
 
 from django.apps import apps
 from django.utils.module_loading import module_has_submodule
 
 from core import error_codes as api_codes
 from rendering import error_codes as rendering_codes
-from rendering.error_codes import CodeInfo
+from rendering.error_codes import CodeEnum, CodeInfo
 
 
-def registries() -> list[Mapping[StrEnum, CodeInfo]]:
-    """Each CODES table: rendering's, the API's, then each installed app's in app order."""
-    tables: list[Mapping[StrEnum, CodeInfo]] = [
-        _table(rendering_codes.CODES),
-        _table(api_codes.CODES),
-    ]
+def registries() -> list[type[CodeEnum]]:
+    """Each enum of codes: rendering's, the API's, then each installed app's in app order."""
+    modules = [rendering_codes, api_codes]
     for config in apps.get_app_configs():
         if module_has_submodule(config.module, "error_codes"):
-            tables.append(_table(import_module(f"{config.name}.error_codes").CODES))
-    return tables
+            modules.append(import_module(f"{config.name}.error_codes"))
+    return [codes for module in modules for codes in _declared(module)]
 
 
-def _table(codes: Mapping[Any, CodeInfo]) -> Mapping[StrEnum, CodeInfo]:
-    # Each app's enum is its own StrEnum subclass; the lookup reads them all alike.
-    return codes
+def _declared(module: ModuleType) -> list[type[CodeEnum]]:
+    # The CodeEnum subclasses the module defines (not those it imports, nor the base).
+    return [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, CodeEnum)
+        and value is not CodeEnum
+        and value.__module__ == module.__name__
+    ]
 
 
 @cache
-def _codes() -> dict[str, tuple[StrEnum, CodeInfo]]:
-    return {str(code): (code, info) for table in registries() for code, info in table.items()}
+def _codes() -> dict[str, CodeEnum]:
+    return {str(code): code for codes in registries() for code in codes}
 
 
-def error_code(code: str) -> StrEnum | None:
+def error_code(code: str) -> CodeEnum | None:
     """The registry's member for a stored code; None for one it does not know (old rows)."""
-    found = _codes().get(code)
-    return None if found is None else found[0]
+    return _codes().get(code)
 
 
 def code_info(code: str) -> CodeInfo | None:
     """What the registry says of a stored code; None for one it does not know (old rows)."""
     found = _codes().get(code)
-    return None if found is None else found[1]
+    return None if found is None else found.info
 
 
 def retry_helps(code: str) -> bool:
@@ -61,4 +62,4 @@ def retry_helps(code: str) -> bool:
 
 def permanent_codes() -> list[str]:
     """The codes a retry cannot fix, as stored (for a query over failed jobs)."""
-    return [code for code, (_, info) in _codes().items() if not info.retry_helps]
+    return [code for code, member in _codes().items() if not member.info.retry_helps]

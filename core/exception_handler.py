@@ -68,6 +68,7 @@ def drf_error_code(exc: exceptions.APIException) -> StrEnum:
     if isinstance(exc, exceptions.ParseError):
         return ErrorCode.INVALID_DATA
     try:
-        return ApiErrorCode(exc.default_code)
+        # A lookup by value (EnumMeta.__call__); mypy reads the call as CodeEnum.__new__.
+        return ApiErrorCode(exc.default_code)  # type: ignore[call-arg]
     except ValueError:
         return ApiErrorCode.SERVER_ERROR

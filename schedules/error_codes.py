@@ -1,29 +1,22 @@
-"""The schedules app's error codes (schedules): each with its HTTP status and what a person
-should do about it, as rendering.error_codes gives its own (docs/reference/errors.md)."""
+"""The schedules app's error codes, declared as rendering.error_codes says."""
 
 from __future__ import annotations
 
-from enum import StrEnum
-
-from rendering.error_codes import CodeInfo
+from rendering.error_codes import CodeEnum
 
 
-class ScheduleErrorCode(StrEnum):
-    TOO_MANY_SCHEDULES = "too_many_schedules"
-    INVALID_SCHEDULE = "invalid_schedule"
-
-
-CODES: dict[ScheduleErrorCode, CodeInfo] = {
-    ScheduleErrorCode.TOO_MANY_SCHEDULES: CodeInfo(
+class ScheduleErrorCode(CodeEnum):
+    TOO_MANY_SCHEDULES = (
+        "too_many_schedules",
         400,
         False,
         "Delete a schedule the workspace no longer needs (or ask the operator to raise "
         "SCHEDULE_MAX_PER_WORKSPACE), then create it again.",
-    ),
-    ScheduleErrorCode.INVALID_SCHEDULE: CodeInfo(
+    )
+    INVALID_SCHEDULE = (
+        "invalid_schedule",
         400,
         False,
         "Correct the schedule's field the message names (cron, timezone, data_url, "
         "deliveries), then save it again.",
-    ),
-}
+    )

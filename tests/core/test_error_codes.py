@@ -40,19 +40,19 @@ APP_PACKAGES = (
     "workspaces",
     "config",
 )
-# Each registry: its enum and its CodeInfo table.
+# Each registry: its enum, whose members carry their CodeInfo.
 REGISTRIES = [
-    (error_codes.ErrorCode, error_codes.CODES),
-    (api_codes.ApiErrorCode, api_codes.CODES),
-    (account_codes.AccountErrorCode, account_codes.CODES),
-    (report_codes.TemplateErrorCode, report_codes.CODES),
-    (job_codes.JobErrorCode, job_codes.CODES),
-    (dropin_codes.DropinErrorCode, dropin_codes.CODES),
-    (workspace_codes.WorkspaceErrorCode, workspace_codes.CODES),
-    (schedule_codes.ScheduleErrorCode, schedule_codes.CODES),
-    (run_codes.RunErrorCode, run_codes.CODES),
+    error_codes.ErrorCode,
+    api_codes.ApiErrorCode,
+    account_codes.AccountErrorCode,
+    report_codes.TemplateErrorCode,
+    job_codes.JobErrorCode,
+    dropin_codes.DropinErrorCode,
+    workspace_codes.WorkspaceErrorCode,
+    schedule_codes.ScheduleErrorCode,
+    run_codes.RunErrorCode,
 ]
-ALL_CODES = {str(code): info for _, table in REGISTRIES for code, info in table.items()}
+ALL_CODES = {str(code): code.info for codes in REGISTRIES for code in codes}
 DOC = ROOT / "docs" / "reference" / "errors.md"
 
 
@@ -98,18 +98,22 @@ def test_the_literal_scan_finds_a_literal_code():
     assert sorted(code for _, code in _literal_codes(ast.parse(source))) == ["b", "c", "oops"]
 
 
-@pytest.mark.parametrize(("codes", "table"), REGISTRIES)
-def test_every_code_has_its_registry_entry(codes, table):
-    assert set(table) == set(codes)
+@pytest.mark.parametrize("codes", REGISTRIES)
+def test_every_code_says_its_status_retry_and_advice(codes):
+    for code in codes:
+        assert code.value == str(code)
+        assert code.info.status is None or 400 <= code.info.status < 600
+        assert isinstance(code.info.retry_helps, bool)
+        assert code.info.advice
 
 
 def test_no_two_registries_define_the_same_code():
-    assert len(ALL_CODES) == sum(len(codes) for codes, _ in REGISTRIES)
+    assert len(ALL_CODES) == sum(len(codes) for codes in REGISTRIES)
 
 
 def test_every_error_codes_module_is_a_registry_here():
     modules = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("*/error_codes.py"))
-    listed = sorted(f"{codes.__module__.replace('.', '/')}.py" for codes, _ in REGISTRIES)
+    listed = sorted(f"{codes.__module__.replace('.', '/')}.py" for codes in REGISTRIES)
     assert modules == listed
 
 
@@ -117,7 +121,7 @@ def test_the_lookup_finds_every_registry():
     # Apps' modules are found like admin modules: jobs, below the apps, reads their codes.
     found = registries()
     assert len(found) == len(REGISTRIES)
-    assert {id(table) for table in found} == {id(table) for _, table in REGISTRIES}
+    assert set(found) == set(REGISTRIES)
     for code, info in ALL_CODES.items():
         assert code_info(code) == info
         assert error_code(code) == code
