@@ -259,10 +259,10 @@ def _inline_image(template: DocxTemplate, value: Any, width_mm: float | None) ->
 def docx_fill(content: bytes, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> bytes:
     """The template filled with the data, as a .docx: in a forked child under the template
     limits (time, memory), like the other engines' renders. (Its tags were checked at save
-    or submit.) A template small enough to keep (_keepable) is parsed and its tags
-    compiled once in this process (_prepared) and the child fills its copy-on-write copy,
-    as the jinja engine's child renders the template compiled before the fork; a larger
-    one is parsed in the child, each time."""
+    or submit.) A template small enough to keep (_keepable) is parsed, its body patched,
+    its tags compiled and its parts deflated once in this process (_prepared) and the
+    child fills its copy-on-write copy, as the jinja engine's child renders the template
+    compiled before the fork; a larger one is parsed in the child, each time."""
     prepared = _prepared(content, limits)
     if prepared is None:
         return run_isolated(lambda: _fill(_Prepared.parse(content, limits), data, limits), limits)
@@ -275,7 +275,8 @@ def docx_fill(content: bytes, data: dict[str, Any], limits: Limits = DEFAULT_LIM
 # no job's data or render reaches another's. A template is kept only when its parts are
 # small (_PREPARED_MAX_BYTES unpacked, _PREPARED_MAX_XML_BYTES of them XML, which lxml
 # holds at a few times its size; as the zip declares them: zip_check held it to
-# that), so the parse and the compile outside the child stay small too.
+# that), so the parse and the compile outside the child stay small too. Its parts'
+# deflated copies (_Prepared.keep) add at most as much again as the parts themselves.
 _PREPARED_KEPT = 4
 _PREPARED_MAX_BYTES = 8 * 1024 * 1024
 _PREPARED_MAX_XML_BYTES = 2 * 1024 * 1024
@@ -356,9 +357,10 @@ class _Prepared:
         template = self.template
 
         def build_xml(context: dict[str, Any], jinja_env: jinja2.Environment | None = None) -> str:
-            return template.render_xml_part(body, template.docx._part, context, jinja_env)
+            rendered: str = template.render_xml_part(body, template.docx._part, context, jinja_env)
+            return rendered
 
-        template.build_xml = build_xml  # type: ignore[method-assign]
+        template.build_xml = build_xml
 
 
 _PARAGRAPH = re.compile(r"<w:p([ >])")  # as docxtpl's render_xml_part splits the XML
@@ -425,8 +427,11 @@ def _kept_parts_writer(kept: Mapping[str, Deflated], max_bytes: int) -> Iterator
     module; put back all the same)."""
     from docx.opc import pkgwriter
 
+    def kept_parts_writer(out: Any) -> Any:  # python-docx calls PhysPkgWriter(pkg_file)
+        return KeptPartsZipWriter(out, kept, max_bytes)
+
     writer = pkgwriter.PhysPkgWriter  # type: ignore[attr-defined]
-    pkgwriter.PhysPkgWriter = lambda out: KeptPartsZipWriter(out, kept, max_bytes)  # type: ignore[attr-defined]
+    pkgwriter.PhysPkgWriter = kept_parts_writer  # type: ignore[attr-defined, assignment]
     try:
         yield
     finally:
