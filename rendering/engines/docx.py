@@ -20,24 +20,24 @@ import re
 import threading
 import zipfile
 from collections import OrderedDict
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import jinja2
 from jinja2 import nodes
 
+from rendering.engines.docx_zip import Deflated, KeptPartsZipWriter, deflated_parts
 from rendering.engines.jinja import jinja_environment, jinja_errors
 from rendering.errors import (
     InvalidInput,
-    LimitExceeded,
     RenderError,
     TemplateRuntimeError,
     TemplateSyntaxError,
 )
 from rendering.file_sources import file_content, file_source
 from rendering.isolated import run_isolated
-from rendering.limits import DEFAULT_LIMITS, Limits, size_text
+from rendering.limits import DEFAULT_LIMITS, Limits
 from rendering.office_files import zip_check
 
 if TYPE_CHECKING:
@@ -259,10 +259,10 @@ def _inline_image(template: DocxTemplate, value: Any, width_mm: float | None) ->
 def docx_fill(content: bytes, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS) -> bytes:
     """The template filled with the data, as a .docx: in a forked child under the template
     limits (time, memory), like the other engines' renders. (Its tags were checked at save
-    or submit.) A template small enough to keep (_keepable) is parsed and its tags
-    compiled once in this process (_prepared) and the child fills its copy-on-write copy,
-    as the jinja engine's child renders the template compiled before the fork; a larger
-    one is parsed in the child, each time."""
+    or submit.) A template small enough to keep (_keepable) is parsed, its body patched,
+    its tags compiled and its parts deflated once in this process (_prepared) and the
+    child fills its copy-on-write copy, as the jinja engine's child renders the template
+    compiled before the fork; a larger one is parsed in the child, each time."""
     prepared = _prepared(content, limits)
     if prepared is None:
         return run_isolated(lambda: _fill(_Prepared.parse(content, limits), data, limits), limits)
@@ -275,7 +275,8 @@ def docx_fill(content: bytes, data: dict[str, Any], limits: Limits = DEFAULT_LIM
 # no job's data or render reaches another's. A template is kept only when its parts are
 # small (_PREPARED_MAX_BYTES unpacked, _PREPARED_MAX_XML_BYTES of them XML, which lxml
 # holds at a few times its size; as the zip declares them: zip_check held it to
-# that), so the parse and the compile outside the child stay small too.
+# that), so the parse and the compile outside the child stay small too. Its parts'
+# deflated copies (_Prepared.keep) add at most as much again as the parts themselves.
 _PREPARED_KEPT = 4
 _PREPARED_MAX_BYTES = 8 * 1024 * 1024
 _PREPARED_MAX_XML_BYTES = 2 * 1024 * 1024
@@ -286,11 +287,15 @@ _prepared_lock = threading.Lock()
 class _Prepared:
     """A DocxTemplate with its parts read and an environment that compiles each source
     once (docxtpl asks it to compile the document's XML, the headers' and footers', the
-    properties' text each time it renders)."""
+    properties' text each time it renders). A kept one (_prepared) also holds its body's
+    XML as docxtpl patches it before compiling, and its parts deflated (keep), so that a
+    fill neither serialises and patches the body again nor deflates the parts it leaves
+    unchanged (styles, numbering, theme: most of a Word file's bytes)."""
 
     def __init__(self, template: DocxTemplate, environment: jinja2.Environment) -> None:
         self.template = template
         self.environment = environment
+        self.parts: Mapping[str, Deflated] = {}
         compiled: dict[str, jinja2.Template] = {}
         compile_source = environment.from_string
 
@@ -326,16 +331,36 @@ class _Prepared:
         compiled in the child."""
         template, environment = self.template, self.environment
         environment.autoescape = True  # as render(autoescape=True) sets it before compiling
-        sources = [template.get_xml()]
+        body = template.patch_xml(template.get_xml())
+        self._keep_body(body)
+        sources = [body]
         for uri in (template.HEADER_URI, template.FOOTER_URI):
             sources += [
-                template.get_part_xml(part) for _, part in template.get_headers_footers(uri)
+                template.patch_xml(template.get_part_xml(part))
+                for _, part in template.get_headers_footers(uri)
             ]
         for source in sources:
-            environment.from_string(_PARAGRAPH.sub(r"\n<w:p\1", template.patch_xml(source)))
+            environment.from_string(_PARAGRAPH.sub(r"\n<w:p\1", source))
         properties = template.docx.core_properties
         for name in ("author", "comments", "identifier", "language", "subject", "title"):
             environment.from_string(getattr(properties, name))
+
+    def keep(self) -> None:
+        """Deflate the template's parts once (python-docx serialises them: no template code
+        runs), for every fill of this copy to copy those it leaves unchanged."""
+        self.parts = deflated_parts(self.template.docx.part.package)
+
+    def _keep_body(self, body: str) -> None:
+        """docxtpl's build_xml (the body serialised, patched, rendered) starting from the
+        body patched here: the kept template's body is never rendered in this process, and
+        the child that renders its copy does so once."""
+        template = self.template
+
+        def build_xml(context: dict[str, Any], jinja_env: jinja2.Environment | None = None) -> str:
+            rendered: str = template.render_xml_part(body, template.docx._part, context, jinja_env)
+            return rendered
+
+        template.build_xml = build_xml
 
 
 _PARAGRAPH = re.compile(r"<w:p([ >])")  # as docxtpl's render_xml_part splits the XML
@@ -382,6 +407,10 @@ def _prepared(content: bytes, limits: Limits) -> _Prepared | None:
     except _UNREADABLE:  # the child parses it again and fails as it always did
         return None
     try:
+        prepared.keep()
+    except _UNREADABLE:  # a part python-docx cannot serialise: the child saves it as before
+        prepared.parts = {}
+    try:
         prepared.compile_ahead()
     except _UNCOMPILABLE:
         pass  # the child compiles it again and reports it
@@ -392,31 +421,17 @@ def _prepared(content: bytes, limits: Limits) -> _Prepared | None:
     return prepared
 
 
-class _QuickZipWriter:
-    """python-docx's zip writer (docx.opc.phys_pkg._ZipPkgWriter) at deflate level 1: the
-    filled document goes straight to LibreOffice, and a Word file's largest parts (styles,
-    hundreds of KB of XML) pack at level 6 in about three times as long for a third less."""
-
-    def __init__(self, pkg_file: Any) -> None:
-        self._zip = zipfile.ZipFile(
-            pkg_file, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1
-        )
-
-    def write(self, pack_uri: Any, blob: bytes) -> None:
-        self._zip.writestr(pack_uri.membername, blob)
-
-    def close(self) -> None:
-        self._zip.close()
-
-
 @contextmanager
-def _quick_deflate() -> Iterator[None]:
-    """python-docx saving with _QuickZipWriter (in the forked child: its own copy of the
+def _kept_parts_writer(kept: Mapping[str, Deflated], max_bytes: int) -> Iterator[None]:
+    """python-docx saving with KeptPartsZipWriter (in the forked child: its own copy of the
     module; put back all the same)."""
     from docx.opc import pkgwriter
 
+    def kept_parts_writer(out: Any) -> Any:  # python-docx calls PhysPkgWriter(pkg_file)
+        return KeptPartsZipWriter(out, kept, max_bytes)
+
     writer = pkgwriter.PhysPkgWriter  # type: ignore[attr-defined]
-    pkgwriter.PhysPkgWriter = _QuickZipWriter  # type: ignore[attr-defined, assignment]
+    pkgwriter.PhysPkgWriter = kept_parts_writer  # type: ignore[attr-defined, assignment]
     try:
         yield
     finally:
@@ -431,14 +446,9 @@ def _fill(prepared: _Prepared, data: dict[str, Any], limits: Limits) -> bytes:
         except jinja2.TemplateSyntaxError as exc:
             raise _syntax_error(exc) from None
     out = io.BytesIO()
-    with _quick_deflate():
+    with _kept_parts_writer(prepared.parts, limits.max_html_bytes):
         template.save(out)
-    filled = out.getvalue()
-    if len(filled) > limits.max_html_bytes:
-        raise LimitExceeded(
-            f"The filled document is larger than the {size_text(limits.max_html_bytes)} allowed."
-        )
-    return filled
+    return out.getvalue()
 
 
 class DocxEngine:

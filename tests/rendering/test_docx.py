@@ -274,3 +274,73 @@ def test_a_stop_while_the_template_is_read_here_is_not_swallowed(monkeypatch):
     monkeypatch.setattr(docx._Prepared, "parse", stopped)
     with pytest.raises(SoftTimeLimit):
         docx_fill(invoice_docx(extra_paragraph="stopped while read"), INVOICE_DATA | {"logo": ""})
+
+
+def _parts(content: bytes) -> dict[str, bytes]:
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def test_a_kept_template_is_not_serialised_deflated_or_patched_again_for_a_fill(monkeypatch):
+    from docxtpl import DocxTemplate
+
+    from rendering.engines import docx, docx_zip
+
+    template = invoice_docx(extra_paragraph="prepared once {{ number }}")
+    data = INVOICE_DATA | {"logo": png_data_uri()}
+    first = docx_fill(template, data)
+    (prepared,) = (
+        p for p in docx._prepared_kept.values() if p.template.template_file.getvalue() == template
+    )
+    styles = prepared.parts["word/styles.xml"].blob
+
+    # The child inherits these: had it serialised and patched the body again or deflated
+    # the styles again, the fill would stop (an error in the child).
+    def refused(*args: object) -> None:
+        raise AssertionError("done again for a kept template")
+
+    of = docx_zip.Deflated.of
+    monkeypatch.setattr(DocxTemplate, "get_xml", refused)
+    monkeypatch.setattr(DocxTemplate, "patch_xml", refused)
+    monkeypatch.setattr(
+        docx_zip.Deflated, "of", lambda blob: refused() if blob == styles else of(blob)
+    )
+    second = docx_fill(template, data | {"number": "B-9"})
+    monkeypatch.undo()
+    assert "prepared once B-9" in [p.text for p in _read(second).paragraphs]
+    assert _parts(second)["word/styles.xml"] == styles
+    # Only the number differs: every other part is the same, and the same fill gives the
+    # same bytes.
+    differ = {name for name, part in _parts(first).items() if _parts(second)[name] != part}
+    assert differ == {"word/document.xml"}
+    assert docx_fill(template, data) == first
+
+
+def test_a_kept_template_fills_every_part_as_one_parsed_in_the_child(monkeypatch):
+    from rendering.engines import docx
+
+    template = invoice_docx(extra_paragraph="every part {{ customer.email }}")
+    data = INVOICE_DATA | {"logo": png_data_uri()}
+    kept = docx_fill(template, data)
+    monkeypatch.setattr(docx, "_PREPARED_MAX_XML_BYTES", 0)  # parsed in the child
+    monkeypatch.setattr(docx, "_prepared_kept", type(docx._prepared_kept)())
+    assert _parts(docx_fill(template, data)) == _parts(kept)
+
+
+def test_a_new_version_of_a_template_is_filled_from_its_own_parts():
+    from rendering.engines import docx
+
+    first = invoice_docx(extra_paragraph="version {{ number }}")
+    styles = _parts(first)["word/styles.xml"]
+    assert b'w:styleId="Heading1"' in styles
+    second = _with_part(
+        first, "word/styles.xml", styles.replace(b'w:styleId="Heading1"', b'w:styleId="Title1"')
+    )
+    data = INVOICE_DATA | {"logo": ""}
+    assert _parts(docx_fill(first, data))["word/styles.xml"] == styles
+    filled = _parts(docx_fill(second, data))
+    assert b'w:styleId="Title1"' in filled["word/styles.xml"]
+    assert b'w:styleId="Heading1"' not in filled["word/styles.xml"]
+    assert len([p for p in docx._prepared_kept.values() if not p.template.is_rendered]) >= 2
