@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import threading
 from collections import defaultdict
@@ -127,6 +128,16 @@ def pdf_text(content: bytes) -> tuple[int, str]:
     """Read a PDF back: its page count and all of its text."""
     reader = PdfReader(io.BytesIO(content))
     return len(reader.pages), "\n".join(page.extract_text() or "" for page in reader.pages)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection loaded (Django, every library, the test modules: ~270,000 objects)
+    lives until the process ends: frozen, the collector stops walking it at each of the
+    run's full collections, as the worker and beat freeze theirs (jobs/worker/signals.py).
+    Over 787 in-process tests, twice: the collections' time 10.4 → 8.3 and 5.3 s, the run's
+    CPU 59.7 → 58.3 and 58.3 → 53.4 s."""
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(config, items) -> None:
