@@ -34,6 +34,11 @@ class Reading:
     threshold: float
     message: str
 
+    @classmethod
+    def above(cls, value: float, threshold: float, message: str) -> Reading:
+        """The rules whose condition is their value exceeding the threshold."""
+        return cls(value > threshold, value, threshold, message)
+
 
 def _window() -> tuple[datetime, str]:
     seconds = settings.ALERT_WINDOW_SECONDS
@@ -63,8 +68,7 @@ def read_generation_time() -> Reading | None:
     if count < settings.ALERT_MIN_JOBS or not isinstance(average, timedelta):
         return Reading(False, 0.0, threshold, f"No completed jobs in {label}.")
     seconds = average.total_seconds()
-    return Reading(
-        seconds > threshold,
+    return Reading.above(
         seconds,
         threshold,
         f"Average generation time (submit to completion) was {seconds:.1f} s over {label} "
@@ -80,8 +84,7 @@ def read_failure_rate() -> Reading | None:
     if total < settings.ALERT_MIN_JOBS:
         return Reading(False, 0.0, threshold, f"No finished jobs in {label}.")
     rate = failed / total
-    return Reading(
-        rate > threshold,
+    return Reading.above(
         rate,
         threshold,
         f"{rate:.1%} of jobs failed in {label} ({failed} of {total}; threshold {threshold:.0%}).",
@@ -95,8 +98,7 @@ def read_queue_age() -> Reading | None:
     queue, age = stats.oldest
     threshold = float(settings.ALERT_QUEUE_AGE_SECONDS)
     depth = stats.queues[queue].depth if queue else 0
-    return Reading(
-        age > threshold,
+    return Reading.above(
         age,
         threshold,
         f"The oldest message in queue {queue or '-'} has waited {age:.0f} s ({depth} "
