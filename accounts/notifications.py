@@ -9,7 +9,9 @@ import logging
 import smtplib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from django.contrib.auth.models import User
 from django.core.mail import EmailMessage
@@ -115,26 +117,33 @@ def notification_send_once(*, key: str, user_id: int, message: EmailMessage) -> 
     return True
 
 
+class MailNotSent(Exception):
+    """The mail backend refused or could not be reached; worth another try."""
+
+
 def owner_mail_once(
     *,
     user_id: int,
-    key: str,
+    kind: str,
+    object_id: UUID,
+    ending: tuple[str, datetime],
     message: Callable[[str], EmailMessage],
-    what: str,
-    error: type[Exception],
     log: logging.Logger,
     by_api_key: bool = False,
 ) -> str:
-    """Mail a job's or a run's owner once per `key` (the message built for their address):
-    "sent", "already_sent" or "not_wanted" (no address, job mail turned off, or an API
-    key's job they want no mail about). A mail server error is logged on `log` and raised
-    as `error`, for the task to retry."""
+    """Mail a job's or a run's owner (`kind` "job" or "run") once per ending (its final
+    status and when it was reached; a retry's new ending mails again), the message built
+    for their address: "sent", "already_sent" or "not_wanted" (no address, job mail
+    turned off, or an API key's job they want no mail about). A mail server error is
+    logged on `log` and raised as MailNotSent, for the task to retry."""
+    status, ended_at = ending
+    key = f"{kind}:{object_id}:{status}:{ended_at.isoformat()}"
     to = job_mail_recipient(user_id=user_id, by_api_key=by_api_key)
     if to is None:
         return "not_wanted"
     try:
         sent = notification_send_once(key=key, user_id=user_id, message=message(to))
     except (smtplib.SMTPException, OSError) as exc:
-        log.warning("could not mail the owner of %s: %s", what, exc)
-        raise error(f"{type(exc).__name__}: {exc}") from exc
+        log.warning("could not mail the owner of %s: %s", f"{kind} {object_id}", exc)
+        raise MailNotSent(f"{type(exc).__name__}: {exc}") from exc
     return "sent" if sent else "already_sent"

@@ -44,10 +44,6 @@ MAILED_STATUSES = (JobStatus.COMPLETED, JobStatus.FAILED)
 MAIL_CHOICES = Joined(name="_owner_mail_choices", on="owner", query=job_mail_choices)
 
 
-class MailNotSent(Exception):
-    """The mail backend refused or could not be reached; worth another try."""
-
-
 def job_notify_enqueue(*, job: PdfJob) -> None:
     """After a final transition commits: queue the owner's mail if they would get one. The
     check here saves a message per job for people without an address or who opted out;
@@ -120,10 +116,10 @@ def job_notify_owner(*, job_id: UUID | str) -> str:
         return "redrive_pending"  # not final yet: beat will try it again by itself
     return owner_mail_once(
         user_id=job.owner_id,
-        key=f"job:{job.job_id}:{job.status}:{job.completed_at.isoformat()}",
+        kind="job",
+        object_id=job.job_id,
+        ending=(job.status, job.completed_at),
         message=lambda to: job_mail(job, to=to),
-        what=f"job {job.job_id}",
-        error=MailNotSent,
         log=logger,
         by_api_key=job.api_key_id is not None,
     )

@@ -18,10 +18,6 @@ from runs.models import Run, RunOutput, RunStatus
 logger = logging.getLogger(__name__)
 
 
-class RunMailNotSent(Exception):
-    """The mail backend refused or could not be reached; worth another try."""
-
-
 def run_mail(run: Run, *, to: str) -> EmailMessage:
     name = run.template.name if run.template else "Batch"
     page = f"{settings.PUBLIC_BASE_URL}{reverse('run-page', kwargs={'run_id': run.run_id})}"
@@ -59,9 +55,9 @@ def run_notify_owner(*, run_id: UUID | str) -> str:
         return "not_finished"
     return owner_mail_once(
         user_id=run.owner_id,
-        key=f"run:{run.run_id}:{run.status}:{run.finished_at.isoformat()}",
+        kind="run",
+        object_id=run.run_id,
+        ending=(run.status, run.finished_at),
         message=lambda to: run_mail(run, to=to),
-        what=f"run {run.run_id}",
-        error=RunMailNotSent,
         log=logger,
     )

@@ -8,9 +8,10 @@ from typing import Any
 from celery import Task, shared_task
 from django.conf import settings
 
+from accounts.notifications import MailNotSent
 from runs.combined import run_combined_build
 from runs.dispatch import RUN_COMBINE_TASK, RUN_NOTIFY_TASK
-from runs.mail import RunMailNotSent, run_notify_owner
+from runs.mail import run_notify_owner
 
 NOTIFY_MAX_RETRIES = 8
 
@@ -29,5 +30,5 @@ def build_run_combined(run_id: str) -> str:
 def notify_run_owner(self: Task[Any, Any], /, run_id: str) -> str:
     try:
         return run_notify_owner(run_id=run_id)
-    except RunMailNotSent as exc:
+    except MailNotSent as exc:
         raise self.retry(countdown=min(600, 15 * 2**self.request.retries), exc=exc) from exc

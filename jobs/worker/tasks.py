@@ -9,6 +9,7 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 
+from accounts.notifications import MailNotSent
 from core.disclosure import internal_error, public_error
 from jobs import callbacks, owner_mail
 from jobs.dispatch import (
@@ -158,6 +159,6 @@ NOTIFY_MAX_RETRIES = 8
 def notify_owner(self: Task[Any, Any], /, job_id: str) -> str:
     try:
         return owner_mail.job_notify_owner(job_id=job_id)
-    except owner_mail.MailNotSent as exc:
+    except MailNotSent as exc:
         countdown = execution.retry_countdown(attempt=self.request.retries + 1)
         raise self.retry(countdown=countdown, exc=exc) from exc

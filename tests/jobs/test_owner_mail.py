@@ -12,11 +12,11 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import SentNotification
-from accounts.notifications import notification_preferences_set
+from accounts.notifications import MailNotSent, notification_preferences_set
 from jobs import transitions
 from jobs.links import pdf_download_token_valid
 from jobs.models import DeadLetter, JobStatus
-from jobs.owner_mail import MailNotSent, failure_advice, job_notify_enqueue, job_notify_owner
+from jobs.owner_mail import failure_advice, job_notify_enqueue, job_notify_owner
 from runs.models import Run
 from tests.factories import PdfJobFactory, ReportTemplateFactory, UserFactory
 from tests.mail_files import body_of, mails_in, subject_of
