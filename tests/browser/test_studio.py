@@ -15,7 +15,7 @@ from reports.models import ReportTemplate
 from reports.samples import template_sync_samples
 from reports.services import template_create, template_draft_save, template_publish
 from reports.starters import STARTER_ENGINES
-from tests.browser.conftest import SHOTS, sign_in
+from tests.browser.conftest import save_shot, sign_in
 from tests.browser.test_csp import RECORD_VIOLATIONS
 from tests.conftest import pdf_text
 from tests.e2e.conftest import wait_for_status
@@ -53,8 +53,7 @@ def _text_width(page, text: str) -> float:
 def _screenshot(page, name: str) -> None:
     for close in page.locator(".toast-close").all():  # job notices are not the studio's
         close.click()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / name))
+    save_shot(page, name)
 
 
 def _wait_pill(page, text: str) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import SHOTS, sign_in
+from tests.browser.conftest import save_shot, sign_in
 from tests.factories import PdfJobFactory, UserFactory
 from workspaces.models import AuditEntry, Membership, Workspace
 from workspaces.services import membership_set, workspace_create, workspace_personal
@@ -50,8 +50,7 @@ def test_the_nav_stays_on_one_row_at_1366_px(page, person, live_stack):
     nav = page.get_by_role("navigation", name="Main")
     first = nav.get_by_role("link", name="My jobs").bounding_box()
     last = nav.get_by_role("button", name="Sign out").bounding_box()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "nav-1366.png"))
+    save_shot(page, "nav-1366.png")
     assert first is not None
     assert last is not None
     assert abs(first["y"] - last["y"]) < first["height"], (first, last)
@@ -62,7 +61,7 @@ def test_the_nav_stays_on_one_row_at_1366_px(page, person, live_stack):
     nav.get_by_text("Manage").click()
     for name in ("Members", "API keys", "Usage", "Audit log", "Sign-on", "New team workspace"):
         expect(nav.get_by_role("link", name=name)).to_be_visible()
-    page.screenshot(path=str(SHOTS / "nav-1366-menu.png"))
+    save_shot(page, "nav-1366-menu.png")
     page.keyboard.press("Escape")  # closes, as a menu does
     expect(nav.get_by_role("link", name="Members")).to_be_hidden()
     nav.get_by_text("Manage").click()
