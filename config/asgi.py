@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP (including SSE) through Django, WebSockets through Channels."""
 
+import gc
 import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
@@ -14,6 +15,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.db import database_sync_to_async  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.urls import get_resolver  # noqa: E402
 
 from accounts.authentication import asgi_caller_is_known  # noqa: E402
 from core.body_limit import BodyLimitMiddleware  # noqa: E402
@@ -36,3 +38,14 @@ application = ProtocolTypeRouter(
         "websocket": AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
     }
 )
+
+# Once in every web process, whatever server imported this module (config.web's uvicorn
+# workers, a gunicorn worker, the tests): build the URLconf now, which imports every view
+# (the first request did it: ~190 modules, 20k objects, 150 ms), then move everything
+# loaded so far out of the cyclic garbage collector. Each full collection walked the ~180k
+# objects Django and the apps leave behind, 70-120 ms on an idle core and 120-340 ms beside
+# the renders, with every request in that process waiting: the tail of submit latency
+# (docs/benchmarks/index.md, 2026-12-07). Frozen, a collection walks what requests make.
+get_resolver().reverse_dict  # noqa: B018 -- the URLconf imported and its patterns indexed
+gc.collect()
+gc.freeze()
