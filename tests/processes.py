@@ -47,6 +47,22 @@ def free_port() -> int:
     return int(ephemeral_port_reserve.reserve("127.0.0.1"))
 
 
+def python_answer(code: str, *, env: dict[str, str] | None = None) -> Any:
+    """Run `code` in a Python of its own, from the repository, and return the last line it
+    printed read as JSON: what a fresh process imports, freezes or configures, which this
+    test process (which imported everything long ago) cannot show."""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=BASE_DIR,
+        env=os.environ.copy() if env is None else env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def database_url_for_tests() -> str:
     """The URL of the test database, for processes the tests start."""
     from django.db import connection

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+
+from tests.processes import python_answer
 
 pytestmark = pytest.mark.process
 
-
-BASE_DIR = Path(__file__).resolve().parents[2]
 _PRINT = (
     "import django; django.setup(); from config.celery_app import app; import json; "
     "print(json.dumps([app.conf.worker_send_task_events, app.conf.task_send_sent_event]))"
@@ -20,15 +15,7 @@ _PRINT = (
 
 
 def _conf(env: dict[str, str]) -> list[bool]:
-    result = subprocess.run(
-        [sys.executable, "-c", _PRINT],
-        cwd=BASE_DIR,
-        env={**env, "DJANGO_SETTINGS_MODULE": "config.settings.test"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return python_answer(_PRINT, env={**env, "DJANGO_SETTINGS_MODULE": "config.settings.test"})
 
 
 @pytest.mark.parametrize(("value", "expected"), [(None, False), ("true", True), ("false", False)])

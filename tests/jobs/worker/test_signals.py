@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 import gc
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -19,6 +14,7 @@ from jobs.models import PdfJob
 from jobs.worker import signals
 from jobs.worker.signals import connections_back_to_the_pool, warm_before_fork
 from rendering.glyphs import bundled_code_points
+from tests.processes import python_answer
 
 # What a job renders, fills and signs with: the modules that use them import them when
 # used, so only a worker (before its pool forks) imports them at start.
@@ -71,16 +67,7 @@ def test_the_web_starts_without_the_render_libraries_and_a_worker_imports_them()
         "before = [n for n in names if n in sys.modules]; libraries_import(); "
         "print(json.dumps([before, [n for n in names if n not in sys.modules]]))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=Path(__file__).resolve().parents[3],
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    web_imported, worker_missing = json.loads(done.stdout.strip().splitlines()[-1])
+    web_imported, worker_missing = python_answer(code)
     assert web_imported == []
     assert worker_missing == []
 
