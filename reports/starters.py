@@ -34,6 +34,16 @@ SAMPLE_DATA: dict[str, Any] = {
 }
 
 _ROW = '<tr><td>{name}</td><td class="amount">{amount}</td></tr>'
+
+
+def _loop_page(title: str, loop: tuple[str, str], name: str, amount: str) -> str:
+    """The heading and a table with a row per item: every engine's starter but raw's, in
+    that engine's words for the title, the loop's first and last line, and an item's fields."""
+    begin, end = loop
+    row = _ROW.format(name=name, amount=amount)
+    return f"<h1>{title}</h1>\n<table>\n{begin}\n{row}\n{end}\n</table>"
+
+
 # One loop over `items` in each engine's own words: where a newcomer sees its syntax at once.
 _HTML = {
     "raw": (
@@ -42,27 +52,23 @@ _HTML = {
         + _ROW.format(name="Widget", amount="12.00")
         + "\n</table>"
     ),
-    "handlebars": (
-        "<h1>{{title}}</h1>\n<table>\n{{#each items}}\n"
-        + _ROW.format(name="{{name}}", amount="{{amount}}")
-        + "\n{{/each}}\n</table>"
+    "handlebars": _loop_page(
+        "{{title}}", ("{{#each items}}", "{{/each}}"), "{{name}}", "{{amount}}"
     ),
-    "mustache": (
-        "<h1>{{title}}</h1>\n<table>\n{{#items}}\n"
-        + _ROW.format(name="{{name}}", amount="{{amount}}")
-        + "\n{{/items}}\n</table>"
-    ),
-    "ejs": (
-        "<h1><%= title %></h1>\n<table>\n<% items.forEach(function (item) { %>\n"
-        + _ROW.format(name="<%= item.name %>", amount="<%= item.amount %>")
-        + "\n<% }); %>\n</table>"
+    "mustache": _loop_page("{{title}}", ("{{#items}}", "{{/items}}"), "{{name}}", "{{amount}}"),
+    "ejs": _loop_page(
+        "<%= title %>",
+        ("<% items.forEach(function (item) { %>", "<% }); %>"),
+        "<%= item.name %>",
+        "<%= item.amount %>",
     ),
 }
 for _name in ("jinja2", "liquid", "django"):
-    _HTML[_name] = (
-        "<h1>{{ title }}</h1>\n<table>\n{% for item in items %}\n"
-        + _ROW.format(name="{{ item.name }}", amount="{{ item.amount }}")
-        + "\n{% endfor %}\n</table>"
+    _HTML[_name] = _loop_page(
+        "{{ title }}",
+        ("{% for item in items %}", "{% endfor %}"),
+        "{{ item.name }}",
+        "{{ item.amount }}",
     )
 
 
