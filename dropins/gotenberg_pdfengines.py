@@ -181,9 +181,13 @@ class _PdfEnginesApi(GotenbergApi):
         return files_answer(request, jobs, [part.name for part in parts], headers)
 
 
-def _file_layer(request: Request, prefix: str) -> bool:
-    """The stamp or watermark is a file (image or pdf): its expression may be left out."""
-    return request.POST.get(f"{prefix}Source", "").strip() in ("image", "pdf")
+def _layer_check(request: Request, layer: str) -> None:
+    """A stamp or watermark is its text (`{layer}Expression`) unless it is a file (image or
+    pdf, `{layer}Source`), whose expression may be left out: InvalidInput without either."""
+    if request.POST.get(f"{layer}Expression"):
+        return
+    if request.POST.get(f"{layer}Source", "").strip() not in ("image", "pdf"):
+        raise InvalidInput(f"{layer}Expression is required: the {layer}'s text.")
 
 
 def idempotency_key(request: Request) -> str:
@@ -310,8 +314,7 @@ class GotenbergStampApi(_PdfEnginesApi):
     def post(self, request: Request) -> HttpResponse:
         """Each PDF with stampExpression drawn over every page, or the image or PDF sent
         under stamp (stampSource=image or pdf)."""
-        if not (request.POST.get("stampExpression") or _file_layer(request, "stamp")):
-            raise InvalidInput("stampExpression is required: the stamp's text.")
+        _layer_check(request, "stamp")
         return super().post(request)
 
 
@@ -322,8 +325,7 @@ class GotenbergWatermarkApi(_PdfEnginesApi):
     def post(self, request: Request) -> HttpResponse:
         """Each PDF with watermarkExpression drawn under the content of every page, or
         the image or PDF sent under watermark (watermarkSource=image or pdf)."""
-        if not (request.POST.get("watermarkExpression") or _file_layer(request, "watermark")):
-            raise InvalidInput("watermarkExpression is required: the watermark's text.")
+        _layer_check(request, "watermark")
         return super().post(request)
 
 

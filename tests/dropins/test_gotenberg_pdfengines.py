@@ -5,12 +5,14 @@ refuses, and Idempotency-Key (one job a key; a key and its part's number for sev
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from dropins.gotenberg_pdfengines import part_key, unique_names
+from dropins.gotenberg_pdfengines import _layer_check, part_key, unique_names
 from jobs.models import PdfJob, ResultWebhook
+from rendering.errors import InvalidInput
 from rendering.pdf_files import pdf_files
 from tests.dropins.test_gotenberg_office import HOOKS, _gotenberg
 from tests.rendering.form_pdfs import pages_pdf
@@ -103,3 +105,27 @@ def test_a_zips_entries_are_numbered_when_names_repeat():
         "notes",
     ]
     assert unique_names(["x", "x"]) == ["x", "x (2)"]
+
+
+@pytest.mark.parametrize("layer", ["stamp", "watermark"])
+def test_a_stamp_or_watermark_needs_its_text_unless_it_is_a_file(layer):
+    def check(**post: str) -> None:
+        _layer_check(SimpleNamespace(POST=post), layer)
+
+    check(**{f"{layer}Expression": "DRAFT"})
+    check(**{f"{layer}Source": " pdf "})  # a file: no text needed
+    for post in ({}, {f"{layer}Source": "text"}, {f"{layer}Expression": ""}):
+        with pytest.raises(InvalidInput, match=f"^{layer}Expression is required: the {layer}'s"):
+            check(**post)
+
+
+@pytest.mark.django_db
+def test_a_stamp_without_its_text_is_refused_before_any_job(api_key):
+    answer = _gotenberg(api_key).post(
+        "/gotenberg/forms/pdfengines/stamp",
+        {"a.pdf": SimpleUploadedFile("a.pdf", _pdf("a.pdf"))},
+        format="multipart",
+    )
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "stampExpression is required: the stamp's text."
+    assert not PdfJob.objects.exists()
