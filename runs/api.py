@@ -18,7 +18,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
-from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -31,6 +30,7 @@ from core.api_schema import action_schema
 from core.errors import NotFound
 from jobs.api import schema as job_schema
 from jobs.api.serializers import JobBatchInputSerializer, JobBatchOutputSerializer
+from jobs.api.signed_link import TOKEN, SignedLinkApi
 from jobs.api.views import batch_item_submit
 from jobs.links import pdf_path
 from jobs.models import JobStatus
@@ -346,16 +346,11 @@ class CombinedPreparingSerializer(serializers.Serializer[Any]):
     progress = serializers.IntegerField(help_text="Percent of the PDFs merged.")
 
 
-class RunDownloadApi(APIView):
-    """Download by signed link: the token in the URL is the credential, so no API key."""
-
-    authentication_classes: list[type] = []
-    permission_classes = [AllowAny]
-
+class RunDownloadApi(SignedLinkApi):
     @extend_schema(
         operation_id="run_download",
         summary="Download a run's ZIP or combined PDF by its signed link",
-        parameters=[OpenApiParameter("token", str, required=True)],
+        parameters=[TOKEN],
         responses={
             (200, "application/zip"): OpenApiTypes.BINARY,
             (200, "application/pdf"): OpenApiTypes.BINARY,
@@ -365,8 +360,7 @@ class RunDownloadApi(APIView):
     def get(self, request: Request, run_id: str) -> HttpResponseBase:
         """A combined PDF is built once on a worker: until it is stored, a 202 with its
         progress and a Retry-After; then the stored file."""
-        if not run_download_token_valid(request.query_params.get("token", ""), run_id):
-            raise NotFound("This download link is invalid or has expired; ask for the run again.")
+        self.token_check(request, run_download_token_valid, run_id, "run")
         run = selectors.run_get_finished(run_id=run_id)
         if run.output == RunOutput.COMBINED:
             state = combined.run_combined_prepare(run=run)

@@ -9,13 +9,11 @@ from django.core.files.storage import storages
 from django.http import FileResponse, HttpResponseRedirect
 from django.http.response import HttpResponseBase
 from drf_spectacular.utils import (
-    OpenApiParameter,
     OpenApiResponse,
     extend_schema,
     inline_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -26,7 +24,6 @@ from core.api_pagination import paginated, paginated_schema
 from core.api_schema import action_schema
 from core.disclosure import public_text
 from core.error_codes import ApiErrorCode
-from core.errors import NotFound
 from core.exception_handler import flatten_errors
 from jobs import selectors, services
 from jobs.api import schema
@@ -39,6 +36,7 @@ from jobs.api.serializers import (
     UsageOutputSerializer,
     WebhookDeliverySerializer,
 )
+from jobs.api.signed_link import TOKEN, SignedLinkApi
 from jobs.links import pdf_download_token_valid, pdf_presigned_url, status_path
 from jobs.models import PdfJob
 from jobs.quotas import workspace_usage_report
@@ -212,25 +210,18 @@ class JobCancelApi(APIView):
         return _job_answer(request, services.job_cancel(job=job))
 
 
-class JobPdfApi(APIView):
-    """Download by signed link: the token in the URL is the credential, so no API key."""
-
-    authentication_classes: list[type] = []
-    permission_classes = [AllowAny]
-
+class JobPdfApi(SignedLinkApi):
     @extend_schema(
         operation_id="job_pdf",
         summary="Download a job's PDF by its signed link",
-        parameters=[OpenApiParameter("token", str, required=True)],
+        parameters=[TOKEN],
         responses={
             (200, "application/pdf"): inline_serializer("Pdf", {}),
             302: OpenApiResponse(description="On S3: to a presigned URL of the PDF."),
         },
     )
     def get(self, request: Request, job_id: str) -> HttpResponseBase:
-        token = request.query_params.get("token", "")
-        if not pdf_download_token_valid(token, job_id):
-            raise NotFound("This download link is invalid or has expired; ask for the job again.")
+        self.token_check(request, pdf_download_token_valid, job_id, "job")
         job = selectors.job_get_completed(job_id=job_id)
         # On S3 the client fetches the PDF from the store: no web worker is held for the
         # transfer, and any web host can answer whichever host rendered it.
