@@ -29,7 +29,7 @@ from schedules.error_codes import ScheduleErrorCode
 from schedules.mail_limits import mail_quota_check, mail_recipients_of
 from schedules.models import RunTrigger, Schedule, ScheduleRun
 from schedules.validation import data_url_check, deliveries_check
-from workspaces.audit import AuditAction, audit_record
+from workspaces.audit import AuditAction, audit_changes, audit_record
 from workspaces.models import Workspace
 from workspaces.permissions import Action, authorize
 
@@ -280,8 +280,9 @@ def schedule_update(*, schedule: Schedule, fields: dict[str, Any], by: Any = Non
     if (schedule.cron, schedule.timezone, schedule.paused) != before:
         schedule.next_run_at = _next(schedule, now=timezone.now())
     changes: dict[str, Any] = {"fields": sorted(fields)}
-    if _deliveries(schedule) != deliveries_before:
-        changes["deliveries"] = [deliveries_before, _deliveries(schedule)]
+    changes |= audit_changes(
+        {"deliveries": deliveries_before}, {"deliveries": _deliveries(schedule)}
+    )
     with transaction.atomic():
         schedule.save()
         _audit(schedule, by, AuditAction.SCHEDULE_CHANGED, **changes)

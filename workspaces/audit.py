@@ -3,6 +3,7 @@ workspace's owners must be able to trace (who, what, to which thing, when)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
@@ -48,6 +49,12 @@ def actor_label(actor: Any) -> str:
     if is_api_key(actor):
         return f"key {actor.prefix}… ({actor.user.username})"
     return str(actor.get_username())
+
+
+def audit_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """What a change did, as an entry's `changes` keep it: [before, after] of each of
+    `after`'s names whose value differs; a name that stayed the same is left out."""
+    return {name: [before[name], value] for name, value in after.items() if before[name] != value}
 
 
 def audit_record(

@@ -12,7 +12,7 @@ from django.utils.text import slugify
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError
 from workspaces.access import access_lost
-from workspaces.audit import AuditAction, audit_record
+from workspaces.audit import AuditAction, audit_changes, audit_record
 from workspaces.error_codes import WorkspaceErrorCode
 from workspaces.events import member_removed_publish
 from workspaces.limits import NAMES as QUOTA_NAMES
@@ -220,9 +220,7 @@ def workspace_quota_set(*, workspace: Workspace, by: Any = None, **limits: int |
     for name, value in limits.items():
         setattr(row, name, value)
     row.save()
-    changed = {
-        name: [before[name], value] for name, value in limits.items() if before[name] != value
-    }
+    changed = audit_changes(before, limits)
     if changed:
         audit_record(
             workspace=workspace,
@@ -336,11 +334,10 @@ def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by
             workspace.sso_domains.exclude(domain__in=cleaned).delete()
             for domain in cleaned:
                 SsoDomain.objects.get_or_create(domain=domain, workspace=workspace)
-            changes: dict[str, Any] = {}
-            if before_domains != cleaned:
-                changes["domains"] = [before_domains, cleaned]
-            if before_role != workspace.sso_role:
-                changes["role"] = [before_role, workspace.sso_role]
+            changes = audit_changes(
+                {"domains": before_domains, "role": before_role},
+                {"domains": cleaned, "role": workspace.sso_role},
+            )
             if changes:
                 audit_record(
                     workspace=workspace,
@@ -368,11 +365,13 @@ def sso_domain_operator_save(*, row: SsoDomain, by: Any) -> SsoDomain:
     sso_domain_claimable(workspace=row.workspace, domain=row.domain)
     before = SsoDomain.objects.filter(pk=row.pk).first() if row.pk else None
     row.save()
-    changes: dict[str, Any] = {}
-    if before is None or before.domain != row.domain:
-        changes["domains"] = [[before.domain] if before else [], [row.domain]]
-    if (before.verified if before else False) != row.verified:
-        changes["verified"] = [before.verified if before else False, row.verified]
+    # A new row: no domain before it, and not verified.
+    was = (
+        {"domains": [before.domain], "verified": before.verified}
+        if before
+        else {"domains": [], "verified": False}
+    )
+    changes = audit_changes(was, {"domains": [row.domain], "verified": row.verified})
     if changes:
         audit_record(
             workspace=row.workspace,

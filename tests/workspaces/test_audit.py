@@ -22,6 +22,7 @@ from jobs.models import DeadLetter, JobStatus
 from reports.models import ReportTemplate
 from tests.accounts.pkcs12_factory import make_pkcs12
 from tests.factories import PdfJobFactory, UserFactory, members_with_emails
+from workspaces.audit import audit_changes
 from workspaces.audit_export import changes_text
 from workspaces.current import SESSION_KEY
 from workspaces.invitations import invitation_create
@@ -535,3 +536,13 @@ def test_the_owners_page_shows_changes_without_python_reprs(team):
     assert "{&#x27;" not in text
     assert "[&#x27;" not in text
     assert "None" not in text
+
+
+def test_audit_changes_keep_before_and_after_of_what_differs_only():
+    before = {"role": "viewer", "domains": ["a.example"], "paused": False}
+    after = {"role": "requester", "domains": ["a.example"], "paused": None}
+    assert audit_changes(before, after) == {
+        "role": ["viewer", "requester"],
+        "paused": [False, None],
+    }
+    assert audit_changes(before, {"domains": ["a.example"]}) == {}
