@@ -26,8 +26,9 @@ from tests.markers import in_harness_group
 
 # Marks implied by fixtures and the xdist groups (tests/markers.py); the flush between
 # transactional tests (tests/db_flush.py); the check that a fast-tier test leaves no
-# Celery message behind (tests/leftovers.py).
-pytest_plugins = ["tests.markers", "tests.db_flush", "tests.leftovers"]
+# Celery message behind (tests/leftovers.py); test databases copied from one migrated
+# template (tests/database_template.py).
+pytest_plugins = ["tests.markers", "tests.db_flush", "tests.leftovers", "tests.database_template"]
 
 
 @pytest.fixture(autouse=True)

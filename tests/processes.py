@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -85,11 +86,14 @@ def tail(path: Path, lines: int = 60) -> str:
 _log_starts: weakref.WeakKeyDictionary[subprocess.Popen[bytes], int] = weakref.WeakKeyDictionary()
 
 
-def start(args: list[str], *, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """Start a process in its own session, so it and its children can be killed together."""
+def start(
+    args: list[str], *, env: dict[str, str], log: Path, prefix: Sequence[str] = ()
+) -> subprocess.Popen[bytes]:
+    """Start a process in its own session, so it and its children can be killed together.
+    `prefix` runs the Python through another command (`ip netns exec <host>`, `unshare`)."""
     output = log.open("ab")
     proc = subprocess.Popen(
-        [sys.executable, *args],
+        [*prefix, sys.executable, *args],
         cwd=BASE_DIR,
         env=env,
         stdout=output,

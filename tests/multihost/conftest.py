@@ -12,7 +12,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,9 +28,9 @@ from tests.chaos.conftest import (
     chaos,  # noqa: F401 - a Redis and workers of a test's own
 )
 from tests.processes import (
-    BASE_DIR,
     free_port,
     service_missing,
+    start,
     tail,
     wait_for_worker,
     worker_args,
@@ -144,22 +143,30 @@ class Hosts:
         return self.forwarders[("web", service)].port
 
     def run(self, name: str, host: str, args: list[str], **extra: str) -> subprocess.Popen[bytes]:
-        log = self.logs / f"{name}.log"
-        proc = subprocess.Popen(
-            ["ip", "netns", "exec", f"{PREFIX}{host}", sys.executable, *args],
-            cwd=BASE_DIR,
+        proc = start(
+            args,
             env=self.host_env(host, **extra),
-            stdout=log.open("ab"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+            log=self.logs / f"{name}.log",
+            prefix=["ip", "netns", "exec", f"{PREFIX}{host}"],
         )
         self.procs[name] = proc
         return proc
 
     def worker(self, name: str, host: str, *, concurrency: int = 2) -> subprocess.Popen[bytes]:
-        proc = self.run(name, host, worker_args(name=name, concurrency=concurrency))
-        wait_for_worker(self.app, name, proc, self.logs / f"{name}.log")
-        return proc
+        return self.workers(name, on=host, concurrency=concurrency)[0]
+
+    def workers(
+        self, *names: str, on: str | None = None, concurrency: int = 2
+    ) -> list[subprocess.Popen[bytes]]:
+        """Start each worker (on the host of its name unless `on` says), then wait for all:
+        they start side by side, as a deploy's hosts do."""
+        procs = [
+            self.run(name, on or name, worker_args(name=name, concurrency=concurrency))
+            for name in names
+        ]
+        for name, proc in zip(names, procs, strict=True):
+            wait_for_worker(self.app, name, proc, self.logs / f"{name}.log")
+        return procs
 
     def beat(self) -> subprocess.Popen[bytes]:
         schedule = self.logs / "beat" / "celerybeat-schedule"

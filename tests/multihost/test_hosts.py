@@ -63,8 +63,7 @@ def _count(hosts: Hosts, recorder: EventRecorder, jobs: list[PdfJob], what: str,
 
 
 def test_jobs_and_chunked_renders_complete_on_two_worker_hosts(hosts):
-    hosts.worker("w1", "w1")
-    hosts.worker("w2", "w2")
+    hosts.workers("w1", "w2")
     owner = UserFactory()
     words = [f"w{i}" for i in range(12)]
     jobs = [_slow(owner, 0.5, n) for n in range(6)] + [
@@ -128,8 +127,7 @@ def test_a_worker_host_cut_off_mid_render_loses_no_job_and_duplicates_nothing(ho
 
 def test_redis_restart_postgres_cut_and_a_store_outage_every_job_completes_once(hosts):
     hosts.beat()
-    hosts.worker("w1", "w1")
-    hosts.worker("w2", "w2")
+    hosts.workers("w1", "w2")
     owner = UserFactory()
     jobs = [_slow(owner, 2, n) for n in range(8)]
     with EventRecorder(hosts.redis.url, jobs) as recorder:
@@ -153,8 +151,7 @@ def test_redis_restart_postgres_cut_and_a_store_outage_every_job_completes_once(
 
 def test_a_rolling_warm_restart_finishes_or_hands_back_every_job(hosts):
     hosts.beat()
-    hosts.worker("w1", "w1")
-    hosts.worker("w2", "w2")
+    hosts.workers("w1", "w2")
     owner = UserFactory()
     jobs = [_slow(owner, 1.5, n) for n in range(10)]
     with EventRecorder(hosts.redis.url, jobs) as recorder:

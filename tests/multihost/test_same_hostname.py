@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import time
 
 import pytest
@@ -16,7 +14,7 @@ from jobs.dispatch import task_id_for
 from jobs.models import JobStatus
 from tests.chaos.conftest import EventRecorder, wait_processing, wait_terminal
 from tests.chaos.test_lifecycle import slow_job
-from tests.processes import BASE_DIR, wait_for_worker, worker_args
+from tests.processes import start, wait_for_worker, worker_args
 
 pytestmark = [pytest.mark.multihost, pytest.mark.e2e, pytest.mark.chaos, pytest.mark.timeout(120)]
 
@@ -28,20 +26,11 @@ def test_a_worker_in_another_pid_namespace_does_not_take_over_a_live_attempt(cha
     assert unshare, "util-linux's unshare is needed"
     chaos.worker("here")
     log = chaos.logs / "elsewhere.log"
-    elsewhere = subprocess.Popen(
-        [
-            unshare,
-            "--pid",
-            "--fork",
-            "--mount-proc",
-            sys.executable,
-            *worker_args(name="elsewhere"),
-        ],
-        cwd=BASE_DIR,
+    elsewhere = start(
+        worker_args(name="elsewhere"),
         env=chaos.env,
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+        log=log,
+        prefix=[unshare, "--pid", "--fork", "--mount-proc"],
     )
     chaos.procs.append(elsewhere)
     wait_for_worker(chaos.app, "elsewhere", elsewhere, log)
