@@ -7,6 +7,7 @@ its version row until template_publish copies it onto the template."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -16,6 +17,7 @@ from accounts.sealing import steps_restored, steps_seal, steps_unseal
 from accounts.signing_certificates import signing_certificates_check
 from accounts.timestamping import timestamp_urls_check
 from core.errors import Conflict, NotFound
+from rendering.digest_memo import DigestMemo, digest_of
 from rendering.engines import (
     ENGINE_NAMES,
     FILE_ENGINES,
@@ -25,6 +27,7 @@ from rendering.engines import (
 )
 from rendering.errors import InvalidInput
 from rendering.forms import FORM_ENGINE, form_fields, form_pdf
+from rendering.limits import Limits
 from rendering.options import parse_options
 from rendering.postprocess.steps import parse_steps
 from rendering.postprocess.submit import document_submit_check
@@ -95,7 +98,55 @@ def template_validate(
     helpers: str = "",
     renderers: Any = (),
 ) -> None:
-    """Everything a saved template must satisfy; raise an ApplicationError naming the problem."""
+    """Everything a saved template must satisfy; raise an ApplicationError naming the problem.
+    A pass is kept (`_validated`): the same template saved again is not checked again."""
+    limits = limits_from_settings()
+    digest = _validation_digest(
+        engine, html, css, schema, sample_data, renderer, helpers, renderers, limits
+    )
+    if digest is not None and digest in _validated:
+        return
+    _template_validate(
+        engine=engine,
+        html=html,
+        css=css,
+        schema=schema,
+        sample_data=sample_data,
+        renderer=renderer,
+        helpers=helpers,
+        renderers=renderers,
+        limits=limits,
+    )
+    if digest is not None:
+        _validated.put(digest, True)
+
+
+# Templates that passed template_validate here, by a digest of all it was given and of the
+# limits: the samples synced at every start and in many tests, and a studio save of an
+# unchanged template, cost 20-60 ms of schema and sample-data checks each. A pass only.
+_validated: DigestMemo[bool] = DigestMemo(256)
+
+
+def _validation_digest(*given: Any) -> bytes | None:
+    try:
+        text = json.dumps([*given[:-1], repr(given[-1])], sort_keys=True)
+    except (TypeError, ValueError):
+        return None  # not JSON: checked (and refused) each time
+    return digest_of(text)
+
+
+def _template_validate(
+    *,
+    engine: str,
+    html: str,
+    css: str,
+    schema: Any,
+    sample_data: Any,
+    renderer: str,
+    helpers: str,
+    renderers: Any,
+    limits: Limits,
+) -> None:
     if not isinstance(renderers, list | tuple) or not all(
         name in RENDERER_NAMES for name in renderers
     ):
@@ -105,7 +156,6 @@ def template_validate(
     get_renderer(renderer)  # an unknown one names the three
     if not isinstance(helpers, str):
         raise InvalidInput("helpers must be a string of JavaScript.")
-    limits = limits_from_settings()
     size_check("The template", html + css + helpers, limits.max_template_bytes)
     schema_check(schema, limits=limits)
     if problem := data_unstorable_text(schema):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from jinja2 import nodes
 
+from rendering.digest_memo import DigestMemo, digest_of
 from rendering.engines.docx_zip import Deflated, KeptPartsZipWriter, deflated_parts
 from rendering.engines.jinja import jinja_environment, jinja_errors
 from rendering.errors import (
@@ -51,16 +52,13 @@ DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.docu
 # An image without a width is placed at its own size, but never wider than an A4 page's
 # text (210 mm less two 25 mm margins).
 _MAX_IMAGE_MM = 160
-_CHECKED_MAX = 64
-# SHA-256 of the sources that passed the check: integrators submit the same inline .docx
-# again and again, and its check (the zip's XML scanned, the document parsed, its tags
-# parsed: 30 ms for the one-page invoice) is on the submit path. Only a pass is kept; a
-# failing source is checked (and refused) each time. Request threads share it, under
-# _checked_lock.
-_checked: OrderedDict[bytes, None] = OrderedDict()
-_checked_lock = threading.Lock()
-# SHA-256 of the .docx files whose zip passed zip_check here (a pass only, as above).
-_zips_passed: OrderedDict[bytes, None] = OrderedDict()
+# The sources that passed the check: integrators submit the same inline .docx again and
+# again, and its check (the zip's XML scanned, the document parsed, its tags parsed: 30 ms
+# for the one-page invoice) is on the submit path. Only a pass is kept; a failing source is
+# checked (and refused) each time.
+_checked: DigestMemo[bool] = DigestMemo(64)
+# The .docx files whose zip passed zip_check here (a pass only, as above).
+_zips_passed: DigestMemo[bool] = DigestMemo(64)
 
 
 def docx_source(content: bytes) -> str:
@@ -80,16 +78,10 @@ def docx_file(source: str) -> bytes:
     )
     # A zip bomb or an XML part declaring entities is refused before docxtpl unpacks it;
     # the same bytes passed once pass again (a worker fills one template job after job).
-    digest = hashlib.sha256(content).digest()
-    with _checked_lock:
-        if digest in _zips_passed:
-            _zips_passed.move_to_end(digest)
-            return content
-    zip_check(content, "template.docx")
-    with _checked_lock:
-        _zips_passed[digest] = None
-        while len(_zips_passed) > _CHECKED_MAX:
-            _zips_passed.popitem(last=False)
+    digest = digest_of(content)
+    if digest not in _zips_passed:
+        zip_check(content, "template.docx")
+        _zips_passed.put(digest, True)
     return content
 
 
@@ -459,16 +451,10 @@ class DocxEngine:
     label = "Word document (.docx, Jinja tags)"
 
     def check(self, source: str) -> None:
-        digest = hashlib.sha256(source.encode()).digest()
-        with _checked_lock:
-            if digest in _checked:
-                _checked.move_to_end(digest)
-                return
-        docx_variables(docx_file(source))
-        with _checked_lock:
-            _checked[digest] = None
-            while len(_checked) > _CHECKED_MAX:
-                _checked.popitem(last=False)
+        digest = digest_of(source)
+        if digest not in _checked:
+            docx_variables(docx_file(source))
+            _checked.put(digest, True)
 
     def render(
         self, source: str, data: dict[str, Any], limits: Limits = DEFAULT_LIMITS, **_: Any

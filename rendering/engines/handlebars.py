@@ -11,13 +11,11 @@ the helpers compiled as a function body that is never called.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import json
 import os
 import queue
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any, TypeVar
 
 from py_mini_racer import MiniRacer
 
+from rendering.digest_memo import DigestMemo, digest_of
 from rendering.engines.excerpt import column_from_jison, source_excerpt
 from rendering.engines.v8_flags import v8_start
 from rendering.engines.v8_process import v8_render
@@ -161,25 +160,17 @@ def _parser_of(thread: _V8Thread) -> MiniRacer:
     return thread.parser
 
 
-_PARSED_MAX = 256
-# Parse results by the source's SHA-256: integrators send the same inline template again
-# and again, and a parse costs an isolate call (~1-20 ms, 1.2 s for 512 KB) on the submit
-# path. Read and written by request threads, under _parsed_lock.
-_parsed: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
-_parsed_lock = threading.Lock()
+# Parse results by the source: integrators send the same inline template again and again,
+# and a parse costs an isolate call (~1-20 ms, 1.2 s for 512 KB) on the submit path.
+_parsed: DigestMemo[dict[str, Any]] = DigestMemo(256)
 
 
 def _parse_cached(source: str, dialect: str = "handlebars") -> dict[str, Any]:
-    digest = hashlib.sha256(f"{dialect}\0{source}".encode()).digest()
-    with _parsed_lock:
-        if digest in _parsed:
-            _parsed.move_to_end(digest)
-            return _parsed[digest]
-    result = _on_v8_thread(_parse, source, dialect)
-    with _parsed_lock:
-        _parsed[digest] = result
-        while len(_parsed) > _PARSED_MAX:
-            _parsed.popitem(last=False)
+    digest = digest_of(dialect, source)
+    result = _parsed.get(digest)
+    if result is None:
+        result = _on_v8_thread(_parse, source, dialect)
+        _parsed.put(digest, result)
     return result
 
 

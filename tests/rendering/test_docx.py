@@ -11,6 +11,7 @@ import pytest
 from docx import Document
 from docx.shared import Mm
 
+from rendering.digest_memo import digest_of
 from rendering.engines import get_engine, template_file_defaults, template_file_source
 from rendering.engines.docx import DOCX_ENGINE, docx_file, docx_fill, docx_source
 from rendering.errors import InvalidInput, LimitExceeded, TemplateRuntimeError, TemplateSyntaxError
@@ -105,21 +106,23 @@ def test_what_is_not_a_sound_word_template_is_refused_at_save(source, error, mes
         get_engine(DOCX_ENGINE).check(source)
 
 
-def test_a_source_that_passed_is_not_checked_again_and_a_failing_one_always_is():
+def test_a_source_that_passed_is_not_checked_again_and_a_failing_one_always_is(monkeypatch):
     from rendering.engines import docx
 
     engine = get_engine(DOCX_ENGINE)
     sound = docx_source(invoice_docx(extra_paragraph="cached check"))
     broken = docx_source(invoice_docx(extra_paragraph="{{ oops "))
     engine.check(sound)
-    digest = next(reversed(docx._checked))  # the pass is kept by the source's digest
+    assert digest_of(sound) in docx._checked  # the pass is kept by the source's digest
+    checks = []
+    monkeypatch.setattr(docx, "docx_variables", lambda *args: checks.append(args))
     engine.check(sound)
-    assert next(reversed(docx._checked)) == digest
+    assert checks == []
+    monkeypatch.undo()
     for _ in range(2):
         with pytest.raises(TemplateSyntaxError, match="syntax"):
             engine.check(broken)
-    assert list(docx._checked).count(digest) == 1
-    assert len(docx._checked) <= docx._CHECKED_MAX
+    assert digest_of(broken) not in docx._checked
 
 
 def test_a_zip_that_is_no_word_document_is_a_template_error():
@@ -220,22 +223,21 @@ def test_the_filled_document_is_deflated_and_python_docx_keeps_its_own_writer():
 
 
 def test_a_zip_that_passed_is_not_checked_again_and_a_bomb_always_is(monkeypatch):
-    import hashlib
-
     from rendering.engines import docx
 
     sound = invoice_docx(extra_paragraph="zip checked once")
     assert docx_file(docx_source(sound)) == sound
-    assert hashlib.sha256(sound).digest() in docx._zips_passed
+    assert digest_of(sound) in docx._zips_passed
     checks = []
     monkeypatch.setattr(docx, "zip_check", lambda *args: checks.append(args))
     assert docx_file(docx_source(sound)) == sound
     assert checks == []
     monkeypatch.undo()
+    bomb = zip_bomb()
     for _ in range(2):
         with pytest.raises(InvalidInput, match="zip bomb"):
-            docx_file(docx_source(zip_bomb()))
-    assert len(docx._zips_passed) <= docx._CHECKED_MAX
+            docx_file(docx_source(bomb))
+    assert digest_of(bomb) not in docx._zips_passed
 
 
 def _with_part(content: bytes, name: str, data: bytes) -> bytes:

@@ -13,6 +13,7 @@ from reports.services import (
     template_current_version,
     template_update,
 )
+from reports.validation import DataValidationError
 from tests.factories import ReportTemplateFactory
 
 pytestmark = pytest.mark.django_db
@@ -149,3 +150,32 @@ def test_the_migration_rule_a_template_without_a_published_version_renders_its_l
     )
     assert found is not None
     assert found.number == 2
+
+
+def test_a_template_that_passed_is_not_validated_again_until_it_or_the_limits_change(
+    monkeypatch, settings
+):
+    from reports import services
+
+    services._validated.clear()
+    given = {
+        "engine": "jinja2",
+        "html": "<h1>{{ title }}</h1>",
+        "css": "",
+        "schema": {"type": "object", "properties": {"title": {"type": "string"}}},
+        "sample_data": {"title": "kept"},
+    }
+    services.template_validate(**given)
+    checks: list[object] = []
+    monkeypatch.setattr(services, "schema_check", lambda *a, **k: checks.append(a))
+    services.template_validate(**given)
+    assert checks == []  # the pass was kept
+    services.template_validate(**{**given, "sample_data": {"title": "other"}})
+    assert len(checks) == 1  # other input: checked
+    settings.PDF_MAX_TEMPLATE_BYTES += 1
+    services.template_validate(**given)
+    assert len(checks) == 2  # other limits: checked again
+    monkeypatch.undo()
+    for _ in range(2):  # a failing one is refused each time
+        with pytest.raises(DataValidationError):
+            services.template_validate(**{**given, "sample_data": {"title": 5}})
