@@ -9,15 +9,26 @@ stacks and PostgreSQL share two busy cores, and several hundred tests pay it. Af
 nearly every table is empty or holds a few rows, which a DELETE removes in milliseconds.
 Django's foreign keys are `DEFERRABLE INITIALLY DEFERRED`, and the flush runs in one
 transaction, so the order of the DELETEs does not matter: at commit every table is empty.
-A flush that asks to reset sequences or to cascade keeps Django's TRUNCATE."""
+A flush that asks to reset sequences or to cascade keeps Django's TRUNCATE.
+
+The content types and permissions are kept: the migrations made them, no test changes them
+for good (the migration tests move them and move them back), and after emptying them Django's
+post-migrate handlers made them again, ~40 ms of CPU and 60 ms of a 70 ms flush on each of
+the ~300 transactional tests. After a DELETE flush that kept them, that rebuild is skipped."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.core.management.commands import flush
 from django.db.backends.postgresql.operations import DatabaseOperations
 
 _truncate = DatabaseOperations.sql_flush
+_rebuild = flush.emit_post_migrate_signal
+# What the migrations' post-migrate handlers fill, the same before and after every test.
+KEPT_TABLES = frozenset({"django_content_type", "auth_permission"})
+# Whether the last flush kept KEPT_TABLES (test processes flush one at a time).
+_kept = False
 
 
 def _sql_flush(
@@ -28,16 +39,29 @@ def _sql_flush(
     reset_sequences: bool = False,
     allow_cascade: bool = False,
 ) -> list[str]:
-    if reset_sequences or allow_cascade or not tables:
+    global _kept
+    _kept = not (reset_sequences or allow_cascade or not tables)
+    if not _kept:
         return _truncate(
             self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
         )
     return [
         "SET CONSTRAINTS ALL DEFERRED;",
         # Table names from Django's own introspection, quoted: no input reaches this SQL.
-        *(f"DELETE FROM {self.quote_name(table)};" for table in tables),  # noqa: S608
+        *(
+            f"DELETE FROM {self.quote_name(table)};"  # noqa: S608
+            for table in tables
+            if table not in KEPT_TABLES
+        ),
     ]
+
+
+def _post_flush(*args: Any, **kwargs: Any) -> None:
+    """The post-migrate handlers after a flush, unless it kept what they would make."""
+    if not _kept:
+        _rebuild(*args, **kwargs)
 
 
 def pytest_configure(config: Any) -> None:
     DatabaseOperations.sql_flush = _sql_flush  # type: ignore[method-assign]
+    flush.emit_post_migrate_signal = _post_flush
