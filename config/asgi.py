@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP (including SSE) through Django, WebSockets through Channels."""
 
+import contextvars
 import gc
 import os
 
@@ -46,6 +47,10 @@ application = ProtocolTypeRouter(
 # objects Django and the apps leave behind, 70-120 ms on an idle core and 120-340 ms beside
 # the renders, with every request in that process waiting: the tail of submit latency
 # (docs/benchmarks/index.md, 2026-12-07). Frozen, a collection walks what requests make.
-get_resolver().reverse_dict  # noqa: B018 -- the URLconf imported and its patterns indexed
+# Built in a context of its own: each URL resolver marks itself `populating` in an asgiref
+# Local, a context variable, and ~40 of them left in this context went into every request's
+# copy of it, where asgiref re-homed and set each one again at every thread hop (a tenth of
+# a submit's CPU). The indexes the build makes are on the resolvers, shared all the same.
+contextvars.copy_context().run(lambda: get_resolver().reverse_dict)
 gc.collect()
 gc.freeze()

@@ -8,5 +8,6 @@ from core import redis_broker
 redis_broker.install()
 
 # Which apps' tasks it runs, and how it logs, are wiring: config/celery_app.py.
-app = Celery("pdfreports")
+# Its producers skip kombu's copy of an already declared queue (core/celery_producer.py).
+app = Celery("pdfreports", amqp="core.celery_producer:AMQP")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -94,6 +94,12 @@ CELERY_TASK_TRACK_STARTED = True
 TASK_EVENTS = env_bool("CELERY_TASK_EVENTS", False)
 CELERY_WORKER_SEND_TASK_EVENTS = TASK_EVENTS
 CELERY_TASK_SEND_SENT_EVENT = TASK_EVENTS
+# Celery's own defaults, spelled out because every publish reads them: a setting missing
+# here is looked for under four spellings, each miss two exceptions, before Celery's
+# defaults answer (tests/core/test_celery_settings.py keeps them equal to those defaults).
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_TASK_REPR_MAXLEVELS = 3
+CELERY_BROKER_POOL_ACQUIRE_TIMEOUT = None
 # Two beats at once send each periodic task once (a Redis lock per task and interval).
 CELERY_BEAT_SCHEDULER = "jobs.ops.beat:LockedScheduler"
 CELERY_BEAT_SCHEDULE = {

@@ -20,3 +20,21 @@ def test_a_web_process_freezes_what_it_loaded_and_builds_the_urlconf_first():
     assert frozen > 50_000
     assert tracked < frozen // 10
     assert views_imported  # the URLconf was built before the freeze, not by a first request
+
+
+@pytest.mark.process
+def test_building_the_urlconf_leaves_no_resolver_state_in_the_process_context():
+    # Every request's context is a copy of this one, and asgiref copies each Local in it
+    # back and forth at every thread hop: the resolvers' `populating` flags must not be in it.
+    code = (
+        "import contextvars, json; import config.asgi; "
+        "from asgiref.local import _Storage; from django.urls import get_resolver; "
+        "context = contextvars.copy_context(); "
+        "left = [v.data for v in context.values() if isinstance(v, _Storage)]; "
+        "print(json.dumps([sum('populating' in d for d in left), "
+        "get_resolver()._populated, len(get_resolver().reverse_dict) > 10]))"
+    )
+    populating, populated, indexed = python_answer(code)
+    assert populating == 0
+    assert populated  # built all the same, before the first request
+    assert indexed
