@@ -227,11 +227,20 @@ class EventRecorder:
             await layer.group_add(group, channel)
         self._ready.set()
         receiver = Receiver(layer, channel)
+        rejoin = False
         while not self._stop.is_set():
             try:
+                if rejoin:
+                    # A server restarted empty has forgotten the groups: without joining
+                    # them again, every later event went unrecorded (and unchecked for
+                    # duplicates), and the exit waited out its 30 s for final events.
+                    for group in self.groups:
+                        await layer.group_add(group, channel)
+                    rejoin = False
                 message = await receiver.next(0.3)
             except Exception:
                 await asyncio.sleep(0.2)  # the server is being restarted
+                rejoin = True
                 continue
             if message is not None:
                 self.events.append(message["event"])
