@@ -20,8 +20,18 @@ from celery.signals import task_postrun, task_prerun, worker_process_init
 
 RENDER_TASK = "jobs.render_pdf"  # jobs.dispatch's, without importing Django here
 # Summed over renders: the render thread's CPU, its voluntary and involuntary context
-# switches, and the collector's runs of generation 2 and CPU in every generation.
-COUNTERS = ("render_thread_cpu", "render_vcsw", "render_ivcsw", "render_gc2", "render_gc_cpu")
+# switches, the collector's runs of generation 2 and CPU in every generation, and the
+# thread's system CPU and minor page faults (copy-on-write, memory given back and taken
+# again).
+COUNTERS = (
+    "render_thread_cpu",
+    "render_vcsw",
+    "render_ivcsw",
+    "render_gc2",
+    "render_gc_cpu",
+    "render_sys_cpu",
+    "render_minflt",
+)
 
 _totals: dict[str, Any] = {"tasks": 0, "task_cpu": 0.0, "render_cpu": 0.0} | dict.fromkeys(
     COUNTERS, 0.0
@@ -60,6 +70,8 @@ class RenderCounters:
             usage.ru_nivcsw,
             gc_counts["gc2"],
             gc_counts["gc_cpu"],
+            usage.ru_stime,
+            usage.ru_minflt,
         )
 
     def __enter__(self) -> None:

@@ -502,11 +502,13 @@ def one_page_throughput(
         per_job = {key: (after[key] - before[key]) / tasks for key in child_account.COUNTERS}
         for label, counters in (("in the children", per_job), ("alone", alone_counters)):
             results.add(
-                f"  a render {label}: thread CPU, context switches, gen 2 collections, gc CPU",
-                f"{counters['render_thread_cpu'] * 1000:.1f} ms, "
+                f"  a render {label}: thread CPU (system), context switches, gen 2 "
+                "collections, gc CPU, minor faults",
+                f"{counters['render_thread_cpu'] * 1000:.1f} ms "
+                f"({counters['render_sys_cpu'] * 1000:.1f} ms), "
                 f"{counters['render_vcsw']:.1f} voluntary + {counters['render_ivcsw']:.1f} "
                 f"involuntary, {counters['render_gc2']:.2f}, "
-                f"{counters['render_gc_cpu'] * 1000:.1f} ms",
+                f"{counters['render_gc_cpu'] * 1000:.1f} ms, {counters['render_minflt']:.0f}",
             )
     return service_rate
 

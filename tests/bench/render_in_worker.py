@@ -51,6 +51,7 @@ def _renders(count: int) -> dict[str, Any]:
     from rendering.report import RenderInput, TemplateSource, report_layout, report_prepare
     from reports.limits import limits_from_settings
     from reports.samples import sample_files
+    from tests.bench import child_account
 
     html, css, data = sample_files("invoice")
     source = TemplateSource(engine="handlebars", html=html, css=css)
@@ -61,11 +62,15 @@ def _renders(count: int) -> dict[str, Any]:
         report_layout(report_prepare(job), job)
     probe = _gc_probe()
     cpu = []
+    counters = dict.fromkeys(child_account.COUNTERS, 0.0)
     for _ in range(count):
         started = time.process_time()
-        report_layout(report_prepare(job), job)
+        with child_account.RenderCounters(counters):
+            report_layout(report_prepare(job), job)
         cpu.append(time.process_time() - started)
     return {
+        "sys_ms": round(counters["render_sys_cpu"] / count * 1000, 2),
+        "minflt": round(counters["render_minflt"] / count),
         "cpu_ms": [round(c * 1000, 2) for c in cpu],
         "gc_collections": probe["collections"],
         "gc_cpu_ms": [round(c * 1000, 2) for c in probe["cpu"]],
@@ -151,7 +156,8 @@ def main() -> int:
                 f"round {round_number + 1} {mode:>12}: CPU a render median "
                 f"{statistics.median(cpu):6.1f} ms, mean {statistics.fmean(cpu):6.1f} ms; "
                 f"collections gen0/1/2 {collections} taking {gc_cpu} ms in all; "
-                f"tracked {result['tracked']}, frozen {result['frozen']}",
+                f"tracked {result['tracked']}, frozen {result['frozen']}; a render's system "
+                f"CPU {result['sys_ms']} ms, minor faults {result['minflt']}",
                 flush=True,
             )
     return 0
