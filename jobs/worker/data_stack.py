@@ -8,10 +8,10 @@ each crossing is an `mmap`, a page fault on the new chunk and a `munmap`. In a C
 child the render starts deep in Celery's own frames and the invoice's layout crossed one
 ~880 times a render: ~890 page faults, 6.7-8.5 ms of system CPU, and the render's CPU 61-65
 ms against 49-50 ms with this (tests/bench/child_faults.py, 2026-12-07; `report_render`
-alone, called from a shallower frame, made 5-9 faults). `on_a_chunk_of_its_own(work)` calls `work` from a frame too wide for the
-current chunk, so CPython gives it a new chunk sized for it (sizes double from 16 KiB) with
-room left for every frame `work` calls: they never reach the chunk's end, so the render
-allocates no chunk and the job pays one `mmap` and `munmap`.
+alone, called from a shallower frame, made 5-9 faults). `on_a_chunk_of_its_own(work)` calls
+`work` from a frame too wide for the current chunk, so CPython gives it a new chunk sized for
+it (sizes double from 16 KiB) with room left for every frame `work` calls: they never reach
+the chunk's end, so the render allocates no chunk and the job pays one `mmap` and `munmap`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ def _wide_caller() -> Callable[[Callable[[], object]], object]:
     names = " = ".join(f"_{i}" for i in range(WIDE_FRAME_SLOTS))
     source = f"def call(work):\n    if work is None:\n        {names} = None\n    return work()\n"
     namespace: dict[str, Callable[[Callable[[], object]], object]] = {}
-    exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - our own fixed text
+    # Named apart from this file, so a traceback through it shows no line of this one.
+    exec(compile(source, "<data_stack wide frame>", "exec"), namespace)  # noqa: S102 - fixed text
     return namespace["call"]
 
 
