@@ -20,7 +20,8 @@ class Joined:
     query whose first column is matched to the updated row's `on` column (a LEFT JOIN);
     the returned instance gets the other columns as a tuple in `name`, or None when no row
     matched. Only where the statement can carry it (PostgreSQL): elsewhere `name` is not
-    set and the caller reads them itself."""
+    set and the caller reads them itself. `query()` gives the same SQL and parameters at
+    every call: they are compiled once a process (_joined_text)."""
 
     name: str
     on: str
@@ -48,8 +49,7 @@ def update_returning(
     query = cast(UpdateQuery, rows.query.chain(UpdateQuery))
     query.add_update_values(fields)
     sql, params = query.get_compiler(rows.db).as_sql()
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(_column(f)) for f in _loading(rows.model, connection)[0])
+    columns = _returning_columns(rows.model, connection)
     if connection.vendor != "postgresql" or not (related or joined):
         with connection.cursor() as cursor:
             cursor.execute(f"{sql} RETURNING {columns}", params)
@@ -70,39 +70,22 @@ def _update_returning_joined(
     joined queries: one statement, one round trip. Extra columns are named `_r<i>_<j>`
     (related) and `_j<i>_<j>` (joined) and taken off the instance again."""
     connection = connections[rows.db]
-    meta = rows.model._meta
-    quote = connection.ops.quote_name
     selects, joins, extra_params = ["u.*"], [], list[Any]()
     own_width = len(_loading(rows.model, connection)[0])
     related_fields: list[tuple[ForeignKey[Any, Any], type[Model], list[Field[Any, Any]]]] = []
     for i, name in enumerate(related):
-        fk = cast("ForeignKey[Any, Any]", meta.get_field(name))
+        fk, select, join_text = _related_text(rows.model, name, i, connection)
         target_model = fk.related_model
-        target = target_model._meta
-        target_fields = _loading(target_model, connection)[0]
-        related_fields.append((fk, target_model, target_fields))
-        alias = f"r{i}"
-        selects += [
-            f"{alias}.{quote(_column(f))} AS _r{i}_{j}" for j, f in enumerate(target_fields)
-        ]
-        joins.append(
-            f"LEFT JOIN {quote(target.db_table)} {alias} "
-            f"ON {alias}.{quote(_column(target.pk))} = u.{quote(_column(fk))}"
-        )
+        related_fields.append((fk, target_model, _loading(target_model, connection)[0]))
+        selects.append(select)
+        joins.append(join_text)
     widths = []
     for i, join in enumerate(joined):
-        values_query = join.query().query
-        inner, inner_params = values_query.sql_with_params()
-        width = len(values_query.values_select) or 1
+        width, select, join_text, inner_params = _joined_text(rows.model, join, i, connection)
         widths.append(width)
-        names = [f"_j{i}_{j}" for j in range(width)]
-        selects += [f"j{i}.{name}" for name in names]
-        on = cast("Field[Any, Any]", meta.get_field(join.on))
-        joins.append(
-            f"LEFT JOIN ({inner}) j{i} ({', '.join(names)}) "
-            f"ON j{i}._j{i}_0 = u.{quote(_column(on))}"
-        )
-        extra_params += list(inner_params)
+        selects.append(select)
+        joins.append(join_text)
+        extra_params += inner_params
     # Table and column names from the models' meta, every value a parameter.
     statement = f"WITH u AS ({sql} RETURNING {columns}) SELECT {', '.join(selects)} FROM u "  # noqa: S608
     statement += " ".join(joins)
@@ -129,6 +112,68 @@ def _update_returning_joined(
 
 def _column(field: Any) -> str:
     return str(field.column)
+
+
+# The text of a statement's parts that depend only on the models and the database (the
+# RETURNING list, a related row's columns and join, a joined query's SQL and parameters),
+# built once a process: quoting some 80 names and compiling the owner's mail choices for
+# every transition took ~0.7 ms of a worker's CPU a one-page job (tests/bench/job_overhead).
+_texts: dict[tuple[Any, ...], Any] = {}
+
+
+def _returning_columns(model: type[Model], connection: Any) -> str:
+    key = ("returning", model, connection.alias, connection.vendor)
+    found = _texts.get(key)
+    if found is None:
+        quote = connection.ops.quote_name
+        found = _texts[key] = ", ".join(quote(_column(f)) for f in _loading(model, connection)[0])
+    return str(found)
+
+
+def _related_text(
+    model: type[Model], name: str, i: int, connection: Any
+) -> tuple[ForeignKey[Any, Any], str, str]:
+    """The foreign key `name`, and the select list and LEFT JOIN of its row (alias r<i>)."""
+    key = ("related", model, name, i, connection.alias, connection.vendor)
+    found = _texts.get(key)
+    if found is None:
+        quote = connection.ops.quote_name
+        fk = cast("ForeignKey[Any, Any]", model._meta.get_field(name))
+        target = fk.related_model._meta
+        target_fields = _loading(fk.related_model, connection)[0]
+        alias = f"r{i}"
+        select = ", ".join(
+            f"{alias}.{quote(_column(f))} AS _r{i}_{j}" for j, f in enumerate(target_fields)
+        )
+        join = (
+            f"LEFT JOIN {quote(target.db_table)} {alias} "
+            f"ON {alias}.{quote(_column(target.pk))} = u.{quote(_column(fk))}"
+        )
+        found = _texts[key] = (fk, select, join)
+    return cast("tuple[ForeignKey[Any, Any], str, str]", found)
+
+
+def _joined_text(
+    model: type[Model], join: Joined, i: int, connection: Any
+) -> tuple[int, str, str, list[Any]]:
+    """A joined query's width, its select list and LEFT JOIN (alias j<i>), and its
+    parameters."""
+    key = ("joined", model, join, i, connection.alias, connection.vendor)
+    found = _texts.get(key)
+    if found is None:
+        values_query = join.query().query
+        inner, inner_params = values_query.sql_with_params()
+        width = len(values_query.values_select) or 1
+        names = [f"_j{i}_{j}" for j in range(width)]
+        on = cast("Field[Any, Any]", model._meta.get_field(join.on))
+        text = (
+            f"LEFT JOIN ({inner}) j{i} ({', '.join(names)}) "
+            f"ON j{i}._j{i}_0 = u.{connection.ops.quote_name(_column(on))}"
+        )
+        select = ", ".join(f"j{i}.{name}" for name in names)
+        found = _texts[key] = (width, select, text, list(inner_params))
+    width, select, text, params = found
+    return width, select, text, list(params)
 
 
 # Per model and database: the concrete fields in the order RETURNING and the joins list

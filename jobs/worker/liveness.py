@@ -8,6 +8,7 @@ a UTS namespace) never read each other's pids as their own.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import socket
@@ -18,9 +19,12 @@ from pathlib import Path
 _instance: str | None = None
 
 
+@functools.cache
 def _pid_scope() -> str:
     """The same for every process whose pids this process can see: the boot (random per
-    boot, so per machine) and the pid namespace."""
+    boot, so per machine) and the pid namespace. Read once a process (a file, a stat and a
+    hash were 0.2 ms of every job's claim): neither changes for a running process, and a
+    forked child shares both with its parent."""
     try:
         boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
         namespace = str(os.stat("/proc/self/ns/pid").st_ino)

@@ -102,6 +102,23 @@ def warm_before_fork(sender: Any = None, **_: Any) -> None:
     gc.freeze()
 
 
+# A pool child's youngest generation, in objects: a one-page render allocates ~20,000 that the
+# collector tracks, most freed by their reference counts soon after. At CPython's 700 a
+# render ran 4 young collections and every 10th render one of the middle generation, each
+# walking what had not been freed yet: 1.5-1.9 ms of a render's CPU; at 10,000 it runs one
+# every 2-3 renders, 0.4-0.5 ms (tests/bench/render_in_worker.py, 2026-12-07). Larger gains
+# nothing (50,000: one 30-40 ms collection per 40 renders). The older generations are as
+# CPython sets them; what the worker loaded before the fork stays frozen.
+CHILD_YOUNG_GENERATION = 10_000
+
+
+@worker_process_init.connect
+def fewer_young_collections(**_: Any) -> None:
+    """Only in a forked pool child, which does nothing but run tasks: the web and the
+    thread pools keep CPython's thresholds."""
+    gc.set_threshold(CHILD_YOUNG_GENERATION, *gc.get_threshold()[1:])
+
+
 @worker_process_shutdown.connect
 def forget_live_gauges(**_: Any) -> None:
     directory = multiprocess_dir()

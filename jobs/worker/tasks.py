@@ -22,6 +22,7 @@ from jobs.dispatch import (
 )
 from jobs.error_codes import JobErrorCode
 from jobs.worker import chunked, execution
+from jobs.worker.data_stack import on_a_chunk_of_its_own
 from jobs.worker.execution import Defer
 from jobs.worker.outages import outage_countdown, storage_unavailable
 from rendering.errors import RenderError
@@ -46,7 +47,8 @@ def render_pdf(
     self: RenderTask, job_id: str, outage_since: float | None = None, outage_retries: int = 0
 ) -> None:
     try:
-        outcome = execution.job_execute(job_id=job_id)
+        # Celery's frames end where a layout's recursion would cross a chunk's end.
+        outcome = on_a_chunk_of_its_own(lambda: execution.job_execute(job_id=job_id))
     except SoftTimeLimitExceeded:
         execution.job_fail_timeout(job_id=job_id, limit="soft")
         return
@@ -116,7 +118,7 @@ def render_chunk(
     self: Task[Any, Any], /, job_id: str, index: int, **_outage: Any
 ) -> dict[str, Any] | None:
     try:
-        return chunked.chunk_execute(job_id=job_id, index=index)
+        return on_a_chunk_of_its_own(lambda: chunked.chunk_execute(job_id=job_id, index=index))
     except Exception as exc:
         _chunk_failed(self, job_id, exc)
         return None  # the job has failed: the merge finds it so and only cleans up

@@ -131,7 +131,9 @@ def cold_chromium(document: str, var: Path) -> float | None:
     return seconds if out.exists() else None
 
 
-def _render_invoices(count: int) -> tuple[int, float]:
+def _render_invoices(count: int) -> tuple[int, float, dict[str, float]]:
+    """`count` invoices rendered; their CPU, and the counters the worker children keep of
+    their renders (child_account.RenderCounters)."""
     _django()
     from rendering.options import parse_options
     from rendering.report import TemplateSource, report_render
@@ -141,15 +143,17 @@ def _render_invoices(count: int) -> tuple[int, float]:
     html, css, data = sample_files("invoice")
     source = TemplateSource(engine="handlebars", html=html, css=css)
     options, limits = parse_options({}), limits_from_settings()
+    counters = dict.fromkeys(child_account.COUNTERS, 0.0)
     cpu = time.process_time()
     for _ in range(count):
-        report_render(source=source, data=data, options=options, limits=limits)
-    return count, time.process_time() - cpu
+        with child_account.RenderCounters(counters):
+            report_render(source=source, data=data, options=options, limits=limits)
+    return count, time.process_time() - cpu, counters
 
 
-def renderer_throughput(jobs: int, processes: int) -> tuple[float, float]:
-    """PDFs/s of report_render alone, `processes` processes sharing `jobs` invoices, and
-    the CPU seconds a PDF took in them."""
+def renderer_throughput(jobs: int, processes: int) -> tuple[float, float, dict[str, float]]:
+    """PDFs/s of report_render alone, `processes` processes sharing `jobs` invoices, the
+    CPU seconds a PDF took in them, and their render counters a PDF."""
     # Spawned, not forked: this process has threads (httpx, the RSS sampler) whose locks a
     # fork could copy held.
     with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -157,8 +161,9 @@ def renderer_throughput(jobs: int, processes: int) -> tuple[float, float]:
         started = time.perf_counter()
         runs = list(pool.map(_render_invoices, [jobs // processes] * processes))
         elapsed = time.perf_counter() - started
-        done = sum(count for count, _ in runs)
-        return done / elapsed, sum(cpu for _, cpu in runs) / done
+        done = sum(count for count, _, _ in runs)
+        counters = {key: sum(run[2][key] for run in runs) / done for key in child_account.COUNTERS}
+        return done / elapsed, sum(cpu for _, cpu, _ in runs) / done, counters
 
 
 def _ts(value: str | datetime) -> datetime:
@@ -472,7 +477,7 @@ def one_page_throughput(
     first = min(_ts(s["created_at"]) for s in states)
     last = max(_ts(s["completed_at"]) for s in states)
     service_rate = ONE_PAGE_JOBS / (last - first).total_seconds()
-    alone, alone_cpu = renderer_throughput(ONE_PAGE_JOBS, CHILDREN)
+    alone, alone_cpu, alone_counters = renderer_throughput(ONE_PAGE_JOBS, CHILDREN)
     results.add("service, first submit to last completed", f"{service_rate:6.1f} PDFs/s")
     results.add(
         f"report_render alone in {CHILDREN} processes",
@@ -494,6 +499,17 @@ def one_page_throughput(
         results.add(
             "  children inherited the glyph map from before the fork", str(after["inherited"])
         )
+        per_job = {key: (after[key] - before[key]) / tasks for key in child_account.COUNTERS}
+        for label, counters in (("in the children", per_job), ("alone", alone_counters)):
+            results.add(
+                f"  a render {label}: thread CPU (system), context switches, gen 2 "
+                "collections, gc CPU, minor faults",
+                f"{counters['render_thread_cpu'] * 1000:.1f} ms "
+                f"({counters['render_sys_cpu'] * 1000:.1f} ms), "
+                f"{counters['render_vcsw']:.1f} voluntary + {counters['render_ivcsw']:.1f} "
+                f"involuntary, {counters['render_gc2']:.2f}, "
+                f"{counters['render_gc_cpu'] * 1000:.1f} ms, {counters['render_minflt']:.0f}",
+            )
     return service_rate
 
 

@@ -93,3 +93,30 @@ def test_no_related_row_is_cached_as_none_and_no_joined_row_is_none():
     assert len(queries) == 0
     assert updated.choices is None  # an inactive person: no row
     assert update_returning(rows.filter(stage="y"), related=("template",), stage="z") is None
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's joined statement")
+def test_the_statements_fixed_text_is_built_once_a_process():
+    from jobs.returning import Joined
+    from tests.factories import ReportTemplateFactory
+
+    compiled: list[int] = []
+
+    def counted_choices():
+        compiled.append(1)
+        return _owner_choices()
+
+    template = ReportTemplateFactory()
+    choices = Joined(name="choices", on="owner", query=counted_choices)
+    jobs = [PdfJobFactory(owner=template.owner, template=template) for _ in range(3)]
+    statements = []
+    for job in jobs:
+        rows = PdfJob.objects.filter(job_id=job.job_id)
+        with CaptureQueriesContext(connection) as queries:
+            updated = update_returning(rows, related=("template",), joined=(choices,), stage="x")
+        statements.append(queries[0]["sql"].split(" SELECT ", 1)[1])
+        assert updated is not None
+        assert updated.template == template
+        assert updated.choices == (template.owner.email, None, None)
+    assert compiled == [1]  # the owner's mail choices compiled for the first statement only
+    assert statements[1] == statements[0]  # the same text after the job's own values

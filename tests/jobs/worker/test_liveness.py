@@ -27,6 +27,21 @@ def test_identity_names_host_pid_and_this_worker_start():
     assert attempt_identity().endswith(liveness.worker_instance())
 
 
+def test_the_pid_scope_is_read_once_a_process_and_stays_the_same(monkeypatch):
+    reads: list[str] = []
+    read_text = liveness.Path.read_text
+
+    def counted(path, *args, **kwargs):
+        reads.append(str(path))
+        return read_text(path, *args, **kwargs)
+
+    liveness._pid_scope.cache_clear()
+    monkeypatch.setattr(liveness.Path, "read_text", counted)
+    identities = {attempt_identity() for _ in range(3)}
+    assert len(identities) == 1
+    assert reads == ["/proc/sys/kernel/random/boot_id"]  # the first claim's only
+
+
 def test_a_gone_pid_of_this_pid_namespace_is_dead():
     gone = attempt_identity().replace(f":{os.getpid()}:", ":999999999:")
     assert attempt_is_dead(worker=gone, **_fresh())
