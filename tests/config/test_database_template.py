@@ -63,7 +63,9 @@ def _run_a_test(database: str) -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
-def test_a_second_run_copies_the_template_the_first_made_and_drops_stale_ones(django_db_blocker):
+def test_a_second_run_copies_the_template_the_first_made_and_drops_stale_ones(
+    django_db_setup, django_db_blocker
+):
     with django_db_blocker.unblock():
         _second_run_copies_the_template()
 
