@@ -29,6 +29,7 @@ from core.error_registry import error_code
 from core.errors import LimitReached
 from core.leases import lease_release, lease_take
 from core.redis import redis_client
+from rendering.data_stack import on_a_chunk_of_its_own
 from rendering.error_codes import ErrorCode
 from rendering.errors import ApplicationError, RenderError
 from rendering.options import parse_options
@@ -170,7 +171,8 @@ def _preview_send_and_wait(work: PreviewWork, *, wait: int) -> list[bytes]:
 def preview_render_and_reply(*, reply_key: str, work: dict[str, Any]) -> None:
     """The worker's side: render under the preview time limit, push the answer."""
     try:
-        pngs = PreviewWork(**work).pngs()
+        # Under Celery's frames, as a job's render (rendering.data_stack says why).
+        pngs = on_a_chunk_of_its_own(PreviewWork(**work).pngs)
         reply: dict[str, Any] = {"ok": True, "pngs": [base64.b64encode(p).decode() for p in pngs]}
     except ApplicationError as exc:
         reply = {

@@ -22,9 +22,9 @@ from jobs.dispatch import (
 )
 from jobs.error_codes import JobErrorCode
 from jobs.worker import chunked, execution
-from jobs.worker.data_stack import on_a_chunk_of_its_own
 from jobs.worker.execution import Defer
 from jobs.worker.outages import outage_countdown, storage_unavailable
+from rendering.data_stack import on_a_chunk_of_its_own
 from rendering.errors import RenderError
 
 

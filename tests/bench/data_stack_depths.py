@@ -35,7 +35,7 @@ def main() -> int:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     django.setup()
-    from jobs.worker.data_stack import on_a_chunk_of_its_own
+    from rendering.data_stack import on_a_chunk_of_its_own
     from rendering.options import parse_options
     from rendering.report import TemplateSource, report_render
     from reports.limits import limits_from_settings

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import io
+import json
 
 import pytest
+import redis
+from django.conf import settings as django_settings
 from PIL import Image
 
 from rendering.errors import RenderError
@@ -110,3 +115,26 @@ def test_a_giant_page_is_rasterised_within_the_pixel_cap(settings):
     assert image.width * image.height <= settings.PDF_PREVIEW_MAX_PIXELS
     assert image.height > 50 * image.width  # the shape is kept, only the scale shrinks
     assert time.monotonic() - started < 5
+
+
+def test_the_preview_worker_renders_on_a_data_stack_chunk_of_its_own(monkeypatch):
+    from reports import preview_queue
+
+    ran_on_a_chunk: list[bool] = []
+
+    def on_a_chunk(work):
+        ran_on_a_chunk.append(True)
+        return work()
+
+    monkeypatch.setattr(preview_queue, "on_a_chunk_of_its_own", on_a_chunk)
+    key = "test:preview-reply"
+    work = preview_queue.PreviewWork(
+        engine="raw", source="<h1>Hi</h1>", css="", data={}, options={}, width=120
+    )
+    preview_queue.preview_render_and_reply(reply_key=key, work=dataclasses.asdict(work))
+    connection = redis.Redis.from_url(django_settings.REDIS_URL)
+    reply = json.loads(connection.lpop(key))
+    connection.delete(key)
+    assert ran_on_a_chunk == [True]
+    assert reply["ok"], reply
+    assert Image.open(io.BytesIO(base64.b64decode(reply["pngs"][0]))).width == 120

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from jobs.worker.data_stack import on_a_chunk_of_its_own
+from rendering.data_stack import on_a_chunk_of_its_own
 
 pytestmark = pytest.mark.skipif(
     sys.version_info[:2] != (3, 11), reason="CPython 3.11's data-stack chunks"
