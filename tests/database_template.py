@@ -24,23 +24,33 @@ from typing import Any
 
 import django
 import pytest
+from django.apps import apps
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 from pytest_django.fixtures import _get_databases_for_setup
 from pytest_django.plugin import DjangoDbBlocker
 
-BASE_DIR = Path(__file__).resolve().parents[1]
 # Any number of our own, the same in every process: it serialises the template's making.
 _LOCK = 0x7064_6672  # "pdfr"
+
+
+def migration_files() -> list[tuple[str, Path]]:
+    """Every installed app's migration files, ours and the libraries' (an upgrade of one
+    of them changes its migrations), each named by its app's label."""
+    return [
+        (f"{app.label}/{path.name}", path)
+        for app in apps.get_app_configs()
+        for path in sorted((Path(app.path) / "migrations").glob("*.py"))
+    ]
 
 
 def template_name(test_name: str) -> str:
     """`test_x_gw1` -> `test_x_tpl_<digest>`: one template for the processes of a run and
     for every run whose migrations are the same."""
     digest = hashlib.sha256(django.get_version().encode())
-    for path in sorted(BASE_DIR.glob("*/migrations/*.py")):
-        digest.update(path.relative_to(BASE_DIR).as_posix().encode())
+    for name, path in migration_files():
+        digest.update(name.encode())
         digest.update(path.read_bytes())
     base = re.sub(r"_gw\d+$", "", test_name)
     return f"{base}_tpl_{digest.hexdigest()[:12]}"

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.db import connection
 
+from tests import database_template
 from tests.database_template import template_name
 from tests.processes import BASE_DIR, database_url_for_tests, service_missing
 
@@ -25,12 +26,14 @@ A_DATABASE_TEST = "tests/accounts/test_services.py::test_key_is_stored_only_as_a
 def test_template_name_is_one_for_every_process_and_names_the_migrations(tmp_path, monkeypatch):
     assert template_name("test_x_gw0") == template_name("test_x_gw3") == template_name("test_x")
     assert template_name("test_x").startswith("test_x_tpl_")
-    migrations = tmp_path / "app" / "migrations"
-    migrations.mkdir(parents=True)
-    (migrations / "0001_initial.py").write_text("operations = []\n")
-    monkeypatch.setattr("tests.database_template.BASE_DIR", tmp_path)
+    names = [name for name, _ in database_template.migration_files()]
+    assert "reports/0001_create_report_template.py" in names
+    assert "django_celery_results/0001_initial.py" in names  # a library's migrations count
+    migration = tmp_path / "0001_initial.py"
+    migration.write_text("operations = []\n")
+    monkeypatch.setattr(database_template, "migration_files", lambda: [("app/0001", migration)])
     before = template_name("test_x")
-    (migrations / "0001_initial.py").write_text("operations = ['changed']\n")
+    migration.write_text("operations = ['changed']\n")
     assert template_name("test_x") != before
 
 
