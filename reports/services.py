@@ -27,7 +27,6 @@ from rendering.engines import (
 )
 from rendering.errors import InvalidInput
 from rendering.forms import FORM_ENGINE, form_fields, form_pdf
-from rendering.limits import Limits
 from rendering.options import parse_options
 from rendering.postprocess.steps import parse_steps
 from rendering.postprocess.submit import document_submit_check
@@ -87,6 +86,20 @@ def template_slug_check(
         raise Conflict(f"You already have a template with slug {slug!r}; choose another.")
 
 
+# Templates that passed template_validate here, by a digest of all it was given and of the
+# limits: the samples synced at every start and in many tests, and a studio save of an
+# unchanged template, cost 20-60 ms of schema and sample-data checks each. A pass only.
+_validated: DigestMemo[bool] = DigestMemo(256)
+
+
+def _validation_digest(*given: Any) -> bytes | None:
+    try:
+        text = json.dumps([*given[:-1], repr(given[-1])], sort_keys=True)
+    except (TypeError, ValueError):
+        return None  # not JSON: checked (and refused) each time
+    return digest_of(text)
+
+
 def template_validate(
     *,
     engine: str,
@@ -106,47 +119,6 @@ def template_validate(
     )
     if digest is not None and digest in _validated:
         return
-    _template_validate(
-        engine=engine,
-        html=html,
-        css=css,
-        schema=schema,
-        sample_data=sample_data,
-        renderer=renderer,
-        helpers=helpers,
-        renderers=renderers,
-        limits=limits,
-    )
-    if digest is not None:
-        _validated.put(digest, True)
-
-
-# Templates that passed template_validate here, by a digest of all it was given and of the
-# limits: the samples synced at every start and in many tests, and a studio save of an
-# unchanged template, cost 20-60 ms of schema and sample-data checks each. A pass only.
-_validated: DigestMemo[bool] = DigestMemo(256)
-
-
-def _validation_digest(*given: Any) -> bytes | None:
-    try:
-        text = json.dumps([*given[:-1], repr(given[-1])], sort_keys=True)
-    except (TypeError, ValueError):
-        return None  # not JSON: checked (and refused) each time
-    return digest_of(text)
-
-
-def _template_validate(
-    *,
-    engine: str,
-    html: str,
-    css: str,
-    schema: Any,
-    sample_data: Any,
-    renderer: str,
-    helpers: str,
-    renderers: Any,
-    limits: Limits,
-) -> None:
     if not isinstance(renderers, list | tuple) or not all(
         name in RENDERER_NAMES for name in renderers
     ):
@@ -168,12 +140,16 @@ def _template_validate(
         # through as they are. (A Word template's check already parses all of it.)
         form_fields(form_pdf(html))
     helpers_check(engine, helpers, limits)
-    if not sample_data:
-        return  # sample data is optional; a template without it just has no preview data
-    try:
-        data_validate(schema=schema, data=sample_data, limits=limits, data_bytes=sample_bytes)
-    except DataValidationError as exc:
-        raise DataValidationError(f"sample_data does not match the schema: {exc.message}") from None
+    # Sample data is optional; a template without it just has no preview data.
+    if sample_data:
+        try:
+            data_validate(schema=schema, data=sample_data, limits=limits, data_bytes=sample_bytes)
+        except DataValidationError as exc:
+            raise DataValidationError(
+                f"sample_data does not match the schema: {exc.message}"
+            ) from None
+    if digest is not None:
+        _validated.put(digest, True)
 
 
 def template_form_defaults(
