@@ -121,7 +121,7 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "null": lambda value: value is None,
 }
 # The same answers for the types JSON gives, without a call: the type names a value of
-# each exact type is (a float that is whole is an integer too, and is looked up apart).
+# each exact type is (a float that is whole is an integer too: floats go the long way).
 _TYPE_NAMES: dict[type, frozenset[str]] = {
     dict: frozenset({"object"}),
     list: frozenset({"array"}),
@@ -134,14 +134,19 @@ _TYPE_NAMES: dict[type, frozenset[str]] = {
 
 
 def _type_holds(names: Any, instance: Any) -> bool:
+    """jsonschema's `type` keyword: any of `names` (in order) that `instance` is. KeyError
+    for a name it does not know before a match, where jsonschema raises UnknownType."""
+    kind = type(instance)
+    known = _TYPE_NAMES.get(kind)
+    if type(names) is str and known is not None and kind is not float:
+        if names in known:
+            return True
+        if names not in _TYPE_CHECKS:
+            raise KeyError(names)
+        return False
     if isinstance(names, str):
         names = (names,)
-    known = _TYPE_NAMES.get(type(instance))
-    if known is None or (type(instance) is float and instance.is_integer()):
-        return any(_TYPE_CHECKS[name](instance) for name in names)  # KeyError: unknown
-    if not all(name in _TYPE_CHECKS for name in names):
-        raise KeyError("unknown type")  # jsonschema raises UnknownType for it
-    return any(name in known for name in names)
+    return any(_TYPE_CHECKS[name](instance) for name in names)
 
 
 def _surely_valid(schema: Any, instance: Any, budget: CpuBudget) -> bool:

@@ -236,6 +236,9 @@ def test_the_walk_answers_as_jsonschema(schema, data):
         ({"items": False}, [1]),
         ({"properties": {"a": {"$schema": "http://json-schema.org/draft-07/schema#"}}}, {"a": 1}),
         ({"type": "nothing"}, 1),
+        ({"type": ["string", "nothing"]}, "a"),  # jsonschema stops at the first match
+        ({"type": ["nothing", "string"]}, "a"),
+        ({"type": ["integer", "nothing"]}, 2.0),
         ({"enum": None}, 1),  # saved before the meta-schema check: jsonschema's TypeError
         ({"type": None}, 1),
         ({"pattern": "(a)\\1"}, "aa"),  # RE2 refuses it: jsonschema's answer
