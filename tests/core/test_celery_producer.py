@@ -4,10 +4,16 @@ the same answers from maybe_declare, the same messages from send_task."""
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from celery.app.amqp import AMQP as CeleryAMQP
+from celery.utils.saferepr import saferepr
 from django.conf import settings
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from kombu import Connection, Exchange, Queue
 from kombu import Producer as KombuProducer
 
@@ -102,3 +108,58 @@ def test_send_task_puts_the_same_message_on_the_queue():
         app.amqp.producer_pool.Producer = celery_producer.Producer
         with Connection(settings.CELERY_BROKER_URL) as connection:
             queue.bind(connection.default_channel).delete()
+
+
+@hypothesis_settings(max_examples=500, deadline=None)
+@given(
+    args=st.lists(
+        st.text(alphabet="ab09_.:-'\"\\\n é", max_size=12)
+        | st.text(alphabet="a", min_size=95, max_size=110)
+        | st.integers()
+        | st.none(),
+        max_size=10,
+    ).flatmap(lambda items: st.sampled_from([items, tuple(items)]))
+)
+def test_a_plain_args_repr_is_safereprs(args):
+    ours = celery_producer.plain_args_repr(args)
+    if ours is not None:
+        assert ours == saferepr(args, 1024, maxlevels=3)
+
+
+def test_a_job_ids_args_are_written_plainly():
+    assert celery_producer.plain_args_repr([str(uuid.uuid4())]) is not None
+    assert celery_producer.plain_args_repr(("render-1", "2")) == "('render-1', '2')"
+    assert celery_producer.plain_args_repr(["it's"]) is None
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "given"),
+    [
+        ([str(uuid.uuid4())], None, {}),  # a submit's render message
+        ((str(uuid.uuid4()), 3), None, {}),  # a chunk's
+        ([], {}, {}),
+        (None, None, {}),
+        (["it's"], {"a": 1}, {}),
+        (["x"], {"a": [1, 2]}, {}),
+        (["x" * 2000], None, {}),
+        (["x"], None, {"argsrepr": "given", "kwargsrepr": "also"}),
+    ],
+)
+def test_the_message_is_celerys(args, kwargs, given):
+    """Our as_task_v2 builds the message Celery's does (headers with argsrepr and
+    kwargsrepr, properties, body), the time and origin fixed."""
+    fixed = {"now": datetime(2026, 12, 7, tzinfo=UTC), "origin": "web@host", **given}
+    call = ("render-id", "jobs.render_pdf", args, kwargs, 5)  # with a countdown
+    ours = app.amqp.as_task_v2(*call, **fixed)
+    theirs = CeleryAMQP.as_task_v2(app.amqp, *call, **fixed)
+    assert ours == theirs
+    assert ours.headers["argsrepr"] == given.get("argsrepr", saferepr(args or (), 1024))
+
+
+def test_a_submits_message_is_written_without_saferepr(monkeypatch: Any):
+    def refused(*args: Any, **kwargs: Any) -> str:
+        raise AssertionError("saferepr called")
+
+    monkeypatch.setattr("celery.app.amqp.saferepr", refused)
+    message = app.amqp.as_task_v2("render-id", "jobs.render_pdf", [str(uuid.uuid4())], None)
+    assert message.headers["kwargsrepr"] == "{}"

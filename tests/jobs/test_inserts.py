@@ -12,6 +12,7 @@ from django.db.models.sql import InsertQuery
 from django.test.utils import CaptureQueriesContext
 
 from accounts.services import api_key_create
+from jobs import inserts
 from jobs.inserts import _insert_statement, job_insert
 from jobs.models import PdfJob
 from tests.factories import ReportTemplateFactory
@@ -85,7 +86,7 @@ def test_a_job_with_defaults_only_is_the_same_row_too(user):
 
 def test_the_statement_is_the_one_django_compiles_for_a_real_job(user):
     job = PdfJob(**_fields(user))
-    sql, fields, returning = _insert_statement("default")
+    sql, fields, returning, _ = _insert_statement("default")
     query = InsertQuery(PdfJob)
     query.insert_values(fields, [job], raw=False)
     compiler = query.get_compiler(using="default")
@@ -97,6 +98,61 @@ def test_the_statement_is_the_one_django_compiles_for_a_real_job(user):
         job_insert(job)
     assert len(queries) == 1
     assert queries[0]["sql"].startswith("INSERT INTO")
+
+
+def _comparable(value: Any) -> Any:
+    """A prepared parameter, psycopg's JSON and integer wrappers as what they wrap."""
+    return (type(value).__name__, getattr(value, "obj", value))
+
+
+def test_the_parameters_are_the_ones_django_prepares(user):
+    """Columns left None (about a fifth of a new job's) are passed as None without their
+    field's preparation; every parameter is still what Django's compiler prepares."""
+    job = PdfJob(**_fields(user))
+    _, fields, returning, none_kept = _insert_statement("default")
+    assert sum(none_kept) > 30  # nearly every field prepares None as None
+    executed: list[Any] = []
+
+    def capture(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        executed.append(list(params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(capture):
+        job_insert(job)
+    job.pk = None  # compile the same row again, as the ORM would
+    job._state.adding = True
+    query = InsertQuery(PdfJob)
+    query.insert_values(fields, [job], raw=False)
+    compiler = query.get_compiler(using="default")
+    compiler.returning_fields = returning
+    ((_, params),) = compiler.as_sql()
+    assert None in executed[0]
+    # created_at and updated_at: stamped again by the second compile's pre_save.
+    stamped_again = [i for i, f in enumerate(fields) if f.name in ("created_at", "updated_at")]
+    ours = [_comparable(p) for i, p in enumerate(executed[0]) if i not in stamped_again]
+    assert ours == [_comparable(p) for i, p in enumerate(params) if i not in stamped_again]
+
+
+def test_a_field_that_prepares_none_as_something_else_is_still_prepared(user, monkeypatch):
+    field = PdfJob._meta.get_field("completed_at")
+    prepare = field.get_db_prep_save
+    monkeypatch.setattr(
+        field,
+        "get_db_prep_save",
+        lambda value, connection: "not a time" if value is None else prepare(value, connection),
+    )
+    monkeypatch.setattr(inserts, "_INSERT_SQL", {})
+    executed: list[Any] = []
+
+    def capture(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        executed.append(list(params))
+        return execute(sql, params, many, context)
+
+    _, fields, _, none_kept = inserts._insert_statement("default")
+    assert not none_kept[fields.index(field)]
+    with connection.execute_wrapper(capture), pytest.raises(Exception, match="not a time"):
+        job_insert(PdfJob(owner=user, engine="handlebars"))
+    assert executed[0][fields.index(field)] == "not a time"
 
 
 def test_it_sends_the_save_signals_as_save_does(user):
