@@ -48,12 +48,12 @@ def _schema(route: str, fields: dict[str, Any]) -> Callable[[Post], Post]:
     # The page and PDF fields are made here, after the route's own: a serializer lists its
     # fields in the order they were made, and the route's source comes first.
     form = {
-        "paperWidth": serializers.CharField(required=False),
-        "paperHeight": serializers.CharField(required=False),
-        "marginTop": serializers.CharField(required=False),
-        "marginBottom": serializers.CharField(required=False),
-        "marginLeft": serializers.CharField(required=False),
-        "marginRight": serializers.CharField(required=False),
+        "paperWidth": serializers.CharField(required=False, allow_blank=True),
+        "paperHeight": serializers.CharField(required=False, allow_blank=True),
+        "marginTop": serializers.CharField(required=False, allow_blank=True),
+        "marginBottom": serializers.CharField(required=False, allow_blank=True),
+        "marginLeft": serializers.CharField(required=False, allow_blank=True),
+        "marginRight": serializers.CharField(required=False, allow_blank=True),
         "landscape": serializers.BooleanField(required=False),
         "printBackground": serializers.BooleanField(required=False),
         **pdf_output_form(),
@@ -169,9 +169,9 @@ def pdf_output_form() -> dict[str, serializers.Field[Any, Any, Any, Any]]:
     """The PDF fields every Gotenberg conversion route takes (PDF/A, PDF/UA, metadata), in
     Gotenberg's order; new fields on each call, as a field belongs to one serializer."""
     return {
-        "pdfa": serializers.CharField(required=False),
+        "pdfa": serializers.CharField(required=False, allow_blank=True),
         "pdfua": serializers.BooleanField(required=False),
-        "metadata": serializers.CharField(required=False),
+        "metadata": serializers.CharField(required=False, allow_blank=True),
     }
 
 

@@ -72,10 +72,10 @@ class GotenbergLibreOfficeApi(GotenbergApi):
         form={
             "files": serializers.ListField(child=serializers.FileField()),
             "landscape": serializers.BooleanField(required=False),
-            "nativePageRanges": serializers.CharField(required=False),
+            "nativePageRanges": serializers.CharField(required=False, allow_blank=True),
             "merge": serializers.BooleanField(required=False),
             **pdf_output_form(),
-            "downloadFrom": serializers.CharField(required=False),
+            "downloadFrom": serializers.CharField(required=False, allow_blank=True),
         },
         responses={
             **PDF_ANSWER,

@@ -75,7 +75,10 @@ def _schema(route: str, fields: tuple[str, ...], answer: str) -> Callable[[Post]
             layer: serializers.FileField(required=False, help_text=f"{layer}Source image or pdf")
             for layer in ("stamp", "watermark")
         }
-    form |= {name: serializers.CharField(required=False) for name in (*fields, *COMMON_FIELDS)}
+    form |= {
+        name: serializers.CharField(required=False, allow_blank=True)
+        for name in (*fields, *COMMON_FIELDS)
+    }
     name = "".join(part.title() for part in re.split(r"[/_]", route))
     return gotenberg_schema(
         operation_id=f"gotenberg_pdfengines_{route.replace('/', '_')}",

@@ -6,8 +6,8 @@ system Chromium is launched by path. Without it the tests skip and say why; CI i
 
 from __future__ import annotations
 
-import contextlib
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -86,18 +86,22 @@ def save_shot(page: Any, name: str, *, full_page: bool = False) -> None:
         page.screenshot(path=str(SHOTS / name), full_page=full_page)
 
 
+SCROLL_WIDTH = "document.documentElement.scrollWidth"
+
+
 def shoot(page: Any, name: str) -> None:
     """Check the page in a narrow window, and save it (desktop and narrow) when asked."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     save_shot(page, f"{name}-desktop.png", full_page=True)
     page.set_viewport_size(NARROW)
     # Readable in a narrow window: nothing makes the whole page scroll sideways, once it
-    # has adapted (the ops charts redraw for the new width after the resize event).
-    fits = f"document.documentElement.scrollWidth <= {NARROW['width']}"
-    with contextlib.suppress(PlaywrightTimeout):
-        page.wait_for_function(fits, timeout=5_000)
+    # has adapted (the ops charts redraw for the new width after the resize event). Polled
+    # from here: wait_for_function's polling runs its predicate through eval in the page,
+    # which the pages' CSP refuses whenever the first reading is not yet the answer.
+    width = page.evaluate(SCROLL_WIDTH)
+    deadline = time.monotonic() + 5
+    while width > NARROW["width"] and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+        width = page.evaluate(SCROLL_WIDTH)
     save_shot(page, f"{name}-narrow.png", full_page=True)
-    width = page.evaluate("document.documentElement.scrollWidth")
     page.set_viewport_size(DESKTOP)
     assert width <= NARROW["width"], f"{name} is {width}px wide in a {NARROW['width']}px window"
