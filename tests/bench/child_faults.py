@@ -23,27 +23,17 @@ def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     django.setup()
     from celery import Celery
-    from django.contrib.auth import get_user_model
 
-    from accounts.services import api_key_create
     from jobs.dispatch import job_enqueue
     from jobs.models import JobStatus, PdfJob
-    from reports.models import ReportTemplate
-    from reports.samples import sample_files
-    from reports.services import template_create, template_record_version
     from tests.bench import child_account
+    from tests.bench.job_overhead import bench_invoice
     from tests.processes import start, stop, wait_for_worker, worker_args
     from workspaces.services import workspace_personal
 
-    owner, _ = get_user_model().objects.get_or_create(username="bench-faults")
-    html, css, data = sample_files("invoice")
-    template = ReportTemplate.objects.filter(owner=owner, slug="bench-invoice").first()
-    if template is None:
-        template = template_create(
-            owner=owner, name="Invoice", slug="bench-invoice", html=html, css=css
-        )
-    version = template_record_version(template=template)
-    key, _ = api_key_create(user=owner, name="bench")
+    invoice = bench_invoice("bench-faults")
+    owner, template, version, key = invoice.owner, invoice.template, invoice.version, invoice.key
+    data = invoice.data
     directory = Path(tempfile.mkdtemp(prefix="child-faults-"))
     extra = dict(pair.split("=", 1) for pair in os.environ.get("BENCH_WORKER_ENV", "").split())
     env = {**os.environ, "BENCH_CHILD_ACCOUNT_DIR": str(directory), **extra}

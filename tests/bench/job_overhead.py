@@ -12,6 +12,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 N = int(os.environ.get("BENCH_JOBS", "60"))
@@ -30,30 +31,29 @@ PARTS = {
 }
 
 
-def main() -> int:
-    import django
+@dataclass
+class BenchInvoice:
+    owner: Any
+    template: Any
+    version: Any
+    key: Any
+    html: str
+    css: str
+    data: dict[str, Any]
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
-    django.setup()
+
+def bench_invoice(username: str) -> BenchInvoice:
+    """The owner `username`, their stored invoice template and its version, an API key of
+    theirs (whose jobs mail nobody) and the invoice's sources and data: jobs as the pipeline
+    bench submits them."""
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
 
     from accounts.services import api_key_create
-    from jobs.models import PdfJob
-    from jobs.worker import execution
-    from rendering.options import parse_options
-    from rendering.report import TemplateSource, report_render
-    from reports.limits import limits_from_settings
     from reports.models import ReportTemplate
     from reports.samples import sample_files
     from reports.services import template_create, template_record_version
-    from tests.bench.round_trips import round_trips_counted
-    from workspaces.services import workspace_personal
 
-    call_command("migrate", verbosity=0)
-    # Jobs as the pipeline bench submits them: a stored template's version, the owner's
-    # workspace (its stream gets every event), an API key (whose jobs mail nobody).
-    owner, _ = get_user_model().objects.get_or_create(username="bench-overhead")
+    owner, _ = get_user_model().objects.get_or_create(username=username)
     html, css, data = sample_files("invoice")
     template = ReportTemplate.objects.filter(owner=owner, slug="bench-invoice").first()
     if template is None:
@@ -62,6 +62,30 @@ def main() -> int:
         )
     version = template_record_version(template=template)
     key, _ = api_key_create(user=owner, name="bench")
+    return BenchInvoice(owner, template, version, key, html, css, data)
+
+
+def main() -> int:
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    django.setup()
+    from django.core.management import call_command
+
+    from jobs.models import PdfJob
+    from jobs.worker import execution
+    from rendering.options import parse_options
+    from rendering.report import TemplateSource, report_render
+    from reports.limits import limits_from_settings
+    from tests.bench.round_trips import round_trips_counted
+    from workspaces.services import workspace_personal
+
+    call_command("migrate", verbosity=0)
+    # Jobs as the pipeline bench submits them: a stored template's version, the owner's
+    # workspace (its stream gets every event), an API key (whose jobs mail nobody).
+    invoice = bench_invoice("bench-overhead")
+    owner, template, version, key = invoice.owner, invoice.template, invoice.version, invoice.key
+    html, css, data = invoice.html, invoice.css, invoice.data
 
     def jobs_create(count: int) -> list[PdfJob]:
         return [
