@@ -34,6 +34,7 @@ from dropins.gotenberg_route import (
     Post,
     gotenberg_form,
     gotenberg_schema,
+    optional_text,
 )
 from jobs.callbacks import callback_url_check
 from jobs.models import PdfJob
@@ -48,12 +49,12 @@ def _schema(route: str, fields: dict[str, Any]) -> Callable[[Post], Post]:
     # The page and PDF fields are made here, after the route's own: a serializer lists its
     # fields in the order they were made, and the route's source comes first.
     form = {
-        "paperWidth": serializers.CharField(required=False, allow_blank=True),
-        "paperHeight": serializers.CharField(required=False, allow_blank=True),
-        "marginTop": serializers.CharField(required=False, allow_blank=True),
-        "marginBottom": serializers.CharField(required=False, allow_blank=True),
-        "marginLeft": serializers.CharField(required=False, allow_blank=True),
-        "marginRight": serializers.CharField(required=False, allow_blank=True),
+        "paperWidth": optional_text(),
+        "paperHeight": optional_text(),
+        "marginTop": optional_text(),
+        "marginBottom": optional_text(),
+        "marginLeft": optional_text(),
+        "marginRight": optional_text(),
         "landscape": serializers.BooleanField(required=False),
         "printBackground": serializers.BooleanField(required=False),
         **pdf_output_form(),
@@ -169,9 +170,9 @@ def pdf_output_form() -> dict[str, serializers.Field[Any, Any, Any, Any]]:
     """The PDF fields every Gotenberg conversion route takes (PDF/A, PDF/UA, metadata), in
     Gotenberg's order; new fields on each call, as a field belongs to one serializer."""
     return {
-        "pdfa": serializers.CharField(required=False, allow_blank=True),
+        "pdfa": optional_text(),
         "pdfua": serializers.BooleanField(required=False),
-        "metadata": serializers.CharField(required=False, allow_blank=True),
+        "metadata": optional_text(),
     }
 
 

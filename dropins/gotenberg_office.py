@@ -26,7 +26,13 @@ from dropins.gotenberg import (
 from dropins.gotenberg_download import downloads
 from dropins.gotenberg_form import form_flag, form_refused_check, metadata_options
 from dropins.gotenberg_pdfengines import files_answer, idempotency_key, jobs_headers, part_key
-from dropins.gotenberg_route import WEBHOOK_ANSWER, GotenbergApi, gotenberg_form, gotenberg_schema
+from dropins.gotenberg_route import (
+    WEBHOOK_ANSWER,
+    GotenbergApi,
+    gotenberg_form,
+    gotenberg_schema,
+    optional_text,
+)
 from rendering.errors import InvalidInput
 from rendering.office import OFFICE_ENGINE, office_check, office_source
 from reports.limits import limits_from_settings
@@ -72,10 +78,10 @@ class GotenbergLibreOfficeApi(GotenbergApi):
         form={
             "files": serializers.ListField(child=serializers.FileField()),
             "landscape": serializers.BooleanField(required=False),
-            "nativePageRanges": serializers.CharField(required=False, allow_blank=True),
+            "nativePageRanges": optional_text(),
             "merge": serializers.BooleanField(required=False),
             **pdf_output_form(),
-            "downloadFrom": serializers.CharField(required=False, allow_blank=True),
+            "downloadFrom": optional_text(),
         },
         responses={
             **PDF_ANSWER,

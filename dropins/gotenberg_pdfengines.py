@@ -44,7 +44,13 @@ from dropins.gotenberg_pdfengines_form import (
     split_ask,
     steps_from_fields,
 )
-from dropins.gotenberg_route import GotenbergApi, Post, gotenberg_form, gotenberg_schema
+from dropins.gotenberg_route import (
+    GotenbergApi,
+    Post,
+    gotenberg_form,
+    gotenberg_schema,
+    optional_text,
+)
 from jobs.models import JobStatus, PdfJob
 from rendering.errors import InvalidInput
 from rendering.forms import FORM_ENGINE
@@ -75,10 +81,7 @@ def _schema(route: str, fields: tuple[str, ...], answer: str) -> Callable[[Post]
             layer: serializers.FileField(required=False, help_text=f"{layer}Source image or pdf")
             for layer in ("stamp", "watermark")
         }
-    form |= {
-        name: serializers.CharField(required=False, allow_blank=True)
-        for name in (*fields, *COMMON_FIELDS)
-    }
+    form |= {name: optional_text() for name in (*fields, *COMMON_FIELDS)}
     name = "".join(part.title() for part in re.split(r"[/_]", route))
     return gotenberg_schema(
         operation_id=f"gotenberg_pdfengines_{route.replace('/', '_')}",

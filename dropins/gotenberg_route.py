@@ -15,6 +15,7 @@ from drf_spectacular.utils import (
     extend_schema,
     inline_serializer,
 )
+from rest_framework import serializers
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 
@@ -64,6 +65,12 @@ def gotenberg_form(request: Request) -> GotenbergForm:
     ]
     form = request.POST  # the multipart's fields, its files apart
     return GotenbergForm(uploads, {name: str(form.get(name, "")) for name in form})
+
+
+def optional_text() -> serializers.CharField:
+    """A text field of a Gotenberg form: it may be left out or sent empty, which the routes
+    read as not sent (its default), as Gotenberg does."""
+    return serializers.CharField(required=False, allow_blank=True)
 
 
 def gotenberg_schema(
