@@ -27,6 +27,7 @@ from rendering.engines import (
 )
 from rendering.errors import InvalidInput
 from rendering.forms import FORM_ENGINE, form_fields, form_pdf
+from rendering.limits import Limits
 from rendering.options import parse_options
 from rendering.postprocess.steps import parse_steps
 from rendering.postprocess.submit import document_submit_check
@@ -92,12 +93,12 @@ def template_slug_check(
 _validated: DigestMemo[bool] = DigestMemo(256)
 
 
-def _validation_digest(*given: Any) -> bytes | None:
+def _validation_digest(limits: Limits, *given: Any) -> bytes | None:
     try:
-        text = json.dumps([*given[:-1], repr(given[-1])], sort_keys=True)
+        text = json.dumps(given, sort_keys=True)
     except (TypeError, ValueError):
         return None  # not JSON: checked (and refused) each time
-    return digest_of(text)
+    return digest_of(repr(limits), text)
 
 
 def template_validate(
@@ -115,7 +116,7 @@ def template_validate(
     A pass is kept (`_validated`): the same template saved again is not checked again."""
     limits = limits_from_settings()
     digest = _validation_digest(
-        engine, html, css, schema, sample_data, renderer, helpers, renderers, limits
+        limits, engine, html, css, schema, sample_data, renderer, helpers, renderers
     )
     if digest is not None and digest in _validated:
         return
