@@ -141,9 +141,17 @@ def _close_at_exit() -> None:
             thread.run(_close_parser)
 
 
+# V8's first isolates, made at once on several threads, can abort the process ("Check
+# failed: !IsConfigurablePoolInitialized()" in mini-racer 0.14: 3 fresh processes in 40
+# when four parser threads started together). A web process's first concurrent submits
+# did just that: the process died and its requests went unanswered. Made one at a time.
+_isolate_start_lock = threading.Lock()
+
+
 def _new_isolate() -> MiniRacer:
     v8_start()
-    ctx = MiniRacer()
+    with _isolate_start_lock:
+        ctx = MiniRacer()
     ctx.eval(_HANDLEBARS_JS)
     ctx.eval(_HELPERS_JS)
     ctx.eval(_MUSTACHE_JS)

@@ -74,8 +74,10 @@ def test_fifty_parallel_submits_never_exceed_the_in_flight_limit(live_stack, sta
             try:
                 return client.post(f"{urls[n % 2]}/api/v1/generate-pdf-async", json=BODY)
             except httpx.TransportError as exc:
-                # Once, at a load average of 13: "Server disconnected without sending a
-                # response". What the web processes logged says why, next time.
+                # "Server disconnected without sending a response" twice: the web process
+                # had died, V8 aborting as its first concurrent submits made their parser
+                # isolates at once (tests/rendering/test_v8_flags.py). What the web
+                # processes logged says why, should a process die again.
                 logs = "\n".join(
                     f"--- {log.name}\n{tail(log)}"
                     for log in sorted(live_stack.logs.glob("quota-web-*.log"))

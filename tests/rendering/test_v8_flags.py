@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,46 @@ def test_every_parser_thread_makes_its_isolate_after_v8_started_elsewhere():
     parsed, isolates = map(int, done.stdout.split())
     assert parsed == 8
     assert isolates >= 2  # more than the thread that started V8 made one
+
+
+FIRST_ISOLATES_AT_ONCE = """
+import threading
+from rendering.engines import handlebars
+
+together = threading.Barrier(4)
+
+def first_isolate(thread):
+    together.wait(60)  # the four parser threads make their isolates at the same moment
+    return handlebars._parser_of(thread) is not None
+
+calls = [threading.Thread(target=handlebars._on_v8_thread, args=(first_isolate,)) for _ in range(4)]
+for call in calls:
+    call.start()
+for call in calls:
+    call.join()
+print(len({id(v8.parser) for v8 in handlebars._v8 if v8.parser}))
+"""
+
+
+@pytest.mark.heavy
+def test_a_new_process_whose_parser_threads_start_v8_together_lives():
+    """A web process's first concurrent submits each made a parser isolate at once, and
+    V8 aborted the process (`Check failed: !IsConfigurablePoolInitialized()`): 3 fresh
+    processes in 40 before the isolates were made one at a time. 30 processes, two at a
+    time: the old code failed this test in 6 runs of 6 (1 or 2 processes died each)."""
+
+    def one_process(_: int) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", FIRST_ISOLATES_AT_ONCE],
+            cwd=Path(__file__).parents[2],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    with ThreadPoolExecutor(2) as pool:
+        done = list(pool.map(one_process, range(30)))
+    aborted = [run.stderr[-600:] for run in done if run.returncode != 0]
+    assert not aborted, f"{len(aborted)} of 30 processes died:\n{aborted[0]}"
+    assert {run.stdout.strip() for run in done} == {"4"}  # four isolates each
