@@ -64,16 +64,29 @@ def api_key_create(
             expires_at=expires_at,
             webhook_secret=webhook_secret_new(),
         )
-        audit_record(
-            workspace=home,
-            actor=user,
-            action=AuditAction.KEY_CREATED,
-            target=key,
-            target_id=key.prefix,
-            target_repr=f"{key.prefix}… {name}".strip(),
-            changes={"role": key.role},
-        )
+        _key_audit(key, workspace=home, by=user, action=AuditAction.KEY_CREATED, role=key.role)
     return key, raw_key
+
+
+def _key_audit(
+    key: ApiKey,
+    *,
+    workspace: Workspace | int,
+    by: User,
+    action: AuditAction,
+    role: str | None = None,
+) -> None:
+    """The audit entry of a key's creation or revocation: the key is named by its prefix
+    (the part of the secret that is shown) and its name; a creation says its role."""
+    audit_record(
+        workspace=workspace,
+        actor=by,
+        action=action,
+        target=key,
+        target_id=key.prefix,
+        target_repr=f"{key.prefix}… {key.name}".strip(),
+        changes={"role": role} if role is not None else None,
+    )
 
 
 def api_keys_usable_count(*, workspace: Workspace) -> int:
@@ -152,14 +165,7 @@ def api_key_revoke(*, user: User, key_id: int) -> ApiKey | None:
             reason=f"the API key it was created with ({key.prefix}…) was revoked",
         )
         if key.workspace_id is not None:
-            audit_record(
-                workspace=key.workspace_id,
-                actor=user,
-                action=AuditAction.KEY_REVOKED,
-                target=key,
-                target_id=key.prefix,
-                target_repr=f"{key.prefix}… {key.name}".strip(),
-            )
+            _key_audit(key, workspace=key.workspace_id, by=user, action=AuditAction.KEY_REVOKED)
         prefix = key.prefix
         transaction.on_commit(lambda: key_revoked_publish(prefix))  # close its live streams
     return key

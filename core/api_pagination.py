@@ -3,7 +3,6 @@ answered as `{count, next, previous, results}` and described so in the schema.""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db.models import QuerySet
@@ -35,9 +34,15 @@ def paginated_schema(name: str, item: type[serializers.Serializer[Any]]) -> Any:
 
 
 def paginated(
-    request: Request, view: APIView, rows: QuerySet[Any], serialize: Callable[[Sequence[Any]], Any]
+    request: Request,
+    view: APIView,
+    rows: QuerySet[Any],
+    item: type[serializers.Serializer[Any]],
+    *,
+    context: dict[str, Any] | None = None,
 ) -> Response:
-    """The page of `rows` the request asks for, each row through `serialize`."""
+    """The page of `rows` the request asks for, each row through `item` (with `context`):
+    the answer `paginated_schema` describes."""
     paginator = Pagination()
     page = paginator.paginate_queryset(rows, request, view=view) or []
-    return paginator.get_paginated_response(serialize(page))
+    return paginator.get_paginated_response(item(page, many=True, context=context or {}).data)

@@ -27,6 +27,7 @@ from accounts.notifications import (
     job_mail_recipient_of,
     owner_mail_once,
 )
+from core.automatic_mail import automatic_mail
 from jobs import dispatch
 from jobs.links import pdf_path
 from jobs.models import JobStatus, PdfJob
@@ -92,12 +93,8 @@ def job_mail(job: PdfJob, *, to: str) -> EmailMessage:
         subject = f"Your report “{name}” failed"
         context["advice"] = failure_advice(job.error_code).replace("{id}", str(job.job_id))
         body = render_to_string("jobs/mail/job_failed.txt", context)
-    return EmailMessage(
-        subject=subject,
-        body=body,
-        to=[to],
-        # RFC 3834: an automatic message, so out-of-office replies stay away.
-        headers={"Auto-Submitted": "auto-generated", "X-PDF-Job-Id": str(job.job_id)},
+    return automatic_mail(
+        subject=subject, body=body, to=[to], ids={"X-PDF-Job-Id": str(job.job_id)}
     )
 
 

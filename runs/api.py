@@ -259,12 +259,7 @@ class RunListCreateApi(ReadOrSubmitThrottledApi):
             "absolute": request.build_absolute_uri,
             "may_download": can(actor, Action.JOB_DOWNLOAD, workspace),
         }
-        return paginated(
-            request,
-            self,
-            runs,
-            lambda page: RunSummarySerializer(page, many=True, context=context).data,
-        )
+        return paginated(request, self, runs, RunSummarySerializer, context=context)
 
     @extend_schema(
         operation_id="run_create",

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from django.conf import settings
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from django.views.decorators.csrf import csrf_exempt
@@ -18,7 +17,7 @@ from django.views.decorators.http import require_GET
 from accounts.authentication import Caller
 from core.errors import NotFound
 from core.websocket_routes import websocket_path
-from jobs.live.access import follower_resolve, stream_member
+from jobs.live.access import followed_as, follower_resolve
 from jobs.live.consumers import FollowingConsumer
 from jobs.live.events import group_publish
 from jobs.live.sse import respond
@@ -97,12 +96,7 @@ def run_links(payload: dict[str, Any], absolute: Callable[[str], str]) -> dict[s
 
 
 def _follow(caller: Caller, run_id: str) -> AsyncIterator[dict[str, Any] | None]:
-    return run_follow(
-        run_id,
-        heartbeat=settings.SSE_HEARTBEAT_SECONDS,
-        key_prefix=caller.key_prefix,
-        member=stream_member(caller),
-    )
+    return run_follow(run_id, **followed_as(caller))
 
 
 @csrf_exempt

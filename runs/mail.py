@@ -13,6 +13,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from accounts.notifications import owner_mail_once
+from core.automatic_mail import automatic_mail
 from runs.models import Run, RunOutput, RunStatus
 
 logger = logging.getLogger(__name__)
@@ -37,11 +38,11 @@ def run_mail(run: Run, *, to: str) -> EmailMessage:
         )
     else:
         subject = f"Your run “{name}” failed: no record rendered"
-    return EmailMessage(
+    return automatic_mail(
         subject=subject,
         body=render_to_string("jobs/mail/run_finished.txt", context),
         to=[to],
-        headers={"Auto-Submitted": "auto-generated", "X-PDF-Run-Id": str(run.run_id)},
+        ids={"X-PDF-Run-Id": str(run.run_id)},
     )
 
 

@@ -49,12 +49,8 @@ class ScheduleListCreateApi(ReadOrSubmitThrottledApi):
     )
     def get(self, request: Request) -> Response:
         workspace = workspace_for(request, Action.SCHEDULE_VIEW)
-        return paginated(
-            request,
-            self,
-            selectors.schedule_list(workspace=workspace),
-            lambda page: ScheduleOutputSerializer(page, many=True).data,
-        )
+        rows = selectors.schedule_list(workspace=workspace)
+        return paginated(request, self, rows, ScheduleOutputSerializer)
 
     @extend_schema(
         operation_id="schedule_create",
@@ -136,10 +132,7 @@ class ScheduleRunListApi(APIView):
     )
     def get(self, request: Request, schedule_id: str) -> Response:
         schedule = _schedule(request, schedule_id, Action.SCHEDULE_VIEW)
-        context = _context(request)
+        runs = selectors.schedule_runs(schedule=schedule)
         return paginated(
-            request,
-            self,
-            selectors.schedule_runs(schedule=schedule),
-            lambda page: ScheduleRunOutputSerializer(page, many=True, context=context).data,
+            request, self, runs, ScheduleRunOutputSerializer, context=_context(request)
         )

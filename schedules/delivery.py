@@ -18,11 +18,11 @@ import httpx
 from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
 from django.core.files.storage import storages
-from django.core.mail import EmailMessage
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.services import webhook_signing_secrets
+from core.automatic_mail import automatic_mail
 from jobs.callbacks import callback_url_check
 from jobs.links import pdf_path
 from jobs.models import TERMINAL_STATUSES, JobStatus, PdfJob
@@ -85,15 +85,11 @@ def _mail(schedule: Schedule, run: ScheduleRun, job: PdfJob, to: list[str], pdf:
         f"Download it (link valid until {expires:%Y-%m-%d %H:%M} {schedule.timezone}):",
         _pdf_url(job),
     ]
-    message = EmailMessage(
+    message = automatic_mail(
         subject=f"Scheduled report “{name}”",
         body="\n".join(lines) + "\n",
         to=to,
-        headers={
-            "Auto-Submitted": "auto-generated",
-            "X-PDF-Job-Id": str(job.job_id),
-            "X-PDF-Schedule-Id": str(schedule.schedule_id),
-        },
+        ids={"X-PDF-Job-Id": str(job.job_id), "X-PDF-Schedule-Id": str(schedule.schedule_id)},
     )
     if len(pdf) <= settings.SCHEDULE_MAIL_ATTACH_MAX_BYTES:
         message.attach(object_name(schedule, run), pdf, "application/pdf")

@@ -308,6 +308,28 @@ def _clean_domains(domains: list[str], *, workspace: Workspace, by: Any) -> list
     return cleaned
 
 
+def _sso_audit(
+    workspace: Workspace,
+    *,
+    by: Any,
+    changes: dict[str, Any],
+    domain: str = "",
+    action: AuditAction = AuditAction.SSO_CHANGED,
+) -> None:
+    """The audit entry of a change to who joins `workspace` by email domain: typed "sso",
+    aimed at the workspace, and named by the one domain an operator changed (else by the
+    workspace)."""
+    audit_record(
+        workspace=workspace,
+        actor=by,
+        action=action,
+        target=workspace,
+        target_type="sso",
+        target_repr=domain,
+        changes=changes,
+    )
+
+
 def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by: Any) -> Workspace:
     """Who joins the workspace by email domain, and in which role (requester or viewer);
     an empty list stops joining (members joined before stay)."""
@@ -339,14 +361,7 @@ def workspace_sso_set(*, workspace: Workspace, domains: list[str], role: str, by
                 {"domains": cleaned, "role": workspace.sso_role},
             )
             if changes:
-                audit_record(
-                    workspace=workspace,
-                    actor=by,
-                    action=AuditAction.SSO_CHANGED,
-                    target=workspace,
-                    target_type="sso",
-                    changes=changes,
-                )
+                _sso_audit(workspace, by=by, changes=changes)
     except IntegrityError:  # another workspace claimed it meanwhile
         raise ApplicationError(
             "One of these domains was just claimed by another workspace.",
@@ -373,29 +388,18 @@ def sso_domain_operator_save(*, row: SsoDomain, by: Any) -> SsoDomain:
     )
     changes = audit_changes(was, {"domains": [row.domain], "verified": row.verified})
     if changes:
-        audit_record(
-            workspace=row.workspace,
-            actor=by,
-            action=AuditAction.SSO_DOMAIN_VERIFIED
-            if "verified" in changes
-            else AuditAction.SSO_CHANGED,
-            target=row.workspace,
-            target_type="sso",
-            target_repr=row.domain,
+        verified = "verified" in changes
+        _sso_audit(
+            row.workspace,
+            by=by,
             changes=changes,
+            domain=row.domain,
+            action=AuditAction.SSO_DOMAIN_VERIFIED if verified else AuditAction.SSO_CHANGED,
         )
     return row
 
 
 @transaction.atomic
 def sso_domain_operator_remove(*, row: SsoDomain, by: Any) -> None:
-    audit_record(
-        workspace=row.workspace,
-        actor=by,
-        action=AuditAction.SSO_CHANGED,
-        target=row.workspace,
-        target_type="sso",
-        target_repr=row.domain,
-        changes={"domains": [[row.domain], []]},
-    )
+    _sso_audit(row.workspace, by=by, changes={"domains": [[row.domain], []]}, domain=row.domain)
     row.delete()

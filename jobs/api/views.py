@@ -157,13 +157,7 @@ class JobListApi(APIView):
         jobs = selectors.job_list(
             workspace=workspace, status=filters.get("status"), batch_id=filters.get("batch_id")
         )
-        context = _context(request)
-        return paginated(
-            request,
-            self,
-            jobs,
-            lambda page: JobOutputSerializer(page, many=True, context=context).data,
-        )
+        return paginated(request, self, jobs, JobOutputSerializer, context=_context(request))
 
 
 class JobDetailApi(APIView):

@@ -11,7 +11,7 @@ from django.conf import settings
 from accounts.authentication import Caller, caller_resolve
 from core.error_codes import ApiErrorCode
 from jobs import selectors
-from jobs.live.subscriptions import job_follow, workspace_follow
+from jobs.live.subscriptions import StreamBounds, job_follow, workspace_follow
 from rendering.errors import ApplicationError
 from workspaces.models import Workspace
 from workspaces.permissions import Action, authorize
@@ -48,25 +48,25 @@ def stream_member(caller: Caller) -> tuple[int, int] | None:
     return None if caller.key_prefix else (int(caller.user.pk), caller.workspace_id)
 
 
+def followed_as(caller: Caller) -> StreamBounds:
+    """How `caller` follows any stream (a job's, a run's, the workspace's): an idle tick
+    every SSE_HEARTBEAT_SECONDS, ended when the caller's key is revoked or their
+    membership removed."""
+    return StreamBounds(
+        heartbeat=settings.SSE_HEARTBEAT_SECONDS,
+        key_prefix=caller.key_prefix,
+        member=stream_member(caller),
+    )
+
+
 def job_follow_as(
     caller: Caller, job_id: str, *, after_seq: int = -1
 ) -> AsyncIterator[dict[str, Any] | None]:
     """One job's events as `caller` follows them (SSE and WebSocket alike): the caller's
     key or membership ends the stream when it is revoked or removed."""
-    return job_follow(
-        job_id,
-        heartbeat=settings.SSE_HEARTBEAT_SECONDS,
-        after_seq=after_seq,
-        key_prefix=caller.key_prefix,
-        member=stream_member(caller),
-    )
+    return job_follow(job_id, after_seq=after_seq, **followed_as(caller))
 
 
 def workspace_follow_as(caller: Caller) -> AsyncIterator[dict[str, Any] | None]:
     """Every event of the caller's workspace's jobs, as `caller` follows them."""
-    return workspace_follow(
-        caller.workspace_id,
-        heartbeat=settings.SSE_HEARTBEAT_SECONDS,
-        key_prefix=caller.key_prefix,
-        member=stream_member(caller),
-    )
+    return workspace_follow(caller.workspace_id, **followed_as(caller))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.db.models import Q
@@ -31,6 +31,15 @@ from workspaces.models import Membership
 Member = tuple[int, int] | None
 
 logger = logging.getLogger(__name__)
+
+
+class StreamBounds(TypedDict):
+    """How a stream is kept: an idle tick every `heartbeat` seconds, and what ends it (its
+    API key's revocation, its member's removal)."""
+
+    heartbeat: float
+    key_prefix: str | None
+    member: Member
 
 
 def _layer() -> BaseChannelLayer:
