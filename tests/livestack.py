@@ -158,6 +158,9 @@ def stack_env(django_db_setup, tmp_path_factory) -> dict[str, str]:
         # One worker serves the whole session's e2e tests: its pool children are not
         # recycled after 200 tasks, so a replaced child means one was lost (the probes).
         "CELERY_WORKER_MAX_TASKS_PER_CHILD": "100000",
+        # The template and page-script CPU limit (5 s by default): the endless loops of the
+        # hostile tests spin to it, ten renders of them; no other render here needs 0.3 s.
+        "PDF_TEMPLATE_TIMEOUT_MS": "2000",
     }
 
 

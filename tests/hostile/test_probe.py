@@ -166,7 +166,7 @@ def test_schema_refs_and_super_linear_schemas_while_a_tenant_works(mallory, tena
     assert took < 2
 
 
-@pytest.mark.heavy  # four renders spin to the 5 s CPU limit: ~30 s of CPU in all
+@pytest.mark.heavy  # four renders spin to the live stack's 2 s CPU limit: ~12 s of CPU
 def test_helpers_memory_and_endless_loops_while_a_tenant_works(mallory, bystander):
     before = _worker_processes()
     assert before, "no live-stack worker answered inspect"
@@ -202,7 +202,7 @@ def test_helpers_memory_and_endless_loops_while_a_tenant_works(mallory, bystande
     assert len(status_urls) == 12
     assert max(answers) < 1.5, answers
     # Four of them are followed to their end; the rest are cancelled at once rather than
-    # after those four, when the worker had spun most of them to the limit too (each 5 s of
+    # after those four, when the worker had spun most of them to the limit too (each 2 s of
     # CPU the rest of the suite wanted).
     for url in status_urls[4:]:
         mallory.post(url.rstrip("/") + "/cancel")
