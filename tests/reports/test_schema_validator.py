@@ -31,11 +31,13 @@ def _items(count: int) -> list[dict]:
 
 def test_unique_items_over_2000_objects_is_linear():
     items = _items(2000)
-    started = time.monotonic()
+    # This thread's CPU time, the work the check does: wall time also counts the other
+    # processes of a loaded machine (2.6 s once, four test processes on two cores).
+    started = time.thread_time()
     data_validate(schema={"type": "array", "uniqueItems": True}, data=items)
     with pytest.raises(DataValidationError, match="item 2000 repeats an earlier item"):
         data_validate(schema={"uniqueItems": True}, data=[*items, dict(reversed(items[7].items()))])
-    assert time.monotonic() - started < 2  # 7 s pairwise
+    assert time.thread_time() - started < 2  # 7 s pairwise
 
 
 @pytest.mark.parametrize(
