@@ -1,9 +1,9 @@
 """The service end to end against its baselines, measured in one run (issue 12, item 4):
 (a) the 50-page sample submit-to-completed vs bare xhtml2pdf, bare WeasyPrint and a cold
 Chromium print of the same final HTML; (b) one-page jobs end to end vs report_render alone
-in as many processes as worker children; (c) submit latency at a fixed offered rate with
-the workers busy; (d) worker memory over many jobs, and its peak for the 50-page sample;
-(e) one-page jobs with the chromium renderer vs a warm bare Playwright loop
+and bare xhtml2pdf in as many processes as worker children; (c) submit latency at a fixed
+offered rate with the workers busy; (d) worker memory over many jobs, and its peak for the
+50-page sample; (e) one-page jobs with the chromium renderer vs a warm bare Playwright loop
 (tests/bench/chromium_pipeline.py)."""
 
 from __future__ import annotations
@@ -88,6 +88,30 @@ def final_html(slug: str, *, vector: bool = False) -> str:
     return html_document(
         body_html=body, css=css, options=options, font_url=lambda path: path.resolve().as_uri()
     )
+
+
+def _bare_invoices(count: int) -> tuple[int, float]:
+    """`count` invoices laid out by bare xhtml2pdf from their final HTML (the template run
+    and charts done once, before the clock): the renderer's own pace; their CPU."""
+    from xhtml2pdf import pisa
+
+    document = final_html("invoice")
+    cpu = time.process_time()
+    for _ in range(count):
+        pisa.pisaDocument(document, dest=io.BytesIO(), encoding="utf-8")
+    return count, time.process_time() - cpu
+
+
+def bare_xhtml2pdf_throughput(jobs: int, processes: int) -> tuple[float, float]:
+    """PDFs/s of bare xhtml2pdf on the invoice's final HTML in `processes` spawned
+    processes sharing `jobs` PDFs (warmed first), and the CPU seconds a PDF took."""
+    with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
+        list(pool.map(_bare_invoices, [2] * processes))
+        started = time.perf_counter()
+        runs = list(pool.map(_bare_invoices, [jobs // processes] * processes))
+        elapsed = time.perf_counter() - started
+        done = sum(count for count, _ in runs)
+        return done / elapsed, sum(cpu for _, cpu in runs) / done
 
 
 def _clock(fn: Callable[[], object]) -> float:
@@ -485,6 +509,12 @@ def one_page_throughput(
     )
     account.report(cores=os.cpu_count() or CHILDREN, jobs=ONE_PAGE_JOBS, add=results.add)
     results.add("  report_render alone, CPU a PDF", f"{alone_cpu * 1000:6.1f} ms")
+    bare, bare_cpu = bare_xhtml2pdf_throughput(ONE_PAGE_JOBS, CHILDREN)
+    results.add(
+        f"bare xhtml2pdf in {CHILDREN} processes (the same final HTML)",
+        f"{bare:6.1f} PDFs/s   service = {service_rate / bare:.2f}x   "
+        f"CPU a PDF {bare_cpu * 1000:.1f} ms",
+    )
     tasks = after["tasks"] - before["tasks"]
     if tasks:
         render = (after["render_cpu"] - before["render_cpu"]) / tasks

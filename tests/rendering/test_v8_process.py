@@ -245,3 +245,62 @@ def test_a_render_that_spends_no_cpu_is_still_stopped_at_ten_times_its_budget():
         engine_render("handlebars", "{{block}}", {}, quick, helpers=block)
     took = time.monotonic() - started
     assert 2.0 <= took < 15, took
+
+
+def test_a_templates_precompiled_text_is_made_before_its_helpers_run_and_kept_for_the_next():
+    """The child keeps each template's precompiled text for its later renders. Helpers that
+    replace Handlebars' compiler and template functions change neither this render (its
+    text was made before they ran) nor the next render of the same source, another
+    tenant's perhaps, in the same child."""
+    from rendering.engines import v8_process
+
+    with v8_process._lock:
+        served, v8_process._idle[:] = list(v8_process._idle), []
+    for child in served:
+        v8_process._kill(child)
+    source = "<p>{{n}} {{#each items}}[{{this}}]{{/each}}</p>"
+    hijack = (
+        "Handlebars.template = function () { return function () { return 'hijacked'; }; };"
+        " Handlebars.compile = Handlebars.template;"
+        " Handlebars.precompile = function () { return 'function () {}'; };"
+        " function noop() { return ''; }"
+    )
+    first = engine_render("handlebars", source, {"n": 1, "items": [1, 2]}, LIMITS, helpers=hijack)
+    assert first == "<p>1 [1][2]</p>"
+    _started.clear()
+    second = engine_render("handlebars", source, {"n": 2, "items": ["a"]}, LIMITS)
+    assert second == "<p>2 [a]</p>"
+    assert _started == []  # the same child served both
+
+
+def test_the_precompiled_texts_are_kept_by_source_up_to_their_size():
+    from py_mini_racer import MiniRacer
+
+    from rendering.engines import v8_child
+    from rendering.engines.v8_flags import v8_start
+
+    v8_start()
+    handlebars = (v8_child._HERE / "vendor" / "handlebars.min.js").read_text(encoding="utf-8")
+    made, bare = MiniRacer(), MiniRacer()
+    try:
+        made.eval(handlebars)
+        text = v8_child._spec(made, "{{n}} kept", 3)
+        assert text is not None
+        assert "kept" in text
+        # Asked again, in an isolate without Handlebars: the kept text, not made again
+        # (made here, the precompile would fail and answer None).
+        assert v8_child._spec(bare, "{{n}} kept", 3) == text
+        assert v8_child._spec(bare, "{{n}} not kept", 3) is None
+        assert v8_child._spec(made, "{{#if}}", 3) is None  # does not parse: not kept
+    finally:
+        made.close()
+        bare.close()
+
+    specs = v8_child._Specs()
+    for n in range(3):
+        specs.put(specs.key(str(n)), "x" * (v8_child._SPECS_MAX_CHARS // 2))
+    assert specs.get(specs.key("0")) is None  # the oldest went to make room
+    assert specs.get(specs.key("1")) is not None
+    assert specs.get(specs.key("2")) is not None
+    specs.put(specs.key("big"), "x" * (v8_child._SPECS_MAX_CHARS + 1))
+    assert specs.get(specs.key("big")) is None
