@@ -20,6 +20,7 @@ from tests.bench import cpu_account
 from tests.bench.pipeline import (
     CHILDREN,
     ONE_PAGE_JOBS,
+    V8_CHILD,
     Api,
     Results,
     _django,
@@ -145,8 +146,16 @@ def _pool_rate(task: Any, args: tuple[Any, ...], jobs: int) -> tuple[float, floa
     return done / elapsed, sum(cpu for _, cpu in runs) / done
 
 
+def _cmdline(process: psutil.Process) -> str:
+    try:
+        return " ".join(process.cmdline())
+    except psutil.Error:  # gone, or a zombie (a renderer that exited)
+        return ""
+
+
 def _browsers(worker: Any) -> cpu_account.Finder:
-    """The browsers the worker children started, with all their processes."""
+    """The browsers the worker children started, with all their processes (the children's
+    V8 template processes are a group of their own, pipeline.V8_GROUP)."""
 
     children = worker_children(worker)  # once: a browser's exited processes are zombies
 
@@ -154,7 +163,11 @@ def _browsers(worker: Any) -> cpu_account.Finder:
         found: list[psutil.Process] = []
         for child in children:
             try:
-                found += [p for p in child.children(recursive=True) if p not in found]
+                found += [
+                    p
+                    for p in child.children(recursive=True)
+                    if p not in found and V8_CHILD not in _cmdline(p)
+                ]
             except psutil.Error:
                 continue
         return found

@@ -246,6 +246,26 @@ def worker_children(worker: subprocess.Popen[bytes]) -> list[psutil.Process]:
     return children
 
 
+def template_processes(children: list[psutil.Process]) -> cpu_account.Finder:
+    """The V8 processes the worker children's Handlebars renders run in
+    (rendering/engines/v8_process.py): replaced every 100 renders, so sampled."""
+
+    def find() -> list[psutil.Process]:
+        found = []
+        for child in children:
+            try:
+                found += [p for p in child.children() if V8_CHILD in " ".join(p.cmdline())]
+            except psutil.Error:  # gone meanwhile
+                continue
+        return found
+
+    return find
+
+
+V8_CHILD = "v8_child.py"
+V8_GROUP = "V8 template processes of the children (sampled)"
+
+
 def rss_mib(processes: list[psutil.Process]) -> list[float]:
     values = []
     for proc in processes:
@@ -556,8 +576,10 @@ def process_groups(
     web_processes = [psutil.Process(web.pid), *psutil.Process(web.pid).children(recursive=True)]
     groups: dict[str, cpu_account.Finder] = {WEB_GROUP: cpu_account.fixed(*web_processes)}
     groups["Celery main process"] = cpu_account.fixed(psutil.Process(worker.pid))
-    for number, child in enumerate(worker_children(worker), 1):
+    children = worker_children(worker)
+    for number, child in enumerate(children, 1):
         groups[f"worker child {number}"] = cpu_account.fixed(child)
+    groups[V8_GROUP] = template_processes(children)
     groups["callbacks worker (threads: owner mails)"] = cpu_account.fixed(
         psutil.Process(callbacks.pid)
     )
