@@ -304,3 +304,50 @@ def test_the_precompiled_texts_are_kept_by_source_up_to_their_size():
     assert specs.get(specs.key("2")) is not None
     specs.put(specs.key("big"), "x" * (v8_child._SPECS_MAX_CHARS + 1))
     assert specs.get(specs.key("big")) is None
+
+
+def test_a_kept_template_renders_the_same_with_handlebars_runtime_alone():
+    """The second render of a template in a child takes the isolate with Handlebars' runtime
+    only (its precompiled text is kept): our helpers, inline partials, escaping and safe
+    strings come out as from the first, which compiled it."""
+    source = (
+        "{{#*inline 'row'}}<td>{{name}}</td><td>{{formatNumber qty 0}}</td>{{/inline}}"
+        "<table>{{#each items}}<tr>{{> row}}</tr>{{/each}}</table>"
+        "{{#if (gt total 10)}}big{{else}}small{{/if}} {{note}} {{pageBreak}}"
+        "{{#with customer}}{{lookup this 'name'}}{{/with}}"
+    )
+    data = {
+        "items": [{"name": "a<b", "qty": 1200}, {"name": "c", "qty": 3}],
+        "total": 12,
+        "note": "<i>x</i>",
+        "customer": {"name": "Ada & Co"},
+    }
+    expected = (
+        "<table><tr><td>a&lt;b</td><td>1,200</td></tr><tr><td>c</td><td>3</td></tr></table>"
+        "big &lt;i&gt;x&lt;/i&gt; <pdf:nextpage></pdf:nextpage>Ada &amp; Co"
+    )
+    from rendering.engines import v8_process
+
+    with v8_process._lock:  # one child, so the renders after the first find the text kept
+        served, v8_process._idle[:] = list(v8_process._idle), []
+    for child in served:
+        v8_process._kill(child)
+    assert engine_render("handlebars", source, data, LIMITS) == expected
+    _started.clear()
+    renders = [engine_render("handlebars", source, data, LIMITS) for _ in range(2)]
+    assert renders == [expected] * 2
+    assert _started == []  # the same child served them
+
+
+def test_only_a_kept_handlebars_template_without_helpers_or_partials_takes_the_runtime():
+    from rendering.engines import v8_child
+
+    source = "{{n}} runtime"
+    v8_child._specs.put(v8_child._Specs.key(source), "{}")
+    plain = {"source": source, "helpers": "", "partials": {}, "dialect": "handlebars"}
+    assert v8_child._runtime_serves(plain)
+    assert not v8_child._runtime_serves({**plain, "source": "{{n}} not kept"})
+    assert not v8_child._runtime_serves({**plain, "helpers": "function f() { return 1; }"})
+    assert not v8_child._runtime_serves({**plain, "partials": {"p": "x"}})
+    assert not v8_child._runtime_serves({**plain, "dialect": "mustache"})
+    assert not v8_child._runtime_serves({**plain, "dialect": "ejs"})
