@@ -19,12 +19,6 @@ from rendering.isolated import exiting_count, reap_exited, run_isolated
 from rendering.limits import Limits
 
 
-def _zombies() -> set[int]:
-    return {
-        child.pid for child in psutil.Process().children() if child.status() == psutil.STATUS_ZOMBIE
-    }
-
-
 def _until(what: str, done: Callable[[], bool], seconds: float = 10) -> None:
     ends = time.monotonic() + seconds
     while not done():
@@ -77,8 +71,22 @@ def test_the_next_render_reaps_the_children_that_exited_since(slow_exit):
         os.waitpid(pid, os.WNOHANG)
 
 
-def test_a_child_past_the_time_limit_is_killed_and_reaped_before_the_error():
-    before, exiting_before = _zombies(), set(isolated._exiting)
+def test_a_child_past_the_time_limit_is_killed_and_reaped_before_the_error(
+    monkeypatch: pytest.MonkeyPatch, no_children_exiting: None
+):
+    # The child this render forks, by its pid: any other child of this process (an earlier
+    # render's, still exiting, or another test's) may exit meanwhile and be a zombie for a
+    # while, which says nothing about this one.
+    forked: list[int] = []
+    real_fork = os.fork
+
+    def recorded_fork() -> int:
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recorded_fork)
 
     def forever() -> None:
         while True:
@@ -86,10 +94,11 @@ def test_a_child_past_the_time_limit_is_killed_and_reaped_before_the_error():
 
     with pytest.raises(LimitExceeded, match="longer than 200 ms"):
         run_isolated(forever, Limits(template_timeout_ms=200))
-    assert not set(isolated._exiting) - exiting_before  # waited for, not left to exit
-    # No new zombie. Earlier ones may be gone: each render first reaps the children of
-    # earlier renders that have exited since (another test's, in the same process).
-    assert _zombies() <= before
+    (pid,) = forked
+    assert pid not in isolated._exiting  # waited for, not left to exit
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped before the error: no zombie left
+    monkeypatch.undo()
     assert run_isolated(lambda: "next", Limits()) == "next"  # the next render works
 
 
