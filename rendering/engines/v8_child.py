@@ -12,13 +12,12 @@ heap limit does not count ArrayBuffers: 390 MB allocated under a 16 MB limit). A
 that meets a limit or fails outside the template ends the process after its answer, as
 does memory that stays used after the isolate closed; the parent also replaces it after a
 number of renders. What it keeps between renders, outside every isolate, is each Handlebars
-template's precompiled text (_Specs), made in a fresh isolate before the render's own code
+template's precompiled text (_specs), made in a fresh isolate before the render's own code
 ran there.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -33,11 +32,12 @@ _HERE = Path(__file__).resolve().parent
 
 if TYPE_CHECKING:
     from rendering.cpu_budget import EXIT_TIME_LIMIT, WALL_CAP_FACTOR, CpuBudget
+    from rendering.digest_memo import DigestMemo, digest_of
     from rendering.rlimits import rlimit_cap
 else:
     # Run with -I, so no folder of the project is on sys.path: the memory ceiling's and
-    # the CPU budget's rules (standard library only) are loaded by their paths rather than
-    # copied here.
+    # the CPU budget's rules and the digest memo (standard library only) are loaded by their
+    # paths rather than copied here.
     def _load(name):
         spec = importlib.util.spec_from_file_location(name, _HERE.parent / f"{name}.py")
         module = importlib.util.module_from_spec(spec)
@@ -48,6 +48,8 @@ else:
     _cpu_budget = _load("cpu_budget")
     CpuBudget, WALL_CAP_FACTOR = _cpu_budget.CpuBudget, _cpu_budget.WALL_CAP_FACTOR
     EXIT_TIME_LIMIT = _cpu_budget.EXIT_TIME_LIMIT
+    _digest_memo = _load("digest_memo")
+    DigestMemo, digest_of = _digest_memo.DigestMemo, _digest_memo.digest_of
 
 # A Handlebars template as Handlebars.precompile makes it: the JavaScript that
 # Handlebars.compile would build and run, as text. Made in a fresh isolate before any code
@@ -168,44 +170,20 @@ def _cpu_watchdog(seconds: float) -> threading.Event:
     return done
 
 
-class _Specs:
-    """Precompiled Handlebars templates by the digest of their source, newest last, up to
-    _SPECS_MAX_CHARS of text: the parse and compile of a template in a fresh isolate cost
-    ~10 ms of the invoice sample's ~12 ms (CPU), running its precompiled text ~2.6 ms. Kept
-    in this process's memory, outside every isolate: a render's code cannot reach it, and
-    a text is only ever made before any render's own code ran in its isolate."""
-
-    def __init__(self) -> None:
-        self._texts: dict[bytes, str] = {}
-        self._chars = 0
-
-    @staticmethod
-    def key(source: str) -> bytes:
-        return hashlib.sha256(source.encode("utf-8")).digest()
-
-    def get(self, key: bytes) -> str | None:
-        text = self._texts.pop(key, None)
-        if text is not None:
-            self._texts[key] = text  # the newest again
-        return text
-
-    def put(self, key: bytes, text: str) -> None:
-        if len(text) > _SPECS_MAX_CHARS:
-            return
-        self._texts[key] = text
-        self._chars += len(text)
-        while self._chars > _SPECS_MAX_CHARS:
-            self._chars -= len(self._texts.pop(next(iter(self._texts))))
-
-
-_SPECS_MAX_CHARS = 8 << 20
-_specs = _Specs()
+# Precompiled Handlebars templates by the digest of their source: the parse and compile of
+# a template in a fresh isolate cost ~10 ms of the invoice sample's ~12 ms (CPU), running its
+# precompiled text ~2.6 ms. Kept in this process's memory, outside every isolate: a render's
+# code cannot reach them, and a text is only ever made before any render's own code ran in
+# its isolate. Large texts are bounded by the process's own retirement: past
+# _GROWTH_RETIRE_BYTES of growth it ends, and its memo with it.
+_SPECS_KEPT = 64
+_specs: DigestMemo[str] = DigestMemo(_SPECS_KEPT)
 
 
 def _spec(ctx: Any, source: str, seconds: float) -> str | None:
     """The source's precompiled text, from _specs or made now in `ctx` (a fresh isolate in
     which nothing of the render has run yet); None when the source does not parse."""
-    key = _Specs.key(source)
+    key = digest_of(source)
     text = _specs.get(key)
     if text is None:
         made = ctx.call(PRECOMPILE_JS, source, timeout_sec=seconds * WALL_CAP_FACTOR)
@@ -261,7 +239,7 @@ def _runtime_serves(request: dict[str, Any]) -> bool:
         request.get("dialect", "handlebars") == "handlebars"
         and not request["helpers"]
         and not request.get("partials")
-        and _specs.get(_Specs.key(request["source"])) is not None
+        and _specs.get(digest_of(request["source"])) is not None
     )
 
 

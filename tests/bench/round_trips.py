@@ -1,11 +1,14 @@
 """Counting what a piece of worker code sends to PostgreSQL and Redis: the SQL statements
-(Django's CaptureQueriesContext, this thread's connection) and the Redis commands on the
-configured database (the server's MONITOR feed, filtered to that database's number, so
-other databases on the same server do not count). Used by `tests.bench.job_overhead` and
-by the test that pins a one-page job's round trips."""
+(Django's CaptureQueriesContext, this thread's connection) and the Redis commands this
+process sends to the configured database (the server's MONITOR feed, filtered to that
+database's number, less the commands of other processes' connections, so neither other
+databases on the same server nor other processes on the same database, such as a test
+process's live stack, count). Used by `tests.bench.job_overhead` and by the test that pins
+a one-page job's round trips."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import Counter
@@ -13,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import psutil
 import redis
 from django.conf import settings
 from django.db import connection
@@ -30,6 +34,19 @@ class RoundTrips:
     @property
     def redis_total(self) -> int:
         return sum(self.redis.values())
+
+
+def _others_ports(url: str) -> set[int]:
+    """The local ports of other processes' connections to `url`'s Redis server (a test
+    process's live stack shares its database). A port no process holds by then (a
+    connection closed inside the block) is not among them: its commands count as ours."""
+    server = redis.connection.parse_url(url)  # type: ignore[no-untyped-call]
+    port, me = int(server.get("port") or 6379), os.getpid()
+    return {
+        conn.laddr.port
+        for conn in psutil.net_connections(kind="tcp")
+        if conn.raddr and conn.raddr.port == port and conn.pid not in (None, me)
+    }
 
 
 def _db_of(url: str) -> int:
@@ -51,6 +68,10 @@ def round_trips_counted(redis_url: str | None = None, *, sql: bool = True) -> It
     scripted: list[str] = []
     ready = threading.Event()
 
+    # Each command with the client port it came from (None for a script's own commands,
+    # which follow the EVAL that ran them): told apart from other processes' at the end.
+    seen: list[tuple[int | None, str]] = []
+
     def follow() -> None:
         with watcher.monitor() as feed:  # type: ignore[no-untyped-call]
             ready.set()
@@ -64,7 +85,8 @@ def round_trips_counted(redis_url: str | None = None, *, sql: bool = True) -> It
                     return
                 if seen_start and command.get("db") == db:
                     verb = text.split(" ", 1)[0].upper()
-                    (scripted if command.get("client_type") == "lua" else lines).append(verb)
+                    lua = command.get("client_type") == "lua"
+                    seen.append((None if lua else int(command.get("client_port") or 0), verb))
 
     thread = threading.Thread(target=follow, daemon=True)
     thread.start()
@@ -80,8 +102,17 @@ def round_trips_counted(redis_url: str | None = None, *, sql: bool = True) -> It
         else:
             yield counted
     finally:
+        others = _others_ports(url)
         marker.echo(f"{token}-end")
         thread.join(10)
+        from_us = False
+        for port, verb in seen:
+            if port is not None:
+                from_us = port not in others
+                if from_us:
+                    lines.append(verb)
+            elif from_us:  # run by the script of our last command
+                scripted.append(verb)
         counted.sql = [query["sql"] for query in queries.captured_queries] if sql else []
         counted.redis = Counter(lines)
         counted.in_scripts = Counter(scripted)

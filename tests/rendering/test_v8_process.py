@@ -273,7 +273,7 @@ def test_a_templates_precompiled_text_is_made_before_its_helpers_run_and_kept_fo
     assert _started == []  # the same child served both
 
 
-def test_the_precompiled_texts_are_kept_by_source_up_to_their_size():
+def test_the_precompiled_texts_are_kept_by_source():
     from py_mini_racer import MiniRacer
 
     from rendering.engines import v8_child
@@ -295,15 +295,6 @@ def test_the_precompiled_texts_are_kept_by_source_up_to_their_size():
     finally:
         made.close()
         bare.close()
-
-    specs = v8_child._Specs()
-    for n in range(3):
-        specs.put(specs.key(str(n)), "x" * (v8_child._SPECS_MAX_CHARS // 2))
-    assert specs.get(specs.key("0")) is None  # the oldest went to make room
-    assert specs.get(specs.key("1")) is not None
-    assert specs.get(specs.key("2")) is not None
-    specs.put(specs.key("big"), "x" * (v8_child._SPECS_MAX_CHARS + 1))
-    assert specs.get(specs.key("big")) is None
 
 
 def test_a_kept_template_renders_the_same_with_handlebars_runtime_alone():
@@ -343,7 +334,7 @@ def test_only_a_kept_handlebars_template_without_helpers_or_partials_takes_the_r
     from rendering.engines import v8_child
 
     source = "{{n}} runtime"
-    v8_child._specs.put(v8_child._Specs.key(source), "{}")
+    v8_child._specs.put(v8_child.digest_of(source), "{}")
     plain = {"source": source, "helpers": "", "partials": {}, "dialect": "handlebars"}
     assert v8_child._runtime_serves(plain)
     assert not v8_child._runtime_serves({**plain, "source": "{{n}} not kept"})
