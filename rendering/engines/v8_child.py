@@ -180,22 +180,28 @@ _SPECS_KEPT = 64
 _specs: DigestMemo[str] = DigestMemo(_SPECS_KEPT)
 
 
+def _kept_spec(request: dict[str, Any]) -> str | None:
+    """The kept precompiled text of a Handlebars request's source, if there is one."""
+    if request.get("dialect", "handlebars") != "handlebars":
+        return None
+    return _specs.get(digest_of(request["source"]))
+
+
 def _spec(ctx: Any, source: str, seconds: float) -> str | None:
-    """The source's precompiled text, from _specs or made now in `ctx` (a fresh isolate in
-    which nothing of the render has run yet); None when the source does not parse."""
-    key = digest_of(source)
-    text = _specs.get(key)
-    if text is None:
-        made = ctx.call(PRECOMPILE_JS, source, timeout_sec=seconds * WALL_CAP_FACTOR)
-        if not isinstance(made, str):
-            return None
-        text = made
-        _specs.put(key, text)
-    return text
+    """The source's precompiled text made now in `ctx` (a fresh isolate in which nothing of
+    the render has run yet) and kept; None when the source does not parse."""
+    made = ctx.call(PRECOMPILE_JS, source, timeout_sec=seconds * WALL_CAP_FACTOR)
+    if not isinstance(made, str):
+        return None
+    _specs.put(digest_of(source), made)
+    return made
 
 
-def _render(ctx: Any, request: dict[str, Any]) -> tuple[dict[str, Any] | str, bool]:
-    """The answer, and whether a limit was met (the process retires)."""
+def _render(
+    ctx: Any, request: dict[str, Any], kept: str | None = None
+) -> tuple[dict[str, Any] | str, bool]:
+    """The answer, and whether a limit was met (the process retires). `kept`: the source's
+    precompiled text, when _kept_spec found one."""
     from py_mini_racer import JSEvalException, JSOOMException, JSTimeoutException
 
     memory = int(request["memory_bytes"])
@@ -206,7 +212,9 @@ def _render(ctx: Any, request: dict[str, Any]) -> tuple[dict[str, Any] | str, bo
     rendered = _cpu_watchdog(seconds)
     try:
         # Under the render's limits: a template's precompile is its own work.
-        spec = _spec(ctx, request["source"], seconds) if dialect == "handlebars" else None
+        spec = kept
+        if spec is None and dialect == "handlebars":
+            spec = _spec(ctx, request["source"], seconds)
         result = ctx.call(
             RENDER_JS,
             request["source"],
@@ -231,16 +239,11 @@ def _render(ctx: Any, request: dict[str, Any]) -> tuple[dict[str, Any] | str, bo
     return str(result), "allocation failed" in str(result)
 
 
-def _runtime_serves(request: dict[str, Any]) -> bool:
+def _runtime_serves(request: dict[str, Any], kept: str | None) -> bool:
     """Whether Handlebars' runtime alone can serve the render: a Handlebars template whose
-    precompiled text is kept, with no helpers of its own (which may call the compiler) and
-    no partials (registered as sources, compiled when first used)."""
-    return (
-        request.get("dialect", "handlebars") == "handlebars"
-        and not request["helpers"]
-        and not request.get("partials")
-        and _specs.get(digest_of(request["source"])) is not None
-    )
+    precompiled text is kept (`kept`, from _kept_spec), with no helpers of its own (which may
+    call the compiler) and no partials (registered as sources, compiled when first used)."""
+    return kept is not None and not request["helpers"] and not request.get("partials")
 
 
 def _library(*path: str) -> str:
@@ -260,10 +263,8 @@ def main() -> None:
         _library("vendor", "ejs.min.js"),
         _library("ejs_templates.js"),
     ]
-    ctx = _fresh_isolate(runtime)
-    for library in compiler:  # the first isolate whole: the memory baseline below has it
-        ctx.eval(library)
-    complete = True
+    # The first isolate whole: the memory baseline below has it.
+    ctx, complete = _fresh_isolate([*runtime, *compiler]), True
     settled = _data_bytes()
     while True:
         header = _read_exactly(4)
@@ -273,10 +274,11 @@ def main() -> None:
         if raw is None:
             return
         request = json.loads(raw)
-        if not complete and not _runtime_serves(request):
+        kept = _kept_spec(request)
+        if not complete and not _runtime_serves(request, kept):
             for library in compiler:
                 ctx.eval(library)
-        answer, limit_met = _render(ctx, request)
+        answer, limit_met = _render(ctx, request, kept)
         ctx.close()
         retire = limit_met or _data_bytes() > settled + _GROWTH_RETIRE_BYTES
         _answer(answer, retire=retire)

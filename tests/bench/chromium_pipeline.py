@@ -6,11 +6,8 @@ with Gotenberg's ~2 Chromium conversions a second per core beside the per-core f
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import time
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from functools import partial
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +22,8 @@ from tests.bench.pipeline import (
     Results,
     _django,
     _ts,
+    cmdline,
+    pool_rate,
     process_groups,
     worker_children,
 )
@@ -132,27 +131,6 @@ def _render_invoices(count: int) -> tuple[int, float]:
     return count, _tree_cpu() - cpu
 
 
-def _pool_rate(task: Any, args: tuple[Any, ...], jobs: int) -> tuple[float, float]:
-    """PDFs/s of `task` in CHILDREN spawned processes sharing `jobs`, warmed first, and the
-    CPU seconds a PDF took in them (their browsers included)."""
-    run = partial(task, *args)
-    # Spawned, not forked: this process has threads (httpx, the CPU sampler).
-    with ProcessPoolExecutor(CHILDREN, mp_context=multiprocessing.get_context("spawn")) as pool:
-        list(pool.map(run, [3] * CHILDREN))  # warm: imports, the browser, its fonts
-        started = time.perf_counter()
-        runs = list(pool.map(run, [jobs // CHILDREN] * CHILDREN))
-        elapsed = time.perf_counter() - started
-    done = sum(count for count, _ in runs)
-    return done / elapsed, sum(cpu for _, cpu in runs) / done
-
-
-def _cmdline(process: psutil.Process) -> str:
-    try:
-        return " ".join(process.cmdline())
-    except psutil.Error:  # gone, or a zombie (a renderer that exited)
-        return ""
-
-
 def _browsers(worker: Any) -> cpu_account.Finder:
     """The browsers the worker children started, with all their processes (the children's
     V8 template processes are a group of their own, pipeline.V8_GROUP)."""
@@ -166,7 +144,7 @@ def _browsers(worker: Any) -> cpu_account.Finder:
                 found += [
                     p
                     for p in child.children(recursive=True)
-                    if p not in found and V8_CHILD not in _cmdline(p)
+                    if p not in found and V8_CHILD not in cmdline(p)
                 ]
             except psutil.Error:
                 continue
@@ -206,8 +184,8 @@ def chromium_throughput(
     last = max(_ts(s["completed_at"]) for s in states)
     service = ONE_PAGE_JOBS / (last - first).total_seconds()
     document = chromium_document()
-    bare, bare_cpu = _pool_rate(_bare_pdfs, (document,), ONE_PAGE_JOBS)
-    alone, alone_cpu = _pool_rate(_render_invoices, (), ONE_PAGE_JOBS)
+    bare, bare_cpu = pool_rate(_bare_pdfs, (document,), ONE_PAGE_JOBS)
+    alone, alone_cpu = pool_rate(_render_invoices, (), ONE_PAGE_JOBS)
     cores = os.cpu_count() or CHILDREN
     results.add(
         "service, renderer chromium, first submit to last completed", f"{service:6.1f} jobs/s"

@@ -21,7 +21,9 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -102,16 +104,21 @@ def _bare_invoices(count: int) -> tuple[int, float]:
     return count, time.process_time() - cpu
 
 
-def bare_xhtml2pdf_throughput(jobs: int, processes: int) -> tuple[float, float]:
-    """PDFs/s of bare xhtml2pdf on the invoice's final HTML in `processes` spawned
-    processes sharing `jobs` PDFs (warmed first), and the CPU seconds a PDF took."""
-    with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
-        list(pool.map(_bare_invoices, [2] * processes))
+def pool_rate(
+    task: Callable[..., tuple[int, float]], args: tuple[Any, ...], jobs: int, *, warm: int = 3
+) -> tuple[float, float]:
+    """PDFs/s of `task(*args, count)` (which answers the count and its CPU seconds) in
+    CHILDREN spawned processes sharing `jobs`, each warmed with `warm` first, and the CPU
+    seconds a PDF took in them."""
+    run = partial(task, *args)
+    # Spawned, not forked: this process has threads (httpx, the CPU sampler).
+    with ProcessPoolExecutor(CHILDREN, mp_context=multiprocessing.get_context("spawn")) as pool:
+        list(pool.map(run, [warm] * CHILDREN))  # imports, fonts, a browser
         started = time.perf_counter()
-        runs = list(pool.map(_bare_invoices, [jobs // processes] * processes))
+        runs = list(pool.map(run, [jobs // CHILDREN] * CHILDREN))
         elapsed = time.perf_counter() - started
-        done = sum(count for count, _ in runs)
-        return done / elapsed, sum(cpu for _, cpu in runs) / done
+    done = sum(count for count, _ in runs)
+    return done / elapsed, sum(cpu for _, cpu in runs) / done
 
 
 def _clock(fn: Callable[[], object]) -> float:
@@ -234,16 +241,22 @@ class Api:
         raise RuntimeError(f"jobs not finished after {timeout} s")
 
 
+def cmdline(process: psutil.Process) -> str:
+    """The process's command line; empty once it is gone, or a zombie (a browser's exited
+    renderer, part (e))."""
+    try:
+        return " ".join(process.cmdline())
+    except psutil.Error:
+        return ""
+
+
 def worker_children(worker: subprocess.Popen[bytes]) -> list[psutil.Process]:
     """The pool children of a Celery worker (its main process forks them)."""
-    children = []
-    for child in psutil.Process(worker.pid).children(recursive=True):
-        try:
-            if "celery" in " ".join(child.cmdline()):
-                children.append(child)
-        except psutil.Error:  # gone, or a zombie (a browser's exited renderer, part (e))
-            continue
-    return children
+    return [
+        child
+        for child in psutil.Process(worker.pid).children(recursive=True)
+        if "celery" in cmdline(child)
+    ]
 
 
 def template_processes(children: list[psutil.Process]) -> cpu_account.Finder:
@@ -254,7 +267,7 @@ def template_processes(children: list[psutil.Process]) -> cpu_account.Finder:
         found = []
         for child in children:
             try:
-                found += [p for p in child.children() if V8_CHILD in " ".join(p.cmdline())]
+                found += [p for p in child.children() if V8_CHILD in cmdline(p)]
             except psutil.Error:  # gone meanwhile
                 continue
         return found
@@ -529,7 +542,7 @@ def one_page_throughput(
     )
     account.report(cores=os.cpu_count() or CHILDREN, jobs=ONE_PAGE_JOBS, add=results.add)
     results.add("  report_render alone, CPU a PDF", f"{alone_cpu * 1000:6.1f} ms")
-    bare, bare_cpu = bare_xhtml2pdf_throughput(ONE_PAGE_JOBS, CHILDREN)
+    bare, bare_cpu = pool_rate(_bare_invoices, (), ONE_PAGE_JOBS, warm=2)
     results.add(
         f"bare xhtml2pdf in {CHILDREN} processes (the same final HTML)",
         f"{bare:6.1f} PDFs/s   service = {service_rate / bare:.2f}x   "

@@ -149,17 +149,22 @@ def test_a_large_template_check_does_not_hold_up_a_small_one():
     assert max(took) < 1, took
 
 
-def test_one_child_serves_many_renders_each_in_a_fresh_isolate():
-    """Neither a helper, a global nor a partial of one render is there for the next, though
-    the same child served both (no process started between them)."""
+def _only_new_children() -> None:
+    """The idle V8 children of this process killed: the next render starts a new one."""
     from rendering.engines import v8_process
 
-    # A new child for this test: one that served earlier tests' renders may reach
-    # MAX_RENDERS among the five below and be replaced, as it should be.
     with v8_process._lock:
         served, v8_process._idle[:] = list(v8_process._idle), []
     for child in served:
         v8_process._kill(child)
+
+
+def test_one_child_serves_many_renders_each_in_a_fresh_isolate():
+    """Neither a helper, a global nor a partial of one render is there for the next, though
+    the same child served both (no process started between them)."""
+    # A new child: one that served earlier tests' renders may reach MAX_RENDERS among the
+    # five below and be replaced, as it should be.
+    _only_new_children()
     leaky = (
         "function remember() { globalThis.kept = 'secret';"
         " Handlebars.registerPartial('p', 'x'); return 'ok'; }"
@@ -252,12 +257,7 @@ def test_a_templates_precompiled_text_is_made_before_its_helpers_run_and_kept_fo
     replace Handlebars' compiler and template functions change neither this render (its
     text was made before they ran) nor the next render of the same source, another
     tenant's perhaps, in the same child."""
-    from rendering.engines import v8_process
-
-    with v8_process._lock:
-        served, v8_process._idle[:] = list(v8_process._idle), []
-    for child in served:
-        v8_process._kill(child)
+    _only_new_children()
     source = "<p>{{n}} {{#each items}}[{{this}}]{{/each}}</p>"
     hijack = (
         "Handlebars.template = function () { return function () { return 'hijacked'; }; };"
@@ -287,11 +287,14 @@ def test_the_precompiled_texts_are_kept_by_source():
         text = v8_child._spec(made, "{{n}} kept", 3)
         assert text is not None
         assert "kept" in text
-        # Asked again, in an isolate without Handlebars: the kept text, not made again
-        # (made here, the precompile would fail and answer None).
-        assert v8_child._spec(bare, "{{n}} kept", 3) == text
+        request = {"source": "{{n}} kept", "helpers": "", "dialect": "handlebars"}
+        assert v8_child._kept_spec(request) == text
+        assert v8_child._kept_spec({**request, "dialect": "mustache"}) is None
+        assert v8_child._kept_spec({**request, "source": "{{n}} not kept"}) is None
+        # Made in an isolate without Handlebars, the precompile fails: nothing is kept.
         assert v8_child._spec(bare, "{{n}} not kept", 3) is None
         assert v8_child._spec(made, "{{#if}}", 3) is None  # does not parse: not kept
+        assert v8_child._kept_spec({**request, "source": "{{#if}}"}) is None
     finally:
         made.close()
         bare.close()
@@ -317,12 +320,7 @@ def test_a_kept_template_renders_the_same_with_handlebars_runtime_alone():
         "<table><tr><td>a&lt;b</td><td>1,200</td></tr><tr><td>c</td><td>3</td></tr></table>"
         "big &lt;i&gt;x&lt;/i&gt; <pdf:nextpage></pdf:nextpage>Ada &amp; Co"
     )
-    from rendering.engines import v8_process
-
-    with v8_process._lock:  # one child, so the renders after the first find the text kept
-        served, v8_process._idle[:] = list(v8_process._idle), []
-    for child in served:
-        v8_process._kill(child)
+    _only_new_children()  # one child, so the renders after the first find the text kept
     assert engine_render("handlebars", source, data, LIMITS) == expected
     _started.clear()
     renders = [engine_render("handlebars", source, data, LIMITS) for _ in range(2)]
@@ -336,9 +334,13 @@ def test_only_a_kept_handlebars_template_without_helpers_or_partials_takes_the_r
     source = "{{n}} runtime"
     v8_child._specs.put(v8_child.digest_of(source), "{}")
     plain = {"source": source, "helpers": "", "partials": {}, "dialect": "handlebars"}
-    assert v8_child._runtime_serves(plain)
-    assert not v8_child._runtime_serves({**plain, "source": "{{n}} not kept"})
-    assert not v8_child._runtime_serves({**plain, "helpers": "function f() { return 1; }"})
-    assert not v8_child._runtime_serves({**plain, "partials": {"p": "x"}})
-    assert not v8_child._runtime_serves({**plain, "dialect": "mustache"})
-    assert not v8_child._runtime_serves({**plain, "dialect": "ejs"})
+
+    def serves(request: dict) -> bool:
+        return v8_child._runtime_serves(request, v8_child._kept_spec(request))
+
+    assert serves(plain)
+    assert not serves({**plain, "source": "{{n}} not kept"})
+    assert not serves({**plain, "helpers": "function f() { return 1; }"})
+    assert not serves({**plain, "partials": {"p": "x"}})
+    assert not serves({**plain, "dialect": "mustache"})
+    assert not serves({**plain, "dialect": "ejs"})
