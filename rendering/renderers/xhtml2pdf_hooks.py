@@ -1,6 +1,8 @@
 """Per-thread hooks into xhtml2pdf's layout: a page callback (progress, an early page
 limit), a page cap that ends the layout once enough pages exist (previews), and the
-table-of-contents entries a chunk reports or is given (chunked layout).
+table-of-contents entries a chunk reports or is given (chunked layout); and, for every
+thread, one pass instead of two for a one-page document whose only second-pass need is
+its page count.
 
 `install()` wraps them into xhtml2pdf's document class; the renderer calls it at its
 first use, so importing this module changes nothing."""
@@ -12,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from xhtml2pdf.xhtml2pdf_reportlab import PmlBaseDoc, PmlTableOfContents
+from xhtml2pdf.xhtml2pdf_reportlab import PmlBaseDoc, PmlPageCount, PmlTableOfContents
 
 from rendering.chunking import TOC_LINK_MARKER, TocEntry
 
@@ -22,6 +24,7 @@ _install_lock = threading.Lock()
 _original_begin = PmlBaseDoc.handle_pageBegin
 _original_flowable = PmlBaseDoc.handle_flowable
 _original_notify = PmlBaseDoc.notify
+_original_all_satisfied = PmlBaseDoc._allSatisfied
 _original_toc_before = PmlTableOfContents.beforeBuild
 _original_toc_satisfied = PmlTableOfContents.isSatisfied
 _original_toc_draw = PmlTableOfContents.drawOn
@@ -50,6 +53,18 @@ def _notify(self: Any, kind: str, stuff: Any) -> None:
     if entries is not None and kind == "TOCEntry":
         entries.append(tuple(stuff))
     _original_notify(self, kind, stuff)
+
+
+def _all_satisfied(self: Any) -> bool:
+    # <pdf:pagecount> makes xhtml2pdf lay the whole document out twice: the first pass
+    # learns the count, the second draws it. While the first pass lays out page N the count
+    # it draws is N, so when that pass ended on page 1 every count it drew was the
+    # document's, and the second pass would lay out the same page again (the same bytes:
+    # tests/rendering/test_one_pass.py). A quarter of a one-page invoice's render. Any other
+    # indexing flowable (a table of contents) still gets its passes.
+    if self.page == 1 and all(isinstance(f, PmlPageCount) for f in self._indexingFlowables):
+        return True
+    return bool(_original_all_satisfied(self))
 
 
 def _toc_before_build(self: Any) -> None:
@@ -89,6 +104,7 @@ def install() -> None:
             PmlBaseDoc.handle_pageBegin = _handle_page_begin
             PmlBaseDoc.handle_flowable = _handle_flowable
             PmlBaseDoc.notify = _notify
+            PmlBaseDoc._allSatisfied = _all_satisfied
             PmlTableOfContents.beforeBuild = _toc_before_build
             PmlTableOfContents.isSatisfied = _toc_satisfied
             PmlTableOfContents.drawOn = _toc_draw_on
