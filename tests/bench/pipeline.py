@@ -39,6 +39,9 @@ ONE_PAGE_JOBS = 60 if QUICK else 200
 SOAK_JOBS = 300 if QUICK else 2000
 RATE = float(os.environ.get("BENCH_SUBMIT_RATE", "100"))
 RATE_SECONDS = 4 if QUICK else 10
+# Part (c)'s backlog rate when part (b) did not measure the service's (jobs/s, above any
+# one-page rate measured on two cores).
+UNMEASURED_RATE = 40.0
 # Which sections run: BENCH_PIPELINE_PARTS=b runs only the one-page throughput.
 PARTS = os.environ.get("BENCH_PIPELINE_PARTS", "abcde")
 TERMINAL = {"completed", "failed", "cancelled"}
@@ -450,8 +453,12 @@ def submit_latency(
     results: Results,
 ) -> None:
     print("(c) submit latency at a fixed offered rate, workers busy", flush=True)
-    # A backlog that keeps every worker child rendering for the whole measurement.
-    backlog_size = int(max(service_rate, 5.0) * RATE_SECONDS * 2) + 4 * CHILDREN
+    # A backlog that keeps every worker child rendering for the whole measurement. Without
+    # part (b)'s rate (part (c) run alone) it assumes a fast service: a backlog sized for
+    # 5 jobs/s drained in half the window, and the "workers busy" latencies were measured
+    # beside idle workers (the line's "unfinished at the end" said 0/10).
+    backlog_rate = max(service_rate, 5.0) if service_rate else UNMEASURED_RATE
+    backlog_size = int(backlog_rate * RATE_SECONDS * 2) + 4 * CHILDREN
     # The target's rate, then lower ones, to find what two cores sustain beside the renders.
     for rate in (RATE, RATE / 2, RATE / 4):
         for niceness in (0, 10):  # the workers as started, then behind the web process
