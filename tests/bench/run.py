@@ -362,11 +362,26 @@ def main() -> int:
             _bench_http_and_render(env, key, var)
         bench_pipeline(env, key, var)
     finally:
+        _revoke(key)
         if not os.environ.get("BENCH_REDIS_URL"):
             from config import embedded_redis
 
             embedded_redis.stop()
     return 0
+
+
+def _revoke(raw_key: str) -> None:
+    """Revoke the key seed_demo made for this run: every run makes one, and a database kept
+    across runs (BENCH_DATABASE_URL) refused the 21st run its key (the demo workspace's
+    API_KEYS_MAX_PER_TENANT)."""
+    from tests.bench.pipeline import _django
+
+    _django()
+    from accounts.services import api_key_resolve, api_key_revoke
+
+    key = api_key_resolve(raw_key)
+    if key is not None:
+        api_key_revoke(user=key.user, key_id=key.pk)
 
 
 def _bench_http_and_render(env: dict[str, str], key: str, var: Path) -> None:
