@@ -1,14 +1,13 @@
 """Counting what a piece of worker code sends to PostgreSQL and Redis: the SQL statements
 (Django's CaptureQueriesContext, this thread's connection) and the Redis commands this
 process sends to the configured database (the server's MONITOR feed, filtered to that
-database's number, less the commands of other processes' connections, so neither other
+database's number, only the commands of this process's own connections, so neither other
 databases on the same server nor other processes on the same database, such as a test
 process's live stack, count). Used by `tests.bench.job_overhead` and by the test that pins
 a one-page job's round trips."""
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import Counter
@@ -36,16 +35,18 @@ class RoundTrips:
         return sum(self.redis.values())
 
 
-def _others_ports(url: str) -> set[int]:
-    """The local ports of other processes' connections to `url`'s Redis server (a test
-    process's live stack shares its database). A port no process holds by then (a
-    connection closed inside the block) is not among them: its commands count as ours."""
+def _own_ports(url: str) -> set[int]:
+    """The local ports of this process's connections to `url`'s Redis server. Commands from
+    any other port are another process's (a test process's live stack shares its database):
+    picking those out by the other processes' ports missed connections opened and closed
+    inside the block (a channel layer's group send from a sync caller), whose commands then
+    counted as ours."""
     server = redis.connection.parse_url(url)  # type: ignore[no-untyped-call]
-    port, me = int(server.get("port") or 6379), os.getpid()
+    port = int(server.get("port") or 6379)
     return {
         conn.laddr.port
-        for conn in psutil.net_connections(kind="tcp")
-        if conn.raddr and conn.raddr.port == port and conn.pid not in (None, me)
+        for conn in psutil.Process().net_connections(kind="tcp")
+        if conn.raddr and conn.raddr.port == port
     }
 
 
@@ -94,6 +95,9 @@ def round_trips_counted(redis_url: str | None = None, *, sql: bool = True) -> It
     time.sleep(0.05)  # the MONITOR is registered once its first reply came back
     marker = redis.Redis.from_url(url)
     marker.echo(f"{token}-start")
+    # Ours: held by this process when the block starts or ends (the code measured keeps
+    # its clients' connections; one it opened and closed inside the block would not count).
+    ours = _own_ports(url)
     queries = CaptureQueriesContext(connection)
     try:
         if sql:
@@ -102,13 +106,13 @@ def round_trips_counted(redis_url: str | None = None, *, sql: bool = True) -> It
         else:
             yield counted
     finally:
-        others = _others_ports(url)
+        ours |= _own_ports(url)
         marker.echo(f"{token}-end")
         thread.join(10)
         from_us = False
         for port, verb in seen:
             if port is not None:
-                from_us = port not in others
+                from_us = port in ours
                 if from_us:
                     lines.append(verb)
             elif from_us:  # run by the script of our last command

@@ -16,25 +16,34 @@ from tests.bench.round_trips import round_trips_counted
 
 pytestmark = pytest.mark.process
 
-# Another client on the same database: one connection, held open, a ZADD and a ZRANGE in a
-# MULTI and an EVAL every few milliseconds until it is stopped.
+# Another client on the same database: a ZADD and a ZRANGE in a MULTI and an EVAL every few
+# milliseconds until it is stopped, on one connection held open ("held") or on a new one each
+# round, closed after it ("fresh", as a channel layer's group send from a sync caller).
 _OTHER = """
 import sys, time, redis
+held = sys.argv[2] == "held"
 r = redis.Redis.from_url(sys.argv[1])
 r.ping()
 print("ready", flush=True)
 while True:
+    if not held:
+        r = redis.Redis.from_url(sys.argv[1])
     with r.pipeline() as p:
         p.zadd("round-trips-other", {"x": time.time()}).zrange("round-trips-other", 0, -1)
         p.execute()
     r.eval("return redis.call('ZCARD', KEYS[1])", 1, "round-trips-other")
+    if not held:
+        r.close()
     time.sleep(0.005)
 """
 
 
-def test_only_this_processs_commands_are_counted():
+@pytest.mark.parametrize("connection", ["held", "fresh"])
+def test_only_this_processs_commands_are_counted(connection):
     other = subprocess.Popen(
-        [sys.executable, "-c", _OTHER, settings.REDIS_URL], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", _OTHER, settings.REDIS_URL, connection],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert other.stdout is not None
