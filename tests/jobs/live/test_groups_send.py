@@ -25,6 +25,7 @@ pytestmark = [pytest.mark.process, pytest.mark.timeout(30)]
 
 
 _loops: list[asyncio.AbstractEventLoop] = []  # the running test's one loop
+_follows: list[tuple[str, str]] = []  # the running test's (group, channel) memberships
 
 
 @pytest.fixture(autouse=True)
@@ -44,8 +45,19 @@ def one_loop_and_layer() -> Iterator[None]:
         pending = asyncio.all_tasks(loop)  # the receives' clean-ups
         if pending:
             loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        # Memberships stay in Redis for a day: a later test of this process whose job has
+        # the same workspace (ids are reused once a test's rows are rolled back or flushed)
+        # had followers and sent its events to them (a one-page job's round trips counted
+        # a group send).
+        loop.run_until_complete(_unfollow_all())
         loop.close()
         channel_layers.backends = {}
+
+
+async def _unfollow_all() -> None:
+    layer = get_channel_layer()
+    while _follows:
+        await layer.group_discard(*_follows.pop())
 
 
 def _follow(group: str) -> str:
@@ -53,6 +65,7 @@ def _follow(group: str) -> str:
         layer = get_channel_layer()
         channel = await layer.new_channel()
         await layer.group_add(group, channel)
+        _follows.append((group, channel))
         return channel
 
     return _loops[-1].run_until_complete(add())
