@@ -21,11 +21,12 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import psutil
 
-from tests.bench.chromium_pipeline import CHROMIUM, chromium_document
+from tests.bench.chromium_pipeline import CHROMIUM, chromium_document, prepared_invoice
 from tests.bench.pipeline import _django
 
 _kinds: dict[int, str] = {}
@@ -88,24 +89,10 @@ def delta(
 
 
 def service_mode() -> Callable[[], None]:
-    from rendering.options import parse_options
     from rendering.renderers import get_renderer
     from rendering.renderers.base import LayoutJob
-    from rendering.report import RenderInput, TemplateSource, report_prepare
-    from reports.limits import limits_from_settings
-    from reports.samples import sample_files
 
-    html, css, data = sample_files("invoice")
-    options = parse_options({})
-    limits = limits_from_settings()
-    prepared = report_prepare(
-        RenderInput(
-            source=TemplateSource(engine="handlebars", html=html, css=css, renderer="chromium"),
-            data=data,
-            options=options,
-            limits=limits,
-        )
-    )
+    prepared, options, limits = prepared_invoice()
     renderer = get_renderer("chromium")
 
     def one() -> None:
@@ -210,28 +197,14 @@ def variant_mode(spec: str) -> Callable[[], None]:
     nosettle, nofeature (the settle without its reshape), noraf (without its two frames),
     noswitch (no script switch-off), plainpdf (Playwright's default pdf options), nospare
     (Chromium's spare renderer off, Playwright's --disable-features list kept))."""
-    from rendering.options import parse_options
     from rendering.renderers import chromium
     from rendering.renderers import chromium_browser as cb
     from rendering.renderers.base import LayoutBounds
     from rendering.renderers.chromium_confinement import Confinement
     from rendering.renderers.document import html_document
-    from rendering.report import RenderInput, TemplateSource, report_prepare
-    from reports.limits import limits_from_settings
-    from reports.samples import sample_files
 
     flags = set(filter(None, spec.partition(":")[2].split(",")))
-    html, css, data = sample_files("invoice")
-    options = parse_options({})
-    limits = limits_from_settings()
-    prepared = report_prepare(
-        RenderInput(
-            source=TemplateSource(engine="handlebars", html=html, css=css, renderer="chromium"),
-            data=data,
-            options=options,
-            limits=limits,
-        )
-    )
+    prepared, options, limits = prepared_invoice()
     document = html_document(
         body_html=prepared.body_html, css=prepared.css, options=options, font_url=None
     )
@@ -241,13 +214,9 @@ def variant_mode(spec: str) -> Callable[[], None]:
     if "noconf" in flags:
         confinement = Confinement(memory_mb=0, run_as="", sandbox=False)
     if "nosandbox" in flags:
-        confinement = Confinement(
-            memory_mb=confinement.memory_mb, run_as=confinement.run_as, sandbox=False
-        )
+        confinement = replace(confinement, sandbox=False)
     if "noulimit" in flags:
-        confinement = Confinement(
-            memory_mb=0, run_as=confinement.run_as, sandbox=confinement.sandbox
-        )
+        confinement = replace(confinement, memory_mb=0)
     drop = {"--disable-gpu"} if "nogpu" in flags else set()
     # Chromium reads only the last --disable-features: Playwright's own list repeated.
     add = [_NO_SPARE] if "nospare" in flags else []

@@ -39,26 +39,28 @@ BROWSER_GROUP = "Chromium and Playwright's driver of the children (sampled)"
 _bare: dict[str, Any] = {}
 
 
-def chromium_document() -> str:
-    """The invoice exactly as the `chromium` renderer gets it: the template run, SVG charts,
-    then the renderer's own document around it (fonts installed, not linked)."""
+def prepared_invoice() -> tuple[Any, Any, Any]:
+    """The invoice as report_prepare leaves it for the `chromium` renderer (the template run,
+    SVG charts), with the options and limits it was prepared under."""
     _django()
     from rendering.options import parse_options
-    from rendering.renderers.document import html_document
     from rendering.report import RenderInput, TemplateSource, report_prepare
     from reports.limits import limits_from_settings
     from reports.samples import sample_files
 
     html, css, data = sample_files("invoice")
-    options = parse_options({})
-    prepared = report_prepare(
-        RenderInput(
-            source=TemplateSource(engine="handlebars", html=html, css=css, renderer="chromium"),
-            data=data,
-            options=options,
-            limits=limits_from_settings(),
-        )
-    )
+    options, limits = parse_options({}), limits_from_settings()
+    source = TemplateSource(engine="handlebars", html=html, css=css, renderer="chromium")
+    prepared = report_prepare(RenderInput(source=source, data=data, options=options, limits=limits))
+    return prepared, options, limits
+
+
+def chromium_document() -> str:
+    """The invoice exactly as the `chromium` renderer gets it: prepared_invoice, then the
+    renderer's own document around it (fonts installed, not linked)."""
+    from rendering.renderers.document import html_document
+
+    prepared, options, _ = prepared_invoice()
     return html_document(
         body_html=prepared.body_html, css=prepared.css, options=options, font_url=None
     )
