@@ -4,6 +4,7 @@ whose job was cancelled."""
 from __future__ import annotations
 
 import ctypes
+import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,6 +18,27 @@ def _set_async_exc(thread_id: int, exc: type[BaseException] | None) -> None:
     ctypes.pythonapi.PyThreadState_SetAsyncExc(
         ctypes.c_ulong(thread_id), ctypes.py_object(exc) if exc else ctypes.c_void_p(0)
     )
+
+
+def _logging_locks_released() -> None:
+    """Release the logging locks this thread still holds once its deliveries are over.
+
+    CPython raises a delivered exception at the next check of its eval loop, and one such
+    check follows every call of a C function: logging's `_acquireLock()` and
+    `Handler.acquire()` call `lock.acquire()` inside a Python function and enter their
+    `try` only after it returns, so a delivery that lands there leaves the lock held for
+    ever (a thread adding and removing a handler in a loop kept logging's module lock in
+    about one delivery in three). The thread that holds it goes on (the locks are
+    re-entrant), but every other thread that then logs or makes a logger waits on it for
+    ever: a worker's heartbeat, or the next render on another thread adding its warnings
+    handler. Whatever a layout held, it holds none of them legitimately once the block is
+    left: no render runs inside a logging call."""
+    module_lock = getattr(logging, "_lock", None)
+    handlers = (ref() for ref in list(getattr(logging, "_handlerList", ())))
+    locks = [module_lock, *(getattr(handler, "lock", None) for handler in handlers)]
+    for lock in locks:
+        while lock is not None and getattr(lock, "_is_owned", lambda: False)():
+            lock.release()
 
 
 @contextmanager
@@ -48,13 +70,19 @@ def _raise_here(exc_type: type[BaseException]) -> Iterator[Callable[[], None]]:
             raise exc_type from exc
         raise
     finally:
-        with lock:
-            state["active"] = False
-            pending = state["timer"]
-            if isinstance(pending, threading.Timer):
-                pending.cancel()
+        try:
+            with lock:
+                state["active"] = False  # first: no delivery is set after this one
+                pending = state["timer"]
+                if state["fired"]:
+                    _set_async_exc(target, None)  # clear it if it has not been delivered yet
+                if isinstance(pending, threading.Timer):
+                    pending.cancel()
+        finally:
+            # The one delivery that can still land here was set before `active` fell, so
+            # this runs whole, with no delivery after it.
             if state["fired"]:
-                _set_async_exc(target, None)  # clear it if it has not been delivered yet
+                _logging_locks_released()
 
 
 @contextmanager
