@@ -1,17 +1,47 @@
 """Interrupt pure-Python work (a Jinja render, a layout) that runs past its time limit or
-whose job was cancelled."""
+whose job was cancelled.
+
+CPython can raise an exception in another thread at that thread's next check of its eval
+loop, which is exactly what a runaway loop executes; a thread cannot be killed. Such a
+delivery can land anywhere, and one check follows every call of a C function: where code
+takes a lock inside a Python function and enters the `try` that gives it back only after it
+returns, a delivery there leaves the lock held for ever. Two places matter here:
+
+- the thread being interrupted must not start, wait on or cancel a thread or an `Event`
+  while a delivery can reach it (`Condition.__enter__` is such a function: a render thread
+  stopped while its deadline's `threading.Timer` started waited for ever for the timer to
+  start). One watchdog thread per process times every block instead; a block registers and
+  leaves under a plain lock taken with `with`, which a delivery cannot strand;
+- `logging` takes its locks that way (`_acquireLock()`, `Handler.acquire()`), and a layout
+  logs: when an interrupted block ends, its thread releases whatever logging lock it still
+  holds (`_logging_locks_released`).
+"""
 
 from __future__ import annotations
 
 import ctypes
 import logging
+import math
+import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+
+# How often the watchdog looks for a delivery that is due: a deadline is met within this.
+_TICK = 0.05
+# A delivery is repeated this often until the block is left: library code (a layout
+# engine's `except BaseException`, a finaliser) may swallow one.
+_AGAIN = 0.5
 
 
 class DeadlineExceeded(BaseException):
     """Raised inside the guarded thread; a BaseException so template code cannot swallow it."""
+
+
+class Interrupted(BaseException):
+    """Raised inside an interruptible block when another thread stops it (the job was
+    cancelled); a BaseException so neither template code nor a library swallows it."""
 
 
 def _set_async_exc(thread_id: int, exc: type[BaseException] | None) -> None:
@@ -23,16 +53,12 @@ def _set_async_exc(thread_id: int, exc: type[BaseException] | None) -> None:
 def _logging_locks_released() -> None:
     """Release the logging locks this thread still holds once its deliveries are over.
 
-    CPython raises a delivered exception at the next check of its eval loop, and one such
-    check follows every call of a C function: logging's `_acquireLock()` and
-    `Handler.acquire()` call `lock.acquire()` inside a Python function and enter their
-    `try` only after it returns, so a delivery that lands there leaves the lock held for
-    ever (a thread adding and removing a handler in a loop kept logging's module lock in
-    about one delivery in three). The thread that holds it goes on (the locks are
-    re-entrant), but every other thread that then logs or makes a logger waits on it for
-    ever: a worker's heartbeat, or the next render on another thread adding its warnings
-    handler. Whatever a layout held, it holds none of them legitimately once the block is
-    left: no render runs inside a logging call."""
+    A delivery just after logging took a lock (a thread adding and removing a handler in a
+    loop kept logging's module lock in about one delivery in three) leaves it held by this
+    thread. The thread goes on (the locks are re-entrant), but every other thread that then
+    logs or makes a logger waits on it for ever: a worker's heartbeat, or the next render on
+    another thread adding its warnings handler. No render runs inside a logging call, so
+    once the block is left the thread holds none of them legitimately."""
     module_lock = getattr(logging, "_lock", None)
     handlers = (ref() for ref in list(getattr(logging, "_handlerList", ())))
     locks = [module_lock, *(getattr(handler, "lock", None) for handler in handlers)]
@@ -41,69 +67,113 @@ def _logging_locks_released() -> None:
             lock.release()
 
 
+class _Delivery:
+    """One block's exception: the thread it is raised in, and when it is (next) due."""
+
+    __slots__ = ("due", "exc_type", "fired", "target")
+
+    def __init__(self, target: int, exc_type: type[BaseException], due: float) -> None:
+        self.target = target
+        self.exc_type = exc_type
+        self.due = due
+        self.fired = False
+
+
+class _Watchdog:
+    """The process's one thread that raises due exceptions in their threads."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.blocks: dict[int, _Delivery] = {}
+        self.pid = 0
+
+    def deliver(self, delivery: _Delivery) -> None:
+        """Raise the block's exception in its thread now and again in _AGAIN seconds; the
+        caller holds self.lock, which a block leaving takes too, so nothing is raised in a
+        thread after its block is left."""
+        delivery.fired = True
+        delivery.due = time.monotonic() + _AGAIN
+        _set_async_exc(delivery.target, delivery.exc_type)
+
+    def watch(self) -> None:
+        while True:
+            time.sleep(_TICK)
+            now = time.monotonic()
+            with self.lock:
+                for delivery in self.blocks.values():
+                    if delivery.due <= now:
+                        self.deliver(delivery)
+
+    def started(self) -> _Watchdog:
+        """This watchdog with its thread running in this process (a forked child has none).
+        Called as the block registers: the thread is started by the process's first block,
+        before any delivery can reach the thread starting it."""
+        if self.pid != os.getpid():
+            with _start_lock:
+                if self.pid != os.getpid():
+                    threading.Thread(
+                        target=self.watch, name="deadline-watchdog", daemon=True
+                    ).start()
+                    self.pid = os.getpid()
+        return self
+
+    def forked(self) -> None:
+        """In a forked child: the parent's blocks are not this process's, and its lock may
+        have been held by the parent's watchdog at the fork."""
+        self.lock = threading.Lock()
+        self.blocks = {}
+        self.pid = 0
+
+
+_start_lock = threading.Lock()
+_watchdog = _Watchdog()
+os.register_at_fork(after_in_child=_watchdog.forked)
+
+
 @contextmanager
-def _raise_here(exc_type: type[BaseException]) -> Iterator[Callable[[], None]]:
+def _raise_here(exc_type: type[BaseException], after: float) -> Iterator[Callable[[], None]]:
     """Yield `fire()`: called from any thread, it raises `exc_type` in this thread at its
-    next bytecode, and again every 0.5 s until the block is left (library code, a layout
-    engine's `except BaseException` or a finaliser, may swallow one delivery). Once fired,
-    whatever comes out of the block is `exc_type`: a library may turn the delivery into an
-    error of its own (ReportLab's final formatting answers with a KeyError)."""
-    target = threading.get_ident()
-    lock = threading.Lock()
-    state: dict[str, object] = {"active": True, "fired": False, "timer": None}
+    next bytecode, and again every 0.5 s until the block is left; the watchdog fires it
+    `after` seconds into the block. Once fired, whatever comes out of the block is
+    `exc_type`: a library may turn the delivery into an error of its own (ReportLab's final
+    formatting answers with a KeyError)."""
+    watchdog = _watchdog.started()
+    delivery = _Delivery(threading.get_ident(), exc_type, time.monotonic() + after)
+    key = id(delivery)
+    with watchdog.lock:
+        watchdog.blocks[key] = delivery
 
     def fire() -> None:
-        with lock:
-            if not state["active"]:
-                return
-            state["fired"] = True
-            _set_async_exc(target, exc_type)
-            again = threading.Timer(0.5, fire)
-            again.daemon = True
-            state["timer"] = again
-            again.start()
+        with watchdog.lock:
+            if watchdog.blocks.get(key) is delivery:
+                watchdog.deliver(delivery)
 
     try:
         yield fire
     except Exception as exc:
-        if state["fired"]:
+        if delivery.fired:
             raise exc_type from exc
         raise
     finally:
         try:
-            with lock:
-                state["active"] = False  # first: no delivery is set after this one
-                pending = state["timer"]
-                if state["fired"]:
-                    _set_async_exc(target, None)  # clear it if it has not been delivered yet
-                if isinstance(pending, threading.Timer):
-                    pending.cancel()
+            with watchdog.lock:
+                watchdog.blocks.pop(key, None)  # first: no delivery is set after this one
+                if delivery.fired:
+                    _set_async_exc(delivery.target, None)  # if not delivered yet
         finally:
-            # The one delivery that can still land here was set before `active` fell, so
-            # this runs whole, with no delivery after it.
-            if state["fired"]:
+            # The one delivery that can still land here was set before the block left the
+            # watchdog, so this runs whole, with no delivery of this block after it.
+            if delivery.fired:
                 _logging_locks_released()
 
 
 @contextmanager
 def deadline(seconds: float) -> Iterator[None]:
-    """Raise DeadlineExceeded in this thread if the block runs longer than `seconds`.
-    A template loop with no output never yields control to a check of ours, and a
-    thread cannot be killed; CPython can raise an exception in another thread at its
-    next bytecode, which is exactly what a runaway template loop executes."""
-    with _raise_here(DeadlineExceeded) as fire:
-        timer = threading.Timer(seconds, fire)
-        timer.daemon = True
-        timer.start()
-        try:
-            yield
-        finally:
-            timer.cancel()
-
-
-class Interrupted(BaseException):
-    """Raised inside an interruptible block when another thread stops it (the job was
-    cancelled); a BaseException so neither template code nor a library swallows it."""
+    """Raise DeadlineExceeded in this thread if the block runs longer than `seconds`
+    (within the watchdog's tick). A template loop with no output never yields control to
+    a check of ours; the exception is raised at its next bytecode."""
+    with _raise_here(DeadlineExceeded, after=seconds):
+        yield
 
 
 @contextmanager
@@ -112,5 +182,5 @@ def interruptible() -> Iterator[Callable[[], None]]:
     next bytecode, and again every 0.5 s until the block is left. What stops a pure-Python
     layout (xhtml2pdf, WeasyPrint) at once; a thread waiting on a browser waits in slices
     so that it is delivered too."""
-    with _raise_here(Interrupted) as stop:
+    with _raise_here(Interrupted, after=math.inf) as stop:
         yield stop

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import faulthandler
 import logging
+import os
 import sys
 import threading
 import time
@@ -14,7 +15,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from rendering.deadline import Interrupted, interruptible
+from rendering.deadline import DeadlineExceeded, Interrupted, deadline, interruptible
 from rendering.options import parse_options
 from rendering.report import TemplateSource, report_render
 from reports.limits import limits_from_settings
@@ -128,3 +129,48 @@ class _Discarding(logging.Handler):
 
 def _logging_locks(handler: logging.Handler) -> list[tuple[str, object]]:
     return [("logging's module lock", logging._lock), ("the handler's lock", handler.lock)]
+
+
+def test_a_thread_stopped_while_it_enters_and_leaves_deadlines_is_never_left_waiting():
+    """A render's deadline used to start a `threading.Timer`, and Thread.start waits on an
+    Event whose Python-level locking a delivery can strand: a thread stopped there waited
+    for ever (one of the first 100 such threads, every time). The watchdog that times
+    every block now starts no thread per block."""
+
+    def entering_deadlines() -> None:
+        with contextlib.suppress(Interrupted), interruptible() as stop:
+            threading.Timer(0.003, stop).start()
+            while True:
+                with deadline(30):
+                    pass
+
+    for _ in range(100):
+        thread = threading.Thread(target=entering_deadlines, daemon=True)
+        thread.start()
+        thread.join(5)
+        assert not thread.is_alive()
+
+
+def test_a_deadline_in_a_child_forked_inside_a_block_is_met():
+    """A template child is forked while the worker's thread is inside its interruptible
+    block: the child has no watchdog thread, and the parent's blocks are not its own."""
+    with interruptible():
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            code = 1
+            try:
+                with deadline(0.2):
+                    while True:
+                        pass
+            except DeadlineExceeded:
+                code = 0
+            finally:
+                os._exit(code)
+        deadline_at = time.monotonic() + 10
+        while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline_at:
+            time.sleep(0.01)
+    if done[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    assert done[0] == pid  # it ended
+    assert os.waitstatus_to_exitcode(done[1]) == 0  # by the deadline, not the kill
