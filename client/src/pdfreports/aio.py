@@ -152,8 +152,9 @@ class AsyncJob(_BaseJob[AsyncClient]):
                 async with aconnect_sse(self.client._http, "GET", **attempt) as source:
                     if source.response.status_code != 200:
                         return
-                    async for event in source.aiter_sse():
-                        if tracker.stream_event(event):
+                    tracker.stream_opened(source.response)
+                    async for line in source.response.aiter_lines():
+                        if tracker.stream_line(line):
                             return
             except httpx.TransportError as exc:
                 if tracker.stream_broke(exc):

@@ -292,8 +292,9 @@ class Job(_BaseJob[Client]):
                 with connect_sse(self.client._http, "GET", **attempt) as source:
                     if source.response.status_code != 200:
                         return  # refused (by the service or a proxy): poll instead
-                    for event in source.iter_sse():
-                        if tracker.stream_event(event):
+                    tracker.stream_opened(source.response)
+                    for line in source.response.iter_lines():
+                        if tracker.stream_line(line):
                             return
             except httpx.TransportError as exc:
                 if tracker.stream_broke(exc):

@@ -11,6 +11,10 @@ from typing import Any, Literal
 import httpx
 from httpx_sse import ServerSentEvent, SSEError
 
+# httpx-sse's own parser of the stream's lines (what its iter_sse runs), fed one line at a
+# time so that the deadline is checked between lines (see Tracker.stream_line).
+from httpx_sse._decoders import SSEDecoder
+
 from pdfreports import protocol
 from pdfreports.errors import JobFailed, WaitTimeout
 from pdfreports.models import JobState
@@ -35,6 +39,8 @@ class Tracker:
     started: float = field(default_factory=time.monotonic)
     # Whether the stream attempt under way has delivered an event (see stream_attempts).
     delivered: bool = False
+    # The parser of the stream attempt under way (see stream_opened).
+    decoder: SSEDecoder = field(default_factory=SSEDecoder)
 
     def __post_init__(self) -> None:
         if self.on_update:
@@ -80,6 +86,24 @@ class Tracker:
                 "timeout": httpx.Timeout(10.0, read=self.sse_read_timeout()),
             }
             failures = 0 if self.delivered else failures + 1
+
+    def stream_opened(self, response: httpx.Response) -> None:
+        """Start reading `response` as an event stream; SSEError if it is not one (something
+        in between rewrote the answer), as httpx-sse's iter_sse would raise."""
+        content_type = response.headers.get("content-type", "").partition(";")[0]
+        if "text/event-stream" not in content_type:
+            raise SSEError(f"Expected an event stream, got Content-Type {content_type!r}")
+        self.decoder = SSEDecoder()
+
+    def stream_line(self, line: str) -> bool:
+        """Apply one line of the event stream; True once the job has ended. The stream is
+        read line by line, not event by event, so that the deadline is checked on every
+        line: the service's heartbeat is a comment, which makes no event, so a wait that
+        looked at the deadline only between events never saw `timeout` pass while the
+        stream stayed open (a job that never started kept `wait(timeout=90)` for ever)."""
+        self.check_deadline()
+        event = self.decoder.decode(line)
+        return event is not None and self.stream_event(event)
 
     def stream_event(self, event: ServerSentEvent) -> bool:
         """Apply one event (comments carry no data); True once the job has ended."""
