@@ -31,6 +31,21 @@ from tests.markers import in_harness_group
 pytest_plugins = ["tests.markers", "tests.db_flush", "tests.leftovers", "tests.database_template"]
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed test on the live stack reports the tail of the stack's web and worker logs:
+    the stack serves the whole session, and its logs are gone with the run's temporary
+    directory by the time anyone reads a CI failure."""
+    report = yield
+    stack = getattr(item, "funcargs", {}).get("live_stack")
+    if report.failed and stack is not None:
+        for name in ("worker.log", "web.log"):
+            path = stack.logs / name
+            lines = path.read_text(errors="replace").splitlines()[-60:] if path.exists() else []
+            report.sections.append((f"live stack {name}, last 60 lines", "\n".join(lines)))
+    return report
+
+
 @pytest.fixture(autouse=True)
 def report_storage(settings, tmp_path: Path) -> Path:
     """Every test writes PDFs to its own temporary directory."""
