@@ -6,7 +6,10 @@ environment; of the project it loads only rendering/rlimits.py, by its path. It 
 renders one at a time, each a length-prefixed JSON request on stdin and answer on stdout:
 before each it has a new isolate ready (V8 started, Handlebars' runtime loaded; the rest of
 the libraries when the render needs them), so no global, helper or partial of one render is
-there for the next, and closes it after. During a
+there for the next, and closes it after. The process runs on one thread as an asyncio
+event loop, which mini-racer then uses for every isolate: V8's answers come back to it
+straight from V8's thread (a MiniRacer made outside a loop starts a thread and a loop of
+its own for each isolate, and each call hops through that thread both ways). During a
 render RLIMIT_DATA is what the process uses then plus the template's memory budget (V8's
 heap limit does not count ArrayBuffers: 390 MB allocated under a 16 MB limit). A render
 that meets a limit or fails outside the template ends the process after its answer, as
@@ -18,6 +21,7 @@ ran there.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -142,6 +146,8 @@ def _answer(payload: dict[str, Any] | str, *, retire: bool) -> None:
 
 
 def _fresh_isolate(libraries: list[str]) -> Any:
+    """A new isolate with `libraries` run in it. Called on the running event loop, so the
+    isolate uses it rather than a thread and a loop of its own."""
     from py_mini_racer import MiniRacer
 
     ctx = MiniRacer()
@@ -180,6 +186,19 @@ _SPECS_KEPT = 64
 _specs: DigestMemo[str] = DigestMemo(_SPECS_KEPT)
 
 
+async def _call(ctx: Any, function_js: str, *args: Any, seconds: float) -> Any:
+    """`function_js` applied to `args` (as JSON) in `ctx`, awaited on the running event
+    loop; JSTimeoutException past `seconds` of wall time (the task is cancelled, which
+    stops the script in V8). A string comes back as it is, with no JSON round trip."""
+    from py_mini_racer import JSTimeoutException
+
+    code = f"({function_js}).apply(this, {json.dumps(args, separators=(',', ':'))})"
+    try:
+        return await asyncio.wait_for(ctx.eval_cancelable(code), timeout=seconds)
+    except TimeoutError:
+        raise JSTimeoutException from None
+
+
 def _kept_spec(request: dict[str, Any]) -> str | None:
     """The kept precompiled text of a Handlebars request's source, if there is one."""
     if request.get("dialect", "handlebars") != "handlebars":
@@ -187,17 +206,17 @@ def _kept_spec(request: dict[str, Any]) -> str | None:
     return _specs.get(digest_of(request["source"]))
 
 
-def _spec(ctx: Any, source: str, seconds: float) -> str | None:
+async def _spec(ctx: Any, source: str, seconds: float) -> str | None:
     """The source's precompiled text made now in `ctx` (a fresh isolate in which nothing of
     the render has run yet) and kept; None when the source does not parse."""
-    made = ctx.call(PRECOMPILE_JS, source, timeout_sec=seconds * WALL_CAP_FACTOR)
+    made = await _call(ctx, PRECOMPILE_JS, source, seconds=seconds * WALL_CAP_FACTOR)
     if not isinstance(made, str):
         return None
     _specs.put(digest_of(source), made)
     return made
 
 
-def _render(
+async def _render(
     ctx: Any, request: dict[str, Any], kept: str | None = None
 ) -> tuple[dict[str, Any] | str, bool]:
     """The answer, and whether a limit was met (the process retires). `kept`: the source's
@@ -214,8 +233,9 @@ def _render(
         # Under the render's limits: a template's precompile is its own work.
         spec = kept
         if spec is None and dialect == "handlebars":
-            spec = _spec(ctx, request["source"], seconds)
-        result = ctx.call(
+            spec = await _spec(ctx, request["source"], seconds)
+        result = await _call(
+            ctx,
             RENDER_JS,
             request["source"],
             request["data"],
@@ -223,7 +243,7 @@ def _render(
             dialect,
             request.get("partials") or {},
             spec,
-            timeout_sec=seconds * WALL_CAP_FACTOR,
+            seconds=seconds * WALL_CAP_FACTOR,
         )
     except JSTimeoutException:
         return {"limit": "time"}, True
@@ -250,7 +270,7 @@ def _library(*path: str) -> str:
     return _HERE.joinpath(*path).read_text(encoding="utf-8")
 
 
-def main() -> None:
+async def _serve() -> None:
     # Each isolate starts with Handlebars' runtime and our helpers (~4.8 ms of CPU); the
     # rest (the compiler, the Mustache subset, EJS: ~5 ms more) is loaded into it only
     # for a render that needs them. Loaded after the runtime, the whole handlebars.js
@@ -278,13 +298,18 @@ def main() -> None:
         if not complete and not _runtime_serves(request, kept):
             for library in compiler:
                 ctx.eval(library)
-        answer, limit_met = _render(ctx, request, kept)
+        answer, limit_met = await _render(ctx, request, kept)
         ctx.close()
         retire = limit_met or _data_bytes() > settled + _GROWTH_RETIRE_BYTES
         _answer(answer, retire=retire)
         if retire:
             return
         ctx, complete = _fresh_isolate(runtime), False
+
+
+def main() -> None:
+    # Reading stdin blocks the loop between renders; nothing of an isolate's runs then.
+    asyncio.run(_serve())
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ render, and checking helpers (what the web process does) runs none of their code
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
@@ -281,23 +282,28 @@ def test_the_precompiled_texts_are_kept_by_source():
 
     v8_start()
     handlebars = (v8_child._HERE / "vendor" / "handlebars.min.js").read_text(encoding="utf-8")
-    made, bare = MiniRacer(), MiniRacer()
-    try:
-        made.eval(handlebars)
-        text = v8_child._spec(made, "{{n}} kept", 3)
-        assert text is not None
-        assert "kept" in text
-        request = {"source": "{{n}} kept", "helpers": "", "dialect": "handlebars"}
-        assert v8_child._kept_spec(request) == text
-        assert v8_child._kept_spec({**request, "dialect": "mustache"}) is None
-        assert v8_child._kept_spec({**request, "source": "{{n}} not kept"}) is None
-        # Made in an isolate without Handlebars, the precompile fails: nothing is kept.
-        assert v8_child._spec(bare, "{{n}} not kept", 3) is None
-        assert v8_child._spec(made, "{{#if}}", 3) is None  # does not parse: not kept
-        assert v8_child._kept_spec({**request, "source": "{{#if}}"}) is None
-    finally:
-        made.close()
-        bare.close()
+
+    async def check() -> None:
+        # Made on the running loop, as the child makes its isolates.
+        made, bare = MiniRacer(), MiniRacer()
+        try:
+            made.eval(handlebars)
+            text = await v8_child._spec(made, "{{n}} kept", 3)
+            assert text is not None
+            assert "kept" in text
+            request = {"source": "{{n}} kept", "helpers": "", "dialect": "handlebars"}
+            assert v8_child._kept_spec(request) == text
+            assert v8_child._kept_spec({**request, "dialect": "mustache"}) is None
+            assert v8_child._kept_spec({**request, "source": "{{n}} not kept"}) is None
+            # Made in an isolate without Handlebars, the precompile fails: nothing is kept.
+            assert await v8_child._spec(bare, "{{n}} not kept", 3) is None
+            assert await v8_child._spec(made, "{{#if}}", 3) is None  # does not parse
+            assert v8_child._kept_spec({**request, "source": "{{#if}}"}) is None
+        finally:
+            made.close()
+            bare.close()
+
+    asyncio.run(check())
 
 
 def test_a_kept_template_renders_the_same_with_handlebars_runtime_alone():
