@@ -350,3 +350,46 @@ def test_only_a_kept_handlebars_template_without_helpers_or_partials_takes_the_r
     assert not serves({**plain, "partials": {"p": "x"}})
     assert not serves({**plain, "dialect": "mustache"})
     assert not serves({**plain, "dialect": "ejs"})
+
+
+def test_a_child_whose_memory_stayed_grown_ends_after_its_answer_and_renders_go_on(monkeypatch):
+    """The isolate closes after the answer went out; a child that finds its memory grown
+    then ends before reading another request, and each render is still answered."""
+    from rendering.engines import v8_process
+
+    # Any growth at all retires it: every child serves one render.
+    monkeypatch.setattr(v8_process, "_CHILD_ARGS", (str(-(1 << 50)),))
+    _only_new_children()
+    _started.clear()
+    served = []
+    for n in range(3):
+        assert engine_render("handlebars", "{{n}}", {"n": n}, LIMITS) == str(n)
+        served.append(v8_process._idle[-1])
+    for child in served:
+        assert child.process.wait(timeout=10) == v8_process._EXIT_RETIRED
+    assert len({child.process.pid for child in served}) == 3
+    assert len(_started) >= 3
+    _only_new_children()
+
+
+def test_a_request_sent_to_a_child_that_retired_goes_to_another():
+    """The child was still ending when the request was written to it (it never reads it):
+    the render is answered by a new child, not failed."""
+    import subprocess
+
+    from rendering.engines import v8_process
+
+    _only_new_children()
+    ending = subprocess.Popen(  # ends itself as a retiring child does, without reading
+        [
+            sys.executable,
+            "-c",
+            f"import os, time; time.sleep(0.3); os._exit({v8_process._EXIT_RETIRED})",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    v8_process._idle.append(v8_process._Child(ending))
+    assert engine_render("handlebars", "{{n}} again", {"n": 7}, LIMITS) == "7 again"
+    assert ending.returncode == v8_process._EXIT_RETIRED
+    assert all(child.process is not ending for child in v8_process._idle)
