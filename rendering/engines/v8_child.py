@@ -158,24 +158,39 @@ def _fresh_isolate(libraries: list[str]) -> Any:
     return ctx
 
 
-def _cpu_watchdog(seconds: float) -> threading.Event:
-    """End this process once the render has spent `seconds` of CPU (every thread's: V8's
-    own and its collector's), unless the event is set first. V8's own timeout counts wall
-    time, which on a busy host goes to waiting for a core: it is only the cap here."""
-    done = threading.Event()
-    budget = CpuBudget(seconds, time.process_time)
+class _CpuWatchdog:
+    """Ends this process once the render being watched has spent its seconds of CPU (every
+    thread's: V8's own and its collector's). V8's own timeout counts wall time, which on a
+    busy host goes to waiting for a core: it is only the cap here. One thread for the
+    process, started before the first render: a thread started for each render cost
+    ~0.1 ms of CPU and, as start() waits for the new thread to run, a hand-off on the
+    worker's wait."""
 
-    def watch() -> None:
-        while not done.is_set():
-            left = budget.left()
-            if not left:
-                if not done.is_set():
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._budget: CpuBudget | None = None
+        threading.Thread(target=self._watch, name="cpu-watchdog", daemon=True).start()
+
+    def start(self, seconds: float) -> None:
+        with self._changed:
+            self._budget = CpuBudget(seconds, time.process_time)
+            self._changed.notify()
+
+    def stop(self) -> None:
+        # Read under the same lock as the check: once this returns, no exit for this render.
+        with self._changed:
+            self._budget = None
+
+    def _watch(self) -> None:
+        with self._changed:
+            while True:
+                if self._budget is None:
+                    self._changed.wait()
+                    continue
+                left = self._budget.left()
+                if not left:
                     os._exit(EXIT_TIME_LIMIT)
-                return
-            done.wait(left)
-
-    threading.Thread(target=watch, daemon=True).start()
-    return done
+                self._changed.wait(left)
 
 
 # Precompiled Handlebars templates by the digest of their source: the parse and compile of
@@ -219,7 +234,7 @@ async def _spec(ctx: Any, source: str, seconds: float) -> str | None:
 
 
 async def _render(
-    ctx: Any, request: dict[str, Any], kept: str | None = None
+    ctx: Any, request: dict[str, Any], kept: str | None, watchdog: _CpuWatchdog
 ) -> tuple[dict[str, Any] | str, bool]:
     """The answer, and whether a limit was met (the process retires). `kept`: the source's
     precompiled text, when _kept_spec found one."""
@@ -230,7 +245,7 @@ async def _render(
     dialect = request.get("dialect", "handlebars")
     ctx.set_hard_memory_limit(memory)
     soft, hard = rlimit_cap(resource.RLIMIT_DATA, used=_data_bytes(), budget=memory)
-    rendered = _cpu_watchdog(seconds)
+    watchdog.start(seconds)
     try:
         # Under the render's limits: a template's precompile is its own work.
         spec = kept
@@ -255,7 +270,7 @@ async def _render(
         message = str(exc).splitlines()[0]
         return {"ok": False, "syntax": False, "message": message, "line": None}, False
     finally:
-        rendered.set()
+        watchdog.stop()
         # Our own code (the next isolate's start) runs without the template's ceiling.
         resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
     return str(result), "allocation failed" in str(result)
@@ -288,6 +303,7 @@ async def _serve(growth_retire_bytes: int) -> int:
     # The first isolate whole: the memory baseline below has it.
     ctx, complete = _fresh_isolate([*runtime, *compiler]), True
     settled = _data_bytes()
+    watchdog = _CpuWatchdog()
     while True:
         header = _read_exactly(4)
         if header is None:
@@ -300,7 +316,7 @@ async def _serve(growth_retire_bytes: int) -> int:
         if not complete and not _runtime_serves(request, kept):
             for library in compiler:
                 ctx.eval(library)
-        answer, limit_met = await _render(ctx, request, kept)
+        answer, limit_met = await _render(ctx, request, kept, watchdog)
         # The answer goes out before the isolate closes: the worker waits for it, and the
         # close (~0.5 ms of CPU, more of wall time on a busy host) is none of its render.
         _answer(answer, retire=limit_met)

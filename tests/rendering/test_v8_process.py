@@ -393,3 +393,20 @@ def test_a_request_sent_to_a_child_that_retired_goes_to_another():
     assert engine_render("handlebars", "{{n}} again", {"n": 7}, LIMITS) == "7 again"
     assert ending.returncode == v8_process._EXIT_RETIRED
     assert all(child.process is not ending for child in v8_process._idle)
+
+
+def test_a_child_ends_itself_at_the_cpu_budget_of_a_later_render():
+    """The CPU watchdog watches each render of a child, not only its first: a child that
+    served a render, then meets the budget in the next, ends itself with EXIT_TIME_LIMIT
+    (not killed at the wall cap)."""
+    from rendering.cpu_budget import EXIT_TIME_LIMIT
+    from rendering.engines import v8_process
+
+    _only_new_children()
+    assert engine_render("handlebars", "{{n}}", {"n": 1}, LIMITS) == "1"
+    child = v8_process._idle[-1]
+    spin = "function spin() { while (true) {} }"
+    quick = Limits(template_timeout_ms=300, template_max_memory_mb=256)
+    with pytest.raises(LimitExceeded):
+        engine_render("handlebars", "{{spin}}", {}, quick, helpers=spin)
+    assert child.process.returncode == EXIT_TIME_LIMIT
