@@ -6,18 +6,22 @@ environment; of the project it loads only rendering/rlimits.py, by its path. It 
 renders one at a time, each a length-prefixed JSON request on stdin and answer on stdout:
 before each it has a new isolate ready (V8 started, Handlebars' runtime loaded; the rest of
 the libraries when the render needs them), so no global, helper or partial of one render is
-there for the next, and closes it after. During a
+there for the next, and closes it after. The process runs on one thread as an asyncio
+event loop, which mini-racer then uses for every isolate: V8's answers come back to it
+straight from V8's thread (a MiniRacer made outside a loop starts a thread and a loop of
+its own for each isolate, and each call hops through that thread both ways). During a
 render RLIMIT_DATA is what the process uses then plus the template's memory budget (V8's
 heap limit does not count ArrayBuffers: 390 MB allocated under a 16 MB limit). A render
-that meets a limit or fails outside the template ends the process after its answer, as
-does memory that stays used after the isolate closed; the parent also replaces it after a
-number of renders. What it keeps between renders, outside every isolate, is each Handlebars
-template's precompiled text (_specs), made in a fresh isolate before the render's own code
-ran there.
+that meets a limit or fails outside the template ends the process after its answer; memory
+that stays used after the isolate closed (closed after the answer) ends it before it reads
+another request (EXIT_RETIRED); the parent also replaces it after a number of renders.
+What it keeps between renders, outside every isolate, is each Handlebars template's
+precompiled text (_specs), made in a fresh isolate before the render's own code ran there.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -118,8 +122,10 @@ def _data_bytes() -> int:
     raise RuntimeError("no VmData in /proc/self/status")
 
 
-# Past this much more data than after the first isolate, the process retires itself.
+# Past this much more data than after the first isolate, the process retires itself
+# (between renders, with this code; a first argument overrides the bytes, for tests).
 _GROWTH_RETIRE_BYTES = 128 << 20
+EXIT_RETIRED = 75
 
 
 def _read_exactly(size: int) -> bytes | None:
@@ -142,6 +148,8 @@ def _answer(payload: dict[str, Any] | str, *, retire: bool) -> None:
 
 
 def _fresh_isolate(libraries: list[str]) -> Any:
+    """A new isolate with `libraries` run in it. Called on the running event loop, so the
+    isolate uses it rather than a thread and a loop of its own."""
     from py_mini_racer import MiniRacer
 
     ctx = MiniRacer()
@@ -150,24 +158,39 @@ def _fresh_isolate(libraries: list[str]) -> Any:
     return ctx
 
 
-def _cpu_watchdog(seconds: float) -> threading.Event:
-    """End this process once the render has spent `seconds` of CPU (every thread's: V8's
-    own and its collector's), unless the event is set first. V8's own timeout counts wall
-    time, which on a busy host goes to waiting for a core: it is only the cap here."""
-    done = threading.Event()
-    budget = CpuBudget(seconds, time.process_time)
+class _CpuWatchdog:
+    """Ends this process once the render being watched has spent its seconds of CPU (every
+    thread's: V8's own and its collector's). V8's own timeout counts wall time, which on a
+    busy host goes to waiting for a core: it is only the cap here. One thread for the
+    process, started before the first render: a thread started for each render cost
+    ~0.1 ms of CPU and, as start() waits for the new thread to run, a hand-off on the
+    worker's wait."""
 
-    def watch() -> None:
-        while not done.is_set():
-            left = budget.left()
-            if not left:
-                if not done.is_set():
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._budget: CpuBudget | None = None
+        threading.Thread(target=self._watch, name="cpu-watchdog", daemon=True).start()
+
+    def start(self, seconds: float) -> None:
+        with self._changed:
+            self._budget = CpuBudget(seconds, time.process_time)
+            self._changed.notify()
+
+    def stop(self) -> None:
+        # Read under the same lock as the check: once this returns, no exit for this render.
+        with self._changed:
+            self._budget = None
+
+    def _watch(self) -> None:
+        with self._changed:
+            while True:
+                if self._budget is None:
+                    self._changed.wait()
+                    continue
+                left = self._budget.left()
+                if not left:
                     os._exit(EXIT_TIME_LIMIT)
-                return
-            done.wait(left)
-
-    threading.Thread(target=watch, daemon=True).start()
-    return done
+                self._changed.wait(left)
 
 
 # Precompiled Handlebars templates by the digest of their source: the parse and compile of
@@ -180,6 +203,19 @@ _SPECS_KEPT = 64
 _specs: DigestMemo[str] = DigestMemo(_SPECS_KEPT)
 
 
+async def _call(ctx: Any, function_js: str, *args: Any, seconds: float) -> Any:
+    """`function_js` applied to `args` (as JSON) in `ctx`, awaited on the running event
+    loop; JSTimeoutException past `seconds` of wall time (the task is cancelled, which
+    stops the script in V8). A string comes back as it is, with no JSON round trip."""
+    from py_mini_racer import JSTimeoutException
+
+    code = f"({function_js}).apply(this, {json.dumps(args, separators=(',', ':'))})"
+    try:
+        return await asyncio.wait_for(ctx.eval_cancelable(code), timeout=seconds)
+    except TimeoutError:
+        raise JSTimeoutException from None
+
+
 def _kept_spec(request: dict[str, Any]) -> str | None:
     """The kept precompiled text of a Handlebars request's source, if there is one."""
     if request.get("dialect", "handlebars") != "handlebars":
@@ -187,18 +223,18 @@ def _kept_spec(request: dict[str, Any]) -> str | None:
     return _specs.get(digest_of(request["source"]))
 
 
-def _spec(ctx: Any, source: str, seconds: float) -> str | None:
+async def _spec(ctx: Any, source: str, seconds: float) -> str | None:
     """The source's precompiled text made now in `ctx` (a fresh isolate in which nothing of
     the render has run yet) and kept; None when the source does not parse."""
-    made = ctx.call(PRECOMPILE_JS, source, timeout_sec=seconds * WALL_CAP_FACTOR)
+    made = await _call(ctx, PRECOMPILE_JS, source, seconds=seconds * WALL_CAP_FACTOR)
     if not isinstance(made, str):
         return None
     _specs.put(digest_of(source), made)
     return made
 
 
-def _render(
-    ctx: Any, request: dict[str, Any], kept: str | None = None
+async def _render(
+    ctx: Any, request: dict[str, Any], kept: str | None, watchdog: _CpuWatchdog
 ) -> tuple[dict[str, Any] | str, bool]:
     """The answer, and whether a limit was met (the process retires). `kept`: the source's
     precompiled text, when _kept_spec found one."""
@@ -209,13 +245,14 @@ def _render(
     dialect = request.get("dialect", "handlebars")
     ctx.set_hard_memory_limit(memory)
     soft, hard = rlimit_cap(resource.RLIMIT_DATA, used=_data_bytes(), budget=memory)
-    rendered = _cpu_watchdog(seconds)
+    watchdog.start(seconds)
     try:
         # Under the render's limits: a template's precompile is its own work.
         spec = kept
         if spec is None and dialect == "handlebars":
-            spec = _spec(ctx, request["source"], seconds)
-        result = ctx.call(
+            spec = await _spec(ctx, request["source"], seconds)
+        result = await _call(
+            ctx,
             RENDER_JS,
             request["source"],
             request["data"],
@@ -223,7 +260,7 @@ def _render(
             dialect,
             request.get("partials") or {},
             spec,
-            timeout_sec=seconds * WALL_CAP_FACTOR,
+            seconds=seconds * WALL_CAP_FACTOR,
         )
     except JSTimeoutException:
         return {"limit": "time"}, True
@@ -233,7 +270,7 @@ def _render(
         message = str(exc).splitlines()[0]
         return {"ok": False, "syntax": False, "message": message, "line": None}, False
     finally:
-        rendered.set()
+        watchdog.stop()
         # Our own code (the next isolate's start) runs without the template's ceiling.
         resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
     return str(result), "allocation failed" in str(result)
@@ -250,7 +287,7 @@ def _library(*path: str) -> str:
     return _HERE.joinpath(*path).read_text(encoding="utf-8")
 
 
-def main() -> None:
+async def _serve(growth_retire_bytes: int) -> int:
     # Each isolate starts with Handlebars' runtime and our helpers (~4.8 ms of CPU); the
     # rest (the compiler, the Mustache subset, EJS: ~5 ms more) is loaded into it only
     # for a render that needs them. Loaded after the runtime, the whole handlebars.js
@@ -266,31 +303,43 @@ def main() -> None:
     # The first isolate whole: the memory baseline below has it.
     ctx, complete = _fresh_isolate([*runtime, *compiler]), True
     settled = _data_bytes()
+    watchdog = _CpuWatchdog()
     while True:
         header = _read_exactly(4)
         if header is None:
-            return  # the parent closed our stdin: no more renders
+            return 0  # the parent closed our stdin: no more renders
         raw = _read_exactly(int.from_bytes(header, "big"))
         if raw is None:
-            return
+            return 0
         request = json.loads(raw)
         kept = _kept_spec(request)
         if not complete and not _runtime_serves(request, kept):
             for library in compiler:
                 ctx.eval(library)
-        answer, limit_met = _render(ctx, request, kept)
+        answer, limit_met = await _render(ctx, request, kept, watchdog)
+        # The answer goes out before the isolate closes: the worker waits for it, and the
+        # close (~0.5 ms of CPU, more of wall time on a busy host) is none of its render.
+        _answer(answer, retire=limit_met)
         ctx.close()
-        retire = limit_met or _data_bytes() > settled + _GROWTH_RETIRE_BYTES
-        _answer(answer, retire=retire)
-        if retire:
-            return
+        if limit_met:
+            return 0
+        if _data_bytes() > settled + growth_retire_bytes:
+            # Memory stayed used after the isolate closed: end before reading another
+            # request. The parent sees this code and sends that request to a new process.
+            return EXIT_RETIRED
         ctx, complete = _fresh_isolate(runtime), False
+
+
+def main() -> int:
+    growth = int(sys.argv[1]) if len(sys.argv) > 1 else _GROWTH_RETIRE_BYTES
+    # Reading stdin blocks the loop between renders; nothing of an isolate's runs then.
+    return asyncio.run(_serve(growth))
 
 
 if __name__ == "__main__":
     code = 0
     try:
-        main()
+        code = main()
     except MemoryError:
         code = 71  # past the ceiling outside V8: the parent reports the memory limit
     except BaseException:

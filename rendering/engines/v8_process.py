@@ -8,7 +8,8 @@ it in wall time): a helper that allocates 390 MB or loops forever fails its own 
 and the worker (or thread) that asked carries on. A child serves up to MAX_RENDERS
 renders, one at a time, each in an isolate of its own started before the request came (so
 a render pays no start-up and finds nothing of the one before), and is replaced at once
-when a render meets a limit, fails outside the template, or leaves its memory grown.
+when a render meets a limit or fails outside the template. One whose memory stays grown
+after its answer ends itself before reading another request, which then goes to another.
 Renders at the same time take children of their own (idle ones are kept, up to
 MAX_IDLE), so no tenant's render waits behind another's. A process start (Python, V8,
 handlebars.js: ~120 ms of CPU) was paid for every render before; a fresh isolate costs
@@ -38,6 +39,11 @@ _CHILD = Path(__file__).with_name("v8_child.py")
 # reading the answer. Past it the child is killed.
 _GRACE_SECONDS = 5.0
 _EXIT_OUT_OF_MEMORY = 71
+# v8_child.EXIT_RETIRED: it ended between renders (its memory stayed grown after its last
+# isolate closed) without reading another request.
+_EXIT_RETIRED = 75
+# v8_child's first argument, when set: the growth past which it retires (tests).
+_CHILD_ARGS: tuple[str, ...] = ()
 MAX_RENDERS = 100
 MAX_IDLE = 2
 
@@ -57,7 +63,7 @@ _idle: list[_Child] = []
 
 def _spawn() -> _Child:
     process = subprocess.Popen(  # noqa: S603 - our own script, no shell, fixed arguments
-        [sys.executable, "-I", str(_CHILD)],
+        [sys.executable, "-I", str(_CHILD), *_CHILD_ARGS],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -96,6 +102,16 @@ def _kill(child: _Child) -> None:
     if child.process.poll() is None:
         child.process.kill()
     child.process.wait()
+
+
+def _retired(child: _Child) -> bool:
+    """Whether a child whose answer did not come ended itself between renders, so the
+    request sent to it was never read (it closes its pipes as it exits: waited for, not
+    killed, so its own code is what is seen)."""
+    try:
+        return child.process.wait(timeout=_GRACE_SECONDS) == _EXIT_RETIRED
+    except subprocess.TimeoutExpired:
+        return False
 
 
 def _exchange(child: _Child, payload: bytes, seconds: float) -> bytes | None:
@@ -148,19 +164,25 @@ def v8_render(
         "memory_bytes": memory_mb << 20,
     }
     payload = json.dumps(request).encode("utf-8")
-    child = _take()
     too_slow = template_too_slow(timeout_ms)
     too_big = LimitExceeded(f"The template used more than {memory_mb} MB of memory to render.")
-    try:
-        # The child stops a render at its CPU budget; this guards a child past V8's own
-        # wall-clock cap (one that spends no CPU).
-        answer = _exchange(child, payload, timeout_ms / 1000 * WALL_CAP_FACTOR + _GRACE_SECONDS)
-    except TimeoutError:
-        _replace(child)
-        raise too_slow from None
-    except BaseException:  # a Celery soft time limit, or any other interruption
-        _replace(child)
-        raise
+    # An idle child may have retired after its last answer (each at most once, and a new
+    # one renders first): then the request goes to the next.
+    for _ in range(MAX_IDLE + 2):
+        child = _take()
+        try:
+            # The child stops a render at its CPU budget; this guards a child past V8's own
+            # wall-clock cap (one that spends no CPU).
+            seconds = timeout_ms / 1000 * WALL_CAP_FACTOR + _GRACE_SECONDS
+            answer = _exchange(child, payload, seconds)
+        except TimeoutError:
+            _replace(child)
+            raise too_slow from None
+        except BaseException:  # a Celery soft time limit, or any other interruption
+            _replace(child)
+            raise
+        if answer is not None or not _retired(child):
+            break
     child.renders += 1
     if answer is None:
         _kill(child)

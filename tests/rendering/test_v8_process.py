@@ -4,6 +4,7 @@ render, and checking helpers (what the web process does) runs none of their code
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
@@ -281,23 +282,28 @@ def test_the_precompiled_texts_are_kept_by_source():
 
     v8_start()
     handlebars = (v8_child._HERE / "vendor" / "handlebars.min.js").read_text(encoding="utf-8")
-    made, bare = MiniRacer(), MiniRacer()
-    try:
-        made.eval(handlebars)
-        text = v8_child._spec(made, "{{n}} kept", 3)
-        assert text is not None
-        assert "kept" in text
-        request = {"source": "{{n}} kept", "helpers": "", "dialect": "handlebars"}
-        assert v8_child._kept_spec(request) == text
-        assert v8_child._kept_spec({**request, "dialect": "mustache"}) is None
-        assert v8_child._kept_spec({**request, "source": "{{n}} not kept"}) is None
-        # Made in an isolate without Handlebars, the precompile fails: nothing is kept.
-        assert v8_child._spec(bare, "{{n}} not kept", 3) is None
-        assert v8_child._spec(made, "{{#if}}", 3) is None  # does not parse: not kept
-        assert v8_child._kept_spec({**request, "source": "{{#if}}"}) is None
-    finally:
-        made.close()
-        bare.close()
+
+    async def check() -> None:
+        # Made on the running loop, as the child makes its isolates.
+        made, bare = MiniRacer(), MiniRacer()
+        try:
+            made.eval(handlebars)
+            text = await v8_child._spec(made, "{{n}} kept", 3)
+            assert text is not None
+            assert "kept" in text
+            request = {"source": "{{n}} kept", "helpers": "", "dialect": "handlebars"}
+            assert v8_child._kept_spec(request) == text
+            assert v8_child._kept_spec({**request, "dialect": "mustache"}) is None
+            assert v8_child._kept_spec({**request, "source": "{{n}} not kept"}) is None
+            # Made in an isolate without Handlebars, the precompile fails: nothing is kept.
+            assert await v8_child._spec(bare, "{{n}} not kept", 3) is None
+            assert await v8_child._spec(made, "{{#if}}", 3) is None  # does not parse
+            assert v8_child._kept_spec({**request, "source": "{{#if}}"}) is None
+        finally:
+            made.close()
+            bare.close()
+
+    asyncio.run(check())
 
 
 def test_a_kept_template_renders_the_same_with_handlebars_runtime_alone():
@@ -344,3 +350,63 @@ def test_only_a_kept_handlebars_template_without_helpers_or_partials_takes_the_r
     assert not serves({**plain, "partials": {"p": "x"}})
     assert not serves({**plain, "dialect": "mustache"})
     assert not serves({**plain, "dialect": "ejs"})
+
+
+def test_a_child_whose_memory_stayed_grown_ends_after_its_answer_and_renders_go_on(monkeypatch):
+    """The isolate closes after the answer went out; a child that finds its memory grown
+    then ends before reading another request, and each render is still answered."""
+    from rendering.engines import v8_process
+
+    # Any growth at all retires it: every child serves one render.
+    monkeypatch.setattr(v8_process, "_CHILD_ARGS", (str(-(1 << 50)),))
+    _only_new_children()
+    _started.clear()
+    served = []
+    for n in range(3):
+        assert engine_render("handlebars", "{{n}}", {"n": n}, LIMITS) == str(n)
+        served.append(v8_process._idle[-1])
+    for child in served:
+        assert child.process.wait(timeout=10) == v8_process._EXIT_RETIRED
+    assert len({child.process.pid for child in served}) == 3
+    assert len(_started) >= 3
+    _only_new_children()
+
+
+def test_a_request_sent_to_a_child_that_retired_goes_to_another():
+    """The child was still ending when the request was written to it (it never reads it):
+    the render is answered by a new child, not failed."""
+    import subprocess
+
+    from rendering.engines import v8_process
+
+    _only_new_children()
+    ending = subprocess.Popen(  # ends itself as a retiring child does, without reading
+        [
+            sys.executable,
+            "-c",
+            f"import os, time; time.sleep(0.3); os._exit({v8_process._EXIT_RETIRED})",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    v8_process._idle.append(v8_process._Child(ending))
+    assert engine_render("handlebars", "{{n}} again", {"n": 7}, LIMITS) == "7 again"
+    assert ending.returncode == v8_process._EXIT_RETIRED
+    assert all(child.process is not ending for child in v8_process._idle)
+
+
+def test_a_child_ends_itself_at_the_cpu_budget_of_a_later_render():
+    """The CPU watchdog watches each render of a child, not only its first: a child that
+    served a render, then meets the budget in the next, ends itself with EXIT_TIME_LIMIT
+    (not killed at the wall cap)."""
+    from rendering.cpu_budget import EXIT_TIME_LIMIT
+    from rendering.engines import v8_process
+
+    _only_new_children()
+    assert engine_render("handlebars", "{{n}}", {"n": 1}, LIMITS) == "1"
+    child = v8_process._idle[-1]
+    spin = "function spin() { while (true) {} }"
+    quick = Limits(template_timeout_ms=300, template_max_memory_mb=256)
+    with pytest.raises(LimitExceeded):
+        engine_render("handlebars", "{{spin}}", {}, quick, helpers=spin)
+    assert child.process.returncode == EXIT_TIME_LIMIT
