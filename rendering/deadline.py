@@ -25,8 +25,10 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import weakref
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from types import TracebackType
 
 # How often the watchdog looks for a delivery that is due: a deadline is met within this.
 _TICK = 0.05
@@ -70,10 +72,16 @@ def _logging_locks_released() -> None:
 class _Delivery:
     """One block's exception: the thread it is raised in, and when it is (next) due."""
 
-    __slots__ = ("due", "exc_type", "fired", "target")
+    __slots__ = ("block", "due", "exc_type", "fired", "target", "thread")
 
-    def __init__(self, target: int, exc_type: type[BaseException], due: float) -> None:
+    def __init__(
+        self, block: _RaiseHere, target: int, exc_type: type[BaseException], due: float
+    ) -> None:
+        # The block, weakly: the `with` statement holds it while it runs, so a registration
+        # whose `__exit__` never ran (below) ends with the block object.
+        self.block = weakref.ref(block)
         self.target = target
+        self.thread = threading.current_thread()
         self.exc_type = exc_type
         self.due = due
         self.fired = False
@@ -100,8 +108,10 @@ class _Watchdog:
             time.sleep(_TICK)
             now = time.monotonic()
             with self.lock:
-                for delivery in self.blocks.values():
-                    if delivery.due <= now:
+                for key, delivery in list(self.blocks.items()):
+                    if delivery.block() is None or not delivery.thread.is_alive():
+                        del self.blocks[key]  # left; never raised in another's thread id
+                    elif delivery.due <= now:
                         self.deliver(delivery)
 
     def started(self) -> _Watchdog:
@@ -130,57 +140,77 @@ _watchdog = _Watchdog()
 os.register_at_fork(after_in_child=_watchdog.forked)
 
 
-@contextmanager
-def _raise_here(exc_type: type[BaseException], after: float) -> Iterator[Callable[[], None]]:
-    """Yield `fire()`: called from any thread, it raises `exc_type` in this thread at its
-    next bytecode, and again every 0.5 s until the block is left; the watchdog fires it
-    `after` seconds into the block. Once fired, whatever comes out of the block is
-    `exc_type`: a library may turn the delivery into an error of its own (ReportLab's final
-    formatting answers with a KeyError)."""
-    watchdog = _watchdog.started()
-    delivery = _Delivery(threading.get_ident(), exc_type, time.monotonic() + after)
-    key = id(delivery)
-    with watchdog.lock:
-        watchdog.blocks[key] = delivery
+class _RaiseHere:
+    """A block in which `fire()`, called from any thread, raises `exc_type` in the block's
+    thread at its next bytecode, and again every 0.5 s until the block is left; the
+    watchdog fires it `after` seconds into the block. Once fired, whatever comes out of the
+    block is `exc_type`: a library may turn the delivery into an error of its own
+    (ReportLab's final formatting answers with a KeyError).
 
-    def fire() -> None:
-        with watchdog.lock:
-            if watchdog.blocks.get(key) is delivery:
-                watchdog.deliver(delivery)
+    A delivery from an outer block can land at any call, `__exit__`'s own start included,
+    and a registration that outlived its block would fire later into the thread, outside
+    any block, or into a later thread given its id (a busy thread of a later test met a
+    DeadlineExceeded). So `__enter__` undoes its registration if anything lands after it,
+    `__exit__` undoes it, and where `__exit__` was cut short the watchdog drops it once the
+    block object is gone (the `with` statement held the only reference) or its thread
+    ended."""
 
-    try:
-        yield fire
-    except Exception as exc:
-        if delivery.fired:
-            raise exc_type from exc
-        raise
-    finally:
+    def __init__(self, exc_type: type[BaseException], after: float) -> None:
+        self.exc_type = exc_type
+        self.after = after
+
+    def __enter__(self) -> Callable[[], None]:
+        watchdog = _watchdog.started()
+        due = time.monotonic() + self.after
+        delivery = _Delivery(self, threading.get_ident(), self.exc_type, due)
+        self.watchdog, self.delivery, self.key = watchdog, delivery, id(delivery)
         try:
             with watchdog.lock:
-                watchdog.blocks.pop(key, None)  # first: no delivery is set after this one
+                watchdog.blocks[self.key] = delivery
+        except BaseException:
+            self._leave()
+            raise
+        return self.fire
+
+    def fire(self) -> None:
+        with self.watchdog.lock:
+            if self.watchdog.blocks.get(self.key) is self.delivery:
+                self.watchdog.deliver(self.delivery)
+
+    def _leave(self) -> None:
+        delivery = self.delivery
+        try:
+            with self.watchdog.lock:
+                self.watchdog.blocks.pop(self.key, None)  # first: nothing is set after this
                 if delivery.fired:
                     _set_async_exc(delivery.target, None)  # if not delivered yet
         finally:
-            # The one delivery that can still land here was set before the block left the
-            # watchdog, so this runs whole, with no delivery of this block after it.
-            if delivery.fired:
+            # The one delivery of this block that can still land here was set before the
+            # block left the watchdog, so this runs whole.
+            if delivery.fired and threading.get_ident() == delivery.target:
                 _logging_locks_released()
 
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._leave()
+        if isinstance(exc, Exception) and self.delivery.fired:
+            raise self.exc_type from exc
 
-@contextmanager
-def deadline(seconds: float) -> Iterator[None]:
+
+def deadline(seconds: float) -> AbstractContextManager[object]:
     """Raise DeadlineExceeded in this thread if the block runs longer than `seconds`
     (within the watchdog's tick). A template loop with no output never yields control to
     a check of ours; the exception is raised at its next bytecode."""
-    with _raise_here(DeadlineExceeded, after=seconds):
-        yield
+    return _RaiseHere(DeadlineExceeded, after=seconds)
 
 
-@contextmanager
-def interruptible() -> Iterator[Callable[[], None]]:
-    """Yield `stop()`: called from any thread, it raises Interrupted in this thread at its
-    next bytecode, and again every 0.5 s until the block is left. What stops a pure-Python
-    layout (xhtml2pdf, WeasyPrint) at once; a thread waiting on a browser waits in slices
-    so that it is delivered too."""
-    with _raise_here(Interrupted, after=math.inf) as stop:
-        yield stop
+def interruptible() -> AbstractContextManager[Callable[[], None]]:
+    """A block whose `stop()` (what it gives `as`), called from any thread, raises
+    Interrupted in this thread at its next bytecode, and again every 0.5 s until the block
+    is left. What stops a pure-Python layout (xhtml2pdf, WeasyPrint) at once; a thread
+    waiting on a browser waits in slices so that it is delivered too."""
+    return _RaiseHere(Interrupted, after=math.inf)

@@ -174,3 +174,31 @@ def test_a_deadline_in_a_child_forked_inside_a_block_is_met():
         os.waitpid(pid, 0)
     assert done[0] == pid  # it ended
     assert os.waitstatus_to_exitcode(done[1]) == 0  # by the deadline, not the kill
+
+
+def test_no_deadline_outlives_its_block_when_a_stop_lands_as_it_is_entered():
+    """A stop that lands just after a deadline registered with the watchdog must not leave
+    the registration behind: it would raise DeadlineExceeded into this thread later, in
+    whatever it runs then (a worker's next job), or into a later thread given the same id
+    (a busy thread of a later test met one)."""
+    hit: list[type[BaseException]] = []
+
+    def stopped_as_it_enters_deadlines() -> None:
+        for _ in range(50):
+            with contextlib.suppress(Interrupted), interruptible() as stop:
+                threading.Timer(0.002, stop).start()
+                while True:
+                    with deadline(0.3):
+                        pass
+        try:  # every block above was left: nothing may be raised here now
+            ends = time.monotonic() + 1.0
+            while time.monotonic() < ends:
+                pass
+        except DeadlineExceeded as exc:
+            hit.append(type(exc))
+
+    thread = threading.Thread(target=stopped_as_it_enters_deadlines, daemon=True)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive()
+    assert hit == []
