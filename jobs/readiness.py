@@ -87,7 +87,14 @@ def check_storage() -> str:
     storage = storages["reports"]
     name = f"_health/{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}.txt"
     try:
-        saved = storage.save(name, ContentFile(b"ok"))
+        try:
+            saved = storage.save(name, ContentFile(b"ok"))
+        except Exception:
+            # The write may have stored the object and lost only its answer (the store went
+            # away mid-request): the next good probe deletes it, as any object left here.
+            with _undeleted_lock:
+                _undeleted.add(name)
+            raise
         try:
             with storage.open(saved, "rb") as handle:
                 if handle.read() != b"ok":

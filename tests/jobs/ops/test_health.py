@@ -217,3 +217,37 @@ def test_a_probe_object_left_by_an_outage_is_deleted_by_the_next_good_probe(
     readiness.check_storage()
     assert list(left.iterdir()) == []
     assert readiness._undeleted == set()
+
+
+def test_a_probe_object_whose_write_lost_its_answer_is_deleted_by_the_next_good_probe(
+    settings, tmp_path, monkeypatch
+):
+    """The store stored the object and went away before it answered: the probe fails, and
+    the object it could not know it wrote is deleted once the store is back (a whole run's
+    S3 outage test once found one left in the bucket)."""
+    from django.core.files.storage import FileSystemStorage
+
+    from jobs import readiness
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "reports": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "reports")},
+        },
+    }
+    left = tmp_path / "reports" / "_health"
+    saves = FileSystemStorage.save
+
+    def stored_then_lost(self, name, content, max_length=None):
+        saves(self, name, content, max_length=max_length)
+        raise OSError("the store went away before it answered")
+
+    with monkeypatch.context() as outage:
+        outage.setattr(FileSystemStorage, "save", stored_then_lost)
+        with pytest.raises(OSError, match="went away"):
+            readiness.check_storage()
+    assert len(list(left.iterdir())) == 1
+    readiness.check_storage()
+    assert list(left.iterdir()) == []
+    assert readiness._undeleted == set()
