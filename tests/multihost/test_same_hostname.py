@@ -24,7 +24,10 @@ def test_a_worker_in_another_pid_namespace_does_not_take_over_a_live_attempt(cha
         pytest.skip("needs root (unshare --pid); CI runs it")
     unshare = shutil.which("unshare")
     assert unshare, "util-linux's unshare is needed"
-    chaos.worker("here")
+    # The harness's 5 s soft time limit left the 4 s job a second for its claim, its
+    # template's V8 process and its layout: on SQLite beside two other multi-host tests it
+    # once needed more and failed. The job's time limit is not what this test is about.
+    chaos.worker("here", PDF_SOFT_TIME_LIMIT="15", PDF_HARD_TIME_LIMIT="20")
     log = chaos.logs / "elsewhere.log"
     elsewhere = start(
         worker_args(name="elsewhere"),
