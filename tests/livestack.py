@@ -59,12 +59,31 @@ def held_queue(stack: Stack, queue: str = "pdf") -> Iterator[Callable[[], None]]
         nonlocal released
         if not released:
             released = True
-            celery_app.control.add_consumer(queue, destination=[stack.worker], reply=True)
+            _resume_consuming(stack, queue)
 
     try:
         yield release
     finally:
         release()
+
+
+def _consumes(stack: Stack, queue: str) -> bool:
+    answer = celery_app.control.inspect(destination=[stack.worker], timeout=2).active_queues()
+    return queue in {q["name"] for q in (answer or {}).get(stack.worker, [])}
+
+
+def _resume_consuming(stack: Stack, queue: str, within: float = 20.0) -> None:
+    """Asks the worker to take from `queue` again until it says it does. Control messages
+    are fire-and-forget broadcasts: one the worker missed (its control connection between
+    two reads) left the queue unconsumed and the test's job queued until the test timed out,
+    with nothing saying why."""
+    ends = time.monotonic() + within
+    while True:
+        celery_app.control.add_consumer(queue, destination=[stack.worker], reply=True, timeout=2)
+        if _consumes(stack, queue):
+            return
+        assert time.monotonic() < ends, f"worker {stack.worker} did not resume consuming {queue!r}"
+        time.sleep(0.2)
 
 
 def purge(queues: Iterable[str]) -> None:
