@@ -7,6 +7,7 @@ import os
 import socket
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import boto3
 import pytest
@@ -187,13 +188,9 @@ def test_a_bucket_that_refuses_writes_is_a_readiness_error(settings, tmp_path):
     )
 
 
-def test_a_probe_object_left_by_an_outage_is_deleted_by_the_next_good_probe(
-    settings, tmp_path, monkeypatch
-):
-    from django.core.files.storage import FileSystemStorage, storages
-
-    from jobs import readiness
-
+@pytest.fixture
+def probe_objects(settings, tmp_path) -> Path:
+    """Reports stored in a folder of the test's; the folder the readiness probe writes in."""
     settings.STORAGES = {
         **settings.STORAGES,
         "reports": {
@@ -201,7 +198,17 @@ def test_a_probe_object_left_by_an_outage_is_deleted_by_the_next_good_probe(
             "OPTIONS": {"location": str(tmp_path / "reports")},
         },
     }
-    left = tmp_path / "reports" / "_health"
+    return tmp_path / "reports" / "_health"
+
+
+def test_a_probe_object_left_by_an_outage_is_deleted_by_the_next_good_probe(
+    probe_objects, monkeypatch
+):
+    from django.core.files.storage import FileSystemStorage, storages
+
+    from jobs import readiness
+
+    left = probe_objects
 
     def refuse(self, name):
         raise OSError("the store went away")
@@ -220,7 +227,7 @@ def test_a_probe_object_left_by_an_outage_is_deleted_by_the_next_good_probe(
 
 
 def test_a_probe_object_whose_write_lost_its_answer_is_deleted_by_the_next_good_probe(
-    settings, tmp_path, monkeypatch
+    probe_objects, monkeypatch
 ):
     """The store stored the object and went away before it answered: the probe fails, and
     the object it could not know it wrote is deleted once the store is back (a whole run's
@@ -229,14 +236,7 @@ def test_a_probe_object_whose_write_lost_its_answer_is_deleted_by_the_next_good_
 
     from jobs import readiness
 
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "reports": {
-            "BACKEND": "django.core.files.storage.FileSystemStorage",
-            "OPTIONS": {"location": str(tmp_path / "reports")},
-        },
-    }
-    left = tmp_path / "reports" / "_health"
+    left = probe_objects
     saves = FileSystemStorage.save
 
     def stored_then_lost(self, name, content, max_length=None):
