@@ -152,7 +152,7 @@ class AsyncJob(_BaseJob[AsyncClient]):
                 async with aconnect_sse(self.client._http, "GET", **attempt) as source:
                     if source.response.status_code != 200:
                         return
-                    tracker.stream_opened(source.response)
+                    tracker.stream_opened(source)
                     async for line in source.response.aiter_lines():
                         if tracker.stream_line(line):
                             return

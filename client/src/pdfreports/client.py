@@ -292,7 +292,7 @@ class Job(_BaseJob[Client]):
                 with connect_sse(self.client._http, "GET", **attempt) as source:
                     if source.response.status_code != 200:
                         return  # refused (by the service or a proxy): poll instead
-                    tracker.stream_opened(source.response)
+                    tracker.stream_opened(source)
                     for line in source.response.iter_lines():
                         if tracker.stream_line(line):
                             return

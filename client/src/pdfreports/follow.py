@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import httpx
-from httpx_sse import ServerSentEvent, SSEError
+from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 # httpx-sse's own parser of the stream's lines (what its iter_sse runs), fed one line at a
 # time so that the deadline is checked between lines (see Tracker.stream_line).
@@ -87,12 +87,10 @@ class Tracker:
             }
             failures = 0 if self.delivered else failures + 1
 
-    def stream_opened(self, response: httpx.Response) -> None:
-        """Start reading `response` as an event stream; SSEError if it is not one (something
-        in between rewrote the answer), as httpx-sse's iter_sse would raise."""
-        content_type = response.headers.get("content-type", "").partition(";")[0]
-        if "text/event-stream" not in content_type:
-            raise SSEError(f"Expected an event stream, got Content-Type {content_type!r}")
+    def stream_opened(self, source: EventSource) -> None:
+        """Start reading `source`'s lines as events; SSEError if it is not an event stream
+        (something in between rewrote the answer): the check httpx-sse's iter_sse makes."""
+        source._check_content_type()
         self.decoder = SSEDecoder()
 
     def stream_line(self, line: str) -> bool:
