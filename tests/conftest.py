@@ -23,6 +23,7 @@ from schedules import dispatch as schedule_dispatch
 from tests.factories import UserFactory
 from tests.livestack import live_stack, settle, stack_env  # noqa: F401 - session fixtures for e2e and browser tests
 from tests.markers import in_harness_group
+from tests.processes import tail
 
 # Marks implied by fixtures and the xdist groups (tests/markers.py); the flush between
 # transactional tests (tests/db_flush.py); the check that a fast-tier test leaves no
@@ -40,9 +41,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     stack = getattr(item, "funcargs", {}).get("live_stack")
     if report.failed and stack is not None:
         for name in ("worker.log", "web.log"):
-            path = stack.logs / name
-            lines = path.read_text(errors="replace").splitlines()[-60:] if path.exists() else []
-            report.sections.append((f"live stack {name}, last 60 lines", "\n".join(lines)))
+            report.sections.append((f"live stack {name}, last 60 lines", tail(stack.logs / name)))
     return report
 
 

@@ -74,9 +74,9 @@ def _consumes(stack: Stack, queue: str) -> bool:
 
 def _resume_consuming(stack: Stack, queue: str, within: float = 20.0) -> None:
     """Asks the worker to take from `queue` again until it says it does. Control messages
-    are fire-and-forget broadcasts: one the worker missed (its control connection between
-    two reads) left the queue unconsumed and the test's job queued until the test timed out,
-    with nothing saying why."""
+    are fire-and-forget broadcasts: one the worker misses leaves the queue unconsumed and
+    the test's job queued until the test times out, with nothing saying why (the likeliest
+    cause of a client test whose job never started)."""
     ends = time.monotonic() + within
     while True:
         celery_app.control.add_consumer(queue, destination=[stack.worker], reply=True, timeout=2)
